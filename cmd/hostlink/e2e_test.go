@@ -1,0 +1,208 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"runtime"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// build compiles hostlink once per test binary run.
+func build(t *testing.T) string {
+	t.Helper()
+	bin := filepath.Join(t.TempDir(), "hostlink")
+	if runtime.GOOS == "windows" {
+		bin += ".exe"
+	}
+	cmd := exec.Command("go", "build", "-o", bin, ".")
+	cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	return bin
+}
+
+// hostlinkEnv is an environment with its own HOSTLINK_HOME.
+func hostlinkEnv(t *testing.T) (home string, env []string) {
+	home = t.TempDir()
+	return home, append(os.Environ(), "HOSTLINK_HOME="+home)
+}
+
+func run(t *testing.T, env []string, bin string, args ...string) (string, error) {
+	t.Helper()
+	cmd := exec.Command(bin, args...)
+	cmd.Env = env
+	out, err := cmd.CombinedOutput()
+	return string(out), err
+}
+
+// nodeClient runs testdata/mcp_client.mjs with the MCP TypeScript SDK from
+// HOSTLINK_NODE_MODULES (installed by .ci/run).
+func nodeClient(t *testing.T, env []string, args ...string) map[string]any {
+	t.Helper()
+	modules := os.Getenv("HOSTLINK_NODE_MODULES")
+	if modules == "" {
+		if os.Getenv("HOSTLINK_REQUIRE_INTEGRATION") != "" {
+			t.Fatal("HOSTLINK_NODE_MODULES is unset; .ci/run installs the MCP TypeScript SDK and sets it")
+		}
+		t.Skip("HOSTLINK_NODE_MODULES unset (set HOSTLINK_REQUIRE_INTEGRATION=1 to require this test)")
+	}
+	dir := t.TempDir()
+	script, err := os.ReadFile(filepath.Join("testdata", "mcp_client.mjs"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(filepath.Join(dir, "mcp_client.mjs"), script, 0o644)
+	if err := os.Symlink(modules, filepath.Join(dir, "node_modules")); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command("node", append([]string{filepath.Join(dir, "mcp_client.mjs")}, args...)...)
+	cmd.Env = env
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	var seen map[string]any
+	if jerr := json.Unmarshal(lastLineOf(out), &seen); jerr != nil || err != nil {
+		t.Fatalf("node client: %v\nstdout: %s\nstderr: %s", err, out, stderr.String())
+	}
+	return seen
+}
+
+func lastLineOf(b []byte) []byte {
+	lines := bytes.Split(bytes.TrimSpace(b), []byte("\n"))
+	return lines[len(lines)-1]
+}
+
+func TestMCPStdioWithTypeScriptClient(t *testing.T) {
+	bin := build(t)
+	home, env := hostlinkEnv(t)
+	seen := nodeClient(t, env, "stdio", bin)
+	if seen["ok"] != true || seen["escape_code"] != "PATH_OUTSIDE_ALLOWED_ROOT" {
+		t.Fatalf("client saw %v", seen)
+	}
+	t.Logf("stdio: %d tools, %v progress notifications", len(seen["tools"].([]any)), seen["progress_notifications"])
+	if _, err := os.Stat(filepath.Join(home, "workspace", "notes", "b.txt")); err != nil {
+		t.Fatalf("the client's write is not in the workspace: %v", err)
+	}
+	out, err := run(t, env, bin, "audit", "verify")
+	if err != nil {
+		t.Fatalf("audit verify after the session: %v\n%s", err, out)
+	}
+}
+
+// startServe runs `hostlink serve` on an ephemeral loopback port and
+// returns its MCP URL.
+func startServe(t *testing.T, bin string, env []string, args ...string) (*exec.Cmd, string) {
+	t.Helper()
+	cmd := exec.Command(bin, append([]string{"serve", "--listen", "127.0.0.1:0"}, args...)...)
+	cmd.Env = env
+	stderr, _ := cmd.StderrPipe()
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
+	urls := make(chan string, 1)
+	go func() {
+		re := regexp.MustCompile(`http://127\.0\.0\.1:\d+/mcp`)
+		sc := bufio.NewScanner(stderr)
+		for sc.Scan() {
+			if u := re.FindString(sc.Text()); u != "" {
+				urls <- u
+			}
+		}
+	}()
+	select {
+	case u := <-urls:
+		return cmd, u
+	case <-time.After(30 * time.Second):
+		t.Fatal("hostlink serve did not report its address")
+	}
+	return nil, ""
+}
+
+func TestMCPHTTPWithTypeScriptClient(t *testing.T) {
+	bin := build(t)
+	_, env := hostlinkEnv(t)
+	cmd, url := startServe(t, bin, env)
+	token, err := run(t, env, bin, "token")
+	if err != nil {
+		t.Fatalf("token: %v %s", err, token)
+	}
+	token = strings.TrimSpace(token)
+
+	// Refusals before any MCP processing.
+	for _, tt := range []struct {
+		name   string
+		header map[string]string
+		status int
+	}{
+		{"no token", nil, http.StatusUnauthorized},
+		{"wrong token", map[string]string{"Authorization": "Bearer " + strings.Repeat("x", len(token))}, http.StatusUnauthorized},
+		{"foreign origin", map[string]string{"Authorization": "Bearer " + token, "Origin": "https://evil.example"}, http.StatusForbidden},
+		{"foreign host", map[string]string{"Authorization": "Bearer " + token, "Host": "evil.example"}, http.StatusForbidden},
+	} {
+		req, _ := http.NewRequest("POST", url, strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"ping"}`))
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Accept", "application/json, text/event-stream")
+		for k, v := range tt.header {
+			if k == "Host" {
+				req.Host = v
+			} else {
+				req.Header.Set(k, v)
+			}
+		}
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != tt.status {
+			t.Errorf("%s: status %d, want %d", tt.name, resp.StatusCode, tt.status)
+		}
+	}
+
+	seen := nodeClient(t, env, "http", url, token)
+	if seen["ok"] != true {
+		t.Fatalf("client saw %v", seen)
+	}
+
+	// A clean stop on SIGINT (console control events on Windows are mapped
+	// to the same signals by the Go runtime).
+	if runtime.GOOS != "windows" {
+		cmd.Process.Signal(syscall.SIGINT)
+		done := make(chan error, 1)
+		go func() { done <- cmd.Wait() }()
+		select {
+		case err := <-done:
+			if err != nil {
+				t.Fatalf("serve exited with %v after SIGINT", err)
+			}
+		case <-time.After(10 * time.Second):
+			t.Fatal("serve did not stop within 10s of SIGINT")
+		}
+	}
+	out, err := run(t, env, bin, "audit", "tail", "-n", "3")
+	if err != nil || !strings.Contains(out, "daemon_stop") {
+		t.Fatalf("audit tail: %v\n%s", err, out)
+	}
+	if !strings.Contains(mustRead(t, env, bin), "http_request_refused") {
+		t.Error("refused HTTP requests are not in the audit log")
+	}
+}
+
+func mustRead(t *testing.T, env []string, bin string) string {
+	out, err := run(t, env, bin, "audit", "tail", "-n", "1000")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
+}

@@ -1,0 +1,59 @@
+// Command hostlink is a local PC executor: it lets AI agents work with files
+// inside configured workdirs on this computer, safely and audibly, over MCP.
+//
+// This file only wires the command line; everything else lives in
+// internal packages.
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/signal"
+	"syscall"
+
+	"github.com/alecthomas/kong"
+
+	"github.com/hostlink/hostlink/internal/version"
+)
+
+type cli struct {
+	Config string `help:"Configuration file (default: the per-OS config path; optional there)." type:"path"`
+
+	Serve   serveCmd   `cmd:"" help:"Run the daemon: MCP over Streamable HTTP on loopback, with a bearer token."`
+	MCP     mcpCmd     `cmd:"" name:"mcp" help:"Serve MCP on stdin/stdout, for a local MCP client that starts hostlink."`
+	Info    infoCmd    `cmd:"" help:"Show host facts: platform, arch, machine ID and directories."`
+	Token   tokenCmd   `cmd:"" help:"Print the bearer token for the HTTP endpoint (created on first use)."`
+	Audit   auditCmd   `cmd:"" help:"Inspect the audit log."`
+	Version versionCmd `cmd:"" help:"Print the version."`
+}
+
+func main() {
+	var c cli
+	kctx := kong.Parse(&c,
+		kong.Name("hostlink"),
+		kong.Description("A local PC executor for AI agents: jailed file operations over MCP, every call audited."),
+		kong.UsageOnError(),
+	)
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	kctx.BindTo(ctx, (*context.Context)(nil))
+	if err := kctx.Run(&c); err != nil {
+		fmt.Fprintln(os.Stderr, "hostlink:", err)
+		os.Exit(1)
+	}
+}
+
+type versionCmd struct{}
+
+func (versionCmd) Run() error {
+	fmt.Println(version.Version)
+	return nil
+}
+
+func printJSON(v any) error {
+	enc := json.NewEncoder(os.Stdout)
+	enc.SetIndent("", "  ")
+	return enc.Encode(v)
+}

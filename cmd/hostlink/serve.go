@@ -1,0 +1,47 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"net"
+	"os"
+
+	"github.com/hostlink/hostlink/internal/daemon"
+)
+
+type serveCmd struct {
+	AllowedRoot string `help:"Serve this directory as the workdir 'workspace' instead of the default." type:"path"`
+	Listen      string `help:"Loopback address for Streamable HTTP (default from config: 127.0.0.1:7717)."`
+}
+
+func (s *serveCmd) Run(ctx context.Context, c *cli) error {
+	d, err := daemon.Open(daemon.Options{ConfigPath: c.Config, AllowedRoot: s.AllowedRoot, Listen: s.Listen})
+	if err != nil {
+		return err
+	}
+	defer d.Close()
+	return d.ServeHTTP(ctx, func(addr net.Addr) {
+		fmt.Fprintf(os.Stderr, "hostlink %s serving MCP at http://%s/mcp\n", d.Info.Version, addr)
+		for _, wd := range d.Files.Workdirs() {
+			mode := "read-write"
+			if wd.Root.ReadOnly() {
+				mode = "read-only"
+			}
+			fmt.Fprintf(os.Stderr, "  workdir %-12s %s (%s)\n", wd.Alias, wd.Root.Dir(), mode)
+		}
+		fmt.Fprintf(os.Stderr, "  bearer token: `hostlink token`; audit log: %s\n", d.Audit.Path())
+	})
+}
+
+type mcpCmd struct {
+	AllowedRoot string `help:"Serve this directory as the workdir 'workspace' instead of the default." type:"path"`
+}
+
+func (m *mcpCmd) Run(ctx context.Context, c *cli) error {
+	d, err := daemon.Open(daemon.Options{ConfigPath: c.Config, AllowedRoot: m.AllowedRoot})
+	if err != nil {
+		return err
+	}
+	defer d.Close()
+	return d.ServeStdio(ctx)
+}

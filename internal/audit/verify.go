@@ -1,0 +1,169 @@
+package audit
+
+import (
+	"bufio"
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"path/filepath"
+)
+
+// ErrCorrupt is wrapped by every *Failure: the log has been damaged or
+// tampered with.
+var ErrCorrupt = errors.New("audit: log is corrupt")
+
+// Reason says why a line failed verification.
+type Reason string
+
+const (
+	ReasonUnparsable Reason = "unparsable line"     // not a line this package writes
+	ReasonTruncated  Reason = "truncated last line" // the file does not end in a newline
+	ReasonBadMAC     Reason = "bad MAC"             // altered, or written with another key
+	ReasonChainBreak Reason = "chain break"         // prev_mac is not the previous record's MAC
+	ReasonSeqGap     Reason = "seq gap"             // seq is not the previous record's plus one
+)
+
+// Failure locates the first line that failed verification. It is an error
+// wrapping ErrCorrupt.
+type Failure struct {
+	File   string // base name, e.g. "audit.log"
+	Line   int    // 1-based; 0 means the file's last line (Open reads no further)
+	Reason Reason
+	Detail string
+}
+
+func (f *Failure) Error() string {
+	where := fmt.Sprintf("line %d", f.Line)
+	if f.Line == 0 {
+		where = "last line"
+	}
+	return fmt.Sprintf("%v: %s %s: %s: %s", ErrCorrupt, f.File, where, f.Reason, f.Detail)
+}
+
+func (f *Failure) Unwrap() error { return ErrCorrupt }
+
+// Report is the outcome of Verify.
+type Report struct {
+	Files    []string // base names of the files checked, in chain order
+	Records  int      // records that verified
+	FirstSeq uint64   // seq of the first record; > 1 means older files were removed
+	LastSeq  uint64   // seq of the last record that verified
+	Failure  *Failure // nil if every record verified
+}
+
+// chain is the state carried from one record to the next.
+type chain struct {
+	seq uint64 // 0 before the first record
+	mac string
+}
+
+// next checks that e, whose MAC is mac, follows the chain, and advances it.
+func (c *chain) next(e *entry, mac string) *Failure {
+	switch {
+	case c.seq == 0 && e.Seq == 0:
+		return &Failure{Reason: ReasonSeqGap, Detail: "seq is 0"}
+	case c.seq == 0 && (e.Seq == 1) != (e.PrevMAC == ""):
+		// Only the very first record may have no predecessor.
+		return &Failure{Reason: ReasonChainBreak, Detail: fmt.Sprintf("seq %d with prev_mac %q", e.Seq, e.PrevMAC)}
+	case c.seq != 0 && e.Seq != c.seq+1:
+		return &Failure{Reason: ReasonSeqGap, Detail: fmt.Sprintf("seq %d follows %d", e.Seq, c.seq)}
+	case c.seq != 0 && e.PrevMAC != c.mac:
+		return &Failure{Reason: ReasonChainBreak, Detail: fmt.Sprintf("prev_mac does not match the MAC of seq %d", c.seq)}
+	}
+	c.seq, c.mac = e.Seq, mac
+	return nil
+}
+
+// Verify checks every log file in dir, in chain order, with key. It
+// returns an error wrapping ErrCorrupt (the Report's Failure) at the first
+// line that is unparsable, truncated, fails its MAC, or does not follow its
+// predecessor, and another error if the files cannot be read.
+func Verify(dir string, key []byte) (Report, error) {
+	var rep Report
+	names, err := logFiles(dir)
+	if err != nil {
+		return rep, err
+	}
+	if len(names) == 0 {
+		return rep, fmt.Errorf("audit: no log files in %s: %w", dir, fs.ErrNotExist)
+	}
+	var c chain
+	for _, name := range names {
+		rep.Files = append(rep.Files, name)
+		fail, err := verifyFile(filepath.Join(dir, name), key, &c, &rep)
+		if err != nil {
+			return rep, fmt.Errorf("audit: %w", err)
+		}
+		if fail != nil {
+			fail.File = name
+			rep.Failure = fail
+			return rep, fail
+		}
+	}
+	return rep, nil
+}
+
+func verifyFile(path string, key []byte, c *chain, rep *Report) (*Failure, error) {
+	f, err := openRead(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	r := bufio.NewReaderSize(f, 64<<10)
+	for n := 1; ; n++ {
+		line, err := readLine(r)
+		if err == io.EOF {
+			return nil, nil
+		}
+		fail := func(f *Failure) *Failure { f.Line = n; return f }
+		switch {
+		case err == io.ErrUnexpectedEOF:
+			return fail(&Failure{Reason: ReasonTruncated, Detail: "no newline at end of file"}), nil
+		case err == errLineTooLong:
+			return fail(&Failure{Reason: ReasonUnparsable, Detail: err.Error()}), nil
+		case err != nil:
+			return nil, err
+		}
+		e, mac, bad := verifyLine(key, line)
+		if bad == nil {
+			bad = c.next(e, mac)
+		}
+		if bad != nil {
+			return fail(bad), nil
+		}
+		if rep.Records == 0 {
+			rep.FirstSeq = e.Seq
+		}
+		rep.Records++
+		rep.LastSeq = e.Seq
+	}
+}
+
+var errLineTooLong = fmt.Errorf("line longer than %d bytes", maxLine)
+
+// readLine returns the next line without its newline: io.EOF at the end,
+// io.ErrUnexpectedEOF for a last line with no newline.
+func readLine(r *bufio.Reader) ([]byte, error) {
+	var line []byte
+	for {
+		chunk, err := r.ReadSlice('\n')
+		line = append(line, chunk...)
+		if len(line) > maxLine {
+			return nil, errLineTooLong
+		}
+		switch {
+		case err == nil:
+			return bytes.TrimSuffix(line, []byte{'\n'}), nil
+		case err == bufio.ErrBufferFull:
+			continue
+		case err == io.EOF && len(line) == 0:
+			return nil, io.EOF
+		case err == io.EOF:
+			return nil, io.ErrUnexpectedEOF
+		default:
+			return nil, err
+		}
+	}
+}

@@ -1,0 +1,96 @@
+// Package config loads and validates hostlink's config.toml.
+//
+// The file is decoded strictly: an unknown key is an error, so a misspelt
+// setting cannot be silently ignored. Errors name the key and the line, as in
+//
+//	/home/ada/.config/hostlink/config.toml:7: unknown key "workdirs[1].paht"
+//
+// A key that is missing or zero takes its default; a value that is present
+// but out of range is an error. defaults.toml (see DefaultTOML) documents
+// every key.
+package config
+
+import (
+	_ "embed"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+)
+
+// Config is hostlink's configuration.
+type Config struct {
+	Workdirs []Workdir `toml:"workdirs"`
+	Limits   Limits    `toml:"limits"`
+	Server   Server    `toml:"server"`
+	Audit    Audit     `toml:"audit"`
+}
+
+// Workdir is a directory that clients may work in, named by an alias.
+type Workdir struct {
+	Alias       string `toml:"alias"`     // required; [a-z0-9][a-z0-9_-]{0,63}, unique
+	Path        string `toml:"path"`      // required; absolute and clean once loaded
+	ReadOnly    bool   `toml:"read_only"` // refuse every mutation
+	Description string `toml:"description"`
+}
+
+// Limits bound the work a single request can cause.
+type Limits struct {
+	MaxReadBytes       int64 `toml:"max_read_bytes"`
+	MaxWriteBytes      int64 `toml:"max_write_bytes"`
+	MaxListEntries     int   `toml:"max_list_entries"`
+	MaxSearchMatches   int   `toml:"max_search_matches"`
+	MaxSearchBytes     int64 `toml:"max_search_bytes"`      // bytes scanned per search
+	MaxSearchFileBytes int64 `toml:"max_search_file_bytes"` // larger files are skipped by search
+}
+
+// Server configures the Streamable HTTP listener.
+type Server struct {
+	Listen string `toml:"listen"` // host:port; the host must be loopback
+}
+
+// Audit configures the audit log.
+type Audit struct {
+	MaxFileBytes int64 `toml:"max_file_bytes"` // size at which audit.log rotates
+}
+
+// Default returns the default configuration. It has no workdirs: the caller
+// adds the default "workspace" workdir, whose directory depends on the OS.
+func Default() *Config {
+	return &Config{
+		Limits: Limits{
+			MaxReadBytes:       16 << 20,
+			MaxWriteBytes:      16 << 20,
+			MaxListEntries:     1000,
+			MaxSearchMatches:   1000,
+			MaxSearchBytes:     256 << 20,
+			MaxSearchFileBytes: 8 << 20,
+		},
+		Server: Server{Listen: "127.0.0.1:7717"},
+		Audit:  Audit{MaxFileBytes: 64 << 20},
+	}
+}
+
+//go:embed defaults.toml
+var defaultsTOML string
+
+// DefaultTOML returns a config.toml that documents every key and sets each to
+// its default, suitable as a starting point for users.
+func DefaultTOML() string { return defaultsTOML }
+
+// Load reads the configuration file at path. If the file does not exist, Load
+// returns Default() unless explicit is set (the user named the file, so its
+// absence is a mistake).
+func Load(path string, explicit bool) (*Config, error) {
+	doc, err := os.ReadFile(path)
+	if errors.Is(err, fs.ErrNotExist) && !explicit {
+		return Default(), nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("config: %w", err)
+	}
+	// The home directory is only needed to expand ~, and parse reports it
+	// missing only then.
+	home, _ := os.UserHomeDir()
+	return parse(doc, path, home)
+}

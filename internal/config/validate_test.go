@@ -1,0 +1,85 @@
+package config
+
+import (
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func TestValidate(t *testing.T) {
+	abs := t.TempDir()
+	tests := []struct {
+		name   string
+		modify func(c *Config)
+		want   []string // each must appear in the error; none means valid
+	}{
+		{name: "default", modify: func(c *Config) {}},
+		{
+			name: "workdirs",
+			modify: func(c *Config) {
+				c.Workdirs = []Workdir{
+					{Alias: "a", Path: abs},
+					{Alias: "0-9_z", Path: filepath.Join(abs, "x"), ReadOnly: true},
+					{Alias: strings.Repeat("x", 64), Path: abs},
+				}
+			},
+		},
+		{
+			name: "unexpanded and relative paths",
+			modify: func(c *Config) {
+				c.Workdirs = []Workdir{{Alias: "a", Path: "~/notes"}, {Alias: "b", Path: "notes"}}
+			},
+			want: []string{`workdirs[0].path: "~/notes" is not an absolute path`, `workdirs[1].path: "notes" is not an absolute path`},
+		},
+		{
+			name: "duplicates",
+			modify: func(c *Config) {
+				c.Workdirs = []Workdir{{Alias: "a", Path: abs}, {Alias: "b", Path: abs}, {Alias: "a", Path: abs}}
+			},
+			want: []string{`workdirs[2].alias: duplicate alias "a" (also workdirs[0])`},
+		},
+		{
+			name:   "zero limits",
+			modify: func(c *Config) { c.Limits = Limits{} },
+			want: []string{
+				"limits.max_read_bytes: 0 is out of range",
+				"limits.max_write_bytes: 0 is out of range",
+				"limits.max_list_entries: 0 is out of range",
+				"limits.max_search_matches: 0 is out of range",
+				"limits.max_search_bytes: 0 is out of range",
+				"limits.max_search_file_bytes: 0 is out of range",
+			},
+		},
+		{
+			name:   "empty listen",
+			modify: func(c *Config) { c.Server.Listen = "" },
+			want:   []string{`server.listen: "" is not host:port`},
+		},
+		{
+			name:   "audit too small",
+			modify: func(c *Config) { c.Audit.MaxFileBytes = 1000 },
+			want:   []string{"audit.max_file_bytes: 1000 is out of range: must be 65536 to 4294967296"},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			c := Default()
+			tt.modify(c)
+			err := c.Validate()
+			if len(tt.want) == 0 {
+				if err != nil {
+					t.Fatalf("Validate: %v", err)
+				}
+				return
+			}
+			if err == nil {
+				t.Fatalf("Validate succeeded; want %q", tt.want)
+			}
+			for _, w := range tt.want {
+				if !strings.Contains(err.Error(), w) {
+					t.Errorf("error\n%v\ndoes not contain\n%s", err, w)
+				}
+			}
+		})
+	}
+}

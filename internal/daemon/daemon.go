@@ -1,0 +1,181 @@
+package daemon
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/hostlink/hostlink/internal/audit"
+	"github.com/hostlink/hostlink/internal/config"
+	"github.com/hostlink/hostlink/internal/files"
+	"github.com/hostlink/hostlink/internal/hostinfo"
+	"github.com/hostlink/hostlink/internal/jail"
+	"github.com/hostlink/hostlink/internal/ops"
+	"github.com/hostlink/hostlink/internal/paths"
+	"github.com/hostlink/hostlink/internal/private"
+	"github.com/hostlink/hostlink/internal/version"
+)
+
+// Options are the command-line overrides of the configuration.
+type Options struct {
+	ConfigPath  string // explicit config file; "" means the per-OS default (optional)
+	AllowedRoot string // replaces the default workdir's path
+	Listen      string // replaces server.listen
+}
+
+// Daemon is an assembled hostlink.
+type Daemon struct {
+	Dirs     paths.Dirs
+	Config   *config.Config
+	Info     hostinfo.Info
+	Audit    *audit.Log
+	Registry *ops.Registry
+	Files    *files.Service
+	Started  time.Time
+
+	roots []*jail.Root
+}
+
+// Open loads configuration, opens the workdirs and the audit log, and
+// registers the operations. It fails, and hostlink does not start, if any
+// of them cannot be had: in particular when the audit log cannot be opened.
+func Open(o Options) (*Daemon, error) {
+	dirs, err := paths.Resolve()
+	if err != nil {
+		return nil, err
+	}
+	cfgPath, explicit := o.ConfigPath, o.ConfigPath != ""
+	if !explicit {
+		cfgPath = dirs.ConfigFile()
+	}
+	cfg, err := config.Load(cfgPath, explicit)
+	if err != nil {
+		return nil, err
+	}
+	if o.Listen != "" {
+		cfg.Server.Listen = o.Listen
+		if err := cfg.Validate(); err != nil {
+			return nil, fmt.Errorf("--listen: %w", err)
+		}
+	}
+	info, err := hostinfo.Collect()
+	if err != nil {
+		return nil, err
+	}
+	d := &Daemon{Dirs: dirs, Config: cfg, Info: info, Started: time.Now()}
+	ok := false
+	defer func() {
+		if !ok {
+			d.Close()
+		}
+	}()
+	if err := d.openWorkdirs(o.AllowedRoot); err != nil {
+		return nil, err
+	}
+	if err := d.openAudit(); err != nil {
+		return nil, err
+	}
+	d.Registry = ops.New(d.Audit, nil)
+	files.Register(d.Registry, d.Files)
+	ok = true
+	return d, nil
+}
+
+// openWorkdirs opens every configured workdir. With none configured, the
+// default workdir "workspace" is created (privately) on first run.
+func (d *Daemon) openWorkdirs(allowedRoot string) error {
+	wds := d.Config.Workdirs
+	if len(wds) == 0 || allowedRoot != "" {
+		p := d.Dirs.Workspace
+		if allowedRoot != "" {
+			abs, err := filepath.Abs(allowedRoot)
+			if err != nil {
+				return fmt.Errorf("--allowed-root: %w", err)
+			}
+			p = abs
+		}
+		if _, err := os.Stat(p); errors.Is(err, os.ErrNotExist) {
+			if err := private.MkdirAll(p); err != nil {
+				return fmt.Errorf("creating workspace %s: %w", p, err)
+			}
+		}
+		def := config.Workdir{Alias: "workspace", Path: p, Description: "default workspace"}
+		if allowedRoot != "" {
+			def.Description = "--allowed-root"
+		}
+		wds = append([]config.Workdir{def}, wdsWithout(wds, def.Alias)...)
+	}
+	var list []*files.Workdir
+	for _, w := range wds {
+		root, err := jail.Open(w.Path, jail.Options{ReadOnly: w.ReadOnly})
+		if err != nil {
+			return fmt.Errorf("workdir %q (%s): %w", w.Alias, w.Path, err)
+		}
+		d.roots = append(d.roots, root)
+		list = append(list, &files.Workdir{Alias: w.Alias, Description: w.Description, Root: root})
+	}
+	l := d.Config.Limits
+	d.Files = files.NewService(list, files.Limits{
+		MaxReadBytes:       l.MaxReadBytes,
+		MaxWriteBytes:      l.MaxWriteBytes,
+		MaxListEntries:     l.MaxListEntries,
+		MaxSearchMatches:   l.MaxSearchMatches,
+		MaxSearchBytes:     l.MaxSearchBytes,
+		MaxSearchFileBytes: l.MaxSearchFileBytes,
+	})
+	return nil
+}
+
+func wdsWithout(wds []config.Workdir, alias string) []config.Workdir {
+	var out []config.Workdir
+	for _, w := range wds {
+		if w.Alias != alias {
+			out = append(out, w)
+		}
+	}
+	return out
+}
+
+func (d *Daemon) openAudit() error {
+	if err := private.MkdirAll(d.Dirs.State); err != nil {
+		return fmt.Errorf("state directory: %w", err)
+	}
+	key, err := audit.LoadOrCreateKey(AuditKeyPath(d.Dirs))
+	if err != nil {
+		return fmt.Errorf("audit key: %w", err)
+	}
+	log, err := audit.Open(audit.Options{
+		Dir:       d.Dirs.Audit,
+		Key:       key,
+		MaxBytes:  d.Config.Audit.MaxFileBytes,
+		MachineID: d.Info.MachineID,
+		Version:   version.Version,
+	})
+	if err != nil {
+		return fmt.Errorf("audit log: %w (hostlink does not run without its audit log)", err)
+	}
+	d.Audit = log
+	return nil
+}
+
+// AuditKeyPath is where the audit log's HMAC key is kept: in the state
+// directory, private to the user, never in the log's own directory.
+func AuditKeyPath(dirs paths.Dirs) string { return filepath.Join(dirs.State, "audit.key") }
+
+// Event records a daemon life-cycle event (start, stop) in the audit log.
+func (d *Daemon) Event(op string, details map[string]any) error {
+	return d.Audit.Append(audit.Record{Transport: "internal", Op: op, Code: "OK", Details: details})
+}
+
+// Close releases the workdirs and the audit log.
+func (d *Daemon) Close() error {
+	for _, r := range d.roots {
+		r.Close()
+	}
+	if d.Audit != nil {
+		return d.Audit.Close()
+	}
+	return nil
+}

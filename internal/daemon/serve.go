@@ -1,0 +1,111 @@
+package daemon
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/base64"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/hostlink/hostlink/internal/mcpserve"
+	"github.com/hostlink/hostlink/internal/paths"
+	"github.com/hostlink/hostlink/internal/private"
+)
+
+// tokenFile names the HTTP bearer token in the state directory.
+const tokenFile = "http.token"
+
+// Token returns the bearer token for the HTTP endpoint, kept in the state
+// directory and created (private to the user) on first use. A token file
+// that others can read is refused.
+func Token(dirs paths.Dirs) (string, error) {
+	if err := private.MkdirAll(dirs.State); err != nil {
+		return "", err
+	}
+	p := filepath.Join(dirs.State, tokenFile)
+	b, err := os.ReadFile(p)
+	if errors.Is(err, os.ErrNotExist) {
+		var raw [32]byte
+		rand.Read(raw[:])
+		tok := base64.RawURLEncoding.EncodeToString(raw[:])
+		if err := private.WriteFile(p, []byte(tok+"\n")); err != nil {
+			return "", fmt.Errorf("writing token: %w", err)
+		}
+		return tok, nil
+	}
+	if err != nil {
+		return "", err
+	}
+	if err := private.Check(p); err != nil {
+		return "", fmt.Errorf("token file %s: %w", p, err)
+	}
+	tok := strings.TrimSpace(string(b))
+	if len(tok) < 32 {
+		return "", fmt.Errorf("token file %s is malformed; delete it to make a new one", p)
+	}
+	return tok, nil
+}
+
+// ServeHTTP serves MCP over Streamable HTTP on the configured loopback
+// address until ctx is done, then shuts down gracefully. ready, if not nil,
+// receives the bound address once listening.
+func (d *Daemon) ServeHTTP(ctx context.Context, ready func(addr net.Addr)) error {
+	tok, err := Token(d.Dirs)
+	if err != nil {
+		return err
+	}
+	ln, err := mcpserve.Listen(d.Config.Server.Listen)
+	if err != nil {
+		return err
+	}
+	// A base64 write of the largest allowed file, plus JSON framing.
+	maxBody := d.Config.Limits.MaxWriteBytes/3*4 + 1<<20
+	h := mcpserve.NewHTTPHandler(d.Registry, mcpserve.HTTPOptions{Token: tok, MaxBodyBytes: maxBody, Audit: d.Audit})
+	mux := http.NewServeMux()
+	mux.Handle("/mcp", h)
+	srv := &http.Server{
+		Handler:           mux,
+		ReadHeaderTimeout: 10 * time.Second,
+		ErrorLog:          slog.NewLogLogger(slog.Default().Handler(), slog.LevelWarn),
+	}
+	d.Event("daemon_start", map[string]any{"transport": "mcp-http", "listen": ln.Addr().String()})
+	if ready != nil {
+		ready(ln.Addr())
+	}
+	errc := make(chan error, 1)
+	go func() { errc <- srv.Serve(ln) }()
+	select {
+	case err := <-errc:
+		d.Event("daemon_stop", map[string]any{"reason": "server error"})
+		return err
+	case <-ctx.Done():
+	}
+	shutdown, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	err = srv.Shutdown(shutdown)
+	if errors.Is(err, context.DeadlineExceeded) {
+		err = srv.Close()
+	}
+	d.Event("daemon_stop", map[string]any{"reason": "signal"})
+	return err
+}
+
+// ServeStdio serves MCP on standard input and output until the client
+// closes them or ctx is done.
+func (d *Daemon) ServeStdio(ctx context.Context) error {
+	peer := fmt.Sprintf("parent pid %d", os.Getppid())
+	d.Event("daemon_start", map[string]any{"transport": "mcp-stdio"})
+	err := mcpserve.ServeStdio(ctx, d.Registry, peer)
+	d.Event("daemon_stop", nil)
+	if errors.Is(err, context.Canceled) {
+		return nil
+	}
+	return err
+}

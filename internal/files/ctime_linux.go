@@ -1,0 +1,5 @@
+package files
+
+import "syscall"
+
+func ctimeNanos(st *syscall.Stat_t) int64 { return st.Ctim.Nano() }

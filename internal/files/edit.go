@@ -1,0 +1,137 @@
+package files
+
+import (
+	"bytes"
+	"context"
+	"io"
+
+	"github.com/aymanbagabas/go-udiff"
+
+	"github.com/hostlink/hostlink/internal/errcode"
+	"github.com/hostlink/hostlink/internal/ops"
+)
+
+// Edit is one exact search/replace.
+type Edit struct {
+	OldText    string `json:"old_text" jsonschema:"exact text to find; must occur exactly once unless replace_all"`
+	NewText    string `json:"new_text" jsonschema:"replacement text"`
+	ReplaceAll bool   `json:"replace_all,omitempty" jsonschema:"replace every occurrence"`
+}
+
+// EditFileArgs is edit_file's request.
+type EditFileArgs struct {
+	Workdir    string `json:"workdir,omitempty" jsonschema:"workdir alias (see read_file)"`
+	Path       string `json:"path"`
+	Edits      []Edit `json:"edits" jsonschema:"applied in order, each to the result of the previous"`
+	IfRevision string `json:"if_revision,omitempty" jsonschema:"fail with CONFLICT unless the file's current revision is this"`
+	DryRun     bool   `json:"dry_run,omitempty" jsonschema:"return the diff without writing"`
+}
+
+// EditFileResult is edit_file's response.
+type EditFileResult struct {
+	Workdir      string `json:"workdir"`
+	Path         string `json:"path"`
+	Diff         string `json:"diff" jsonschema:"unified diff of the change"`
+	Replacements int    `json:"replacements"`
+	DryRun       bool   `json:"dry_run"`
+	Revision     string `json:"revision" jsonschema:"revision after the edit (before, for a dry run)"`
+	SHA256       string `json:"sha256,omitempty"`
+	BytesWritten int64  `json:"bytes_written"`
+}
+
+func (s *Service) editFile(ctx context.Context, c *ops.Call, a EditFileArgs) (EditFileResult, error) {
+	if len(a.Edits) == 0 {
+		return EditFileResult{}, errcode.New(errcode.InvalidArgument, "edits is empty")
+	}
+	for i, e := range a.Edits {
+		if e.OldText == "" {
+			return EditFileResult{}, errcode.New(errcode.InvalidArgument, "edit %d: old_text is empty", i+1)
+		}
+	}
+	t, err := s.resolve(a.Workdir, a.Path)
+	if err != nil {
+		return EditFileResult{}, err
+	}
+	c.Target(t.wd.Alias, t.String())
+	if !a.DryRun && t.wd.Root.ReadOnly() {
+		return EditFileResult{}, errcode.New(errcode.ReadOnly, "workdir %q is read-only", t.wd.Alias)
+	}
+	old, rev, err := s.readWhole(t)
+	if err != nil {
+		return EditFileResult{}, err
+	}
+	if a.IfRevision != "" && a.IfRevision != rev {
+		return EditFileResult{}, errcode.New(errcode.Conflict, "%q changed since revision %q", t.String(), a.IfRevision).
+			With("current_revision", rev)
+	}
+	updated, n, err := applyEdits(old, a.Edits)
+	if err != nil {
+		return EditFileResult{}, err
+	}
+	if int64(len(updated)) > s.limits.MaxWriteBytes {
+		return EditFileResult{}, s.tooLargeToWrite()
+	}
+	diff := udiff.Unified("a/"+t.String(), "b/"+t.String(), string(old), string(updated))
+	c.Detail("edits", len(a.Edits))
+	c.Detail("dry_run", a.DryRun)
+	res := EditFileResult{Workdir: t.wd.Alias, Path: t.String(), Diff: diff, Replacements: n, DryRun: a.DryRun, Revision: rev}
+	if a.DryRun {
+		return res, nil
+	}
+	// The write re-checks, under the path lock, that the file is still the
+	// one the edits were computed from.
+	w, err := s.replace(ctx, t, updated, replaceOpts{mode: modeOverwrite, check: func(cur string) error {
+		if cur != rev {
+			return errcode.New(errcode.Conflict, "%q changed while it was being edited", t.String()).With("current_revision", cur)
+		}
+		return nil
+	}})
+	if err != nil {
+		return EditFileResult{}, err
+	}
+	c.AddBytes(w.BytesWritten)
+	res.Revision, res.SHA256, res.BytesWritten = w.Revision, w.SHA256, w.BytesWritten
+	return res, nil
+}
+
+// readWhole reads a whole file within the read limit, with its revision.
+func (s *Service) readWhole(t target) ([]byte, string, error) {
+	f, fi, err := t.wd.Root.OpenFile(t.path)
+	if err != nil {
+		return nil, "", err
+	}
+	defer f.Close()
+	if fi.Size() > s.limits.MaxReadBytes {
+		return nil, "", errcode.New(errcode.FileTooLarge, "%q is larger than the read limit of %d bytes", t.String(), s.limits.MaxReadBytes)
+	}
+	data, err := io.ReadAll(io.LimitReader(f, s.limits.MaxReadBytes+1))
+	if err != nil {
+		return nil, "", errcode.New(errcode.Internal, "reading %q failed", t.String())
+	}
+	rev, err := revisionOf(f, fi, s.limits.MaxReadBytes)
+	if err != nil {
+		return nil, "", errcode.New(errcode.Internal, "reading %q failed", t.String())
+	}
+	return data, rev, nil
+}
+
+// applyEdits applies each edit in order. A search text that is missing, or
+// found more than once without replace_all, fails the whole edit.
+func applyEdits(data []byte, edits []Edit) ([]byte, int, error) {
+	total := 0
+	for i, e := range edits {
+		old := []byte(e.OldText)
+		n := bytes.Count(data, old)
+		switch {
+		case n == 0:
+			return nil, 0, errcode.New(errcode.Conflict, "edit %d: old_text was not found", i+1).With("edit", i+1)
+		case n > 1 && !e.ReplaceAll:
+			return nil, 0, errcode.New(errcode.Conflict,
+				"edit %d: old_text occurs %d times; add surrounding text to make it unique or set replace_all", i+1, n).
+				With("edit", i+1).With("occurrences", n)
+		}
+		data = bytes.ReplaceAll(data, old, []byte(e.NewText))
+		total += n
+	}
+	return data, total, nil
+}

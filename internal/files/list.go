@@ -1,0 +1,206 @@
+package files
+
+import (
+	"context"
+	"io/fs"
+	"path"
+	"strings"
+
+	"github.com/bmatcuk/doublestar/v4"
+
+	"github.com/hostlink/hostlink/internal/errcode"
+	"github.com/hostlink/hostlink/internal/jail"
+	"github.com/hostlink/hostlink/internal/ops"
+)
+
+// ListDirectoryArgs is list_directory's request.
+type ListDirectoryArgs struct {
+	Workdir       string `json:"workdir,omitempty" jsonschema:"workdir alias (see read_file)"`
+	Path          string `json:"path,omitempty" jsonschema:"directory to list (default: the workdir root)"`
+	Glob          string `json:"glob,omitempty" jsonschema:"only entries whose name (not path) matches this glob"`
+	Recursive     bool   `json:"recursive,omitempty" jsonschema:"descend into subdirectories (never through symlinks)"`
+	IncludeHidden bool   `json:"include_hidden,omitempty" jsonschema:"include names starting with a dot"`
+	MaxEntries    int    `json:"max_entries,omitempty" jsonschema:"page size; capped by the configured limit"`
+	Cursor        string `json:"cursor,omitempty" jsonschema:"next_cursor from the previous page"`
+}
+
+// Entry is one listed directory entry.
+type Entry struct {
+	Name        string  `json:"name"`
+	Path        string  `json:"path" jsonschema:"relative to the workdir"`
+	Type        string  `json:"type" enum:"file,dir,symlink,other"`
+	IsFile      bool    `json:"is_file"`
+	IsDir       bool    `json:"is_dir"`
+	IsSymlink   bool    `json:"is_symlink"`
+	SizeBytes   int64   `json:"size_bytes"`
+	Mtime       float64 `json:"mtime"`
+	LinkTarget  string  `json:"link_target,omitempty" jsonschema:"for a symlink inside the workdir: its target, relative to the workdir"`
+	LinkOutside bool    `json:"link_outside,omitempty" jsonschema:"the symlink points outside the workdir; it is never followed"`
+}
+
+// ListDirectoryResult is list_directory's response.
+type ListDirectoryResult struct {
+	Workdir    string  `json:"workdir"`
+	Path       string  `json:"path"`
+	Entries    []Entry `json:"entries"`
+	Truncated  bool    `json:"truncated" jsonschema:"more entries remain; pass next_cursor to get them"`
+	NextCursor string  `json:"next_cursor,omitempty"`
+}
+
+func (s *Service) listDirectory(ctx context.Context, c *ops.Call, a ListDirectoryArgs) (ListDirectoryResult, error) {
+	if a.Glob != "" && !doublestar.ValidatePattern(a.Glob) {
+		return ListDirectoryResult{}, errcode.New(errcode.InvalidArgument, "glob is not a valid pattern")
+	}
+	t, err := s.resolve(a.Workdir, a.Path)
+	if err != nil {
+		return ListDirectoryResult{}, err
+	}
+	c.Target(t.wd.Alias, t.String())
+	var match func(rel, name string) bool
+	if a.Glob != "" {
+		glob := a.Glob
+		fold := t.wd.Root.CaseInsensitive()
+		if fold {
+			glob = strings.ToLower(glob)
+		}
+		match = func(_, name string) bool {
+			if fold {
+				name = strings.ToLower(name)
+			}
+			ok, _ := doublestar.Match(glob, name)
+			return ok
+		}
+	}
+	entries, next, err := s.collect(ctx, t, a.Recursive, a.IncludeHidden, a.MaxEntries, a.Cursor, match)
+	if err != nil {
+		return ListDirectoryResult{}, err
+	}
+	c.Detail("entries_returned", len(entries))
+	return ListDirectoryResult{Workdir: t.wd.Alias, Path: t.String(), Entries: entries, Truncated: next != "", NextCursor: next}, nil
+}
+
+// collect lists up to a page of entries below t that match, returning the
+// next page's cursor ("" when done).
+func (s *Service) collect(ctx context.Context, t target, recursive, hidden bool, max int, cursor string,
+	match func(rel, name string) bool) ([]Entry, string, error) {
+	root := t.wd.Root
+	dir, err := root.Real(t.path)
+	if err != nil {
+		return nil, "", err
+	}
+	if fi, err := root.Stat(dir); err != nil {
+		return nil, "", err
+	} else if !fi.IsDir() {
+		return nil, "", errcode.New(errcode.NotADirectory, "%q is not a directory", t.String())
+	}
+	after, err := decodeCursor(cursor)
+	if err != nil {
+		return nil, "", err
+	}
+	if max <= 0 || max > s.limits.MaxListEntries {
+		max = s.limits.MaxListEntries
+	}
+	entries := []Entry{}
+	next := ""
+	w := &walker{fsys: root.FS(), start: dir.String(), recursive: recursive, includeHidden: hidden, after: after}
+	last := ""
+	err = w.walk(func(rel string, d fs.DirEntry) (bool, error) {
+		if err := ctx.Err(); err != nil {
+			return false, err
+		}
+		if match != nil && !match(rel, d.Name()) {
+			return true, nil
+		}
+		if len(entries) == max {
+			next = encodeCursor(last)
+			return false, nil
+		}
+		p := rel
+		if !dir.IsRoot() {
+			p = dir.String() + "/" + rel
+		}
+		entries = append(entries, s.entry(root, p, d))
+		last = rel
+		return true, nil
+	})
+	if err != nil {
+		return nil, "", err
+	}
+	return entries, next, nil
+}
+
+// entry describes one walked entry. Symlinks are described, not followed.
+func (s *Service) entry(root *jail.Root, rel string, d fs.DirEntry) Entry {
+	e := Entry{Name: d.Name(), Path: rel}
+	fi, err := d.Info()
+	if err == nil {
+		e.SizeBytes = fi.Size()
+		e.Mtime = epoch(fi.ModTime())
+	}
+	switch {
+	case d.Type()&fs.ModeSymlink != 0:
+		e.Type, e.IsSymlink = "symlink", true
+		if p, err := root.Resolve(rel); err == nil {
+			if real, err := root.Real(p); err == nil {
+				e.LinkTarget = real.String()
+			} else {
+				e.LinkOutside = true
+			}
+		}
+	case d.IsDir():
+		e.Type, e.IsDir, e.SizeBytes = "dir", true, 0
+	case d.Type().IsRegular():
+		e.Type, e.IsFile = "file", true
+	default:
+		e.Type = "other"
+	}
+	return e
+}
+
+// FindFilesArgs is find_files' request.
+type FindFilesArgs struct {
+	Workdir       string `json:"workdir,omitempty" jsonschema:"workdir alias (see read_file)"`
+	Path          string `json:"path,omitempty" jsonschema:"directory to search below (default: the workdir root)"`
+	Pattern       string `json:"pattern" jsonschema:"glob matched against paths relative to path; ** matches any number of directories, e.g. **/*.go"`
+	IncludeHidden bool   `json:"include_hidden,omitempty"`
+	MaxResults    int    `json:"max_results,omitempty" jsonschema:"page size; capped by the configured limit"`
+	Cursor        string `json:"cursor,omitempty"`
+}
+
+// FindFilesResult is find_files' response.
+type FindFilesResult struct {
+	Workdir    string  `json:"workdir"`
+	Path       string  `json:"path"`
+	Matches    []Entry `json:"matches"`
+	Truncated  bool    `json:"truncated"`
+	NextCursor string  `json:"next_cursor,omitempty"`
+}
+
+func (s *Service) findFiles(ctx context.Context, c *ops.Call, a FindFilesArgs) (FindFilesResult, error) {
+	if a.Pattern == "" || !doublestar.ValidatePattern(a.Pattern) {
+		return FindFilesResult{}, errcode.New(errcode.InvalidArgument, "pattern is not a valid glob")
+	}
+	t, err := s.resolve(a.Workdir, a.Path)
+	if err != nil {
+		return FindFilesResult{}, err
+	}
+	c.Target(t.wd.Alias, t.String())
+	pattern := path.Clean(strings.ReplaceAll(a.Pattern, `\`, "/"))
+	fold := t.wd.Root.CaseInsensitive()
+	if fold {
+		pattern = strings.ToLower(pattern)
+	}
+	match := func(rel, _ string) bool {
+		if fold {
+			rel = strings.ToLower(rel)
+		}
+		ok, _ := doublestar.Match(pattern, rel)
+		return ok
+	}
+	matches, next, err := s.collect(ctx, t, true, a.IncludeHidden, a.MaxResults, a.Cursor, match)
+	if err != nil {
+		return FindFilesResult{}, err
+	}
+	c.Detail("matches", len(matches))
+	return FindFilesResult{Workdir: t.wd.Alias, Path: t.String(), Matches: matches, Truncated: next != "", NextCursor: next}, nil
+}

@@ -1,0 +1,215 @@
+package files
+
+import (
+	"context"
+	"io"
+	"io/fs"
+
+	"github.com/hostlink/hostlink/internal/errcode"
+	"github.com/hostlink/hostlink/internal/ops"
+)
+
+// CreateDirectoryArgs is create_directory's request.
+type CreateDirectoryArgs struct {
+	Workdir string `json:"workdir,omitempty" jsonschema:"workdir alias (see read_file)"`
+	Path    string `json:"path"`
+	Parents *bool  `json:"parents,omitempty" jsonschema:"create missing parents too (default true)"`
+}
+
+// CreateDirectoryResult is create_directory's response.
+type CreateDirectoryResult struct {
+	Workdir string `json:"workdir"`
+	Path    string `json:"path"`
+	Created bool   `json:"created" jsonschema:"false when the directory already existed"`
+}
+
+func (s *Service) createDirectory(_ context.Context, c *ops.Call, a CreateDirectoryArgs) (CreateDirectoryResult, error) {
+	t, err := s.resolve(a.Workdir, a.Path)
+	if err != nil {
+		return CreateDirectoryResult{}, err
+	}
+	c.Target(t.wd.Alias, t.String())
+	root := t.wd.Root
+	if root.ReadOnly() {
+		return CreateDirectoryResult{}, errcode.New(errcode.ReadOnly, "workdir %q is read-only", t.wd.Alias)
+	}
+	res := CreateDirectoryResult{Workdir: t.wd.Alias, Path: t.String()}
+	if fi, err := root.Stat(t.path); err == nil {
+		if fi.IsDir() {
+			return res, nil
+		}
+		return CreateDirectoryResult{}, errcode.New(errcode.PathExists, "%q exists and is not a directory", t.String())
+	} else if errcode.CodeOf(err) != errcode.PathNotFound {
+		return CreateDirectoryResult{}, err
+	}
+	if a.Parents == nil || *a.Parents {
+		err = root.MkdirAll(t.path)
+	} else {
+		err = root.Mkdir(t.path)
+	}
+	if err != nil {
+		return CreateDirectoryResult{}, err
+	}
+	res.Created = true
+	return res, nil
+}
+
+// DeleteArgs is delete's request.
+type DeleteArgs struct {
+	Workdir   string `json:"workdir,omitempty" jsonschema:"workdir alias (see read_file)"`
+	Path      string `json:"path"`
+	Recursive bool   `json:"recursive,omitempty" jsonschema:"required to delete a non-empty directory; never follows symlinks"`
+	MissingOK bool   `json:"missing_ok,omitempty" jsonschema:"succeed when the path does not exist"`
+}
+
+// DeleteResult is delete's response.
+type DeleteResult struct {
+	Workdir string `json:"workdir"`
+	Path    string `json:"path"`
+	Deleted bool   `json:"deleted" jsonschema:"false when the path was already missing"`
+}
+
+func (s *Service) delete(_ context.Context, c *ops.Call, a DeleteArgs) (DeleteResult, error) {
+	t, err := s.resolve(a.Workdir, a.Path)
+	if err != nil {
+		return DeleteResult{}, err
+	}
+	c.Target(t.wd.Alias, t.String())
+	c.Detail("recursive", a.Recursive)
+	root := t.wd.Root
+	if root.ReadOnly() {
+		return DeleteResult{}, errcode.New(errcode.ReadOnly, "workdir %q is read-only", t.wd.Alias)
+	}
+	if t.path.IsRoot() {
+		return DeleteResult{}, errcode.New(errcode.InvalidArgument, "the workdir root itself cannot be deleted")
+	}
+	defer s.lock(t)()
+	res := DeleteResult{Workdir: t.wd.Alias, Path: t.String()}
+	fi, err := root.Lstat(t.path)
+	if errcode.CodeOf(err) == errcode.PathNotFound && a.MissingOK {
+		return res, nil
+	}
+	if err != nil {
+		return DeleteResult{}, err
+	}
+	if fi.IsDir() && a.Recursive {
+		err = root.RemoveAll(t.path)
+	} else {
+		err = root.Remove(t.path)
+	}
+	if err != nil {
+		return DeleteResult{}, err
+	}
+	res.Deleted = true
+	return res, nil
+}
+
+// MoveArgs is move's request.
+type MoveArgs struct {
+	Workdir    string `json:"workdir,omitempty" jsonschema:"workdir alias of src (see read_file)"`
+	Src        string `json:"src"`
+	Dst        string `json:"dst"`
+	DstWorkdir string `json:"dst_workdir,omitempty" jsonschema:"workdir alias of dst (default: as for src)"`
+	Overwrite  bool   `json:"overwrite,omitempty" jsonschema:"replace an existing file (or empty directory) at dst"`
+}
+
+// MoveResult is move's response.
+type MoveResult struct {
+	Workdir    string `json:"workdir"`
+	Src        string `json:"src"`
+	DstWorkdir string `json:"dst_workdir"`
+	Dst        string `json:"dst"`
+	Replaced   bool   `json:"replaced" jsonschema:"something at dst was replaced"`
+}
+
+func (s *Service) move(ctx context.Context, c *ops.Call, a MoveArgs) (MoveResult, error) {
+	src, err := s.resolve(a.Workdir, a.Src)
+	if err != nil {
+		return MoveResult{}, err
+	}
+	dstAlias := a.DstWorkdir
+	if dstAlias == "" && a.Workdir != "" && !isAbs(a.Dst) {
+		dstAlias = a.Workdir
+	}
+	if dstAlias == "" && !isAbs(a.Dst) {
+		dstAlias = src.wd.Alias
+	}
+	dst, err := s.resolve(dstAlias, a.Dst)
+	if err != nil {
+		return MoveResult{}, err
+	}
+	c.Target(src.wd.Alias, src.String())
+	c.Target(src.wd.Alias, dst.String())
+	c.Detail("overwrite", a.Overwrite)
+	if dst.wd != src.wd {
+		c.Detail("dst_workdir", dst.wd.Alias)
+	}
+	for _, t := range []target{src, dst} {
+		if t.wd.Root.ReadOnly() {
+			return MoveResult{}, errcode.New(errcode.ReadOnly, "workdir %q is read-only", t.wd.Alias)
+		}
+		if t.path.IsRoot() {
+			return MoveResult{}, errcode.New(errcode.InvalidArgument, "a workdir root cannot be moved or replaced")
+		}
+	}
+	defer s.lockPair(src, dst)()
+	sfi, err := src.wd.Root.Lstat(src.path)
+	if err != nil {
+		return MoveResult{}, err
+	}
+	res := MoveResult{Workdir: src.wd.Alias, Src: src.String(), DstWorkdir: dst.wd.Alias, Dst: dst.String()}
+	dfi, err := dst.wd.Root.Lstat(dst.path)
+	switch {
+	case err == nil:
+		if !a.Overwrite {
+			return MoveResult{}, errcode.New(errcode.PathExists, "%q already exists; set overwrite to replace it", dst.String())
+		}
+		if dfi.IsDir() != sfi.IsDir() {
+			return MoveResult{}, errcode.New(errcode.Conflict, "cannot replace a %s with a %s", kind(dfi), kind(sfi))
+		}
+		res.Replaced = true
+	case errcode.CodeOf(err) != errcode.PathNotFound:
+		return MoveResult{}, err
+	}
+	if dst.wd == src.wd {
+		if err := src.wd.Root.Rename(src.path, dst.path); err != nil {
+			return MoveResult{}, err
+		}
+		return res, nil
+	}
+	if !sfi.Mode().IsRegular() {
+		return MoveResult{}, errcode.New(errcode.InvalidArgument, "only regular files can be moved between workdirs")
+	}
+	if err := s.copyAcross(ctx, src, dst, sfi); err != nil {
+		return MoveResult{}, err
+	}
+	if err := src.wd.Root.Remove(src.path); err != nil {
+		return MoveResult{}, err
+	}
+	return res, nil
+}
+
+func kind(fi fs.FileInfo) string {
+	if fi.IsDir() {
+		return "directory"
+	}
+	return "file"
+}
+
+// copyAcross copies a regular file to another workdir with an atomic replace.
+func (s *Service) copyAcross(ctx context.Context, src, dst target, sfi fs.FileInfo) error {
+	if sfi.Size() > s.limits.MaxWriteBytes {
+		return s.tooLargeToWrite()
+	}
+	f, _, err := src.wd.Root.OpenFile(src.path)
+	if err != nil {
+		return err
+	}
+	data, err := io.ReadAll(io.LimitReader(f, s.limits.MaxWriteBytes+1))
+	f.Close()
+	if err != nil {
+		return errcode.New(errcode.Internal, "reading %q failed", src.String())
+	}
+	_, err = s.replace(ctx, dst, data, replaceOpts{mode: modeCreateOrOverwrite, held: true})
+	return err
+}

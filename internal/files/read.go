@@ -1,0 +1,121 @@
+package files
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/base64"
+	"encoding/hex"
+	"io"
+	"unicode/utf8"
+
+	"github.com/hostlink/hostlink/internal/errcode"
+	"github.com/hostlink/hostlink/internal/ops"
+)
+
+// Encodings of file content on the wire.
+const (
+	encUTF8   = "utf-8"
+	encBase64 = "base64"
+)
+
+// ReadFileArgs is read_file's request. Offset and Length are in bytes.
+type ReadFileArgs struct {
+	Workdir  string `json:"workdir,omitempty" jsonschema:"workdir alias; default: the workdir containing an absolute path, else the first workdir"`
+	Path     string `json:"path" jsonschema:"path relative to the workdir, or absolute inside it"`
+	Offset   int64  `json:"offset,omitempty" jsonschema:"byte offset to start at (default 0)"`
+	Length   *int64 `json:"length,omitempty" jsonschema:"bytes to read; omitted or null reads to the end of the file"`
+	Encoding string `json:"encoding,omitempty" enum:"utf-8,base64" jsonschema:"utf-8 (default) returns text exactly as on disk; base64 returns raw bytes"`
+}
+
+// ReadFileResult is read_file's response.
+type ReadFileResult struct {
+	Workdir   string  `json:"workdir"`
+	Path      string  `json:"path"`
+	Content   string  `json:"content"`
+	Encoding  string  `json:"encoding"`
+	Offset    int64   `json:"offset"`
+	Length    int64   `json:"length" jsonschema:"bytes returned"`
+	SizeBytes int64   `json:"size_bytes" jsonschema:"size of the whole file"`
+	EOF       bool    `json:"eof" jsonschema:"the range reaches the end of the file"`
+	SHA256    string  `json:"sha256" jsonschema:"SHA-256 of the returned bytes"`
+	Revision  string  `json:"revision" jsonschema:"token for write_file/edit_file if_revision"`
+	Mtime     float64 `json:"mtime" jsonschema:"modification time, seconds since the Unix epoch"`
+}
+
+func (s *Service) readFile(ctx context.Context, c *ops.Call, a ReadFileArgs) (ReadFileResult, error) {
+	enc, err := encodingOf(a.Encoding)
+	if err != nil {
+		return ReadFileResult{}, err
+	}
+	if a.Offset < 0 || (a.Length != nil && *a.Length < 0) {
+		return ReadFileResult{}, errcode.New(errcode.InvalidArgument, "offset and length must not be negative")
+	}
+	t, err := s.resolve(a.Workdir, a.Path)
+	if err != nil {
+		return ReadFileResult{}, err
+	}
+	c.Target(t.wd.Alias, t.String())
+	f, fi, err := t.wd.Root.OpenFile(t.path)
+	if err != nil {
+		return ReadFileResult{}, err
+	}
+	defer f.Close()
+	size := fi.Size()
+	want := size - a.Offset
+	if want < 0 {
+		want = 0
+	}
+	if a.Length != nil && *a.Length < want {
+		want = *a.Length
+	}
+	if want > s.limits.MaxReadBytes {
+		return ReadFileResult{}, errcode.New(errcode.FileTooLarge,
+			"reading %d bytes exceeds the limit of %d; read a range with offset and length", want, s.limits.MaxReadBytes).
+			With("size_bytes", size).With("max_read_bytes", s.limits.MaxReadBytes)
+	}
+	buf := make([]byte, want)
+	n, err := f.ReadAt(buf, a.Offset)
+	if err != nil && err != io.EOF {
+		return ReadFileResult{}, errcode.New(errcode.Internal, "reading %q failed", t.String())
+	}
+	buf = buf[:n]
+	if enc == encUTF8 && !utf8.Valid(buf) {
+		return ReadFileResult{}, errcode.New(errcode.InvalidArgument,
+			"%q is not valid UTF-8 in that range; read it with encoding base64", t.String())
+	}
+	rev, err := revisionOf(f, fi, s.limits.MaxReadBytes)
+	if err != nil {
+		return ReadFileResult{}, errcode.New(errcode.Internal, "reading %q failed", t.String())
+	}
+	sum := sha256.Sum256(buf)
+	c.AddBytes(int64(n))
+	c.Detail("encoding", enc)
+	c.Detail("offset", a.Offset)
+	content := string(buf)
+	if enc == encBase64 {
+		content = base64.StdEncoding.EncodeToString(buf)
+	}
+	return ReadFileResult{
+		Workdir:   t.wd.Alias,
+		Path:      t.String(),
+		Content:   content,
+		Encoding:  enc,
+		Offset:    a.Offset,
+		Length:    int64(n),
+		SizeBytes: size,
+		EOF:       a.Offset+int64(n) >= size,
+		SHA256:    hex.EncodeToString(sum[:]),
+		Revision:  rev,
+		Mtime:     epoch(fi.ModTime()),
+	}, ctx.Err()
+}
+
+func encodingOf(e string) (string, error) {
+	switch e {
+	case "", encUTF8, "utf8":
+		return encUTF8, nil
+	case encBase64:
+		return encBase64, nil
+	}
+	return "", errcode.New(errcode.InvalidArgument, "encoding must be utf-8 or base64")
+}

@@ -1,0 +1,125 @@
+package files
+
+import (
+	"hash/fnv"
+	"slices"
+	"strings"
+	"sync"
+
+	"github.com/hostlink/hostlink/internal/errcode"
+	"github.com/hostlink/hostlink/internal/jail"
+)
+
+// Limits bound what one call may read, write, list or scan.
+type Limits struct {
+	MaxReadBytes       int64
+	MaxWriteBytes      int64
+	MaxListEntries     int
+	MaxSearchMatches   int
+	MaxSearchBytes     int64
+	MaxSearchFileBytes int64
+}
+
+// Workdir is a configured root that file operations may act in.
+type Workdir struct {
+	Alias       string
+	Description string
+	Root        *jail.Root
+}
+
+// Service holds the workdirs and limits the file operations use.
+type Service struct {
+	workdirs []*Workdir // first is the default
+	limits   Limits
+	locks    [64]sync.Mutex
+}
+
+// NewService returns a Service over workdirs; the first is the default for
+// requests that name none.
+func NewService(workdirs []*Workdir, limits Limits) *Service {
+	return &Service{workdirs: workdirs, limits: limits}
+}
+
+// Workdirs returns the configured workdirs, default first.
+func (s *Service) Workdirs() []*Workdir { return slices.Clone(s.workdirs) }
+
+// target is a resolved request path.
+type target struct {
+	wd   *Workdir
+	path jail.Path
+}
+
+func (t target) String() string { return t.path.String() }
+
+// resolve finds the workdir a request means and resolves its path there.
+// With no alias, an absolute path picks the workdir that contains it and a
+// relative path means the default workdir.
+func (s *Service) resolve(alias, p string) (target, error) {
+	if p == "" {
+		p = "."
+	}
+	if alias != "" {
+		for _, wd := range s.workdirs {
+			if strings.EqualFold(wd.Alias, alias) {
+				jp, err := wd.Root.Resolve(p)
+				return target{wd, jp}, err
+			}
+		}
+		return target{}, errcode.New(errcode.UnknownWorkdir, "no workdir named %q", alias)
+	}
+	if len(s.workdirs) == 0 {
+		return target{}, errcode.New(errcode.UnknownWorkdir, "no workdirs are configured")
+	}
+	var firstErr error
+	for _, wd := range s.workdirs {
+		jp, err := wd.Root.Resolve(p)
+		if err == nil {
+			return target{wd, jp}, nil
+		}
+		if firstErr == nil || errcode.CodeOf(firstErr) == errcode.PathOutsideRoot {
+			firstErr = err
+		}
+		if !isAbs(p) {
+			return target{}, err
+		}
+	}
+	return target{}, firstErr
+}
+
+func isAbs(p string) bool {
+	return strings.HasPrefix(p, "/") || strings.HasPrefix(p, `\`) ||
+		(len(p) >= 2 && p[1] == ':')
+}
+
+// lock serializes hostlink's own writers of one path (keyed without case on
+// case-insensitive volumes). Locks are striped, so unrelated paths may
+// share one; callers needing two take them through lockPair.
+func (s *Service) lock(t target) func() {
+	i := s.stripe(t)
+	s.locks[i].Lock()
+	return s.locks[i].Unlock
+}
+
+func (s *Service) lockPair(a, b target) func() {
+	i, j := s.stripe(a), s.stripe(b)
+	if i == j {
+		s.locks[i].Lock()
+		return s.locks[i].Unlock
+	}
+	if i > j {
+		i, j = j, i
+	}
+	s.locks[i].Lock()
+	s.locks[j].Lock()
+	return func() { s.locks[j].Unlock(); s.locks[i].Unlock() }
+}
+
+func (s *Service) stripe(t target) int {
+	key := t.wd.Alias + "\x00" + t.path.String()
+	if t.wd.Root.CaseInsensitive() {
+		key = strings.ToLower(key)
+	}
+	h := fnv.New32a()
+	h.Write([]byte(key))
+	return int(h.Sum32() % uint32(len(s.locks)))
+}

@@ -1,0 +1,120 @@
+package files
+
+import (
+	"encoding/base64"
+	"io/fs"
+	"strings"
+
+	"github.com/hostlink/hostlink/internal/errcode"
+)
+
+// walker visits entries below a directory in a stable order (depth-first,
+// names sorted bytewise in each directory) and resumes after a cursor
+// without revisiting the subtrees that precede it.
+type walker struct {
+	fsys          fs.FS
+	start         string // root-relative directory, "." for the root
+	recursive     bool
+	includeHidden bool
+	after         []string // cursor: components of the last path returned, relative to start
+}
+
+// visit is called for each entry; it returns false to stop the walk.
+type visitFunc func(rel string, d fs.DirEntry) (more bool, err error)
+
+func (w *walker) walk(visit visitFunc) error {
+	err := fs.WalkDir(w.fsys, w.start, func(p string, d fs.DirEntry, err error) error {
+		if p == w.start {
+			return err
+		}
+		if err != nil {
+			// An unreadable entry is skipped, not fatal to the listing.
+			if d != nil && d.IsDir() {
+				return fs.SkipDir
+			}
+			return nil
+		}
+		rel := p
+		if w.start != "." {
+			rel = strings.TrimPrefix(p, w.start+"/")
+		}
+		comps := strings.Split(rel, "/")
+		if !w.includeHidden && strings.HasPrefix(d.Name(), ".") {
+			if d.IsDir() {
+				return fs.SkipDir
+			}
+			return nil
+		}
+		skipTree := d.IsDir() && !w.recursive
+		if w.after != nil {
+			switch c := compareWalk(comps, w.after); {
+			case c < 0 && isPrefix(comps, w.after):
+				// An ancestor of the cursor: already returned, but its
+				// subtree holds the rest of the page.
+				return nil
+			case c <= 0:
+				if d.IsDir() {
+					return fs.SkipDir
+				}
+				return nil
+			}
+		}
+		more, err := visit(rel, d)
+		if err != nil {
+			return err
+		}
+		if !more {
+			return fs.SkipAll
+		}
+		if skipTree {
+			return fs.SkipDir
+		}
+		return nil
+	})
+	return err
+}
+
+// compareWalk orders paths as the walk visits them: component by component.
+func compareWalk(a, b []string) int {
+	for i := 0; i < len(a) && i < len(b); i++ {
+		if c := strings.Compare(a[i], b[i]); c != 0 {
+			return c
+		}
+	}
+	return len(a) - len(b)
+}
+
+func isPrefix(a, b []string) bool {
+	if len(a) > len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}
+
+// encodeCursor and decodeCursor make the opaque pagination cursor: the last
+// returned path, relative to the listed directory.
+func encodeCursor(rel string) string {
+	return base64.RawURLEncoding.EncodeToString([]byte(rel))
+}
+
+func decodeCursor(c string) ([]string, error) {
+	if c == "" {
+		return nil, nil
+	}
+	b, err := base64.RawURLEncoding.DecodeString(c)
+	if err != nil || len(b) == 0 {
+		return nil, errcode.New(errcode.InvalidArgument, "cursor is not valid")
+	}
+	comps := strings.Split(string(b), "/")
+	for _, c := range comps {
+		if c == "" || c == "." || c == ".." {
+			return nil, errcode.New(errcode.InvalidArgument, "cursor is not valid")
+		}
+	}
+	return comps, nil
+}

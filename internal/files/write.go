@@ -1,0 +1,238 @@
+package files
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/base64"
+	"encoding/hex"
+	"io/fs"
+
+	"github.com/hostlink/hostlink/internal/errcode"
+	"github.com/hostlink/hostlink/internal/jail"
+	"github.com/hostlink/hostlink/internal/ops"
+)
+
+// Write modes.
+const (
+	modeCreate            = "create"
+	modeOverwrite         = "overwrite"
+	modeCreateOrOverwrite = "create_or_overwrite"
+)
+
+// WriteFileArgs is write_file's request.
+type WriteFileArgs struct {
+	Workdir       string `json:"workdir,omitempty" jsonschema:"workdir alias (see read_file)"`
+	Path          string `json:"path"`
+	Content       string `json:"content" jsonschema:"the file's new content; bytes are written exactly as given, no line-ending translation"`
+	Encoding      string `json:"encoding,omitempty" enum:"utf-8,base64" jsonschema:"encoding of content: utf-8 (default) or base64"`
+	Mode          string `json:"mode,omitempty" enum:"create,overwrite,create_or_overwrite" jsonschema:"create fails if the file exists; overwrite fails if it does not; create_or_overwrite (default) does either"`
+	CreateParents bool   `json:"create_parents,omitempty" jsonschema:"create missing parent directories (only beneath the workdir)"`
+	IfRevision    string `json:"if_revision,omitempty" jsonschema:"fail with CONFLICT unless the file's current revision (from read_file) is this"`
+}
+
+// WriteFileResult is write_file's response.
+type WriteFileResult struct {
+	Workdir      string `json:"workdir"`
+	Path         string `json:"path"`
+	BytesWritten int64  `json:"bytes_written"`
+	Created      bool   `json:"created" jsonschema:"the file did not exist before"`
+	SHA256       string `json:"sha256"`
+	Revision     string `json:"revision"`
+}
+
+func (s *Service) writeFile(ctx context.Context, c *ops.Call, a WriteFileArgs) (WriteFileResult, error) {
+	enc, err := encodingOf(a.Encoding)
+	if err != nil {
+		return WriteFileResult{}, err
+	}
+	mode := a.Mode
+	if mode == "" {
+		mode = modeCreateOrOverwrite
+	}
+	var data []byte
+	if enc == encBase64 {
+		if int64(base64.StdEncoding.DecodedLen(len(a.Content))) > s.limits.MaxWriteBytes+2 {
+			return WriteFileResult{}, s.tooLargeToWrite()
+		}
+		data, err = base64.StdEncoding.DecodeString(a.Content)
+		if err != nil {
+			return WriteFileResult{}, errcode.New(errcode.InvalidArgument, "content is not valid base64")
+		}
+	} else {
+		data = []byte(a.Content)
+	}
+	if int64(len(data)) > s.limits.MaxWriteBytes {
+		return WriteFileResult{}, s.tooLargeToWrite()
+	}
+	t, err := s.resolve(a.Workdir, a.Path)
+	if err != nil {
+		return WriteFileResult{}, err
+	}
+	c.Target(t.wd.Alias, t.String())
+	c.Detail("mode", mode)
+	res, err := s.replace(ctx, t, data, replaceOpts{mode: mode, createParents: a.CreateParents, ifRevision: a.IfRevision})
+	if err != nil {
+		return WriteFileResult{}, err
+	}
+	c.AddBytes(res.BytesWritten)
+	return res, nil
+}
+
+func (s *Service) tooLargeToWrite() error {
+	return errcode.New(errcode.FileTooLarge, "content exceeds the write limit of %d bytes", s.limits.MaxWriteBytes).
+		With("max_write_bytes", s.limits.MaxWriteBytes)
+}
+
+type replaceOpts struct {
+	mode          string
+	createParents bool
+	ifRevision    string
+	// check runs under the path lock with the current content's revision
+	// ("" when the file does not exist), before anything is written.
+	check func(rev string) error
+	// held: the caller already holds the path lock for the target.
+	held bool
+}
+
+// replace atomically publishes data at t: it writes a temporary file in the
+// target's directory, syncs it and renames it into place, so a reader sees
+// the old file or the new one, never a mix. A symlink at t that stays in the
+// workdir is written through; one that leaves it is refused.
+func (s *Service) replace(ctx context.Context, t target, data []byte, o replaceOpts) (WriteFileResult, error) {
+	root := t.wd.Root
+	if root.ReadOnly() {
+		return WriteFileResult{}, errcode.New(errcode.ReadOnly, "workdir %q is read-only", t.wd.Alias)
+	}
+	if t.path.IsRoot() {
+		return WriteFileResult{}, errcode.New(errcode.NotAFile, "the workdir root is a directory")
+	}
+	real, err := root.Real(t.path)
+	if err != nil {
+		return WriteFileResult{}, err
+	}
+	if !o.held {
+		defer s.lock(target{t.wd, real})()
+	}
+
+	exists := false
+	var perm fs.FileMode = 0o644
+	rev := ""
+	if fi, err := root.Lstat(real); err == nil {
+		if !fi.Mode().IsRegular() {
+			return WriteFileResult{}, errcode.New(errcode.NotAFile, "%q is not a regular file", t.String())
+		}
+		exists, perm = true, fi.Mode().Perm()
+		f, fi, err := root.OpenFile(real)
+		if err != nil {
+			return WriteFileResult{}, err
+		}
+		rev, err = revisionOf(f, fi, s.limits.MaxReadBytes)
+		f.Close()
+		if err != nil {
+			return WriteFileResult{}, errcode.New(errcode.Internal, "reading %q failed", t.String())
+		}
+	} else if errcode.CodeOf(err) != errcode.PathNotFound {
+		return WriteFileResult{}, err
+	}
+	switch {
+	case o.mode == modeCreate && exists:
+		return WriteFileResult{}, errcode.New(errcode.PathExists, "%q already exists", t.String())
+	case o.mode == modeOverwrite && !exists:
+		return WriteFileResult{}, errcode.New(errcode.PathNotFound, "%q does not exist", t.String())
+	case o.ifRevision != "" && o.ifRevision != rev:
+		return WriteFileResult{}, errcode.New(errcode.Conflict, "%q changed since revision %q", t.String(), o.ifRevision).
+			With("current_revision", rev)
+	}
+	if o.check != nil {
+		if err := o.check(rev); err != nil {
+			return WriteFileResult{}, err
+		}
+	}
+	parent := real.Parent()
+	if fi, err := root.Stat(parent); err != nil {
+		if errcode.CodeOf(err) != errcode.PathNotFound {
+			return WriteFileResult{}, err
+		}
+		if !o.createParents {
+			return WriteFileResult{}, errcode.New(errcode.PathNotFound, "the parent directory of %q does not exist; set create_parents", t.String())
+		}
+		if err := root.MkdirAll(parent); err != nil {
+			return WriteFileResult{}, err
+		}
+	} else if !fi.IsDir() {
+		return WriteFileResult{}, errcode.New(errcode.NotADirectory, "the parent of %q is not a directory", t.String())
+	}
+	if err := ctx.Err(); err != nil {
+		return WriteFileResult{}, err
+	}
+
+	tmp, tmpPath, err := root.CreateTemp(parent)
+	if err != nil {
+		return WriteFileResult{}, err
+	}
+	published := false
+	defer func() {
+		if !published {
+			tmp.Close()
+			root.Remove(tmpPath)
+		}
+	}()
+	if _, err := tmp.Write(data); err != nil {
+		return WriteFileResult{}, errcode.New(errcode.Internal, "writing %q failed", t.String())
+	}
+	if err := tmp.Sync(); err != nil {
+		return WriteFileResult{}, errcode.New(errcode.Internal, "writing %q failed", t.String())
+	}
+	if err := tmp.Close(); err != nil {
+		return WriteFileResult{}, errcode.New(errcode.Internal, "writing %q failed", t.String())
+	}
+	if err := root.Chmod(tmpPath, perm); err != nil {
+		return WriteFileResult{}, err
+	}
+	if o.mode == modeCreate {
+		err = publishNew(root, tmpPath, real)
+	} else {
+		err = root.Rename(tmpPath, real)
+	}
+	if err != nil {
+		return WriteFileResult{}, err
+	}
+	published = true
+
+	sum := sha256.Sum256(data)
+	newRev := "sha256:" + hex.EncodeToString(sum[:])
+	if int64(len(data)) > s.limits.MaxReadBytes {
+		if f, fi, err := root.OpenFile(real); err == nil {
+			newRev, _ = revisionOf(f, fi, s.limits.MaxReadBytes)
+			f.Close()
+		}
+	}
+	return WriteFileResult{
+		Workdir:      t.wd.Alias,
+		Path:         t.String(),
+		BytesWritten: int64(len(data)),
+		Created:      !exists,
+		SHA256:       hex.EncodeToString(sum[:]),
+		Revision:     newRev,
+	}, nil
+}
+
+// publishNew links the finished temporary file to its name, which fails if
+// the name was taken meanwhile, then drops the temporary name. Where hard
+// links are not supported it falls back to a checked rename.
+func publishNew(root *jail.Root, tmp, dst jail.Path) error {
+	err := root.Link(tmp, dst)
+	if err == nil {
+		root.Remove(tmp)
+		return nil
+	}
+	if errcode.CodeOf(err) == errcode.PathExists {
+		return err
+	}
+	if _, serr := root.Lstat(dst); serr == nil {
+		return errcode.New(errcode.PathExists, "%q already exists", dst.String())
+	} else if errcode.CodeOf(serr) != errcode.PathNotFound {
+		return serr
+	}
+	return root.Rename(tmp, dst)
+}

@@ -1,0 +1,151 @@
+package jail
+
+import (
+	"io"
+	"os"
+	"path/filepath"
+	"strconv"
+	"sync"
+	"sync/atomic"
+	"testing"
+)
+
+// TestSymlinkRace flips a symlink between a directory inside the root and
+// one outside while other goroutines read, write, list and move through it.
+// os.Root resolves each component beneath the root's handle, so no
+// iteration may ever reach the outside directory.
+func TestSymlinkRace(t *testing.T) {
+	base := t.TempDir()
+	root := filepath.Join(base, "root")
+	outside := filepath.Join(base, "outside")
+	for _, d := range []string{filepath.Join(root, "inside"), outside} {
+		os.MkdirAll(d, 0o755)
+	}
+	os.WriteFile(filepath.Join(outside, "secret.txt"), []byte("SECRET"), 0o644)
+	os.WriteFile(filepath.Join(root, "inside", "secret.txt"), []byte("inside"), 0o644)
+	// Two ready-made links, renamed over "flip" in turn: rename is atomic,
+	// so "flip" always exists and points one way or the other.
+	mk := func(name, target string) {
+		if err := os.Symlink(target, filepath.Join(root, name)); err != nil {
+			t.Skipf("symlinks unavailable: %v", err)
+		}
+	}
+	mk("flip", "inside")
+	r, err := Open(root, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+
+	iterations := 5000
+	if testing.Short() {
+		iterations = 500
+	}
+	var stop atomic.Bool
+	var escapes, flips atomic.Int64
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		for i := 0; !stop.Load(); i++ {
+			target, name := "inside", "flip-in"
+			if i%2 == 0 {
+				target, name = filepath.Join("..", "outside"), "flip-out"
+			}
+			tmp := filepath.Join(root, name)
+			os.Remove(tmp)
+			if os.Symlink(target, tmp) == nil && os.Rename(tmp, filepath.Join(root, "flip")) == nil {
+				flips.Add(1)
+			}
+		}
+	}()
+	p := func(s string) Path {
+		jp, err := r.Resolve(s)
+		if err != nil {
+			t.Error(err)
+		}
+		return jp
+	}
+	workers := []func(i int){
+		func(int) { // read
+			f, _, err := r.OpenFile(p("flip/secret.txt"))
+			if err != nil {
+				return
+			}
+			b, _ := io.ReadAll(f)
+			f.Close()
+			if string(b) == "SECRET" {
+				escapes.Add(1)
+			}
+		},
+		func(i int) { // write: temp file + rename, as write_file does
+			dir := p("flip")
+			f, tp, err := r.CreateTemp(dir)
+			if err != nil {
+				return
+			}
+			f.WriteString("w")
+			f.Close()
+			if r.Rename(tp, p("flip/w-"+strconv.Itoa(i))) != nil {
+				r.Remove(tp)
+			}
+			r.MkdirAll(p("flip/d-" + strconv.Itoa(i) + "/e"))
+		},
+		func(int) { // list
+			f, err := r.OpenDir(p("flip"))
+			if err != nil {
+				return
+			}
+			names, _ := f.Readdirnames(-1)
+			f.Close()
+			for _, n := range names {
+				if n == "outside-marker" {
+					escapes.Add(1)
+				}
+			}
+		},
+		func(i int) { // move and delete through the link
+			a, b := p("flip/m-"+strconv.Itoa(i)), p("flip/n-"+strconv.Itoa(i))
+			if f, tp, err := r.CreateTemp(p("flip")); err == nil {
+				f.Close()
+				r.Rename(tp, a)
+			}
+			r.Rename(a, b)
+			r.Remove(b)
+			r.RemoveAll(p("flip/d-" + strconv.Itoa(i)))
+		},
+	}
+	os.WriteFile(filepath.Join(outside, "outside-marker"), nil, 0o644)
+	before := snapshotDir(t, outside)
+	var work sync.WaitGroup
+	for _, w := range workers {
+		work.Add(1)
+		go func() {
+			defer work.Done()
+			for i := range iterations {
+				w(i)
+			}
+		}()
+	}
+	work.Wait()
+	stop.Store(true)
+	wg.Wait()
+	if n := escapes.Load(); n != 0 {
+		t.Fatalf("%d escapes", n)
+	}
+	if after := snapshotDir(t, outside); after != before {
+		t.Fatalf("outside changed: %v -> %v", before, after)
+	}
+	t.Logf("%d iterations per worker, %d flips, 0 escapes", iterations, flips.Load())
+}
+
+func snapshotDir(t *testing.T, dir string) string {
+	var s string
+	filepath.Walk(dir, func(p string, fi os.FileInfo, err error) error {
+		if err == nil {
+			s += p + ":" + strconv.FormatInt(fi.Size(), 10) + ";"
+		}
+		return nil
+	})
+	return s
+}

@@ -1,0 +1,216 @@
+package jail
+
+import (
+	"os"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"unicode/utf16"
+
+	"github.com/hostlink/hostlink/internal/errcode"
+)
+
+// Root is one directory that file operations are confined to.
+// It is safe for concurrent use.
+type Root struct {
+	dir      string     // canonical absolute path (symlinks resolved)
+	accepted [][]string // absolute forms (canonical and as configured) callers may use, parsed
+	vols     []string   // volume of each accepted form
+	root     *os.Root
+	flavor   Flavor
+	fold     bool // names compare case-insensitively on this volume
+	readOnly bool
+	goos     string
+}
+
+// Options configure Open.
+type Options struct {
+	// ReadOnly makes every mutation fail with READ_ONLY.
+	ReadOnly bool
+}
+
+// Open opens dir as a Root. dir must be an absolute path to an existing
+// directory; its canonical form (symlinks resolved) becomes the boundary.
+func Open(dir string, opts Options) (*Root, error) {
+	if !filepath.IsAbs(dir) {
+		return nil, errcode.New(errcode.InvalidArgument, "workdir path must be absolute")
+	}
+	canon, err := filepath.EvalSymlinks(dir)
+	if err != nil {
+		return nil, err
+	}
+	canon, err = filepath.Abs(canon)
+	if err != nil {
+		return nil, err
+	}
+	osr, err := os.OpenRoot(canon)
+	if err != nil {
+		return nil, err
+	}
+	r := &Root{
+		dir:      canon,
+		root:     osr,
+		flavor:   HostFlavor(),
+		readOnly: opts.ReadOnly,
+		goos:     runtime.GOOS,
+	}
+	r.fold = probeCaseInsensitive(canon, !opts.ReadOnly)
+	for _, form := range []string{canon, filepath.Clean(dir)} {
+		p, perr := parse(form, r.flavor)
+		if perr != nil {
+			continue
+		}
+		comps, cerr := clean(p.comps, r.flavor)
+		if cerr != nil {
+			continue
+		}
+		r.accepted = append(r.accepted, comps)
+		r.vols = append(r.vols, p.vol)
+	}
+	if len(r.accepted) == 0 {
+		osr.Close()
+		return nil, errcode.New(errcode.InvalidArgument, "workdir path is not a valid path on this OS")
+	}
+	return r, nil
+}
+
+// Close releases the root's directory handle.
+func (r *Root) Close() error { return r.root.Close() }
+
+// Dir is the canonical absolute directory of the root.
+func (r *Root) Dir() string { return r.dir }
+
+// ReadOnly reports whether mutations are refused.
+func (r *Root) ReadOnly() bool { return r.readOnly }
+
+// CaseInsensitive reports whether the root's volume compares names without case.
+func (r *Root) CaseInsensitive() bool { return r.fold }
+
+// Path is a path inside a Root: root-relative, cleaned, '/'-separated, "."
+// for the root itself. A Path can only be made by Resolve or Join, so every
+// Path has passed the lexical checks.
+type Path struct{ rel string }
+
+// String returns the root-relative form with '/' separators.
+func (p Path) String() string { return p.rel }
+
+// IsRoot reports whether p is the root directory itself.
+func (p Path) IsRoot() bool { return p.rel == "." }
+
+// Base returns the last component ("." for the root).
+func (p Path) Base() string {
+	if i := strings.LastIndexByte(p.rel, '/'); i >= 0 {
+		return p.rel[i+1:]
+	}
+	return p.rel
+}
+
+// Parent returns the containing directory (the root's parent is the root).
+func (p Path) Parent() Path {
+	if i := strings.LastIndexByte(p.rel, '/'); i >= 0 {
+		return Path{p.rel[:i]}
+	}
+	return Path{"."}
+}
+
+// os returns the form os.Root expects.
+func (p Path) os() string { return filepath.FromSlash(p.rel) }
+
+func pathOf(comps []string) Path {
+	if len(comps) == 0 {
+		return Path{"."}
+	}
+	return Path{strings.Join(comps, "/")}
+}
+
+// Resolve checks p lexically and returns it as a Path in r. p may be relative
+// to the root or absolute inside it (in its canonical or configured form,
+// compared without case on a case-insensitive volume). Resolve does not touch
+// the file system.
+func (r *Root) Resolve(p string) (Path, error) {
+	if p == "" {
+		return Path{}, errcode.New(errcode.InvalidArgument, "path is empty")
+	}
+	pp, err := parse(p, r.flavor)
+	if err != nil {
+		return Path{}, err
+	}
+	comps, err := clean(pp.comps, r.flavor)
+	if err != nil {
+		return Path{}, err
+	}
+	if pp.abs {
+		rel, ok := r.relative(pp.vol, comps)
+		if !ok {
+			return Path{}, errcode.New(errcode.PathOutsideRoot, "path is outside the workdir")
+		}
+		comps = rel
+	}
+	if err := r.checkLength(comps); err != nil {
+		return Path{}, err
+	}
+	return pathOf(comps), nil
+}
+
+// relative strips an accepted root prefix from an absolute path, comparing
+// components with the volume's case rules and on a component boundary (so
+// /root2 is never inside /root).
+func (r *Root) relative(vol string, comps []string) ([]string, bool) {
+	for i, base := range r.accepted {
+		if r.flavor == Windows {
+			if vol == "" {
+				vol = r.vols[i]
+			}
+			if !strings.EqualFold(vol, r.vols[i]) {
+				continue
+			}
+		}
+		if len(comps) < len(base) {
+			continue
+		}
+		match := true
+		for j, c := range base {
+			if c != comps[j] && !(r.fold && strings.EqualFold(c, comps[j])) {
+				match = false
+				break
+			}
+		}
+		if match {
+			return comps[len(base):], true
+		}
+	}
+	return nil, false
+}
+
+func (r *Root) checkLength(comps []string) *errcode.Error {
+	size := func(s string) int { return len(s) }
+	if r.flavor == Windows {
+		size = func(s string) int { return len(utf16.Encode([]rune(s))) }
+	}
+	n := size(r.dir)
+	for _, c := range comps {
+		n += 1 + size(c)
+	}
+	if n > maxPathFor(r.goos) {
+		return errcode.New(PathTooLong, "path is longer than this OS allows")
+	}
+	return nil
+}
+
+// Join returns dir/name after checking name as a single component.
+func (r *Root) Join(dir Path, name string) (Path, error) {
+	if name == "" || name == "." || name == ".." || strings.ContainsAny(name, `/`) ||
+		(r.flavor == Windows && strings.ContainsRune(name, '\\')) {
+		return Path{}, errcode.New(errcode.InvalidArgument, "not a single path component")
+	}
+	if err := checkName(name, r.flavor); err != nil {
+		return Path{}, err
+	}
+	if dir.IsRoot() {
+		return Path{name}, nil
+	}
+	return Path{dir.rel + "/" + name}, nil
+}
+
+// Abs returns the absolute host path of p, for display to the local user.
+func (r *Root) Abs(p Path) string { return filepath.Join(r.dir, p.os()) }

@@ -1,0 +1,257 @@
+package jail
+
+import (
+	"io"
+	"os"
+	"path/filepath"
+	"runtime"
+	"testing"
+
+	"github.com/hostlink/hostlink/internal/errcode"
+)
+
+// sandbox makes base/{root,outside} with a secret outside and a few
+// symlinks inside the root. It returns the opened root and the base dir.
+func sandbox(t *testing.T) (*Root, string) {
+	t.Helper()
+	base := t.TempDir()
+	for _, d := range []string{"root/sub", "outside"} {
+		if err := os.MkdirAll(filepath.Join(base, d), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write(t, filepath.Join(base, "outside", "secret.txt"), "secret")
+	write(t, filepath.Join(base, "root", "sub", "in.txt"), "inside")
+	links := map[string]string{
+		"root/out":      filepath.Join("..", "outside"),
+		"root/out-abs":  filepath.Join(base, "outside", "secret.txt"),
+		"root/chain1":   "chain2",
+		"root/chain2":   filepath.Join("..", "outside"),
+		"root/in":       filepath.Join("sub", "in.txt"),
+		"root/in-abs":   filepath.Join(base, "root", "sub"),
+		"root/sub/up":   "..",
+		"root/sub/up2":  filepath.Join("..", ".."),
+		"root/dangling": "nothing-here",
+		"root/loop":     "loop",
+	}
+	for name, target := range links {
+		if err := os.Symlink(target, filepath.Join(base, name)); err != nil {
+			if runtime.GOOS == "windows" {
+				t.Skipf("symlinks unavailable: %v", err)
+			}
+			t.Fatal(err)
+		}
+	}
+	r, err := Open(filepath.Join(base, "root"), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { r.Close() })
+	return r, base
+}
+
+func write(t *testing.T, name, content string) {
+	t.Helper()
+	if err := os.WriteFile(name, []byte(content), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func mustResolve(t *testing.T, r *Root, p string) Path {
+	t.Helper()
+	jp, err := r.Resolve(p)
+	if err != nil {
+		t.Fatalf("Resolve(%q): %v", p, err)
+	}
+	return jp
+}
+
+// TestEscapeDetection pins the text of os.Root's escape error, which isEscape
+// relies on: if Go changes it, this fails rather than letting escapes turn
+// into generic errors.
+func TestEscapeDetection(t *testing.T) {
+	r, _ := sandbox(t)
+	_, err := r.root.Stat("out")
+	if !isEscape(err) {
+		t.Fatalf("os.Root escape error not recognized: %v", err)
+	}
+	if _, err := r.Stat(mustResolve(t, r, "out")); errcode.CodeOf(err) != errcode.PathOutsideRoot {
+		t.Fatalf("Stat(out) = %v, want PATH_OUTSIDE_ALLOWED_ROOT", err)
+	}
+}
+
+func TestReal(t *testing.T) {
+	r, _ := sandbox(t)
+	for _, tt := range []struct {
+		in, want string
+		code     errcode.Code
+	}{
+		{"in", "sub/in.txt", ""},
+		{"in-abs/in.txt", "sub/in.txt", ""},
+		{"sub/up/in", "sub/in.txt", ""},
+		{"sub/up/sub/up/in", "sub/in.txt", ""},
+		{"dangling", "nothing-here", ""},
+		{"missing/x", "missing/x", ""},
+		{"out", "", errcode.PathOutsideRoot},
+		{"out-abs", "", errcode.PathOutsideRoot},
+		{"chain1", "", errcode.PathOutsideRoot},
+		{"chain1/secret.txt", "", errcode.PathOutsideRoot},
+		{"sub/up2", "", errcode.PathOutsideRoot},
+		{"loop", "", errcode.PathOutsideRoot},
+	} {
+		got, err := r.Real(mustResolve(t, r, tt.in))
+		if errcode.CodeOf(err) != tt.code || (err == nil && got.String() != tt.want) {
+			t.Errorf("Real(%q) = %q, %v; want %q, %q", tt.in, got, err, tt.want, tt.code)
+		}
+	}
+}
+
+func TestSymlinksOutAreRefused(t *testing.T) {
+	r, base := sandbox(t)
+	for _, p := range []string{"out", "out-abs", "chain1", "chain2", "sub/up2"} {
+		jp := mustResolve(t, r, p)
+		if _, err := r.Lstat(jp); errcode.CodeOf(err) != errcode.PathOutsideRoot {
+			t.Errorf("Lstat(%s) = %v", p, err)
+		}
+		if _, _, err := r.OpenFile(jp); errcode.CodeOf(err) != errcode.PathOutsideRoot {
+			t.Errorf("OpenFile(%s) = %v", p, err)
+		}
+		if err := r.Remove(jp); errcode.CodeOf(err) != errcode.PathOutsideRoot {
+			t.Errorf("Remove(%s) = %v", p, err)
+		}
+		if err := r.Rename(jp, mustResolve(t, r, "moved")); errcode.CodeOf(err) != errcode.PathOutsideRoot {
+			t.Errorf("Rename(%s) = %v", p, err)
+		}
+		_, inside, err := r.LinkTarget(jp)
+		if err != nil || inside {
+			t.Errorf("LinkTarget(%s) inside=%v err=%v", p, inside, err)
+		}
+	}
+	if err := r.MkdirAll(mustResolve(t, r, "out/newdir/x")); errcode.CodeOf(err) != errcode.PathOutsideRoot {
+		t.Errorf("MkdirAll through out = %v", err)
+	}
+	if _, err := os.Stat(filepath.Join(base, "outside", "newdir")); !os.IsNotExist(err) {
+		t.Errorf("MkdirAll created a directory outside the root")
+	}
+	if _, _, err := r.CreateTemp(mustResolve(t, r, "out")); errcode.CodeOf(err) != errcode.PathOutsideRoot {
+		t.Errorf("CreateTemp in out = %v", err)
+	}
+	got, _ := os.ReadFile(filepath.Join(base, "outside", "secret.txt"))
+	if string(got) != "secret" {
+		t.Fatal("outside file changed")
+	}
+	ents, _ := os.ReadDir(filepath.Join(base, "outside"))
+	if len(ents) != 1 {
+		t.Fatalf("outside dir has %d entries, want 1", len(ents))
+	}
+}
+
+func TestSymlinksInsideWork(t *testing.T) {
+	r, _ := sandbox(t)
+	f, fi, err := r.OpenFile(mustResolve(t, r, "in"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	b, _ := io.ReadAll(f)
+	if string(b) != "inside" || fi.Size() != 6 {
+		t.Fatalf("read %q", b)
+	}
+	if _, inside, err := r.LinkTarget(mustResolve(t, r, "dangling")); err != nil || !inside {
+		t.Errorf("dangling link: inside=%v err=%v", inside, err)
+	}
+}
+
+func TestReadOnly(t *testing.T) {
+	dir := t.TempDir()
+	write(t, filepath.Join(dir, "f"), "x")
+	r, err := Open(dir, Options{ReadOnly: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	p := mustResolve(t, r, "f")
+	for name, fn := range map[string]func() error{
+		"Remove":    func() error { return r.Remove(p) },
+		"RemoveAll": func() error { return r.RemoveAll(p) },
+		"Mkdir":     func() error { return r.Mkdir(mustResolve(t, r, "d")) },
+		"MkdirAll":  func() error { return r.MkdirAll(mustResolve(t, r, "d/e")) },
+		"Rename":    func() error { return r.Rename(p, mustResolve(t, r, "g")) },
+		"Link":      func() error { return r.Link(p, mustResolve(t, r, "g")) },
+		"Chmod":     func() error { return r.Chmod(p, 0o600) },
+		"CreateTemp": func() error {
+			_, _, err := r.CreateTemp(mustResolve(t, r, "."))
+			return err
+		},
+	} {
+		if err := fn(); errcode.CodeOf(err) != errcode.ReadOnly {
+			t.Errorf("%s on read-only root = %v", name, err)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(dir, "f")); err != nil {
+		t.Fatal("file gone from read-only root")
+	}
+}
+
+func TestRootItselfIsImmutable(t *testing.T) {
+	r, _ := sandbox(t)
+	root := mustResolve(t, r, ".")
+	if err := r.RemoveAll(root); errcode.CodeOf(err) != errcode.InvalidArgument {
+		t.Fatalf("RemoveAll(.) = %v", err)
+	}
+	if _, err := os.Stat(r.Dir()); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestAbsoluteFormsOfRoot(t *testing.T) {
+	base := t.TempDir()
+	real := filepath.Join(base, "real")
+	os.Mkdir(real, 0o755)
+	alias := filepath.Join(base, "alias")
+	if err := os.Symlink(real, alias); err != nil {
+		t.Skipf("symlinks unavailable: %v", err)
+	}
+	r, err := Open(alias, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	for _, p := range []string{filepath.Join(real, "x"), filepath.Join(alias, "x")} {
+		if got, err := r.Resolve(p); err != nil || got.String() != "x" {
+			t.Errorf("Resolve(%q) = %q, %v", p, got, err)
+		}
+	}
+	if _, err := r.Resolve(filepath.Join(base, "x")); errcode.CodeOf(err) != errcode.PathOutsideRoot {
+		t.Errorf("sibling resolved: %v", err)
+	}
+}
+
+func TestCaseProbe(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "MixedCase")
+	os.Mkdir(dir, 0o755)
+	r, err := Open(dir, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	_, statErr := os.Stat(filepath.Join(filepath.Dir(dir), "mixedcase"))
+	if want := statErr == nil; r.CaseInsensitive() != want {
+		t.Fatalf("CaseInsensitive = %v, but the volume says %v", r.CaseInsensitive(), want)
+	}
+	// A root whose name has no letters is probed with a temporary file,
+	// which must not be left behind.
+	digits := filepath.Join(t.TempDir(), "1234")
+	os.Mkdir(digits, 0o755)
+	r2, err := Open(digits, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r2.Close()
+	if r2.CaseInsensitive() != r.CaseInsensitive() {
+		t.Errorf("probe by file = %v, by name = %v", r2.CaseInsensitive(), r.CaseInsensitive())
+	}
+	if ents, _ := os.ReadDir(digits); len(ents) != 0 {
+		t.Errorf("probe left %d files", len(ents))
+	}
+}

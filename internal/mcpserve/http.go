@@ -1,0 +1,129 @@
+package mcpserve
+
+import (
+	"crypto/subtle"
+	"net"
+	"net/http"
+	"net/url"
+	"strings"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/hostlink/hostlink/internal/audit"
+	"github.com/hostlink/hostlink/internal/ops"
+)
+
+// HTTPOptions configure the Streamable HTTP endpoint.
+type HTTPOptions struct {
+	// Token is the bearer token every request must carry.
+	Token string
+	// MaxBodyBytes bounds a request body (a write_file of the largest allowed
+	// content, base64-encoded, must fit).
+	MaxBodyBytes int64
+	// Audit, if set, records refused requests.
+	Audit ops.Auditor
+}
+
+// NewHTTPHandler returns the Streamable HTTP handler for reg. Each request
+// must come from a loopback address, name a loopback Host, carry no foreign
+// Origin and present the bearer token; otherwise it is refused before the
+// MCP layer sees it.
+func NewHTTPHandler(reg *ops.Registry, o HTTPOptions) http.Handler {
+	mcpHandler := mcp.NewStreamableHTTPHandler(func(r *http.Request) *mcp.Server {
+		return NewServer(reg, ops.TransportMCPHTTP, r.RemoteAddr)
+	}, &mcp.StreamableHTTPOptions{MaxRequestBodyBytes: o.MaxBodyBytes, SessionTimeout: 30 * time.Minute})
+	return &guard{next: mcpHandler, opts: o}
+}
+
+type guard struct {
+	next http.Handler
+	opts HTTPOptions
+}
+
+func (g *guard) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	status, reason := g.check(r)
+	if status != 0 {
+		if g.opts.Audit != nil {
+			g.opts.Audit.Append(audit.Record{
+				Time: time.Now(), Transport: ops.TransportMCPHTTP, Peer: r.RemoteAddr,
+				Op: "http_request_refused", Code: "AUTH_FAILED", Details: map[string]any{"reason": reason},
+			})
+		}
+		if status == http.StatusUnauthorized {
+			w.Header().Set("WWW-Authenticate", `Bearer realm="hostlink"`)
+		}
+		http.Error(w, reason, status)
+		return
+	}
+	g.next.ServeHTTP(w, r)
+}
+
+// check returns a non-zero status and a reason when r must be refused.
+func (g *guard) check(r *http.Request) (int, string) {
+	if !loopbackAddr(r.RemoteAddr) {
+		return http.StatusForbidden, "only loopback clients are served"
+	}
+	if !loopbackHost(r.Host) {
+		return http.StatusForbidden, "the Host header must name a loopback address"
+	}
+	if origin := r.Header.Get("Origin"); origin != "" && !loopbackOrigin(origin) {
+		return http.StatusForbidden, "cross-origin requests are refused"
+	}
+	auth := r.Header.Get("Authorization")
+	scheme, token, ok := strings.Cut(auth, " ")
+	if !ok || !strings.EqualFold(scheme, "Bearer") || g.opts.Token == "" ||
+		subtle.ConstantTimeCompare([]byte(strings.TrimSpace(token)), []byte(g.opts.Token)) != 1 {
+		return http.StatusUnauthorized, "a valid bearer token is required (see `hostlink token`)"
+	}
+	return 0, ""
+}
+
+func loopbackAddr(hostport string) bool {
+	host, _, err := net.SplitHostPort(hostport)
+	if err != nil {
+		return false
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
+}
+
+// loopbackHost accepts Host values a local client sends: a loopback IP or
+// "localhost", with or without a port.
+func loopbackHost(host string) bool {
+	h := host
+	if hh, _, err := net.SplitHostPort(host); err == nil {
+		h = hh
+	}
+	h = strings.TrimSuffix(strings.TrimPrefix(h, "["), "]")
+	if strings.EqualFold(h, "localhost") {
+		return true
+	}
+	ip := net.ParseIP(h)
+	return ip != nil && ip.IsLoopback()
+}
+
+func loopbackOrigin(origin string) bool {
+	u, err := url.Parse(origin)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") {
+		return false
+	}
+	return loopbackHost(u.Host)
+}
+
+// Listen opens a TCP listener on addr, refusing any address that is not a
+// loopback IP (or localhost, which is bound as 127.0.0.1).
+func Listen(addr string) (net.Listener, error) {
+	host, port, err := net.SplitHostPort(addr)
+	if err != nil {
+		return nil, err
+	}
+	if strings.EqualFold(host, "localhost") {
+		host = "127.0.0.1"
+	}
+	ip := net.ParseIP(strings.TrimSuffix(strings.TrimPrefix(host, "["), "]"))
+	if ip == nil || !ip.IsLoopback() {
+		return nil, &net.AddrError{Err: "refusing to listen on a non-loopback address", Addr: addr}
+	}
+	return net.Listen("tcp", net.JoinHostPort(ip.String(), port))
+}

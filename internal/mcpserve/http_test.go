@@ -1,0 +1,155 @@
+package mcpserve
+
+import (
+	"context"
+	"crypto/rand"
+	"net/http"
+	"net/http/httptest"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/hostlink/hostlink/internal/audit"
+	"github.com/hostlink/hostlink/internal/errcode"
+	"github.com/hostlink/hostlink/internal/ops"
+)
+
+func TestGuard(t *testing.T) {
+	g := &guard{opts: HTTPOptions{Token: "s3cret-token-value"}}
+	tests := []struct {
+		name   string
+		remote string
+		host   string
+		origin string
+		auth   string
+		status int
+	}{
+		{"ok", "127.0.0.1:5000", "127.0.0.1:7717", "", "Bearer s3cret-token-value", 0},
+		{"ok localhost", "127.0.0.1:5000", "localhost:7717", "http://localhost:3000", "bearer s3cret-token-value", 0},
+		{"ok ipv6", "[::1]:5000", "[::1]:7717", "http://[::1]", "Bearer s3cret-token-value", 0},
+		{"no token", "127.0.0.1:5000", "127.0.0.1:7717", "", "", http.StatusUnauthorized},
+		{"wrong token", "127.0.0.1:5000", "127.0.0.1:7717", "", "Bearer s3cret-token-valuf", http.StatusUnauthorized},
+		{"token prefix", "127.0.0.1:5000", "127.0.0.1:7717", "", "Bearer s3cret", http.StatusUnauthorized},
+		{"basic auth", "127.0.0.1:5000", "127.0.0.1:7717", "", "Basic s3cret-token-value", http.StatusUnauthorized},
+		{"foreign origin", "127.0.0.1:5000", "127.0.0.1:7717", "https://evil.example", "Bearer s3cret-token-value", http.StatusForbidden},
+		{"null origin", "127.0.0.1:5000", "127.0.0.1:7717", "null", "Bearer s3cret-token-value", http.StatusForbidden},
+		{"origin lookalike", "127.0.0.1:5000", "127.0.0.1:7717", "http://localhost.evil.example", "Bearer s3cret-token-value", http.StatusForbidden},
+		{"rebinding host", "127.0.0.1:5000", "evil.example:7717", "", "Bearer s3cret-token-value", http.StatusForbidden},
+		{"remote client", "192.168.1.9:5000", "127.0.0.1:7717", "", "Bearer s3cret-token-value", http.StatusForbidden},
+	}
+	for _, tt := range tests {
+		r := httptest.NewRequest("POST", "http://"+tt.host+"/mcp", nil)
+		r.RemoteAddr, r.Host = tt.remote, tt.host
+		if tt.origin != "" {
+			r.Header.Set("Origin", tt.origin)
+		}
+		if tt.auth != "" {
+			r.Header.Set("Authorization", tt.auth)
+		}
+		if status, _ := g.check(r); status != tt.status {
+			t.Errorf("%s: status %d, want %d", tt.name, status, tt.status)
+		}
+	}
+	empty := &guard{}
+	r := httptest.NewRequest("POST", "http://127.0.0.1/mcp", nil)
+	r.RemoteAddr = "127.0.0.1:1"
+	r.Header.Set("Authorization", "Bearer ")
+	if status, _ := empty.check(r); status != http.StatusUnauthorized {
+		t.Error("an empty configured token must never authenticate")
+	}
+}
+
+func TestListenRefusesNonLoopback(t *testing.T) {
+	for _, addr := range []string{"0.0.0.0:0", "[::]:0", ":0", "192.168.1.5:0", "example.com:0"} {
+		if ln, err := Listen(addr); err == nil {
+			ln.Close()
+			t.Errorf("Listen(%q) succeeded", addr)
+		}
+	}
+	for _, addr := range []string{"127.0.0.1:0", "localhost:0"} {
+		ln, err := Listen(addr)
+		if err != nil {
+			t.Errorf("Listen(%q): %v", addr, err)
+			continue
+		}
+		ln.Close()
+	}
+}
+
+type waitArgs struct{}
+type waitResult struct{}
+
+// TestCancellation calls an operation that waits for its context over real
+// Streamable HTTP with the Go SDK client, then cancels the call: the
+// operation must see the cancellation and be audited as CANCELLED.
+func TestCancellation(t *testing.T) {
+	dir := t.TempDir()
+	key := make([]byte, 32)
+	rand.Read(key)
+	log, err := audit.Open(audit.Options{Dir: dir, Key: key})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer log.Close()
+	reg := ops.New(log, nil)
+	started := make(chan struct{})
+	stopped := make(chan error, 1)
+	ops.Register(reg, ops.Spec{Name: "wait", ReadOnly: true}, func(ctx context.Context, c *ops.Call, _ waitArgs) (waitResult, error) {
+		close(started)
+		<-ctx.Done()
+		stopped <- ctx.Err()
+		return waitResult{}, ctx.Err()
+	})
+	srv := httptest.NewServer(NewHTTPHandler(reg, HTTPOptions{Token: "tok-tok-tok-tok", Audit: log}))
+	defer srv.Close()
+	client := mcp.NewClient(&mcp.Implementation{Name: "t", Version: "1"}, nil)
+	sess, err := client.Connect(context.Background(), &mcp.StreamableClientTransport{
+		Endpoint:   srv.URL,
+		HTTPClient: &http.Client{Transport: bearer{"tok-tok-tok-tok"}},
+	}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sess.Close()
+	tools, err := sess.ListTools(context.Background(), nil)
+	if err != nil || len(tools.Tools) != 1 || !tools.Tools[0].Annotations.ReadOnlyHint {
+		t.Fatalf("tools: %+v %v", tools, err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	go func() { <-started; cancel() }()
+	_, err = sess.CallTool(ctx, &mcp.CallToolParams{Name: "wait", Arguments: map[string]any{}})
+	if err == nil {
+		t.Fatal("cancelled call returned no error")
+	}
+	select {
+	case err := <-stopped:
+		if err == nil {
+			t.Fatal("handler context not cancelled")
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("the operation did not see the cancellation")
+	}
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		lines, _ := audit.Tail(dir, 1)
+		if len(lines) == 1 && lines[0].Op == "wait" {
+			if lines[0].Code != string(errcode.Cancelled) {
+				t.Fatalf("audited as %q", lines[0].Code)
+			}
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("cancelled call not audited")
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+type bearer struct{ tok string }
+
+func (b bearer) RoundTrip(r *http.Request) (*http.Response, error) {
+	r = r.Clone(r.Context())
+	r.Header.Set("Authorization", "Bearer "+b.tok)
+	return http.DefaultTransport.RoundTrip(r)
+}

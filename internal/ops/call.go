@@ -1,0 +1,95 @@
+package ops
+
+import (
+	"sync"
+	"time"
+
+	"github.com/hostlink/hostlink/internal/audit"
+	"github.com/hostlink/hostlink/internal/errcode"
+)
+
+// Transport names, as recorded in the audit log.
+const (
+	TransportMCPStdio = "mcp-stdio"
+	TransportMCPHTTP  = "mcp-http"
+	TransportCLI      = "cli"
+)
+
+// Caller says who is calling, as the transport measured it.
+type Caller struct {
+	Transport string
+	Peer      string
+	RequestID string
+}
+
+// ProgressFunc reports progress of a long operation; total is 0 when unknown.
+type ProgressFunc func(done, total float64, message string)
+
+// Call is one invocation, handed to the handler. Handlers note what the
+// audit record should say (workdir, root-relative paths, bytes, details)
+// through its methods; the registry writes the record.
+type Call struct {
+	Caller
+	progress ProgressFunc
+
+	mu      sync.Mutex
+	workdir string
+	paths   []string
+	bytes   int64
+	details map[string]any
+}
+
+// Progress reports progress to the caller, if its transport supports it.
+func (c *Call) Progress(done, total float64, message string) {
+	if c.progress != nil {
+		c.progress(done, total, message)
+	}
+}
+
+// Target records the workdir and root-relative paths the call acts on.
+func (c *Call) Target(workdir string, paths ...string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.workdir = workdir
+	c.paths = append(c.paths, paths...)
+}
+
+// AddBytes records bytes read, written or returned.
+func (c *Call) AddBytes(n int64) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.bytes += n
+}
+
+// Detail records a small fact for the audit record. Never pass contents,
+// tokens or environment values.
+func (c *Call) Detail(key string, value any) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.details == nil {
+		c.details = make(map[string]any)
+	}
+	c.details[key] = value
+}
+
+func (c *Call) record(op string, start time.Time, err error) audit.Record {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	code := "OK"
+	if err != nil {
+		code = string(errcode.CodeOf(err))
+	}
+	return audit.Record{
+		Time:      start,
+		Transport: c.Transport,
+		Peer:      c.Peer,
+		Op:        truncate(op, 64),
+		RequestID: truncate(c.RequestID, 128),
+		Workdir:   c.workdir,
+		Paths:     c.paths,
+		Code:      code,
+		Bytes:     c.bytes,
+		Duration:  time.Since(start),
+		Details:   c.details,
+	}
+}

@@ -1,0 +1,202 @@
+package ops
+
+import (
+	"context"
+	"crypto/rand"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/hostlink/hostlink/internal/audit"
+	"github.com/hostlink/hostlink/internal/errcode"
+)
+
+type echoArgs struct {
+	Name  string `json:"name"`
+	Mode  string `json:"mode,omitempty" enum:"a,b"`
+	Count int    `json:"count,omitempty"`
+}
+
+type echoResult struct {
+	Greeting string `json:"greeting"`
+}
+
+// newRegistry returns a registry audited to a real log, with one operation
+// "echo" whose handler counts its calls.
+func newRegistry(t *testing.T, p Policy) (*Registry, *audit.Log, string, *int) {
+	t.Helper()
+	dir := t.TempDir()
+	key := make([]byte, 32)
+	rand.Read(key)
+	log, err := audit.Open(audit.Options{Dir: dir, Key: key, MachineID: "m", Version: "v"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { log.Close() })
+	r := New(log, p)
+	calls := new(int)
+	Register(r, Spec{Name: "echo", Title: "Echo", ReadOnly: true}, func(ctx context.Context, c *Call, a echoArgs) (echoResult, error) {
+		*calls++
+		c.Target("wd", "a/b.txt")
+		c.AddBytes(5)
+		c.Detail("count", a.Count)
+		switch a.Name {
+		case "fail":
+			return echoResult{}, errcode.New(errcode.PathNotFound, "nope")
+		case "leak":
+			return echoResult{}, errors.New("open /secret/path: token=abc")
+		}
+		return echoResult{Greeting: "hi " + a.Name}, nil
+	})
+	return r, log, dir, calls
+}
+
+func lastLine(t *testing.T, dir string) string {
+	t.Helper()
+	lines, err := audit.Tail(dir, 1)
+	if err != nil || len(lines) != 1 {
+		t.Fatalf("Tail: %v %v", lines, err)
+	}
+	return strings.Join([]string{lines[0].Op, lines[0].Code, lines[0].Transport, lines[0].Workdir}, " ")
+}
+
+func TestCall(t *testing.T) {
+	r, _, dir, calls := newRegistry(t, nil)
+	caller := Caller{Transport: "test", Peer: "p"}
+	tests := []struct {
+		args  string
+		code  errcode.Code
+		calls int
+	}{
+		{`{"name":"x"}`, "", 1},
+		{`{"name":"x","mode":"b","count":3}`, "", 1},
+		{`{"name":"fail"}`, errcode.PathNotFound, 1},
+		{`{"name":"leak"}`, errcode.Internal, 1},
+		{`{}`, errcode.InvalidArgument, 0},
+		{``, errcode.InvalidArgument, 0},
+		{`null`, errcode.InvalidArgument, 0},
+		{`[]`, errcode.InvalidArgument, 0},
+		{`"name"`, errcode.InvalidArgument, 0},
+		{`{"name":1}`, errcode.InvalidArgument, 0},
+		{`{"name":"x","extra":1}`, errcode.InvalidArgument, 0},
+		{`{"name":"x","mode":"c"}`, errcode.InvalidArgument, 0},
+		{`{"name":"x","count":1.5}`, errcode.InvalidArgument, 0},
+		{`{"name":"x"`, errcode.InvalidArgument, 0},
+	}
+	for _, tt := range tests {
+		*calls = 0
+		out, err := r.Call(context.Background(), caller, "echo", []byte(tt.args), nil)
+		if code := errcode.CodeOf(err); code != tt.code {
+			t.Errorf("args %s: code %q (%v), want %q", tt.args, code, err, tt.code)
+		}
+		if *calls != tt.calls {
+			t.Errorf("args %s: handler ran %d times, want %d", tt.args, *calls, tt.calls)
+		}
+		if err == nil && out.(echoResult).Greeting != "hi x" {
+			t.Errorf("args %s: result %v", tt.args, out)
+		}
+		if err != nil && out != nil {
+			t.Errorf("args %s: result %v returned with an error", tt.args, out)
+		}
+		want := "OK"
+		if tt.code != "" {
+			want = string(tt.code)
+		}
+		if got := lastLine(t, dir); !strings.HasPrefix(got, "echo "+want+" test") {
+			t.Errorf("args %s: audit line %q, want echo %s", tt.args, got, want)
+		}
+	}
+}
+
+func TestUntypedErrorsDoNotLeak(t *testing.T) {
+	r, _, dir, _ := newRegistry(t, nil)
+	_, err := r.Call(context.Background(), Caller{}, "echo", []byte(`{"name":"leak"}`), nil)
+	if strings.Contains(err.Error(), "secret") || strings.Contains(err.Error(), "token") {
+		t.Fatalf("error leaks: %v", err)
+	}
+	b, _ := os.ReadFile(filepath.Join(dir, "audit.log"))
+	if strings.Contains(string(b), "token=abc") {
+		t.Fatal("audit log holds the untyped error's text")
+	}
+}
+
+func TestUnknownOperation(t *testing.T) {
+	r, _, dir, _ := newRegistry(t, nil)
+	_, err := r.Call(context.Background(), Caller{Transport: "test"}, "nope", nil, nil)
+	if errcode.CodeOf(err) != errcode.UnknownOperation {
+		t.Fatalf("got %v", err)
+	}
+	if got := lastLine(t, dir); !strings.HasPrefix(got, "nope UNKNOWN_OPERATION") {
+		t.Fatalf("audit line %q", got)
+	}
+}
+
+type denyAll struct{}
+
+func (denyAll) Allow(context.Context, *Call, *Op) error {
+	return errcode.New(errcode.CapabilityNotGranted, "denied")
+}
+
+func TestPolicyRunsBeforeHandler(t *testing.T) {
+	r, _, dir, calls := newRegistry(t, denyAll{})
+	_, err := r.Call(context.Background(), Caller{Transport: "test"}, "echo", []byte(`{"name":"x"}`), nil)
+	if errcode.CodeOf(err) != errcode.CapabilityNotGranted || *calls != 0 {
+		t.Fatalf("err %v, calls %d", err, *calls)
+	}
+	if got := lastLine(t, dir); !strings.HasPrefix(got, "echo CAPABILITY_NOT_GRANTED") {
+		t.Fatalf("audit line %q", got)
+	}
+}
+
+// TestUnauditedCallsAreRefused removes the audit log under the registry:
+// the next call must be refused before its handler runs.
+func TestUnauditedCallsAreRefused(t *testing.T) {
+	r, log, _, calls := newRegistry(t, nil)
+	if err := os.Remove(log.Path()); err != nil {
+		t.Fatal(err)
+	}
+	_, err := r.Call(context.Background(), Caller{}, "echo", []byte(`{"name":"x"}`), nil)
+	if errcode.CodeOf(err) != errcode.AuditUnavailable || *calls != 0 {
+		t.Fatalf("err %v, handler calls %d", err, *calls)
+	}
+}
+
+// failingAppend passes the health check but fails to append, as a disk that
+// fills up during the call would.
+type failingAppend struct{ Auditor }
+
+func (failingAppend) Append(audit.Record) error { return errors.New("disk full") }
+
+func TestResultWithheldWhenRecordFails(t *testing.T) {
+	r, log, _, calls := newRegistry(t, nil)
+	r.audit = failingAppend{log}
+	out, err := r.Call(context.Background(), Caller{}, "echo", []byte(`{"name":"x"}`), nil)
+	if errcode.CodeOf(err) != errcode.AuditUnavailable || out != nil || *calls != 1 {
+		t.Fatalf("out %v err %v calls %d", out, err, *calls)
+	}
+}
+
+func TestSchemas(t *testing.T) {
+	r, _, _, _ := newRegistry(t, nil)
+	op, ok := r.Lookup("echo")
+	if !ok {
+		t.Fatal("echo not registered")
+	}
+	if got := op.InputSchema.Properties["mode"].Enum; len(got) != 2 || got[0] != "a" || got[1] != "b" {
+		t.Errorf("mode enum = %v", got)
+	}
+	if len(op.InputSchema.Required) != 1 || op.InputSchema.Required[0] != "name" {
+		t.Errorf("required = %v", op.InputSchema.Required)
+	}
+	if op.OutputSchema.Properties["greeting"] == nil {
+		t.Error("output schema lacks greeting")
+	}
+	defer func() {
+		if recover() == nil {
+			t.Error("duplicate registration did not panic")
+		}
+	}()
+	Register(r, Spec{Name: "echo"}, func(context.Context, *Call, echoArgs) (echoResult, error) { return echoResult{}, nil })
+}
