@@ -25,15 +25,32 @@ func rootAt(dir string, f Flavor, fold bool) *Root {
 	return r
 }
 
+// resolveCase is one Resolve input and its expected result or error code.
+type resolveCase struct {
+	root *Root
+	in   string
+	want string
+	code errcode.Code
+}
+
+func checkResolve(t *testing.T, tests []resolveCase) {
+	t.Helper()
+	for _, tt := range tests {
+		got, err := tt.root.Resolve(tt.in)
+		if code := errcode.CodeOf(err); code != tt.code {
+			t.Errorf("Resolve(%q) error = %v, want code %q", tt.in, err, tt.code)
+			continue
+		}
+		if err == nil && got.String() != tt.want {
+			t.Errorf("Resolve(%q) = %q, want %q", tt.in, got, tt.want)
+		}
+	}
+}
+
 func TestResolveUnix(t *testing.T) {
 	r := rootAt("/home/u/work", Unix, false)
 	fold := rootAt("/Users/U/Work", Unix, true)
-	tests := []struct {
-		root *Root
-		in   string
-		want string
-		code errcode.Code
-	}{
+	tests := []resolveCase{
 		{r, ".", ".", ""},
 		{r, "a/b.txt", "a/b.txt", ""},
 		{r, "./a//b/", "a/b", ""},
@@ -66,16 +83,7 @@ func TestResolveUnix(t *testing.T) {
 		{fold, "/users/u/work2/x", "", errcode.PathOutsideRoot},
 		{fold, "/users/u/WORK/../WORKX/y", "", errcode.PathOutsideRoot},
 	}
-	for _, tt := range tests {
-		got, err := tt.root.Resolve(tt.in)
-		if code := errcode.CodeOf(err); code != tt.code {
-			t.Errorf("Resolve(%q) error = %v, want code %q", tt.in, err, tt.code)
-			continue
-		}
-		if err == nil && got.String() != tt.want {
-			t.Errorf("Resolve(%q) = %q, want %q", tt.in, got, tt.want)
-		}
-	}
+	checkResolve(t, tests)
 }
 
 func TestResolvePathLength(t *testing.T) {
@@ -100,12 +108,7 @@ func TestResolveWindows(t *testing.T) {
 	r := rootAt(`C:\Users\u\work`, Windows, true)
 	sensitive := rootAt(`C:\Users\u\work`, Windows, false)
 	unc := rootAt(`\\srv\share\work`, Windows, true)
-	tests := []struct {
-		root *Root
-		in   string
-		want string
-		code errcode.Code
-	}{
+	tests := []resolveCase{
 		{r, `a\b.txt`, "a/b.txt", ""},
 		{r, `a/b\c`, "a/b/c", ""},
 		{r, `C:\Users\u\work\x`, "x", ""},
@@ -168,16 +171,7 @@ func TestResolveWindows(t *testing.T) {
 			code errcode.Code
 		}{r, name, name, ""})
 	}
-	for _, tt := range tests {
-		got, err := tt.root.Resolve(tt.in)
-		if code := errcode.CodeOf(err); code != tt.code {
-			t.Errorf("Resolve(%q) error = %v, want code %q", tt.in, err, tt.code)
-			continue
-		}
-		if err == nil && got.String() != tt.want {
-			t.Errorf("Resolve(%q) = %q, want %q", tt.in, got, tt.want)
-		}
-	}
+	checkResolve(t, tests)
 }
 
 func TestReservedNamesOnlyOnWindows(t *testing.T) {
