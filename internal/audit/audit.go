@@ -33,6 +33,50 @@
 // renamed to audit.log.YYYYMMDD-HHMMSS (UTC; -N is appended rather than
 // overwrite an existing file, and names always sort in chain order) and a
 // new audit.log is started. The chain and seq continue across files.
+// Whichever Log's Append finds the file full rotates it, holding
+// audit.lock (see below).
+//
+// # Several writers
+//
+// Any number of Logs, in one process or many (the daemon, every
+// "hostlink mcp" server, CLI commands), may have the same directory open
+// and append to the one chain. They take turns through an exclusive lock
+// on audit.lock (flock on Unix, LockFileEx on Windows), held only while
+// one record is appended (or the file rotated), never between records.
+// Holding it, a Log first catches up with what the others did since its
+// own last record (see below), then writes its line at the head of the
+// chain and syncs it. Within a process a mutex serializes the Log's users
+// before they contend for the lock.
+//
+// Catching up follows two kinds of change, and treats anything else as
+// damage:
+//
+//   - Appends: audit.log is still the file the Log has open but has grown
+//     past the end of the Log's last record. The first new line must
+//     follow that record (seq + 1, prev_mac), and the last line must be
+//     complete and verify with the key; it becomes the head. A file that
+//     shrank, or a first or last new line that does not verify or follow,
+//     is corruption (ErrCorrupt).
+//   - Rotations: the file at audit.log is another one. This is accepted as
+//     a rotation only if (1) audit.log is a regular file, (2) the file the
+//     Log had open is still in the directory under a rotated name newer
+//     than every rotated file the Log knew of, and (3) the chain continues
+//     from that file's last record through the first and last record of
+//     every newer rotated file into audit.log, which may be empty. The Log
+//     then reopens audit.log. A missing audit.log is never a rotation: a
+//     rotation renames the old file and creates the new one before it
+//     releases the lock. Whatever satisfies the rule loses no record that
+//     the Log had seen, so it is accepted whoever did it; anything else
+//     (audit.log deleted, renamed to another name, replaced by a copy or
+//     by another chain) fails.
+//
+// Either failure is sticky, as a write failure is: the Log refuses every
+// later Append and Check, so that operations are refused rather than run
+// unaudited, until the process opens the log again (and Open reports
+// what is wrong).
+//
+// On Windows the log is opened sharing delete access, so that one process
+// can rotate the file while others have it open.
 //
 // # What is not detected
 //
@@ -40,6 +84,8 @@
 // that none came after: cutting the newest records off the end of
 // audit.log at a line boundary, or deleting the oldest files, leaves a
 // valid chain. Report.FirstSeq > 1 shows that the oldest records are gone.
+// A running Log notices the first of these (the file shrank), but not
+// once it has been closed.
 package audit
 
 import (
@@ -87,28 +133,33 @@ const (
 	maxLine = 1 << 20
 )
 
-// ErrLocked is returned by Open when another Log, in this process or
-// another, has the directory open: two writers would fork the chain.
-var ErrLocked = errors.New("audit: log is in use by another process")
+// ErrLocked is returned by Open, Append or Check when audit.lock could
+// not be taken within 30 seconds: another process holds it far longer
+// than appending a record takes (an older hostlink, for one, kept it
+// locked for as long as it ran). Nothing was written; the error is not
+// sticky, and the next call waits for the lock again.
+var ErrLocked = errors.New("audit: log is locked by another process")
 
 var errClosed = fmt.Errorf("audit: %w", fs.ErrClosed)
 
 // Log is an open audit log. Its methods are safe for concurrent use.
 type Log struct {
 	dir, path string
+	lockPath  string
 	key       []byte
 	maxBytes  int64
 	machineID string
 	version   string
-	lock      *os.File // held open (and locked) until Close
 
-	mu      sync.Mutex
-	f       *os.File // audit.log, opened for append; nil after Close
-	size    int64    // of f
-	seq     uint64   // of the last record written, 0 if none yet
-	prevMAC string   // MAC of the last record written
-	newest  rotated  // newest rotated file, zero if none
-	err     error    // sticky: once set, every Append and Check returns it
+	mu       sync.Mutex
+	lockFile *os.File  // audit.lock, open (but locked only between lock and unlock) until Close
+	wait     *lockWait // a wait for audit.lock that lock gave up on, still under way
+	f        *os.File  // audit.log as last seen, opened for append; nil after Close
+	end      int64     // f's size when last written or caught up with
+	seq      uint64    // of the head record, 0 if none yet
+	prevMAC  string    // MAC of the head record
+	newest   rotated   // newest rotated file, zero if none
+	err      error     // sticky: once set, every Append and Check returns it
 }
 
 // Open opens the log in opts.Dir for appending, creating the directory
@@ -116,7 +167,8 @@ type Log struct {
 // line of audit.log, or of the newest rotated file if audit.log is empty
 // or missing. If that line is truncated, unparsable or does not verify
 // with opts.Key, Open returns an error wrapping ErrCorrupt (a *Failure)
-// instead of continuing a broken chain.
+// instead of continuing a broken chain. Other Logs, in this process or
+// others, may have the same directory open.
 func Open(opts Options) (*Log, error) {
 	if len(opts.Key) != KeySize {
 		return nil, fmt.Errorf("audit: key is %d bytes, want %d", len(opts.Key), KeySize)
@@ -127,6 +179,7 @@ func Open(opts Options) (*Log, error) {
 	l := &Log{
 		dir:       opts.Dir,
 		path:      filepath.Join(opts.Dir, logName),
+		lockPath:  filepath.Join(opts.Dir, lockName),
 		key:       opts.Key,
 		maxBytes:  opts.MaxBytes,
 		machineID: opts.MachineID,
@@ -138,37 +191,48 @@ func Open(opts Options) (*Log, error) {
 	if err := private.MkdirAll(l.dir); err != nil {
 		return nil, fmt.Errorf("audit: %w", err)
 	}
-	lock, err := private.OpenFile(filepath.Join(l.dir, lockName), os.O_RDWR|os.O_CREATE)
-	if err != nil {
+	var err error
+	if l.lockFile, err = private.OpenFile(l.lockPath, os.O_RDWR|os.O_CREATE); err != nil {
 		return nil, fmt.Errorf("audit: %w", err)
 	}
-	if err := lockFile(lock); err != nil {
-		lock.Close()
+	if err := l.lock(); err != nil {
+		l.lockFile.Close()
 		return nil, err
 	}
-	l.lock = lock
-	if l.f, err = private.OpenFile(l.path, os.O_RDWR|os.O_APPEND|os.O_CREATE); err != nil {
-		lock.Close()
-		return nil, fmt.Errorf("audit: %w", err)
+	err = l.openLocked()
+	if uerr := l.unlock(); err == nil {
+		err = uerr
 	}
-	if err := syncDir(l.dir); err != nil { // audit.log may be new
-		l.Close()
-		return nil, fmt.Errorf("audit: %w", err)
-	}
-	if err := l.resume(); err != nil {
-		l.Close()
+	if err != nil {
+		if l.f != nil {
+			l.f.Close()
+		}
+		l.lockFile.Close()
 		return nil, err
 	}
 	return l, nil
 }
 
-// resume sets size, seq, prevMAC and newest from the files on disk.
+// openLocked opens (or creates) audit.log and resumes the chain, with
+// audit.lock held.
+func (l *Log) openLocked() error {
+	var err error
+	if l.f, err = openAppend(l.path, os.O_CREATE); err != nil {
+		return fmt.Errorf("audit: %w", err)
+	}
+	if err := syncDir(l.dir); err != nil { // audit.log may be new
+		return fmt.Errorf("audit: %w", err)
+	}
+	return l.resume()
+}
+
+// resume sets end, seq, prevMAC and newest from the files on disk.
 func (l *Log) resume() error {
 	fi, err := l.f.Stat()
 	if err != nil {
 		return fmt.Errorf("audit: %w", err)
 	}
-	l.size = fi.Size()
+	l.end = fi.Size()
 	rot, err := listRotated(l.dir)
 	if err != nil {
 		return err
@@ -176,8 +240,8 @@ func (l *Log) resume() error {
 	if len(rot) > 0 {
 		l.newest = rot[len(rot)-1]
 	}
-	if l.size > 0 {
-		return l.resumeFrom(l.f, logName, l.size)
+	if l.end > 0 {
+		return l.resumeFrom(l.f, logName, l.end)
 	}
 	for i := len(rot) - 1; i >= 0; i-- {
 		done, err := l.resumeFromFile(rot[i].String())
@@ -205,17 +269,13 @@ func (l *Log) resumeFromFile(name string) (done bool, err error) {
 // resumeFrom takes seq and prevMAC from the last line of f, which must be
 // complete and verify with l.key.
 func (l *Log) resumeFrom(f *os.File, name string, size int64) error {
-	lines, incomplete, err := tailLines(f, size, 1)
+	e, mac, err := l.lastRecord(f, name, size)
 	if err != nil {
-		return fmt.Errorf("audit: %s: %w", name, err)
-	}
-	if incomplete || len(lines) == 0 {
-		return openFailure(&Failure{File: name, Reason: ReasonTruncated, Detail: "last line has no newline"})
-	}
-	e, mac, fail := verifyLine(l.key, lines[0])
-	if fail != nil {
-		fail.File = name
-		return openFailure(fail)
+		var fail *Failure
+		if errors.As(err, &fail) {
+			return openFailure(fail)
+		}
+		return err
 	}
 	l.seq, l.prevMAC = e.Seq, mac
 	return nil
@@ -231,7 +291,7 @@ func (l *Log) Path() string { return l.path }
 // Append writes r as one line, in a single write, and syncs it to disk
 // before returning. It fails without writing if r has no Op or its Details
 // cannot be marshaled to JSON, and fails from then on (see Check) if the
-// log cannot be written.
+// log cannot be written or is found damaged.
 func (l *Log) Append(r Record) error {
 	if r.Op == "" {
 		return errors.New("audit: record has no Op")
@@ -243,12 +303,6 @@ func (l *Log) Append(r Record) error {
 	paths := r.Paths
 	if paths == nil {
 		paths = []string{} // "paths":[] rather than null, always
-	}
-
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	if err := l.checkLocked(); err != nil {
-		return err
 	}
 	ts := r.Time
 	if ts.IsZero() {
@@ -263,14 +317,26 @@ func (l *Log) Append(r Record) error {
 		Op:         r.Op,
 		Paths:      paths,
 		Peer:       r.Peer,
-		PrevMAC:    l.prevMAC,
 		RequestID:  r.RequestID,
-		Seq:        l.seq + 1,
 		Transport:  r.Transport,
 		TS:         ts.UTC().Format(tsLayout),
 		Version:    l.version,
 		Workdir:    r.Workdir,
 	}
+
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.err != nil {
+		return l.err
+	}
+	if err := l.lock(); err != nil {
+		return err
+	}
+	defer l.unlock()
+	if err := l.catchUpLocked(); err != nil {
+		return err
+	}
+	e.Seq, e.PrevMAC = l.seq+1, l.prevMAC
 	line, mac, err := e.encode(l.key)
 	if err != nil {
 		return fmt.Errorf("audit: %s: %w", r.Op, err)
@@ -278,16 +344,17 @@ func (l *Log) Append(r Record) error {
 	if len(line) > maxLine {
 		return fmt.Errorf("audit: %s: record is %d bytes, over the %d limit", r.Op, len(line), maxLine)
 	}
-	if l.size > 0 && l.size+int64(len(line)) > l.maxBytes {
+	if l.end > 0 && l.end+int64(len(line)) > l.maxBytes {
 		if err := l.rotateLocked(); err != nil {
 			l.err = err
 			return err
 		}
 	}
 	// One write of the whole line: a failure leaves at most a torn last
-	// line, which Open and Verify report rather than build on.
+	// line, which Open, Verify and the other writers report rather than
+	// build on.
 	n, err := l.f.Write(line)
-	l.size += int64(n)
+	l.end += int64(n)
 	if err == nil {
 		err = l.f.Sync()
 	}
@@ -300,33 +367,40 @@ func (l *Log) Append(r Record) error {
 }
 
 // Check returns nil if the log is usable: it is open, no write has failed,
-// and the file it appends to is still the file at Path (not deleted,
-// renamed away or replaced). Callers check before running an operation so
-// that they can refuse it rather than run it unaudited. A failure is
-// sticky.
+// and the file at Path is the one it appends to, or one that another
+// Log's appends or rotation explain (see "Several writers"): a log file
+// deleted, renamed away, replaced or damaged fails. Callers check before
+// running an operation so that they can refuse it rather than run it
+// unaudited. A failure is sticky, except ErrLocked.
+//
+// Check is cheap when nothing changed; otherwise it takes audit.lock and
+// catches up as Append does.
 func (l *Log) Check() error {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	return l.checkLocked()
-}
-
-func (l *Log) checkLocked() error {
 	if l.err != nil {
 		return l.err
 	}
 	open, err := l.f.Stat()
 	if err != nil {
-		l.err = fmt.Errorf("audit: %w", err)
-		return l.err
+		return l.fail(fmt.Errorf("audit: %w", err))
 	}
-	onDisk, err := os.Lstat(l.path)
-	if err == nil && !os.SameFile(open, onDisk) {
-		err = errors.New("another file is in its place")
+	if onDisk, err := os.Lstat(l.path); err == nil && os.SameFile(open, onDisk) && open.Size() == l.end {
+		return nil
 	}
-	if err != nil {
-		l.err = fmt.Errorf("audit: %s was removed or replaced while open: %w", l.path, err)
+	// Something changed. Look again with the lock held, when no other
+	// Log is half way through an append or a rotation.
+	if err := l.lock(); err != nil {
+		return err
 	}
-	return l.err
+	defer l.unlock()
+	return l.catchUpLocked()
+}
+
+// fail makes err sticky and returns it.
+func (l *Log) fail(err error) error {
+	l.err = err
+	return err
 }
 
 // Close closes the log. Append and Check fail after Close.
@@ -337,7 +411,7 @@ func (l *Log) Close() error {
 		return errClosed
 	}
 	err := l.f.Close()
-	if lerr := l.lock.Close(); err == nil {
+	if lerr := l.lockFile.Close(); err == nil {
 		err = lerr
 	}
 	l.f = nil

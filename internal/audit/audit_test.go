@@ -550,24 +550,6 @@ func TestOpenFails(t *testing.T) {
 	}
 }
 
-func TestOpenLocked(t *testing.T) {
-	dir := t.TempDir()
-	l := openLog(t, dir, 0)
-	if l2, err := Open(Options{Dir: dir, Key: testKey}); !errors.Is(err, ErrLocked) {
-		if err == nil {
-			l2.Close()
-		}
-		t.Fatalf("second Open = %v, want ErrLocked", err)
-	}
-	if err := l.Close(); err != nil {
-		t.Fatal(err)
-	}
-	l2 := openLog(t, dir, 0)
-	if err := l2.Append(record(1)); err != nil {
-		t.Fatal(err)
-	}
-}
-
 func TestClose(t *testing.T) {
 	l := openLog(t, t.TempDir(), 0)
 	if err := l.Close(); err != nil {

@@ -7,12 +7,14 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+	"time"
 
 	"github.com/hostlink/hostlink/internal/private"
 )
 
-// Windows does not let another program delete or rename the open log, so
-// these cases only arise on Unix.
+// Removing an open file works differently on Windows (the log is opened
+// sharing delete access, so that other writers can rotate it), so these
+// cases run on Unix; TestCatchUpDamage covers renames everywhere.
 func TestCheckRemovedOrReplaced(t *testing.T) {
 	tests := []struct {
 		name   string
@@ -43,6 +45,24 @@ func TestCheckRemovedOrReplaced(t *testing.T) {
 			if err := os.Symlink(path+".real", path); err != nil {
 				t.Fatal(err)
 			}
+		}},
+		{"rotated, then the rotated file removed", func(t *testing.T, path string) {
+			rotated := filepath.Join(filepath.Dir(path), logName+".20990101-000000")
+			if err := os.Rename(path, rotated); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(path, nil, 0o600); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.Remove(rotated); err != nil {
+				t.Fatal(err)
+			}
+		}},
+		{"removed, and a new log opened", func(t *testing.T, path string) {
+			if err := os.Remove(path); err != nil {
+				t.Fatal(err)
+			}
+			openLog(t, filepath.Dir(path), 0)
 		}},
 	}
 	for _, tt := range tests {
@@ -118,5 +138,38 @@ func TestKeyModes(t *testing.T) {
 		if _, err := LoadOrCreateKey(path); !errors.Is(err, private.ErrNotPrivate) {
 			t.Errorf("LoadOrCreateKey(%#o key) = %v, want ErrNotPrivate", mode, err)
 		}
+	}
+}
+
+// TestLockFileRemoved removes audit.lock while a Log has it open: the next
+// Log creates a new one, and the first must lock that one too, or the two
+// would not exclude each other.
+func TestLockFileRemoved(t *testing.T) {
+	dir := t.TempDir()
+	a := openLog(t, dir, 0)
+	appendN(t, a, 1)
+	if err := os.Remove(filepath.Join(dir, lockName)); err != nil {
+		t.Fatal(err)
+	}
+	b := openLog(t, dir, 0)
+	appendN(t, a, 1)
+	if same, err := sameFile(a.lockFile, filepath.Join(dir, lockName)); !same {
+		t.Fatalf("a does not lock the new audit.lock (%v)", err)
+	}
+	defer func(d time.Duration) { lockTimeout = d }(lockTimeout)
+	lockTimeout = 50 * time.Millisecond
+	b.mu.Lock()
+	if err := b.lock(); err != nil {
+		t.Fatal(err)
+	}
+	if err := a.Append(record(3)); !errors.Is(err, ErrLocked) {
+		t.Errorf("Append while the other Log holds the lock = %v, want ErrLocked", err)
+	}
+	b.unlock()
+	b.mu.Unlock()
+	appendN(t, b, 1)
+	appendN(t, a, 1)
+	if rep := mustVerify(t, dir); rep.Records != 4 {
+		t.Errorf("records = %d, want 4", rep.Records)
 	}
 }

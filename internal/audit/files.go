@@ -90,8 +90,12 @@ func logFiles(dir string) ([]string, error) {
 	return names, nil
 }
 
-// tailChunk is how much tailLines reads at a time, backwards.
-const tailChunk = 64 << 10
+// tailChunk is the most tailLines reads at a time, backwards. It starts
+// with lineChunk, which holds a typical line, and doubles from there.
+const (
+	tailChunk = 64 << 10
+	lineChunk = 4 << 10
+)
 
 // tailLines returns up to n complete lines, without their newlines, from
 // the end of the first size bytes of r, oldest first. incomplete reports
@@ -100,15 +104,17 @@ const tailChunk = 64 << 10
 func tailLines(r io.ReaderAt, size int64, n int) (lines [][]byte, incomplete bool, err error) {
 	var buf []byte
 	off := size
+	chunk := int64(lineChunk)
 	// Read backwards until buf holds n+1 newlines (n lines and the end of
 	// the one before) or reaches the start of the file.
 	for off > 0 && bytes.Count(buf, []byte{'\n'}) <= n {
-		start := max(0, off-tailChunk)
-		chunk := make([]byte, off-start, int(off-start)+len(buf))
-		if _, err := r.ReadAt(chunk, start); err != nil {
+		start := max(0, off-chunk)
+		chunk = min(2*chunk, tailChunk)
+		b := make([]byte, off-start, int(off-start)+len(buf))
+		if _, err := r.ReadAt(b, start); err != nil {
 			return nil, false, err
 		}
-		buf = append(chunk, buf...)
+		buf = append(b, buf...)
 		off = start
 	}
 	if len(buf) > 0 && buf[len(buf)-1] != '\n' {
@@ -125,4 +131,31 @@ func tailLines(r io.ReaderAt, size int64, n int) (lines [][]byte, incomplete boo
 		lines = append(lines, l[:len(l)-1])
 	}
 	return lines, incomplete, nil
+}
+
+// lineAt returns the line, without its newline, that starts at off in the
+// first size bytes of r, and the offset just past its newline. ok is false
+// if the data ends before a newline; err is errLineTooLong if none comes
+// within maxLine bytes.
+func lineAt(r io.ReaderAt, off, size int64) (line []byte, next int64, ok bool, err error) {
+	var buf []byte
+	for chunk := int64(lineChunk); ; chunk = min(2*chunk, tailChunk) {
+		start := off + int64(len(buf))
+		if len(buf) > maxLine {
+			return nil, 0, false, errLineTooLong
+		}
+		n := min(chunk, size-start, maxLine+1-int64(len(buf)))
+		if n <= 0 {
+			return nil, 0, false, nil
+		}
+		b := make([]byte, n)
+		if _, err := r.ReadAt(b, start); err != nil {
+			return nil, 0, false, err
+		}
+		if i := bytes.IndexByte(b, '\n'); i >= 0 {
+			buf = append(buf, b[:i]...)
+			return buf, off + int64(len(buf)) + 1, true, nil
+		}
+		buf = append(buf, b...)
+	}
 }

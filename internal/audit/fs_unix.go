@@ -8,28 +8,64 @@ import (
 	"os"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/hostlink/hostlink/internal/private"
 )
 
-// lockFile takes an exclusive lock on f without waiting. The lock goes
-// with f's file description: closing f releases it.
-func lockFile(f *os.File) error {
+// tryLock takes an exclusive lock on f without waiting, reporting
+// errWouldBlock if another open file description holds it. flock locks
+// belong to the open file description, so two Logs in one process
+// exclude each other just as two processes do. Closing f releases it.
+func tryLock(f *os.File) error {
+	return control(f, "locking", func(fd int) error {
+		for {
+			err := unix.Flock(fd, unix.LOCK_EX|unix.LOCK_NB)
+			switch {
+			case errors.Is(err, unix.EWOULDBLOCK):
+				return errWouldBlock
+			case errors.Is(err, unix.EINTR):
+				continue
+			}
+			return err
+		}
+	})
+}
+
+// waitLock takes an exclusive lock on f, waiting as long as it takes.
+func waitLock(f *os.File) error {
+	return control(f, "locking", func(fd int) error {
+		for {
+			if err := unix.Flock(fd, unix.LOCK_EX); !errors.Is(err, unix.EINTR) {
+				return err
+			}
+		}
+	})
+}
+
+// unlock releases tryLock's or waitLock's lock.
+func unlock(f *os.File) error {
+	return control(f, "unlocking", func(fd int) error { return unix.Flock(fd, unix.LOCK_UN) })
+}
+
+func control(f *os.File, what string, fn func(fd int) error) error {
 	rc, err := f.SyscallConn()
 	if err != nil {
-		return fmt.Errorf("audit: %w", err)
+		return fmt.Errorf("audit: %s %s: %w", what, f.Name(), err)
 	}
-	var lockErr error
-	if err := rc.Control(func(fd uintptr) {
-		lockErr = unix.Flock(int(fd), unix.LOCK_EX|unix.LOCK_NB)
-	}); err != nil {
-		return fmt.Errorf("audit: %w", err)
+	var fnErr error
+	if err := rc.Control(func(fd uintptr) { fnErr = fn(int(fd)) }); err != nil {
+		return fmt.Errorf("audit: %s %s: %w", what, f.Name(), err)
 	}
-	if errors.Is(lockErr, unix.EWOULDBLOCK) {
-		return fmt.Errorf("%w (%s is locked)", ErrLocked, f.Name())
+	if fnErr != nil && fnErr != errWouldBlock {
+		return fmt.Errorf("audit: %s %s: %w", what, f.Name(), fnErr)
 	}
-	if lockErr != nil {
-		return fmt.Errorf("audit: locking %s: %w", f.Name(), lockErr)
-	}
-	return nil
+	return fnErr
+}
+
+// openAppend opens the log file at path for reading and appending, with
+// flag's os.O_CREATE and os.O_EXCL, making it private.
+func openAppend(path string, flag int) (*os.File, error) {
+	return private.OpenFile(path, os.O_RDWR|os.O_APPEND|flag&(os.O_CREATE|os.O_EXCL))
 }
 
 // syncDir makes renames and creations in dir durable.

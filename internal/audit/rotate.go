@@ -5,39 +5,42 @@ import (
 	"os"
 	"path/filepath"
 	"time"
-
-	"github.com/hostlink/hostlink/internal/private"
 )
 
-// rotateLocked renames audit.log to a new rotated name and starts an empty
-// audit.log. If the rename fails, for example because another program has
-// the file open on Windows, it keeps appending to the current file and
+// rotateLocked, called with audit.lock held and the Log caught up (so l.f
+// is the file at l.path), renames audit.log to a new rotated name and
+// starts an empty audit.log, both before the lock is released, so that
+// other Logs never see a missing audit.log. If the rename fails, for
+// example because another program has the file open without sharing
+// delete access on Windows, it keeps appending to the current file and
 // the next Append tries again: a big file is better than a refused
 // operation. An error means the log can no longer be written.
 func (l *Log) rotateLocked() error {
-	// Windows cannot rename a file this process has open.
-	if err := l.f.Close(); err != nil {
-		return fmt.Errorf("audit: closing %s: %w", l.path, err)
+	// Other Logs' rotations were followed when catching up; listing
+	// again costs little and keeps names in chain order regardless.
+	rot, err := listRotated(l.dir)
+	if err != nil {
+		return err
+	}
+	if len(rot) > 0 && rot[len(rot)-1].compare(l.newest) > 0 {
+		l.newest = rot[len(rot)-1]
 	}
 	next := l.nextRotated(time.Now())
-	renameErr := os.Rename(l.path, filepath.Join(l.dir, next.String()))
-	flag := os.O_RDWR | os.O_APPEND | os.O_CREATE
-	if renameErr == nil {
-		// Whatever is at the path now was not put there by us.
-		flag |= os.O_EXCL
+	if err := os.Rename(l.path, filepath.Join(l.dir, next.String())); err != nil {
+		return nil
 	}
-	f, err := private.OpenFile(l.path, flag)
-	if err == nil && renameErr == nil {
-		err = syncDir(l.dir)
+	// O_EXCL: whatever is at the path now was not put there by us.
+	f, err := openAppend(l.path, os.O_CREATE|os.O_EXCL)
+	if err == nil {
+		if err = syncDir(l.dir); err != nil {
+			f.Close()
+		}
 	}
 	if err != nil {
 		return fmt.Errorf("audit: reopening %s after rotation: %w", l.path, err)
 	}
-	l.f = f
-	if renameErr == nil {
-		l.newest = next
-		l.size = 0
-	}
+	l.f.Close()
+	l.f, l.end, l.newest = f, 0, next
 	return nil
 }
 
