@@ -90,7 +90,7 @@ func TestMCPStdioWithTypeScriptClient(t *testing.T) {
 		t.Fatalf("client saw %v", seen)
 	}
 	t.Logf("stdio: %d tools, %v progress notifications", len(seen["tools"].([]any)), seen["progress_notifications"])
-	if _, err := os.Stat(filepath.Join(home, "workspace", "notes", "b.txt")); err != nil {
+	if _, err := os.Stat(filepath.Join(home, "workspace", seen["dir"].(string), "notes", "b.txt")); err != nil {
 		t.Fatalf("the client's write is not in the workspace: %v", err)
 	}
 	out, err := run(t, env, bin, "audit", "verify")
@@ -174,6 +174,11 @@ func TestMCPHTTPWithTypeScriptClient(t *testing.T) {
 	if seen["ok"] != true {
 		t.Fatalf("client saw %v", seen)
 	}
+	// A stdio server started by a local MCP client runs beside the daemon
+	// and writes the same audit chain.
+	if seen := nodeClient(t, env, "stdio", bin); seen["ok"] != true {
+		t.Fatalf("stdio beside the daemon: %v", seen)
+	}
 
 	// A clean stop on SIGINT (console control events on Windows are mapped
 	// to the same signals by the Go runtime).
@@ -196,6 +201,9 @@ func TestMCPHTTPWithTypeScriptClient(t *testing.T) {
 	}
 	if !strings.Contains(mustRead(t, env, bin), "http_request_refused") {
 		t.Error("refused HTTP requests are not in the audit log")
+	}
+	if out, err := run(t, env, bin, "audit", "verify"); err != nil {
+		t.Fatalf("audit verify after daemon and stdio sessions: %v\n%s", err, out)
 	}
 }
 

@@ -8,6 +8,9 @@ import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/
 
 const [mode, ...rest] = process.argv.slice(2);
 const seen = { mode, steps: [] };
+// Each run works in its own directory so runs can share a workspace.
+const d = `e2e-${mode}-${process.pid}`;
+seen.dir = d;
 
 function fail(msg) {
   seen.error = msg;
@@ -56,36 +59,36 @@ const wds = await call("list_workdirs", {});
 expect(wds.workdirs.length >= 1 && wds.workdirs[0].alias === "workspace", "no workspace workdir");
 
 const text = "héllo\r\nwörld\n";
-const w = await call("write_file", { path: "notes/a.txt", content: text, create_parents: true });
+const w = await call("write_file", { path: `${d}/notes/a.txt`, content: text, create_parents: true });
 expect(w.bytes_written === Buffer.byteLength(text), `wrote ${w.bytes_written}`);
-const r = await call("read_file", { path: "notes/a.txt" });
+const r = await call("read_file", { path: `${d}/notes/a.txt` });
 expect(r.content === text, "read back differs (line endings or encoding changed)");
 expect(r.revision === w.revision, "revision differs between write and read");
 
-const e = await call("edit_file", { path: "notes/a.txt", edits: [{ old_text: "wörld", new_text: "world" }] });
+const e = await call("edit_file", { path: `${d}/notes/a.txt`, edits: [{ old_text: "wörld", new_text: "world" }] });
 expect(e.diff.includes("-wörld") && e.diff.includes("+world"), "edit diff missing");
-const stale = await call("write_file", { path: "notes/a.txt", content: "x", if_revision: w.revision });
+const stale = await call("write_file", { path: `${d}/notes/a.txt`, content: "x", if_revision: w.revision });
 expect(stale.error?.code === "CONFLICT", `stale write: ${JSON.stringify(stale)}`);
 
-const m = await call("move", { src: "notes/a.txt", dst: "notes/b.txt" });
-expect(m.dst === "notes/b.txt", "move result");
-const gone = await call("stat", { path: "notes/a.txt" });
+const m = await call("move", { src: `${d}/notes/a.txt`, dst: `${d}/notes/b.txt` });
+expect(m.dst === `${d}/notes/b.txt`, "move result");
+const gone = await call("stat", { path: `${d}/notes/a.txt` });
 expect(gone.exists === false, "source still exists after move");
 
 for (let i = 0; i < 150; i++) {
-  await call("write_file", { path: `many/f${String(i).padStart(3, "0")}.txt`, content: i === 149 ? "needle\n" : "hay\n", create_parents: true });
+  await call("write_file", { path: `${d}/many/f${String(i).padStart(3, "0")}.txt`, content: i === 149 ? "needle\n" : "hay\n", create_parents: true });
 }
 let progress = 0;
-const s = await call("search_text", { query: "needle" }, { onprogress: () => progress++ });
-expect(s.matches.length === 1 && s.matches[0].path === "many/f149.txt", `search: ${JSON.stringify(s.matches)}`);
+const s = await call("search_text", { path: d, query: "needle" }, { onprogress: () => progress++ });
+expect(s.matches.length === 1 && s.matches[0].path === `${d}/many/f149.txt`, `search: ${JSON.stringify(s.matches)}`);
 seen.progress_notifications = progress;
 expect(progress > 0, "no progress notifications during a long search");
 
-const found = await call("find_files", { pattern: "many/f14*.txt" });
+const found = await call("find_files", { pattern: `${d}/many/f14*.txt` });
 expect(found.matches.length === 10, `find_files found ${found.matches.length}`);
-const page = await call("list_directory", { path: "many", max_entries: 100 });
+const page = await call("list_directory", { path: `${d}/many`, max_entries: 100 });
 expect(page.entries.length === 100 && page.truncated && page.next_cursor, "pagination");
-const page2 = await call("list_directory", { path: "many", max_entries: 100, cursor: page.next_cursor });
+const page2 = await call("list_directory", { path: `${d}/many`, max_entries: 100, cursor: page.next_cursor });
 expect(page2.entries.length === 50 && !page2.truncated, "second page");
 
 const esc = await call("read_file", { path: "../outside.txt" });
