@@ -27,7 +27,7 @@ var testLimits = Limits{
 // env is a registry with the file operations over real temporary workdirs,
 // audited to a real audit log.
 type env struct {
-	t     *testing.T
+	t     testing.TB
 	base  string // holds root/, root2/, outside/
 	root  string
 	reg   *ops.Registry
@@ -36,7 +36,7 @@ type env struct {
 	key   []byte
 }
 
-func newEnv(t *testing.T, limits Limits, extra ...extraWorkdir) *env {
+func newEnv(t testing.TB, limits Limits, extra ...extraWorkdir) *env {
 	t.Helper()
 	base := t.TempDir()
 	e := &env{t: t, base: base, root: filepath.Join(base, "root")}

@@ -4,12 +4,13 @@ package files
 
 import (
 	"io/fs"
+	"os"
 	"syscall"
 )
 
 // fileIdentity returns device, inode and change time: an atomic replace
 // gives a new inode, an in-place write a new change time.
-func fileIdentity(fi fs.FileInfo) []int64 {
+func fileIdentity(_ *os.File, fi fs.FileInfo) []int64 {
 	st, ok := fi.Sys().(*syscall.Stat_t)
 	if !ok {
 		return nil

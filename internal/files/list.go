@@ -4,6 +4,7 @@ import (
 	"context"
 	"io/fs"
 	"path"
+	"slices"
 	"strings"
 
 	"github.com/bmatcuk/doublestar/v4"
@@ -179,6 +180,9 @@ type FindFilesResult struct {
 func (s *Service) findFiles(ctx context.Context, c *ops.Call, a FindFilesArgs) (FindFilesResult, error) {
 	if a.Pattern == "" || !doublestar.ValidatePattern(a.Pattern) {
 		return FindFilesResult{}, errcode.New(errcode.InvalidArgument, "pattern is not a valid glob")
+	}
+	if isAbs(a.Pattern) || slices.Contains(strings.Split(strings.ReplaceAll(a.Pattern, `\`, "/"), "/"), "..") {
+		return FindFilesResult{}, errcode.New(errcode.InvalidArgument, "pattern must be relative to path and must not contain ..")
 	}
 	t, err := s.resolve(a.Workdir, a.Path)
 	if err != nil {

@@ -4,6 +4,8 @@ import (
 	"context"
 	"io"
 	"io/fs"
+	"os"
+	"strings"
 
 	"github.com/hostlink/hostlink/internal/errcode"
 	"github.com/hostlink/hostlink/internal/ops"
@@ -157,9 +159,17 @@ func (s *Service) move(ctx context.Context, c *ops.Call, a MoveArgs) (MoveResult
 	if err != nil {
 		return MoveResult{}, err
 	}
+	if dst.wd == src.wd && sfi.IsDir() && s.within(src, dst) {
+		return MoveResult{}, errcode.New(errcode.InvalidArgument, "cannot move %q into itself", src.String())
+	}
 	res := MoveResult{Workdir: src.wd.Alias, Src: src.String(), DstWorkdir: dst.wd.Alias, Dst: dst.String()}
 	dfi, err := dst.wd.Root.Lstat(dst.path)
+	// On a case-insensitive volume, a new spelling of the same name is a
+	// rename of the entry onto itself, not a replacement.
+	caseOnly := err == nil && dst.wd == src.wd && src.wd.Root.CaseInsensitive() &&
+		strings.EqualFold(src.String(), dst.String()) && os.SameFile(sfi, dfi)
 	switch {
+	case caseOnly:
 	case err == nil:
 		if !a.Overwrite {
 			return MoveResult{}, errcode.New(errcode.PathExists, "%q already exists; set overwrite to replace it", dst.String())
@@ -172,6 +182,13 @@ func (s *Service) move(ctx context.Context, c *ops.Call, a MoveArgs) (MoveResult
 		return MoveResult{}, err
 	}
 	if dst.wd == src.wd {
+		// Rename never replaces a directory, so an (empty) directory being
+		// replaced is removed first.
+		if res.Replaced && dfi.IsDir() {
+			if err := dst.wd.Root.Remove(dst.path); err != nil {
+				return MoveResult{}, err
+			}
+		}
 		if err := src.wd.Root.Rename(src.path, dst.path); err != nil {
 			return MoveResult{}, err
 		}
@@ -187,6 +204,22 @@ func (s *Service) move(ctx context.Context, c *ops.Call, a MoveArgs) (MoveResult
 		return MoveResult{}, err
 	}
 	return res, nil
+}
+
+// within reports whether dst lies below the directory src (both in one
+// workdir, symlinks resolved), where a rename would fail with EINVAL.
+func (s *Service) within(src, dst target) bool {
+	root := src.wd.Root
+	rs, err1 := root.Real(src.path)
+	rd, err2 := root.Real(dst.path)
+	if err1 != nil || err2 != nil {
+		return false
+	}
+	a, b := rs.String()+"/", rd.String()
+	if root.CaseInsensitive() {
+		a, b = strings.ToLower(a), strings.ToLower(b)
+	}
+	return strings.HasPrefix(b, a)
 }
 
 func kind(fi fs.FileInfo) string {
@@ -210,6 +243,6 @@ func (s *Service) copyAcross(ctx context.Context, src, dst target, sfi fs.FileIn
 	if err != nil {
 		return errcode.New(errcode.Internal, "reading %q failed", src.String())
 	}
-	_, err = s.replace(ctx, dst, data, replaceOpts{mode: modeCreateOrOverwrite, held: true})
+	_, err = s.replace(ctx, dst, data, replaceOpts{mode: modeCreateOrOverwrite, held: true, perm: sfi.Mode().Perm()})
 	return err
 }

@@ -28,7 +28,7 @@ func revisionOf(f *os.File, fi fs.FileInfo, hashLimit int64) (string, error) {
 	}
 	h := sha256.New()
 	var b [8]byte
-	for _, v := range append(fileIdentity(fi), fi.Size(), fi.ModTime().UnixNano()) {
+	for _, v := range append(fileIdentity(f, fi), fi.Size(), fi.ModTime().UnixNano()) {
 		binary.LittleEndian.PutUint64(b[:], uint64(v))
 		h.Write(b[:])
 	}

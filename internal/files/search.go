@@ -202,6 +202,9 @@ func (s *Service) searchText(ctx context.Context, c *ops.Call, a SearchTextArgs)
 	if err != nil && err != fs.SkipAll {
 		return SearchTextResult{}, err
 	}
+	if err := ctx.Err(); err != nil {
+		return SearchTextResult{}, err
+	}
 	c.AddBytes(res.BytesScanned)
 	c.Detail("matches", len(res.Matches))
 	c.Detail("files_scanned", res.FilesScanned)

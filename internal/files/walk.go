@@ -48,9 +48,13 @@ func (w *walker) walk(visit visitFunc) error {
 		skipTree := d.IsDir() && !w.recursive
 		if w.after != nil {
 			switch c := compareWalk(comps, w.after); {
-			case c < 0 && isPrefix(comps, w.after):
-				// An ancestor of the cursor: already returned, but its
-				// subtree holds the rest of the page.
+			case c <= 0 && isPrefix(comps, w.after):
+				// The cursor's entry or an ancestor of it: already
+				// returned, but its subtree holds the rest of the page
+				// (when recursive).
+				if d.IsDir() && !w.recursive {
+					return fs.SkipDir
+				}
 				return nil
 			case c <= 0:
 				if d.IsDir() {

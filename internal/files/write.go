@@ -92,6 +92,9 @@ type replaceOpts struct {
 	check func(rev string) error
 	// held: the caller already holds the path lock for the target.
 	held bool
+	// perm is the permission of a new file (0644 when zero); an existing
+	// file keeps its own.
+	perm fs.FileMode
 }
 
 // replace atomically publishes data at t: it writes a temporary file in the
@@ -115,7 +118,10 @@ func (s *Service) replace(ctx context.Context, t target, data []byte, o replaceO
 	}
 
 	exists := false
-	var perm fs.FileMode = 0o644
+	perm := o.perm
+	if perm == 0 {
+		perm = 0o644
+	}
 	rev := ""
 	if fi, err := root.Lstat(real); err == nil {
 		if !fi.Mode().IsRegular() {

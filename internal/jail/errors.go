@@ -37,10 +37,11 @@ func translate(err error, p Path) error {
 		return errcode.New(errcode.PathOutsideRoot, "%q resolves outside the workdir", p.rel)
 	case errors.Is(err, fs.ErrNotExist):
 		return errcode.New(errcode.PathNotFound, "%q does not exist", p.rel)
-	case errors.Is(err, fs.ErrExist):
-		return errcode.New(errcode.PathExists, "%q already exists", p.rel)
+	// ENOTEMPTY also counts as fs.ErrExist, so it is tested first.
 	case errors.Is(err, syscall.ENOTEMPTY), isNotEmpty(err):
 		return errcode.New(errcode.PathNotEmpty, "%q is not empty", p.rel)
+	case errors.Is(err, fs.ErrExist):
+		return errcode.New(errcode.PathExists, "%q already exists", p.rel)
 	case errors.Is(err, syscall.ENOTDIR):
 		return errcode.New(errcode.NotADirectory, "a parent of %q is not a directory", p.rel)
 	case errors.Is(err, syscall.ELOOP):

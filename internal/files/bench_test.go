@@ -1,0 +1,84 @@
+package files
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/hostlink/hostlink/internal/ops"
+)
+
+// The benchmarks compare an operation through the registry (jail, schema
+// validation, audit record with fsync) with the bare os call it wraps.
+
+func benchCall(b *testing.B, e *env, op string, args map[string]any) {
+	raw, _ := json.Marshal(args)
+	b.ResetTimer()
+	for b.Loop() {
+		if _, err := e.reg.Call(context.Background(), ops.Caller{Transport: "bench"}, op, raw, nil); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+func BenchmarkReadFile4K(b *testing.B) {
+	e := newEnv(b, testLimits)
+	e.write("root/f.txt", strings.Repeat("x", 4096))
+	benchCall(b, e, "read_file", map[string]any{"path": "f.txt"})
+}
+
+func BenchmarkReadFile4KBareOS(b *testing.B) {
+	p := filepath.Join(b.TempDir(), "f.txt")
+	os.WriteFile(p, []byte(strings.Repeat("x", 4096)), 0o644)
+	for b.Loop() {
+		if _, err := os.ReadFile(p); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+func BenchmarkWriteFile4K(b *testing.B) {
+	e := newEnv(b, testLimits)
+	benchCall(b, e, "write_file", map[string]any{"path": "f.txt", "content": strings.Repeat("x", 4096)})
+}
+
+// BenchmarkWriteFile4KBareOS is the same atomic write done by hand: temp
+// file, write, fsync, rename.
+func BenchmarkWriteFile4KBareOS(b *testing.B) {
+	dir := b.TempDir()
+	data := []byte(strings.Repeat("x", 4096))
+	for b.Loop() {
+		f, err := os.CreateTemp(dir, ".tmp")
+		if err != nil {
+			b.Fatal(err)
+		}
+		f.Write(data)
+		f.Sync()
+		f.Close()
+		if err := os.Rename(f.Name(), filepath.Join(dir, "f.txt")); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+func BenchmarkStat(b *testing.B) {
+	e := newEnv(b, testLimits)
+	e.write("root/a/b/c/f.txt", "x")
+	benchCall(b, e, "stat", map[string]any{"path": "a/b/c/f.txt"})
+}
+
+func BenchmarkSearchText1000Files(b *testing.B) {
+	e := newEnv(b, testLimits)
+	for i := range 1000 {
+		e.write(filepath.Join("root", "d"+string(rune('a'+i%26)), strings.Repeat("f", 1+i%7)+"-"+itoa3(i)+".txt"),
+			strings.Repeat("some ordinary line of text\n", 40))
+	}
+	benchCall(b, e, "search_text", map[string]any{"query": "needle"})
+}
+
+func itoa3(i int) string {
+	return string([]byte{byte('0' + i/100%10), byte('0' + i/10%10), byte('0' + i%10)})
+}
