@@ -86,6 +86,20 @@ func TestResolveUnix(t *testing.T) {
 	checkResolve(t, tests)
 }
 
+func TestResolveWindowsPathLength(t *testing.T) {
+	r := rootAt(`C:\w`, Windows, true) // 4 units
+	comp := strings.Repeat("d", 254) + `\`
+	// 4 + 128 * (1 + 254) = 32644 units; then a last component to reach the limit.
+	deep := strings.Repeat(comp, 128)
+	tail := strings.Repeat("x", 32767-32644-1)
+	if _, err := r.Resolve(deep + tail); err != nil {
+		t.Errorf("a path of exactly 32767 units: %v", err)
+	}
+	if _, err := r.Resolve(deep + tail + "x"); errcode.CodeOf(err) != PathTooLong {
+		t.Errorf("a path of 32768 units: %v", err)
+	}
+}
+
 func TestResolvePathLength(t *testing.T) {
 	r := rootAt("/w", Unix, false)
 	deep := strings.Repeat("d/", 2045) // "/w" + 2045*"/d" = 4092 bytes
@@ -96,6 +110,8 @@ func TestResolvePathLength(t *testing.T) {
 		{deep + "x", ""},            // 4094 bytes
 		{deep + "xy", ""},           // 4095 bytes: at the limit
 		{deep + "xyz", PathTooLong}, // 4096 bytes: past it
+		{strings.Repeat("a/../", maxInput/5) + "abc", ""},           // exactly maxInput bytes
+		{strings.Repeat("a/../", maxInput/5) + "abcd", PathTooLong}, // one past
 	} {
 		_, err := r.Resolve(tt.in)
 		if code := errcode.CodeOf(err); code != tt.code {
@@ -152,7 +168,11 @@ func TestResolveWindows(t *testing.T) {
 		{unc, `\\srv\other\work\x`, "", errcode.PathOutsideRoot},
 		{unc, `C:\work\x`, "", errcode.PathOutsideRoot},
 		{sensitive, `C:\Users\u\WORK\x`, "", errcode.PathOutsideRoot},
-		{sensitive, `c:\Users\u\work\x`, "x", ""}, // drive letters never have case
+		{sensitive, `c:\Users\u\work\x`, "x", ""},                   // drive letters never have case
+		{r, strings.Repeat("é", 255), strings.Repeat("é", 255), ""}, // 255 UTF-16 units (510 bytes)
+		{r, strings.Repeat("é", 256), "", PathTooLong},
+		{r, strings.Repeat("😀", 127) + "a", strings.Repeat("😀", 127) + "a", ""}, // surrogate pairs: 255 units
+		{r, strings.Repeat("😀", 128), "", PathTooLong},
 	}
 	for _, name := range []string{"CON", "con", "Con.txt", "PRN", "AUX.tar.gz", "NUL", "nul.", "NUL ", "COM1", "com9.log",
 		"COM0", "LPT1", "lpt9", "COM¹", "LPT²", "com³.txt", "CONIN$", "conout$", "CLOCK$", "con .txt"} {

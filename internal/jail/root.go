@@ -123,6 +123,10 @@ func pathOf(comps []string) Path {
 	return Path{strings.Join(comps, "/")}
 }
 
+// maxInput bounds the text Resolve will look at: four bytes for each of the
+// longest path's UTF-16 units, room enough for any path that can name a file.
+const maxInput = 4 * 32767
+
 // Resolve checks p lexically and returns it as a Path in r. p may be relative
 // to the root or absolute inside it (in its canonical or configured form,
 // compared without case on a case-insensitive volume). Resolve does not touch
@@ -130,6 +134,9 @@ func pathOf(comps []string) Path {
 func (r *Root) Resolve(p string) (Path, error) {
 	if p == "" {
 		return Path{}, errcode.New(errcode.InvalidArgument, "path is empty")
+	}
+	if len(p) > maxInput {
+		return Path{}, errcode.New(PathTooLong, "path is longer than %d bytes", maxInput)
 	}
 	pp, err := parse(p, r.flavor)
 	if err != nil {
