@@ -13,14 +13,21 @@ import (
 	"github.com/hostlink/hostlink/internal/ops"
 )
 
-func TestOpenDefaults(t *testing.T) {
+// openTemp opens a daemon on its defaults in a fresh HOSTLINK_HOME.
+func openTemp(t *testing.T) (*Daemon, string) {
+	t.Helper()
 	home := t.TempDir()
 	t.Setenv("HOSTLINK_HOME", home)
 	d, err := Open(Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer d.Close()
+	t.Cleanup(func() { d.Close() })
+	return d, home
+}
+
+func TestOpenDefaults(t *testing.T) {
+	d, home := openTemp(t)
 	wds := d.Files.Workdirs()
 	if len(wds) != 1 || wds[0].Alias != "workspace" || wds[0].Root.Dir() != filepath.Join(home, "workspace") {
 		t.Fatalf("workdirs %+v", wds)
@@ -35,7 +42,7 @@ func TestOpenDefaults(t *testing.T) {
 	if len(d.Registry.Ops()) != 11 {
 		t.Errorf("%d operations registered", len(d.Registry.Ops()))
 	}
-	_, err = d.Registry.Call(context.Background(), ops.Caller{Transport: "test"}, "write_file",
+	_, err := d.Registry.Call(context.Background(), ops.Caller{Transport: "test"}, "write_file",
 		[]byte(`{"path":"a.txt","content":"x"}`), nil)
 	if err != nil {
 		t.Fatal(err)
@@ -93,13 +100,7 @@ func TestNoAuditNoStart(t *testing.T) {
 // TestAuditLossRefusesCalls: once the audit log is gone, calls are refused
 // before they run.
 func TestAuditLossRefusesCalls(t *testing.T) {
-	home := t.TempDir()
-	t.Setenv("HOSTLINK_HOME", home)
-	d, err := Open(Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer d.Close()
+	d, home := openTemp(t)
 	os.Remove(d.Audit.Path())
 	_, err = d.Registry.Call(context.Background(), ops.Caller{}, "write_file", []byte(`{"path":"b.txt","content":"x"}`), nil)
 	if errcode.CodeOf(err) != errcode.AuditUnavailable {
@@ -111,13 +112,7 @@ func TestAuditLossRefusesCalls(t *testing.T) {
 }
 
 func TestToken(t *testing.T) {
-	home := t.TempDir()
-	t.Setenv("HOSTLINK_HOME", home)
-	d, err := Open(Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer d.Close()
+	d, _ := openTemp(t)
 	a, err := Token(d.Dirs)
 	if err != nil || len(a) < 40 {
 		t.Fatalf("token %q %v", a, err)
