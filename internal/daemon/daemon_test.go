@@ -102,7 +102,7 @@ func TestNoAuditNoStart(t *testing.T) {
 func TestAuditLossRefusesCalls(t *testing.T) {
 	d, home := openTemp(t)
 	os.Remove(d.Audit.Path())
-	_, err = d.Registry.Call(context.Background(), ops.Caller{}, "write_file", []byte(`{"path":"b.txt","content":"x"}`), nil)
+	_, err := d.Registry.Call(context.Background(), ops.Caller{}, "write_file", []byte(`{"path":"b.txt","content":"x"}`), nil)
 	if errcode.CodeOf(err) != errcode.AuditUnavailable {
 		t.Fatalf("call with no audit log: %v", err)
 	}
