@@ -24,6 +24,7 @@ type Config struct {
 	Limits   Limits    `toml:"limits"`
 	Server   Server    `toml:"server"`
 	Audit    Audit     `toml:"audit"`
+	Commands Commands  `toml:"commands"`
 }
 
 // Workdir is a directory that clients may work in, named by an alias.
@@ -54,6 +55,18 @@ type Audit struct {
 	MaxFileBytes int64 `toml:"max_file_bytes"` // size at which audit.log rotates
 }
 
+// Commands configures command execution, which is off until the local user
+// turns it on (here or with --enable-shell); no remote request can.
+type Commands struct {
+	Enabled               bool  `toml:"enabled"`
+	MaxConcurrent         int   `toml:"max_concurrent"`          // commands running at once
+	DefaultTimeoutSeconds int   `toml:"default_timeout_seconds"` // when a request names none
+	MaxTimeoutSeconds     int   `toml:"max_timeout_seconds"`     // longest a request may ask for
+	InlineOutputBytes     int   `toml:"inline_output_bytes"`     // head+tail of each stream returned inline
+	MaxStreamBytes        int64 `toml:"max_stream_bytes"`        // stored per stream; the rest is counted, not kept
+	RetentionHours        int   `toml:"retention_hours"`         // how long captured output is kept
+}
+
 // Default returns the default configuration. It has no workdirs: the caller
 // adds the default "workspace" workdir, whose directory depends on the OS.
 func Default() *Config {
@@ -68,6 +81,14 @@ func Default() *Config {
 		},
 		Server: Server{Listen: "127.0.0.1:7717"},
 		Audit:  Audit{MaxFileBytes: 64 << 20},
+		Commands: Commands{
+			MaxConcurrent:         4,
+			DefaultTimeoutSeconds: 60,
+			MaxTimeoutSeconds:     3600,
+			InlineOutputBytes:     16 << 10,
+			MaxStreamBytes:        1 << 30,
+			RetentionHours:        7 * 24,
+		},
 	}
 }
 

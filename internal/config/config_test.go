@@ -269,6 +269,12 @@ func TestLoadBounds(t *testing.T) {
 		{"limits", "max_search_bytes", 1, 16 * GiB},
 		{"limits", "max_search_file_bytes", 1, 1 * GiB},
 		{"audit", "max_file_bytes", 64 * KiB, 4 * GiB},
+		{"commands", "max_concurrent", 1, 64},
+		{"commands", "default_timeout_seconds", 1, 3600},
+		{"commands", "max_timeout_seconds", 1, 604800},
+		{"commands", "inline_output_bytes", 1, 1 << 20},
+		{"commands", "max_stream_bytes", 1, 64 * GiB},
+		{"commands", "retention_hours", 1, 8760},
 	}
 	for _, tt := range tests {
 		key := tt.table + "." + tt.key

@@ -58,6 +58,12 @@ func (c *Config) fillDefaults() {
 	setIfZero(&c.Limits.MaxSearchFileBytes, d.Limits.MaxSearchFileBytes)
 	setIfZero(&c.Server.Listen, d.Server.Listen)
 	setIfZero(&c.Audit.MaxFileBytes, d.Audit.MaxFileBytes)
+	setIfZero(&c.Commands.MaxConcurrent, d.Commands.MaxConcurrent)
+	setIfZero(&c.Commands.DefaultTimeoutSeconds, d.Commands.DefaultTimeoutSeconds)
+	setIfZero(&c.Commands.MaxTimeoutSeconds, d.Commands.MaxTimeoutSeconds)
+	setIfZero(&c.Commands.InlineOutputBytes, d.Commands.InlineOutputBytes)
+	setIfZero(&c.Commands.MaxStreamBytes, d.Commands.MaxStreamBytes)
+	setIfZero(&c.Commands.RetentionHours, d.Commands.RetentionHours)
 }
 
 func setIfZero[T comparable](p *T, def T) {

@@ -98,6 +98,12 @@ func (c *Config) bounds() []bound {
 		{"limits.max_search_bytes", c.Limits.MaxSearchBytes, 1, 16 * GiB},
 		{"limits.max_search_file_bytes", c.Limits.MaxSearchFileBytes, 1, 1 * GiB},
 		{"audit.max_file_bytes", c.Audit.MaxFileBytes, 64 * KiB, 4 * GiB},
+		{"commands.max_concurrent", int64(c.Commands.MaxConcurrent), 1, 64},
+		{"commands.default_timeout_seconds", int64(c.Commands.DefaultTimeoutSeconds), 1, int64(c.Commands.MaxTimeoutSeconds)},
+		{"commands.max_timeout_seconds", int64(c.Commands.MaxTimeoutSeconds), 1, 7 * 24 * 3600},
+		{"commands.inline_output_bytes", int64(c.Commands.InlineOutputBytes), 1, 1 * MiB},
+		{"commands.max_stream_bytes", c.Commands.MaxStreamBytes, 1, 64 * GiB},
+		{"commands.retention_hours", int64(c.Commands.RetentionHours), 1, 365 * 24},
 	}
 }
 
