@@ -59,8 +59,9 @@ func (c *Config) fillDefaults() {
 	setIfZero(&c.Server.Listen, d.Server.Listen)
 	setIfZero(&c.Audit.MaxFileBytes, d.Audit.MaxFileBytes)
 	setIfZero(&c.Commands.MaxConcurrent, d.Commands.MaxConcurrent)
-	setIfZero(&c.Commands.DefaultTimeoutSeconds, d.Commands.DefaultTimeoutSeconds)
 	setIfZero(&c.Commands.MaxTimeoutSeconds, d.Commands.MaxTimeoutSeconds)
+	// An unset default timeout never exceeds a lowered maximum.
+	setIfZero(&c.Commands.DefaultTimeoutSeconds, min(d.Commands.DefaultTimeoutSeconds, c.Commands.MaxTimeoutSeconds))
 	setIfZero(&c.Commands.InlineOutputBytes, d.Commands.InlineOutputBytes)
 	setIfZero(&c.Commands.MaxStreamBytes, d.Commands.MaxStreamBytes)
 	setIfZero(&c.Commands.RetentionHours, d.Commands.RetentionHours)
