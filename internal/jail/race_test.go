@@ -8,6 +8,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
+
+	"github.com/hostlink/hostlink/internal/errcode"
 )
 
 // TestSymlinkRace flips a symlink between a directory inside the root and
@@ -42,7 +44,7 @@ func TestSymlinkRace(t *testing.T) {
 		iterations = 500
 	}
 	var stop atomic.Bool
-	var escapes, flips atomic.Int64
+	var escapes, flips, readsIn, readsRefused atomic.Int64
 	var wg sync.WaitGroup
 	wg.Add(1)
 	go func() {
@@ -70,8 +72,12 @@ func TestSymlinkRace(t *testing.T) {
 		func(int) { // read
 			f, _, err := r.OpenFile(p("flip/secret.txt"))
 			if err != nil {
+				if errcode.CodeOf(err) == errcode.PathOutsideRoot {
+					readsRefused.Add(1)
+				}
 				return
 			}
+			readsIn.Add(1)
 			b, _ := io.ReadAll(f)
 			f.Close()
 			if string(b) == "SECRET" {
@@ -136,7 +142,12 @@ func TestSymlinkRace(t *testing.T) {
 	if after := snapshotDir(t, outside); after != before {
 		t.Fatalf("outside changed: %v -> %v", before, after)
 	}
-	t.Logf("%d iterations per worker, %d flips, 0 escapes", iterations, flips.Load())
+	// Both sides of the race must have been seen, or the test proved nothing.
+	if readsIn.Load() == 0 || readsRefused.Load() == 0 {
+		t.Fatalf("the race was not exercised: %d reads inside, %d refused", readsIn.Load(), readsRefused.Load())
+	}
+	t.Logf("%d iterations per worker, %d flips, %d reads inside, %d refused, 0 escapes",
+		iterations, flips.Load(), readsIn.Load(), readsRefused.Load())
 }
 
 func snapshotDir(t *testing.T, dir string) string {
