@@ -24,6 +24,8 @@ type cli struct {
 	Serve   serveCmd   `cmd:"" help:"Run the daemon: MCP over Streamable HTTP on loopback, with a bearer token."`
 	MCP     mcpCmd     `cmd:"" name:"mcp" help:"Serve MCP on stdin/stdout, for a local MCP client that starts hostlink."`
 	Info    infoCmd    `cmd:"" help:"Show host facts: platform, arch, machine ID and directories."`
+	Status  statusCmd  `cmd:"" help:"Show the running daemon: version, uptime, endpoints, capabilities, workdirs, running work."`
+	Call    callCmd    `cmd:"" help:"Run one operation on the running daemon: hostlink call OP '{json}'."`
 	Token   tokenCmd   `cmd:"" help:"Print the bearer token for the HTTP endpoint (created on first use)."`
 	Audit   auditCmd   `cmd:"" help:"Inspect the audit log."`
 	Version versionCmd `cmd:"" help:"Print the version."`
@@ -40,8 +42,7 @@ func main() {
 	defer stop()
 	kctx.BindTo(ctx, (*context.Context)(nil))
 	if err := kctx.Run(&c); err != nil {
-		fmt.Fprintln(os.Stderr, "hostlink:", err)
-		os.Exit(1)
+		exitError(err)
 	}
 }
 

@@ -1,6 +1,7 @@
 package daemon
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"os"
@@ -8,6 +9,8 @@ import (
 	"time"
 
 	"github.com/hostlink/hostlink/internal/audit"
+	"github.com/hostlink/hostlink/internal/capture"
+	"github.com/hostlink/hostlink/internal/commands"
 	"github.com/hostlink/hostlink/internal/config"
 	"github.com/hostlink/hostlink/internal/files"
 	"github.com/hostlink/hostlink/internal/hostinfo"
@@ -23,6 +26,7 @@ type Options struct {
 	ConfigPath  string // explicit config file; "" means the per-OS default (optional)
 	AllowedRoot string // replaces the default workdir's path
 	Listen      string // replaces server.listen
+	EnableShell bool   // turns on command execution (as commands.enabled does)
 }
 
 // Daemon is an assembled hostlink.
@@ -33,9 +37,13 @@ type Daemon struct {
 	Audit    *audit.Log
 	Registry *ops.Registry
 	Files    *files.Service
+	Commands *commands.Service // nil unless command execution is enabled
 	Started  time.Time
 
-	roots []*jail.Root
+	roots       []*jail.Root
+	transports  transports
+	captures    *capture.Store
+	stopCleanup context.CancelFunc
 }
 
 // Open loads configuration, opens the workdirs and the audit log, and
@@ -79,6 +87,9 @@ func Open(o Options) (*Daemon, error) {
 	}
 	d.Registry = ops.New(d.Audit, nil)
 	files.Register(d.Registry, d.Files)
+	if err := d.openCommands(o.EnableShell); err != nil {
+		return nil, err
+	}
 	ok = true
 	return d, nil
 }
@@ -171,6 +182,7 @@ func (d *Daemon) Event(op string, details map[string]any) error {
 
 // Close releases the workdirs and the audit log.
 func (d *Daemon) Close() error {
+	d.closeCommands()
 	for _, r := range d.roots {
 		r.Close()
 	}

@@ -14,7 +14,9 @@ import (
 	"strings"
 	"time"
 
+	"github.com/hostlink/hostlink/internal/ipc"
 	"github.com/hostlink/hostlink/internal/mcpserve"
+	"github.com/hostlink/hostlink/internal/ops"
 	"github.com/hostlink/hostlink/internal/paths"
 	"github.com/hostlink/hostlink/internal/private"
 )
@@ -54,13 +56,24 @@ func Token(dirs paths.Dirs) (string, error) {
 }
 
 // ServeHTTP serves MCP over Streamable HTTP on the configured loopback
-// address until ctx is done, then shuts down gracefully. ready, if not nil,
-// receives the bound address once listening.
+// address, and the local control channel (package ipc) beside it, until ctx
+// is done, then shuts down gracefully. ready, if not nil, receives the bound
+// HTTP address once both are listening. It fails before serving anything
+// when another daemon holds the control channel.
 func (d *Daemon) ServeHTTP(ctx context.Context, ready func(addr net.Addr)) error {
 	tok, err := Token(d.Dirs)
 	if err != nil {
 		return err
 	}
+	ipcAddr, err := ipc.Address(d.Dirs.Runtime)
+	if err != nil {
+		return err
+	}
+	ipcLn, err := ipc.Listen(ipcAddr)
+	if err != nil {
+		return err
+	}
+	defer ipcLn.Close()
 	ln, err := mcpserve.Listen(d.Config.Server.Listen)
 	if err != nil {
 		return err
@@ -75,7 +88,14 @@ func (d *Daemon) ServeHTTP(ctx context.Context, ready func(addr net.Addr)) error
 		ReadHeaderTimeout: 10 * time.Second,
 		ErrorLog:          slog.NewLogLogger(slog.Default().Handler(), slog.LevelWarn),
 	}
-	d.Event("daemon_start", map[string]any{"transport": "mcp-http", "listen": ln.Addr().String()})
+	d.transports.add(ops.TransportMCPHTTP, "http://"+ln.Addr().String()+"/mcp")
+	d.transports.add(ipc.Transport, ipcAddr)
+	d.Event("daemon_start", map[string]any{"transport": "mcp-http", "listen": ln.Addr().String(), "ipc": ipcAddr})
+	ctx, stopIPC := context.WithCancel(ctx)
+	defer stopIPC()
+	ipcSrv := &ipc.Server{Registry: d.Registry, Audit: d.Audit, Status: func() any { return d.Status() }}
+	ipcDone := make(chan error, 1)
+	go func() { ipcDone <- ipcSrv.Serve(ctx, ipcLn) }()
 	if ready != nil {
 		ready(ln.Addr())
 	}
@@ -83,10 +103,21 @@ func (d *Daemon) ServeHTTP(ctx context.Context, ready func(addr net.Addr)) error
 	go func() { errc <- srv.Serve(ln) }()
 	select {
 	case err := <-errc:
+		stopIPC()
+		<-ipcDone
 		d.Event("daemon_stop", map[string]any{"reason": "server error"})
 		return err
+	case err := <-ipcDone:
+		// Serve returns nil only once ctx is done; anything else is fatal.
+		if ctx.Err() == nil {
+			srv.Close()
+			d.Event("daemon_stop", map[string]any{"reason": "control channel error"})
+			return fmt.Errorf("control channel: %w", err)
+		}
+		ipcDone <- err // for the wait below
 	case <-ctx.Done():
 	}
+	<-ipcDone
 	shutdown, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
 	err = srv.Shutdown(shutdown)

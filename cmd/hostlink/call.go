@@ -1,0 +1,85 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"time"
+
+	"github.com/hostlink/hostlink/internal/errcode"
+	"github.com/hostlink/hostlink/internal/ipc"
+	"github.com/hostlink/hostlink/internal/paths"
+)
+
+type callCmd struct {
+	Op     string `arg:"" help:"Operation name, e.g. read_file (see the README's tool table)."`
+	Params string `arg:"" optional:"" default:"{}" help:"Arguments as a JSON object."`
+	JSON   bool   `help:"Print the result (or error) as one line of JSON, for scripts."`
+}
+
+func (c *callCmd) Run(ctx context.Context) error {
+	res, err := daemonCall(ctx, c.Op, json.RawMessage(c.Params))
+	var e *errcode.Error
+	if c.JSON && errors.As(err, &e) {
+		// A daemon error is an answer too: scripts get it on stdout as
+		// JSON, and the exit status still says it failed.
+		b, _ := json.Marshal(map[string]any{"error": e})
+		fmt.Println(string(b))
+		return errSilent
+	}
+	if err != nil {
+		return err
+	}
+	if c.JSON {
+		fmt.Println(string(res))
+		return nil
+	}
+	return printIndented(res)
+}
+
+// printIndented prints a JSON document indented, in the order the daemon
+// wrote it.
+func printIndented(raw json.RawMessage) error {
+	var b bytes.Buffer
+	if err := json.Indent(&b, raw, "", "  "); err != nil {
+		return fmt.Errorf("malformed response: %w", err)
+	}
+	b.WriteByte('\n')
+	_, err := os.Stdout.Write(b.Bytes())
+	return err
+}
+
+// daemonCall makes one request to the running daemon over the control
+// channel.
+func daemonCall(ctx context.Context, method string, params json.RawMessage) (json.RawMessage, error) {
+	dirs, err := paths.Resolve()
+	if err != nil {
+		return nil, err
+	}
+	addr, err := ipc.Address(dirs.Runtime)
+	if err != nil {
+		return nil, err
+	}
+	ctx, cancel := context.WithTimeout(ctx, 10*time.Minute)
+	defer cancel()
+	cl, err := ipc.Connect(ctx, addr)
+	if err != nil {
+		return nil, err
+	}
+	defer cl.Close()
+	return cl.Call(ctx, method, params)
+}
+
+// errSilent makes hostlink exit non-zero without printing anything more:
+// the command has already said what went wrong.
+var errSilent = errors.New("")
+
+func exitError(err error) {
+	if !errors.Is(err, errSilent) {
+		fmt.Fprintln(os.Stderr, "hostlink:", err)
+	}
+	os.Exit(1)
+}

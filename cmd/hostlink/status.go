@@ -1,0 +1,80 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"time"
+
+	"github.com/hostlink/hostlink/internal/daemon"
+)
+
+type statusCmd struct {
+	JSON bool `help:"Print JSON, for scripts."`
+}
+
+func (s *statusCmd) Run(ctx context.Context) error {
+	res, err := daemonCall(ctx, "status", nil)
+	if err != nil {
+		return err
+	}
+	if s.JSON {
+		return printIndented(res)
+	}
+	var st daemon.Status
+	if err := json.Unmarshal(res, &st); err != nil {
+		return fmt.Errorf("malformed status: %w", err)
+	}
+	printStatus(os.Stdout, st)
+	return nil
+}
+
+func printStatus(w io.Writer, st daemon.Status) {
+	up := (time.Duration(st.UptimeSeconds) * time.Second).String()
+	fmt.Fprintf(w, "hostlink %s running, pid %d, up %s (since %s)\n", st.Version, st.PID, up, st.Started.Format(time.RFC3339))
+	fmt.Fprintln(w, "transports:")
+	for _, t := range st.Transports {
+		fmt.Fprintf(w, "  %-10s %s\n", t.Name, t.Address)
+	}
+	link := st.Link.State
+	if st.Link.Reason != "" {
+		link += " (" + st.Link.Reason + ")"
+	}
+	fmt.Fprintf(w, "link: %s\n", link)
+	fmt.Fprintln(w, "capabilities:")
+	for _, c := range st.Capabilities {
+		state := "ready"
+		switch {
+		case !c.Ready && c.Reason != "":
+			state = c.Reason
+		case !c.Ready:
+			state = "not ready"
+		}
+		fmt.Fprintf(w, "  %-10s %s\n", c.Name, state)
+	}
+	fmt.Fprintln(w, "workdirs:")
+	for _, wd := range st.Workdirs {
+		mode := "read-write"
+		if wd.ReadOnly {
+			mode = "read-only"
+		}
+		fmt.Fprintf(w, "  %-10s %s (%s)\n", wd.Alias, wd.Path, mode)
+	}
+	fmt.Fprintf(w, "running commands: %s\n", countOrNone(len(st.Commands)))
+	for _, c := range st.Commands {
+		fmt.Fprintf(w, "  %s  %s (since %s)\n", c.ID, c.Command, c.Started.Format(time.RFC3339))
+	}
+	fmt.Fprintf(w, "running tasks: %s\n", countOrNone(len(st.Tasks)))
+	for _, t := range st.Tasks {
+		fmt.Fprintf(w, "  %s  %s (since %s)\n", t.ID, t.Title, t.Started.Format(time.RFC3339))
+	}
+}
+
+func countOrNone(n int) string {
+	if n == 0 {
+		return "none"
+	}
+	return fmt.Sprint(n)
+}

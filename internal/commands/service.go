@@ -1,0 +1,306 @@
+package commands
+
+import (
+	"sort"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/hostlink/hostlink/internal/capture"
+	"github.com/hostlink/hostlink/internal/errcode"
+	"github.com/hostlink/hostlink/internal/files"
+	"github.com/hostlink/hostlink/internal/ops"
+	"github.com/hostlink/hostlink/internal/procs"
+)
+
+// Capability is the capability the command operations belong to.
+const Capability = "shell"
+
+// gracePeriod is how long a terminated command's tree has between the
+// graceful signal and the hard kill.
+const gracePeriod = 2 * time.Second
+
+// Options bound what commands may do.
+type Options struct {
+	MaxConcurrent  int
+	DefaultTimeout time.Duration
+	MaxTimeout     time.Duration
+	InlineBytes    int // head+tail of each stream returned by run_command
+}
+
+// Service runs commands and keeps track of the running ones.
+type Service struct {
+	files *files.Service
+	store *capture.Store
+	opts  Options
+	slots chan struct{}
+
+	mu      sync.Mutex
+	running map[string]*job // by capture id
+	closed  bool
+}
+
+// job is one running command.
+type job struct {
+	id       string
+	proc     *procs.Process
+	done     chan struct{} // closed once the capture is finished
+	info     *capture.Info // final receipt, set before done is closed
+	timedOut atomic.Bool
+	killed   atomic.Bool // by kill_command or a cancelled run_command
+	stdinMu  sync.Mutex
+}
+
+// New returns a Service running commands in the workdirs of fs, capturing
+// output into store.
+func New(fs *files.Service, store *capture.Store, o Options) *Service {
+	return &Service{files: fs, store: store, opts: o, slots: make(chan struct{}, o.MaxConcurrent), running: make(map[string]*job)}
+}
+
+// Close ends every running command (graceful signal, then hard kill of the
+// whole tree) and waits for their receipts to be recorded.
+func (s *Service) Close() {
+	s.mu.Lock()
+	s.closed = true
+	jobs := make([]*job, 0, len(s.running))
+	for _, j := range s.running {
+		jobs = append(jobs, j)
+	}
+	s.mu.Unlock()
+	var wg sync.WaitGroup
+	for _, j := range jobs {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			j.killed.Store(true)
+			j.proc.Terminate(gracePeriod)
+			<-j.done
+		}()
+	}
+	wg.Wait()
+}
+
+// Running reports how many commands are running.
+func (s *Service) Running() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return len(s.running)
+}
+
+// start validates a request, creates its capture and starts the command.
+// A repeated idempotency key returns the first run's info instead (and a
+// nil job). keepStdin leaves stdin open for send_command_input.
+func (s *Service) start(c *ops.Call, op string, a RunArgs, keepStdin bool) (*job, *capture.Info, error) {
+	timeout, err := s.timeout(a.TimeoutSeconds)
+	if err != nil {
+		return nil, nil, err
+	}
+	if (len(a.Argv) == 0) == (a.Command == "") {
+		return nil, nil, errcode.New(errcode.InvalidArgument, "exactly one of argv and command must be given")
+	}
+	if len(a.Argv) > 0 && a.Argv[0] == "" {
+		return nil, nil, errcode.New(errcode.InvalidArgument, "argv[0] is empty")
+	}
+	for k, v := range a.Env {
+		if k == "" || strings.ContainsAny(k, "=\x00") || strings.ContainsRune(v, 0) {
+			return nil, nil, errcode.New(errcode.InvalidArgument, "env has an invalid name or value (for %q)", truncate(k, 64))
+		}
+	}
+	dir, err := s.files.ResolveDir(a.Workdir, a.Cwd)
+	if err != nil {
+		return nil, nil, err
+	}
+	c.Target(dir.Workdir, dir.Rel)
+	keys := make([]string, 0, len(a.Env))
+	for k := range a.Env {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	c.Detail("env_keys", keys)
+	c.Detail("timeout_seconds", timeout.Seconds())
+	if len(a.Argv) > 0 {
+		c.Detail("argv", truncateAll(a.Argv, 1024))
+	} else {
+		c.Detail("command", truncate(a.Command, 1024))
+		c.Detail("shell", a.Shell)
+		if _, err := procs.ResolveShell(a.Shell); err != nil {
+			return nil, nil, err
+		}
+	}
+	if a.IdempotencyKey != "" {
+		c.Detail("idempotency_key", truncate(a.IdempotencyKey, 128))
+	}
+	select {
+	case s.slots <- struct{}{}:
+	default:
+		return nil, nil, errcode.New(errcode.Overloaded, "%d commands are already running; wait for one to end", cap(s.slots))
+	}
+	release := func() { <-s.slots }
+	cp, reused, err := s.store.Create(capture.Meta{
+		Op: op, Argv: a.Argv, Command: a.Command, Shell: a.Shell,
+		Workdir: dir.Workdir, Cwd: dir.Rel, EnvKeys: keys, IdempotencyKey: a.IdempotencyKey,
+	})
+	if err != nil {
+		release()
+		return nil, nil, err
+	}
+	if reused != nil {
+		release()
+		c.Detail("reused", reused.ID)
+		return nil, reused, nil
+	}
+	c.Detail("capture_id", cp.ID())
+	spec := procs.Spec{Argv: a.Argv, Command: a.Command, Shell: a.Shell, Dir: dir.Abs, Env: a.Env, Stdin: keepStdin || a.Stdin != nil}
+	p, err := procs.Start(spec, cp.Stdout(), cp.Stderr())
+	if err != nil {
+		cp.Discard()
+		release()
+		return nil, nil, err
+	}
+	started := time.Now()
+	if err := cp.Started(p.Pid(), started); err != nil {
+		// The output is still captured; only the pid record failed, which
+		// Finish will report as incomplete.
+		c.Detail("started_error", "capture could not record the start")
+	}
+	j := &job{id: cp.ID(), proc: p, done: make(chan struct{})}
+	s.mu.Lock()
+	if s.closed {
+		s.mu.Unlock()
+		p.Kill()
+		p.Wait()
+		cp.Finish(capture.Receipt{Status: capture.StatusIncomplete, EndedAt: time.Now(), Reason: "hostlink is shutting down"})
+		release()
+		return nil, nil, errcode.New(errcode.Internal, "hostlink is shutting down")
+	}
+	s.running[j.id] = j
+	s.mu.Unlock()
+	if a.Stdin != nil {
+		go s.writeStdin(j, *a.Stdin, !keepStdin)
+	}
+	go s.watch(j, cp, timeout, release)
+	return j, nil, nil
+}
+
+// watch waits for the command, enforcing its timeout, and records how it
+// ended.
+func (s *Service) watch(j *job, cp *capture.Capture, timeout time.Duration, release func()) {
+	timer := time.AfterFunc(timeout, func() {
+		j.timedOut.Store(true)
+		j.proc.Terminate(gracePeriod)
+	})
+	st, werr := j.proc.Wait()
+	timer.Stop()
+	r := capture.Receipt{EndedAt: st.Ended}
+	switch {
+	case werr != nil:
+		r.Status, r.Reason = capture.StatusIncomplete, "waiting for the process failed"
+	case j.timedOut.Load():
+		r.Status, r.Signal = capture.StatusTimedOut, st.Signal
+	case j.killed.Load() || st.Killed:
+		r.Status, r.Signal = capture.StatusKilled, st.Signal
+	case st.Signal != "":
+		r.Status, r.Signal = capture.StatusKilled, st.Signal
+	default:
+		r.Status, r.ExitCode = capture.StatusExited, st.ExitCode
+	}
+	info, err := cp.Finish(r)
+	if err != nil {
+		info, _ = s.store.Get(j.id)
+	}
+	j.info = info
+	s.mu.Lock()
+	delete(s.running, j.id)
+	s.mu.Unlock()
+	release()
+	close(j.done)
+}
+
+func (s *Service) writeStdin(j *job, data string, closeAfter bool) {
+	j.stdinMu.Lock()
+	defer j.stdinMu.Unlock()
+	w := j.proc.Stdin()
+	if w == nil {
+		return
+	}
+	w.Write([]byte(data))
+	if closeAfter {
+		w.Close()
+	}
+}
+
+func (s *Service) timeout(seconds float64) (time.Duration, error) {
+	switch {
+	case seconds < 0:
+		return 0, errcode.New(errcode.InvalidArgument, "timeout_seconds must not be negative")
+	case seconds == 0:
+		return s.opts.DefaultTimeout, nil
+	}
+	d := time.Duration(seconds * float64(time.Second))
+	if d > s.opts.MaxTimeout {
+		return 0, errcode.New(errcode.InvalidArgument, "timeout_seconds %.0f exceeds the maximum of %.0f", seconds, s.opts.MaxTimeout.Seconds()).
+			With("max_timeout_seconds", s.opts.MaxTimeout.Seconds())
+	}
+	return d, nil
+}
+
+// lookup returns the running job for a capture id, or nil if it is not
+// running (it may still be a known, finished capture).
+func (s *Service) lookup(id string) *job {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.running[id]
+}
+
+// receipt builds the response for a capture.
+func (s *Service) receipt(id string, reused bool) (Receipt, error) {
+	info, err := s.store.Get(id)
+	if err != nil {
+		return Receipt{}, err
+	}
+	r := Receipt{
+		CaptureID: info.ID,
+		Pid:       info.Pid,
+		Status:    string(info.Status),
+		ExitCode:  info.ExitCode,
+		Signal:    info.Signal,
+		TimedOut:  info.Status == capture.StatusTimedOut,
+		Reused:    reused,
+	}
+	if !info.StartedAt.IsZero() {
+		r.StartedAt = info.StartedAt.UTC().Format(time.RFC3339Nano)
+		end := time.Now()
+		if !info.EndedAt.IsZero() {
+			end = info.EndedAt
+			r.EndedAt = info.EndedAt.UTC().Format(time.RFC3339Nano)
+		}
+		r.DurationSeconds = end.Sub(info.StartedAt).Seconds()
+	}
+	if r.Stdout, err = s.inline(id, capture.Stdout, info.Stdout); err != nil {
+		return Receipt{}, err
+	}
+	if r.Stderr, err = s.inline(id, capture.Stderr, info.Stderr); err != nil {
+		return Receipt{}, err
+	}
+	return r, nil
+}
+
+func truncate(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return s[:n] + "…"
+}
+
+func truncateAll(ss []string, n int) []string {
+	out := make([]string, len(ss))
+	for i, s := range ss {
+		out[i] = truncate(s, n)
+	}
+	return out
+}
+
+func notRunning(id string) error {
+	return errcode.New(errcode.Conflict, "command %s is not running", id)
+}

@@ -1,0 +1,113 @@
+package daemon
+
+import (
+	"os"
+	"slices"
+	"sync"
+	"time"
+
+	"github.com/hostlink/hostlink/internal/version"
+)
+
+// Status is a snapshot of the running daemon, as `hostlink status` shows it.
+type Status struct {
+	Version       string             `json:"version"`
+	PID           int                `json:"pid"`
+	Started       time.Time          `json:"started"`
+	UptimeSeconds int64              `json:"uptime_seconds"`
+	Transports    []TransportStatus  `json:"transports"`
+	Link          LinkStatus         `json:"link"`
+	Capabilities  []CapabilityStatus `json:"capabilities"`
+	Workdirs      []WorkdirStatus    `json:"workdirs"`
+	Commands      []CommandStatus    `json:"commands"` // running commands (not yet listed: always empty)
+	Tasks         []TaskStatus       `json:"tasks"`    // running agent tasks
+}
+
+// TransportStatus is one endpoint the daemon serves.
+type TransportStatus struct {
+	Name    string `json:"name"`    // "mcp-http", "ipc"
+	Address string `json:"address"` // URL, socket path or pipe name
+}
+
+// LinkStatus is the state of the link to the platform.
+type LinkStatus struct {
+	State  string `json:"state"` // "not_configured", later "connected", "offline"…
+	Reason string `json:"reason,omitempty"`
+}
+
+// CapabilityStatus says whether a capability is ready and, if not, why and
+// how to enable it.
+type CapabilityStatus struct {
+	Name   string `json:"name"`
+	Ready  bool   `json:"ready"`
+	Reason string `json:"reason,omitempty"`
+}
+
+// WorkdirStatus is one configured workdir.
+type WorkdirStatus struct {
+	Alias    string `json:"alias"`
+	Path     string `json:"path"`
+	ReadOnly bool   `json:"read_only"`
+}
+
+// CommandStatus is a running command.
+type CommandStatus struct {
+	ID      string    `json:"id"`
+	Command string    `json:"command"`
+	Started time.Time `json:"started"`
+}
+
+// TaskStatus is a running agent task.
+type TaskStatus struct {
+	ID      string    `json:"id"`
+	Title   string    `json:"title"`
+	Started time.Time `json:"started"`
+}
+
+// transports records the endpoints being served, for Status.
+type transports struct {
+	mu   sync.Mutex
+	list []TransportStatus
+}
+
+func (t *transports) add(name, addr string) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.list = append(t.list, TransportStatus{Name: name, Address: addr})
+}
+
+func (t *transports) snapshot() []TransportStatus {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return slices.Clone(t.list)
+}
+
+// Status returns a snapshot of the daemon. Lists are never nil, so that
+// JSON shows [] rather than null.
+func (d *Daemon) Status() Status {
+	s := Status{
+		Version:       version.Version,
+		PID:           os.Getpid(),
+		Started:       d.Started.UTC().Truncate(time.Second),
+		UptimeSeconds: int64(time.Since(d.Started).Seconds()),
+		Transports:    d.transports.snapshot(),
+		Link:          LinkStatus{State: "not_configured", Reason: "no platform link is configured"},
+		Workdirs:      []WorkdirStatus{},
+		Commands:      []CommandStatus{},
+		Tasks:         []TaskStatus{},
+	}
+	if s.Transports == nil {
+		s.Transports = []TransportStatus{}
+	}
+	for _, wd := range d.Files.Workdirs() {
+		s.Workdirs = append(s.Workdirs, WorkdirStatus{Alias: wd.Alias, Path: wd.Root.Dir(), ReadOnly: wd.Root.ReadOnly()})
+	}
+	s.Capabilities = append(s.Capabilities, CapabilityStatus{Name: "files", Ready: true})
+	// Commands is set exactly when the local user enabled execution.
+	shell := CapabilityStatus{Name: "shell", Ready: d.Commands != nil}
+	if !shell.Ready {
+		shell.Reason = "disabled (enable locally with --enable-shell)"
+	}
+	s.Capabilities = append(s.Capabilities, shell)
+	return s
+}

@@ -1,0 +1,217 @@
+package ipc
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"errors"
+	"io"
+	"net"
+	"sync"
+	"time"
+
+	"github.com/hostlink/hostlink/internal/audit"
+	"github.com/hostlink/hostlink/internal/errcode"
+	"github.com/hostlink/hostlink/internal/ops"
+)
+
+// Transport is this channel's name in audit records.
+const Transport = "ipc"
+
+// Default time limits; see Server.
+const (
+	DefaultFrameTimeout = 2 * time.Minute
+	DefaultWriteTimeout = 30 * time.Second
+)
+
+// Server serves the control channel.
+type Server struct {
+	Registry *ops.Registry
+	// Audit records refused peers. Calls are audited by Registry.
+	Audit ops.Auditor
+	// Status answers the "status" method.
+	Status func() any
+	// FrameTimeout bounds the wait for each request frame, from the end of
+	// the previous response: an idle or slow peer is disconnected after it.
+	FrameTimeout time.Duration
+	// WriteTimeout bounds writing one response to a peer that does not read.
+	WriteTimeout time.Duration
+
+	// measure is the per-OS peer measurement; tests replace it.
+	measure measureFunc
+
+	mu    sync.Mutex
+	conns map[net.Conn]struct{}
+	wg    sync.WaitGroup
+}
+
+// Serve accepts connections on ln until ctx is done or ln fails, then
+// closes ln and every connection and waits for their handlers.
+func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
+	stop := context.AfterFunc(ctx, func() { ln.Close() })
+	defer stop()
+	defer s.closeAll()
+	for {
+		c, err := ln.Accept()
+		if err != nil {
+			if ctx.Err() != nil {
+				return nil
+			}
+			var ne net.Error
+			if errors.As(err, &ne) && ne.Timeout() {
+				continue
+			}
+			return err
+		}
+		s.track(c, true)
+		s.wg.Add(1)
+		go func() {
+			defer s.wg.Done()
+			defer s.track(c, false)
+			defer c.Close()
+			s.serveConn(ctx, c)
+		}()
+	}
+}
+
+func (s *Server) track(c net.Conn, add bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.conns == nil {
+		s.conns = make(map[net.Conn]struct{})
+	}
+	if add {
+		s.conns[c] = struct{}{}
+	} else {
+		delete(s.conns, c)
+	}
+}
+
+func (s *Server) closeAll() {
+	s.mu.Lock()
+	for c := range s.conns {
+		c.Close()
+	}
+	s.mu.Unlock()
+	s.wg.Wait()
+}
+
+// serveConn measures the peer, then answers its requests one at a time,
+// in order.
+func (s *Server) serveConn(ctx context.Context, c net.Conn) {
+	measure := s.measure
+	if measure == nil {
+		measure = measurePeer
+	}
+	peer, err := measure(c)
+	if err == nil {
+		err = checkPeer(peer)
+	}
+	if err != nil {
+		s.refuse(c, peer, err)
+		return
+	}
+	r := bufio.NewReaderSize(c, 64<<10)
+	for {
+		c.SetReadDeadline(time.Now().Add(or(s.FrameTimeout, DefaultFrameTimeout)))
+		line, err := readFrame(r)
+		if errors.Is(err, errFrameTooLarge) {
+			// The rest of the line is unread, so the stream cannot be
+			// resynchronised cheaply: answer, then close.
+			s.write(c, Response{Error: errcode.New(FrameTooLarge, "request frame is over %d bytes; closing the connection", MaxFrame)})
+			return
+		}
+		// A last line without a newline still counts at EOF; a line cut off
+		// by the deadline or a broken connection does not.
+		if err == nil || (errors.Is(err, io.EOF) && len(line) > 0) {
+			if !s.write(c, s.handle(ctx, peer, line)) {
+				return
+			}
+		}
+		if err != nil {
+			return
+		}
+	}
+}
+
+// refuse tells the peer why, audits the refusal and returns; the caller
+// closes the connection.
+func (s *Server) refuse(c net.Conn, peer Peer, why error) {
+	who := "unmeasured"
+	if peer != (Peer{}) {
+		who = peer.String()
+	}
+	if s.Audit != nil {
+		s.Audit.Append(audit.Record{
+			Time: time.Now(), Transport: Transport, Peer: who, Op: "ipc_peer_refused",
+			Code: string(PeerRefused), Details: map[string]any{"reason": why.Error()},
+		})
+	}
+	s.write(c, Response{Error: errcode.New(PeerRefused, "connection refused: only the user running hostlink may use this channel")})
+}
+
+func (s *Server) write(c net.Conn, r Response) bool {
+	c.SetWriteDeadline(time.Now().Add(or(s.WriteTimeout, DefaultWriteTimeout)))
+	_, err := c.Write(encodeResponse(r))
+	return err == nil
+}
+
+// handle answers one request frame.
+func (s *Server) handle(ctx context.Context, peer Peer, line []byte) Response {
+	req, perr := DecodeFrame(line)
+	resp := Response{RequestID: req.RequestID}
+	if perr != nil {
+		resp.Error = perr
+		return resp
+	}
+	var (
+		out any
+		err error
+	)
+	if req.Method == "status" && s.Status != nil {
+		out = s.Status()
+	} else {
+		caller := ops.Caller{Transport: Transport, Peer: peer.String(), RequestID: req.RequestID}
+		out, err = s.Registry.Call(ctx, caller, req.Method, req.Params, nil)
+	}
+	if err != nil {
+		resp.Error = errcode.As(err)
+		return resp
+	}
+	b, err := json.Marshal(out)
+	if err != nil {
+		resp.Error = errcode.New(errcode.Internal, "the result could not be encoded")
+		return resp
+	}
+	resp.Result = b
+	return resp
+}
+
+var errFrameTooLarge = errors.New("frame too large")
+
+// readFrame returns the next line without its newline. A last line without
+// a newline is returned with io.EOF. It never holds more than MaxFrame+1
+// bytes of one line.
+func readFrame(r *bufio.Reader) ([]byte, error) {
+	var line []byte
+	for {
+		chunk, err := r.ReadSlice('\n')
+		if len(line)+len(chunk) > MaxFrame+1 {
+			return nil, errFrameTooLarge
+		}
+		line = append(line, chunk...)
+		switch {
+		case err == nil:
+			return line[:len(line)-1], nil
+		case !errors.Is(err, bufio.ErrBufferFull):
+			return line, err
+		}
+	}
+}
+
+func or(d, def time.Duration) time.Duration {
+	if d > 0 {
+		return d
+	}
+	return def
+}

@@ -1,0 +1,282 @@
+//go:build linux || darwin
+
+package procs
+
+import (
+	"errors"
+	"os"
+	"os/exec"
+	"sync"
+	"syscall"
+	"time"
+
+	"golang.org/x/sys/unix"
+)
+
+// sysProc is a command's process group and the descendants seen in it.
+type sysProc struct {
+	pid       int // also the process group id
+	rootStart uint64
+
+	mu         sync.Mutex
+	known      map[int]uint64 // descendants ever seen: pid → start time
+	graceUntil time.Time      // while terminating, when the hard kill is due
+}
+
+func startSys(cmd *exec.Cmd) (*sysProc, error) {
+	enableSubreaper()
+	if cmd.SysProcAttr == nil {
+		cmd.SysProcAttr = &syscall.SysProcAttr{}
+	}
+	// Its own group, so one kill(-pgid) reaches every process that has not
+	// left it; those that have are tracked by scanning.
+	cmd.SysProcAttr.Setpgid = true
+	if err := cmd.Start(); err != nil {
+		return nil, err
+	}
+	s := &sysProc{pid: cmd.Process.Pid, known: map[int]uint64{}}
+	if info, ok := readProc(s.pid); ok {
+		s.rootStart = info.start
+	}
+	tracker.add(s)
+	return s, nil
+}
+
+// wait waits for the main process, ends the rest of its tree and reaps it.
+func (s *sysProc) wait(p *Process) (State, error) {
+	// Where the exit can be seen before the process is reaped, the tree is
+	// ended while the main pid, and so the group id, cannot be reused.
+	peeked := waitExited(s.pid)
+	if peeked {
+		s.endTree()
+	}
+	err := p.cmd.Wait()
+	if !peeked {
+		s.endTree()
+	}
+	tracker.remove(s)
+	st := State{ExitCode: -1, Ended: time.Now()}
+	ps := p.cmd.ProcessState
+	if ps == nil {
+		return st, err
+	}
+	var exitErr *exec.ExitError
+	if errors.As(err, &exitErr) {
+		err = nil
+	}
+	ws := ps.Sys().(syscall.WaitStatus)
+	if ws.Signaled() {
+		st.Signal = unix.SignalName(ws.Signal())
+	} else {
+		st.ExitCode = ws.ExitStatus()
+	}
+	return st, err
+}
+
+// endTree kills whatever is left of the tree once the main process has
+// exited: at once, or when a Terminate's grace runs out.
+func (s *sysProc) endTree() {
+	s.mu.Lock()
+	until := s.graceUntil
+	s.mu.Unlock()
+	for time.Now().Before(until) && s.treeAlive() {
+		time.Sleep(50 * time.Millisecond)
+	}
+	s.hardKill()
+}
+
+func (s *sysProc) terminate(p *Process, grace time.Duration) {
+	s.mu.Lock()
+	if s.graceUntil.IsZero() {
+		s.graceUntil = time.Now().Add(grace)
+	}
+	until := s.graceUntil
+	s.mu.Unlock()
+	s.signal(unix.SIGTERM)
+	t := time.NewTimer(time.Until(until))
+	defer t.Stop()
+	select {
+	case <-p.exited:
+	case <-t.C:
+		s.hardKill()
+	}
+}
+
+func (s *sysProc) kill(*Process) { s.hardKill() }
+
+func (s *sysProc) release() {}
+
+// signal sends sig to the group and to every descendant seen outside it,
+// after a fresh scan, and reports whether anything of the tree other than
+// the main process was left before the signal: a running process, or a
+// zombie hostlink has yet to reap (zombies of other parents go with them).
+func (s *sysProc) signal(sig syscall.Signal) (alive bool) {
+	procs := tracker.scan()
+	self := os.Getpid()
+	unix.Kill(-s.pid, sig)
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for pid, start := range s.known {
+		if info, ok := procs[pid]; ok && info.start == start && (!info.zombie || info.ppid == self) {
+			alive = true
+			if !info.zombie {
+				unix.Kill(pid, sig)
+			}
+		}
+	}
+	for pid, info := range procs {
+		if info.pgid == s.pid && pid != s.pid && (!info.zombie || info.ppid == self) {
+			alive = true
+		}
+	}
+	return alive
+}
+
+// hardKill SIGKILLs the tree until nothing of it is left (its zombies
+// reaped where they are hostlink's), or for at most two seconds: a
+// process forked between a scan and the kill is caught by the next round.
+func (s *sysProc) hardKill() {
+	for range 200 {
+		if !s.signal(unix.SIGKILL) {
+			return
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+// treeAlive reports whether any process of the tree other than the main
+// process is still running.
+func (s *sysProc) treeAlive() bool {
+	procs := tracker.scan()
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for pid, start := range s.known {
+		if info, ok := procs[pid]; ok && info.start == start && !info.zombie {
+			return true
+		}
+	}
+	for pid, info := range procs {
+		if info.pgid == s.pid && pid != s.pid && !info.zombie {
+			return true
+		}
+	}
+	return false
+}
+
+// procInfo is one process in a scan.
+type procInfo struct {
+	ppid, pgid int
+	start      uint64 // OS-specific units; with the pid, names one process
+	zombie     bool
+}
+
+// tracker scans the process table for every running command while any
+// runs, so that descendants which leave the process group are seen while
+// their parents still link them to the command.
+var tracker = &treeTracker{live: map[*sysProc]struct{}{}}
+
+type treeTracker struct {
+	mu      sync.Mutex
+	live    map[*sysProc]struct{}
+	running bool // the periodic scanner is running
+}
+
+const scanInterval = 200 * time.Millisecond
+
+func (t *treeTracker) add(s *sysProc) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.live[s] = struct{}{}
+	if !t.running {
+		t.running = true
+		go t.loop()
+	}
+}
+
+func (t *treeTracker) remove(s *sysProc) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	delete(t.live, s)
+}
+
+func (t *treeTracker) loop() {
+	for {
+		time.Sleep(scanInterval)
+		t.mu.Lock()
+		if len(t.live) == 0 {
+			t.running = false
+			t.mu.Unlock()
+			return
+		}
+		t.mu.Unlock()
+		t.scan()
+	}
+}
+
+// scan reads the process table, records new descendants of every live
+// command, reaps those of its zombies that are hostlink's children, and
+// returns the table.
+func (t *treeTracker) scan() map[int]procInfo {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	procs, err := listProcs()
+	if err != nil {
+		return nil
+	}
+	children := map[int][]int{}
+	for pid, info := range procs {
+		children[info.ppid] = append(children[info.ppid], pid)
+	}
+	self, selfPgid := os.Getpid(), unix.Getpgrp()
+	mains := map[int]bool{}
+	for s := range t.live {
+		mains[s.pid] = true
+	}
+	for s := range t.live {
+		s.mu.Lock()
+		// Roots: the main process and every descendant already known, so
+		// that the subtrees of those reparented to hostlink stay linked.
+		var queue []int
+		if info, ok := procs[s.pid]; ok && info.start == s.rootStart {
+			queue = append(queue, s.pid)
+		}
+		for pid, start := range s.known {
+			if info, ok := procs[pid]; ok && info.start == start {
+				queue = append(queue, pid)
+			}
+		}
+		// A process orphaned before any scan saw it is reparented to
+		// hostlink (the subreaper) with nothing linking it to its command.
+		// It is hostlink's child outside hostlink's group that no command
+		// started directly, so it came from a command running when it
+		// started: it is claimed by every such command, and so ended with
+		// the first of them to end.
+		for _, pid := range children[self] {
+			info := procs[pid]
+			if !mains[pid] && info.pgid != selfPgid && s.rootStart != 0 && info.start >= s.rootStart {
+				if _, ok := s.known[pid]; !ok {
+					queue = append(queue, pid)
+				}
+			}
+		}
+		for len(queue) > 0 {
+			pid := queue[0]
+			queue = queue[1:]
+			if pid != s.pid {
+				s.known[pid] = procs[pid].start
+			}
+			for _, c := range children[pid] {
+				if _, ok := s.known[c]; !ok || s.known[c] != procs[c].start {
+					queue = append(queue, c)
+				}
+			}
+		}
+		for pid, start := range s.known {
+			if info, ok := procs[pid]; ok && info.start == start && info.zombie && info.ppid == self {
+				reap(pid)
+			}
+		}
+		s.mu.Unlock()
+	}
+	return procs
+}

@@ -1,0 +1,396 @@
+// Package procs starts hostlink's commands and ends them, whole trees at a
+// time.
+//
+// Every command runs in its own process group (Unix) or Job Object with
+// kill-on-close (Windows), with an environment built from a fixed safe
+// baseline only (see [Environ]), and with its output copied through fixed
+// 32 KiB buffers into the caller's writers: a writer that blocks stops the
+// copy, the pipe fills and the child blocks in write, so a fast child never
+// makes hostlink's memory grow.
+//
+// A command's tree ends with it. When the main process exits, whatever it
+// left running (background jobs, daemons it forked) is killed before
+// [Process.Wait] returns. [Process.Terminate] sends the graceful signal to
+// the whole tree, waits, then hard-kills what is left:
+//
+//   - Linux: SIGTERM then SIGKILL to the process group and to every
+//     descendant seen outside it (processes that called setsid or setpgid).
+//     Descendants are found by scanning /proc every 200 ms while a command
+//     runs, and hostlink is a child subreaper, so descendants orphaned by a
+//     double fork are reparented to hostlink instead of init, are found
+//     there, and are reaped by this package.
+//   - macOS: the same through sysctl kern.proc.all, but without a subreaper:
+//     a detached descendant whose parent exits before a scan saw it is lost.
+//   - Windows: CTRL_BREAK_EVENT to the process group, then
+//     TerminateJobObject. Closing the job handle (hostlink exiting, even by a
+//     crash) kills every process in it.
+//
+// Limits (concurrency, timeouts) are the caller's: it calls Terminate when
+// a timeout expires, and [KillAll] when hostlink shuts down. On Unix that
+// orderly shutdown is what ends running commands: if hostlink itself is
+// SIGKILLed, their trees live on (on Windows the jobs die with it).
+package procs
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/hostlink/hostlink/internal/errcode"
+)
+
+// Spec describes a command to start.
+type Spec struct {
+	// Argv is the program and its arguments, run without a shell. Exactly
+	// one of Argv and Command is set.
+	Argv []string
+	// Command is a command line for Shell.
+	Command string
+	// Shell is auto, sh, bash, zsh, cmd, powershell or pwsh; empty means
+	// auto. Used only with Command.
+	Shell string
+	// Dir is the working directory, absolute and already jailed.
+	Dir string
+	// Env is merged over the safe baseline (see Environ).
+	Env map[string]string
+	// Stdin gives the process a pipe for [Process.Stdin]; otherwise its
+	// stdin is the null device.
+	Stdin bool
+}
+
+// State is how a process ended.
+type State struct {
+	// ExitCode is the exit status, or -1 if a signal ended the process.
+	ExitCode int
+	// Signal names the signal that ended the process ("SIGKILL"); Unix only.
+	Signal string
+	// Killed reports that Terminate or Kill was called before the process
+	// exited.
+	Killed bool
+	// Started and Ended bracket the process's life as hostlink saw it.
+	Started, Ended time.Time
+}
+
+// Process is a started command.
+type Process struct {
+	cmd     *exec.Cmd
+	stdin   io.WriteCloser
+	started time.Time
+	sys     *sysProc // per-OS process control
+
+	exited chan struct{} // closed once the main process has exited and its tree is gone
+	done   chan struct{} // closed once the tree is gone and output copied
+	state  State
+	err    error
+
+	mu      sync.Mutex
+	killed  bool
+	endOnce sync.Once
+}
+
+// copyBufSize is the per-stream buffer between a pipe and its writer; it
+// and the OS pipe buffer are all the output hostlink holds for a command.
+const copyBufSize = 32 << 10
+
+// Start starts spec, copying its standard output and error to stdout and
+// stderr from two goroutines. A nil writer discards the stream.
+//
+// Errors are typed: INVALID_ARGUMENT for a malformed spec,
+// SHELL_NOT_AVAILABLE for a shell that is not installed, and
+// COMMAND_START_FAILED when the OS refuses to start the program.
+func Start(spec Spec, stdout, stderr io.Writer) (*Process, error) {
+	cmd, err := command(spec)
+	if err != nil {
+		return nil, err
+	}
+	if stdout == nil {
+		stdout = io.Discard
+	}
+	if stderr == nil {
+		stderr = io.Discard
+	}
+	// Our own pipes rather than exec's: the copies must outlive the main
+	// process's Wait so that the rest of its tree can be killed first.
+	pipes, err := newStdio(spec.Stdin)
+	if err != nil {
+		return nil, err
+	}
+	cmd.Stdout, cmd.Stderr = pipes.outW, pipes.errW
+	if pipes.inR != nil {
+		cmd.Stdin = pipes.inR
+	}
+	p := &Process{
+		cmd:    cmd,
+		stdin:  pipes.stdin(),
+		exited: make(chan struct{}),
+		done:   make(chan struct{}),
+	}
+
+	registry.Lock()
+	if registry.closed {
+		registry.Unlock()
+		pipes.closeChild()
+		pipes.closeParent()
+		return nil, errcode.New(CommandStartFailed, "hostlink is shutting down")
+	}
+	p.started = time.Now()
+	p.sys, err = startSys(cmd)
+	if err == nil {
+		registry.live[p] = struct{}{}
+	}
+	registry.Unlock()
+	pipes.closeChild()
+	if err != nil {
+		pipes.closeParent()
+		return nil, startError(cmd, err)
+	}
+	outR, errR := pipes.outR, pipes.errR
+
+	var copies sync.WaitGroup
+	var outErr, errErr error
+	copies.Add(2)
+	go func() { defer copies.Done(); outErr = drain(stdout, outR) }()
+	go func() { defer copies.Done(); errErr = drain(stderr, errR) }()
+	go func() {
+		// wait returns once the main process has exited and whatever it
+		// left behind has been killed; only then do the pipes reach EOF
+		// for sure.
+		st, werr := p.sys.wait(p)
+		if p.stdin != nil {
+			// Nothing reads it any more; later writes fail.
+			p.stdin.Close()
+		}
+		close(p.exited)
+		copies.Wait()
+		p.sys.release()
+		registry.Lock()
+		delete(registry.live, p)
+		registry.Unlock()
+		p.mu.Lock()
+		st.Killed = p.killed
+		p.mu.Unlock()
+		st.Started = p.started
+		p.state = st
+		p.err = errors.Join(werr, streamError("stdout", outErr), streamError("stderr", errErr))
+		close(p.done)
+	}()
+	return p, nil
+}
+
+// stdio is a command's pipes: the child's ends, closed in hostlink once
+// the child has them, and hostlink's.
+type stdio struct {
+	outR, outW, errR, errW *os.File
+	inR, inW               *os.File // nil without Spec.Stdin
+}
+
+func newStdio(withStdin bool) (*stdio, error) {
+	var s stdio
+	var err error
+	if s.outR, s.outW, err = os.Pipe(); err != nil {
+		return nil, err
+	}
+	if s.errR, s.errW, err = os.Pipe(); err != nil {
+		s.closeChild()
+		s.closeParent()
+		return nil, err
+	}
+	if withStdin {
+		if s.inR, s.inW, err = os.Pipe(); err != nil {
+			s.closeChild()
+			s.closeParent()
+			return nil, err
+		}
+	}
+	return &s, nil
+}
+
+func (s *stdio) closeChild()  { closeFiles(s.outW, s.errW, s.inR) }
+func (s *stdio) closeParent() { closeFiles(s.outR, s.errR, s.inW) }
+
+func closeFiles(fs ...*os.File) {
+	for _, f := range fs {
+		if f != nil {
+			f.Close()
+		}
+	}
+}
+
+// stdin returns the write end of stdin as an interface that is nil, not
+// a nil *os.File, without one.
+func (s *stdio) stdin() io.WriteCloser {
+	if s.inW == nil {
+		return nil
+	}
+	return s.inW
+}
+
+// drain copies r to w through one fixed buffer. After a write error it
+// keeps reading and discarding, so the child is not left blocked on a full
+// pipe, and reports the first error.
+func drain(w io.Writer, r *os.File) error {
+	defer r.Close()
+	buf := make([]byte, copyBufSize)
+	var werr error
+	for {
+		n, err := r.Read(buf)
+		if n > 0 && werr == nil {
+			if _, werr = w.Write(buf[:n]); werr == nil {
+				continue
+			}
+		}
+		if err != nil {
+			return werr // the read error is the end of the pipe
+		}
+	}
+}
+
+func streamError(name string, err error) error {
+	if err == nil {
+		return nil
+	}
+	return fmt.Errorf("procs: copying %s: %w", name, err)
+}
+
+// Pid returns the main process's id.
+func (p *Process) Pid() int { return p.cmd.Process.Pid }
+
+// Stdin returns the write end of the process's stdin, or nil unless
+// Spec.Stdin was set. Closing it gives the process end of file.
+func (p *Process) Stdin() io.WriteCloser { return p.stdin }
+
+// Done is closed once the process tree is gone and its output copied.
+func (p *Process) Done() <-chan struct{} { return p.done }
+
+// Wait waits for the main process to exit, for the rest of its tree to be
+// killed and for its output to be copied. The error is non-nil when the
+// process could not be waited for or a writer failed (output past a
+// writer's failure was discarded); the State is valid either way.
+func (p *Process) Wait() (State, error) {
+	<-p.done
+	return p.state, p.err
+}
+
+// Terminate ends the whole tree: the graceful signal (SIGTERM;
+// CTRL_BREAK_EVENT on Windows) to every process in it, up to grace for them
+// to exit, then a hard kill of everything left. It returns once the tree is
+// gone, and may be called any number of times, concurrently too.
+func (p *Process) Terminate(grace time.Duration) {
+	if !p.markKilled() {
+		return
+	}
+	p.sys.terminate(p, grace)
+	<-p.exited
+}
+
+// Kill hard-kills the whole tree now and returns once it is gone.
+func (p *Process) Kill() {
+	p.markKilled()
+	p.sys.kill(p)
+	<-p.exited
+}
+
+// markKilled records that hostlink ended the process, and reports whether
+// it was still running.
+func (p *Process) markKilled() bool {
+	select {
+	case <-p.exited:
+		return false
+	default:
+	}
+	p.mu.Lock()
+	p.killed = true
+	p.mu.Unlock()
+	return true
+}
+
+var registry = struct {
+	sync.Mutex
+	live   map[*Process]struct{}
+	closed bool
+}{live: map[*Process]struct{}{}}
+
+// KillAll hard-kills every process tree started by Start that is still
+// running, waits for them to exit, and makes later Starts fail. hostlink
+// calls it on its way out.
+func KillAll() {
+	registry.Lock()
+	registry.closed = true
+	live := make([]*Process, 0, len(registry.live))
+	for p := range registry.live {
+		live = append(live, p)
+	}
+	registry.Unlock()
+	var wg sync.WaitGroup
+	for _, p := range live {
+		wg.Add(1)
+		go func() { defer wg.Done(); p.Kill(); <-p.done }()
+	}
+	wg.Wait()
+}
+
+// command builds the exec.Cmd for spec: program, arguments, directory and
+// environment, but no streams.
+func command(spec Spec) (*exec.Cmd, error) {
+	if (len(spec.Argv) == 0) == (spec.Command == "") {
+		return nil, errcode.New(errcode.InvalidArgument, "exactly one of argv and command must be set")
+	}
+	if spec.Dir == "" || !filepath.IsAbs(spec.Dir) {
+		return nil, errcode.New(errcode.InvalidArgument, "the working directory must be an absolute path")
+	}
+	for k, v := range spec.Env {
+		if k == "" || strings.ContainsAny(k, "=\x00") || strings.ContainsRune(v, 0) {
+			return nil, errcode.New(errcode.InvalidArgument, "invalid environment variable %q", k)
+		}
+	}
+	for _, a := range spec.Argv {
+		if strings.ContainsRune(a, 0) {
+			return nil, errcode.New(errcode.InvalidArgument, "an argument contains a NUL byte")
+		}
+	}
+	if strings.ContainsRune(spec.Command, 0) {
+		return nil, errcode.New(errcode.InvalidArgument, "the command contains a NUL byte")
+	}
+	env := Environ(runtime.GOOS, os.Environ(), spec.Env)
+	var cmd *exec.Cmd
+	if spec.Command != "" {
+		sh, err := ResolveShell(spec.Shell)
+		if err != nil {
+			return nil, err
+		}
+		cmd = sh.command(spec.Command)
+	} else {
+		// Looked up on hostlink's PATH, as exec.Command does; the
+		// baseline passes the same PATH to the child.
+		path, err := exec.LookPath(spec.Argv[0])
+		if err != nil {
+			return nil, errcode.New(CommandStartFailed, "program %q not found", spec.Argv[0])
+		}
+		cmd = &exec.Cmd{Path: path, Args: spec.Argv}
+	}
+	cmd.Dir = spec.Dir
+	cmd.Env = env
+	return cmd, nil
+}
+
+// CommandStartFailed: the OS could not start the program (missing,
+// not executable, bad working directory).
+const CommandStartFailed errcode.Code = "COMMAND_START_FAILED"
+
+func startError(cmd *exec.Cmd, err error) error {
+	var e *errcode.Error
+	if errors.As(err, &e) {
+		return e
+	}
+	if errors.Is(err, os.ErrNotExist) || errors.Is(err, os.ErrPermission) || errors.Is(err, exec.ErrNotFound) {
+		return errcode.New(CommandStartFailed, "cannot start %q (missing, not executable, or the working directory is gone)", cmd.Args[0])
+	}
+	return errcode.New(CommandStartFailed, "cannot start %q", cmd.Args[0])
+}

@@ -1,0 +1,91 @@
+package procs
+
+import (
+	"bytes"
+	"os"
+	"strconv"
+	"sync"
+
+	"golang.org/x/sys/unix"
+)
+
+var subreaper sync.Once
+
+// enableSubreaper makes hostlink the child subreaper of its descendants:
+// one orphaned by a parent's exit (a double fork, or the main process
+// exiting) is reparented to hostlink, where the tracker finds and ends it,
+// instead of to init, where nothing would link it to its command. Such
+// processes become hostlink's children, and this package reaps the ones it
+// attributes to a command; other code in hostlink must not start programs
+// in their own process groups that orphan grandchildren (they would stay
+// zombies until hostlink exits).
+func enableSubreaper() {
+	subreaper.Do(func() { unix.Prctl(unix.PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) })
+}
+
+// waitExited blocks until pid has exited, leaving it unreaped (WNOWAIT),
+// so its pid and process group id stay reserved while its tree is ended.
+func waitExited(pid int) bool {
+	for {
+		var info unix.Siginfo
+		err := unix.Waitid(unix.P_PID, pid, &info, unix.WEXITED|unix.WNOWAIT, nil)
+		if err != unix.EINTR {
+			return err == nil
+		}
+	}
+}
+
+// reap collects the exit status of a zombie child of hostlink.
+func reap(pid int) {
+	var ws unix.WaitStatus
+	unix.Wait4(pid, &ws, unix.WNOHANG, nil)
+}
+
+// listProcs reads /proc/*/stat.
+func listProcs() (map[int]procInfo, error) {
+	d, err := os.Open("/proc")
+	if err != nil {
+		return nil, err
+	}
+	defer d.Close()
+	names, err := d.Readdirnames(-1)
+	if err != nil {
+		return nil, err
+	}
+	procs := make(map[int]procInfo, len(names))
+	for _, name := range names {
+		pid, err := strconv.Atoi(name)
+		if err != nil {
+			continue
+		}
+		if info, ok := readProc(pid); ok {
+			procs[pid] = info
+		}
+	}
+	return procs, nil
+}
+
+// readProc parses /proc/pid/stat: "pid (comm) state ppid pgrp ..." with
+// starttime the 22nd field; comm may contain spaces and parentheses, so
+// fields are counted from the last ')'.
+func readProc(pid int) (procInfo, bool) {
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		return procInfo{}, false
+	}
+	i := bytes.LastIndexByte(b, ')')
+	if i < 0 {
+		return procInfo{}, false
+	}
+	f := bytes.Fields(b[i+1:])
+	if len(f) < 20 {
+		return procInfo{}, false
+	}
+	ppid, err1 := strconv.Atoi(string(f[1]))
+	pgid, err2 := strconv.Atoi(string(f[2]))
+	start, err3 := strconv.ParseUint(string(f[19]), 10, 64)
+	if err1 != nil || err2 != nil || err3 != nil {
+		return procInfo{}, false
+	}
+	return procInfo{ppid: ppid, pgid: pgid, start: start, zombie: f[0][0] == 'Z' || f[0][0] == 'X'}, true
+}
