@@ -197,7 +197,7 @@ func TestTimeoutKillsTree(t *testing.T) {
 		"shell":           "sh",
 		"timeout_seconds": 0.5,
 	})
-	if r["status"] != "timed_out" || r["timed_out"] != true {
+	if r["status"] != "timed_out" || r["timed_out"] != true || r["exit_code"] != -1.0 {
 		t.Fatalf("receipt %v", r)
 	}
 	if d := time.Since(start); d > 15*time.Second {
@@ -265,7 +265,7 @@ func TestStartInputKill(t *testing.T) {
 	s = e.ok("start_command", map[string]any{"command": "trap '' TERM; sleep 60", "shell": "sh"})
 	id = s["capture_id"].(string)
 	k := e.ok("kill_command", map[string]any{"capture_id": id, "grace_seconds": 0.2})
-	if k["status"] != "killed" {
+	if k["status"] != "killed" || k["exit_code"] != -1.0 {
 		t.Fatalf("kill: %v", k)
 	}
 	if _, code := e.call("kill_command", map[string]any{"capture_id": id}); code != errcode.Conflict {
@@ -304,7 +304,7 @@ func TestChunkedOutputVerifies(t *testing.T) {
 	e := newEnv(t, Options{InlineBytes: 100})
 	r := e.ok("run_command", map[string]any{"command": "i=0; while [ $i -lt 5000 ]; do echo \"line $i ééé\"; i=$((i+1)); done", "shell": "sh"})
 	so := stream(r, "stdout")
-	if so["inline_omitted"].(float64) <= 0 || len(so["head"].(string)) > 50 || len(so["tail"].(string)) > 50 {
+	if so["inline_omitted"].(float64) <= 0 || len(so["head"].(string)) > 50 || len(so["tail"].(string)) > 50 || r["output_truncated"] != true {
 		t.Fatalf("inline view: %v", so)
 	}
 	if !strings.HasSuffix(so["tail"].(string), "line 4999 ééé\n") {
@@ -365,7 +365,7 @@ func TestCancelledRunKillsCommand(t *testing.T) {
 	if time.Since(start) > 10*time.Second {
 		t.Fatal("cancellation did not end the command")
 	}
-	if n := e.svc.Running(); n != 0 {
+	if n := len(e.svc.Running()); n != 0 {
 		t.Fatalf("%d commands still running", n)
 	}
 }

@@ -44,6 +44,8 @@ type Service struct {
 // job is one running command.
 type job struct {
 	id       string
+	desc     string // the command line or argv, for status
+	started  time.Time
 	proc     *procs.Process
 	done     chan struct{} // closed once the capture is finished
 	info     *capture.Info // final receipt, set before done is closed
@@ -81,11 +83,24 @@ func (s *Service) Close() {
 	wg.Wait()
 }
 
-// Running reports how many commands are running.
-func (s *Service) Running() int {
+// Running is a command that is running now.
+type Running struct {
+	CaptureID string
+	Command   string // the command line, or argv joined with spaces
+	Pid       int
+	Started   time.Time
+}
+
+// Running lists the running commands, oldest first.
+func (s *Service) Running() []Running {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return len(s.running)
+	out := make([]Running, 0, len(s.running))
+	for _, j := range s.running {
+		out = append(out, Running{CaptureID: j.id, Command: j.desc, Pid: j.proc.Pid(), Started: j.started})
+	}
+	sort.Slice(out, func(a, b int) bool { return out[a].Started.Before(out[b].Started) })
+	return out
 }
 
 // start validates a request, creates its capture and starts the command.
@@ -164,7 +179,11 @@ func (s *Service) start(c *ops.Call, op string, a RunArgs, keepStdin bool) (*job
 		// Finish will report as incomplete.
 		c.Detail("started_error", "capture could not record the start")
 	}
-	j := &job{id: cp.ID(), proc: p, done: make(chan struct{})}
+	desc := a.Command
+	if desc == "" {
+		desc = strings.Join(a.Argv, " ")
+	}
+	j := &job{id: cp.ID(), desc: truncate(desc, 256), started: started, proc: p, done: make(chan struct{})}
 	s.mu.Lock()
 	if s.closed {
 		s.mu.Unlock()
@@ -283,6 +302,12 @@ func (s *Service) receipt(id string, reused bool) (Receipt, error) {
 	if r.Stderr, err = s.inline(id, capture.Stderr, info.Stderr); err != nil {
 		return Receipt{}, err
 	}
+	if r.ExitCode == nil && (info.Status == capture.StatusKilled || info.Status == capture.StatusTimedOut) {
+		// As the wire protocol's COMMAND_RESULT has it.
+		minusOne := -1
+		r.ExitCode = &minusOne
+	}
+	r.OutputTruncated = r.Stdout.Truncated || r.Stderr.Truncated || r.Stdout.InlineOmitted > 0 || r.Stderr.InlineOmitted > 0
 	return r, nil
 }
 

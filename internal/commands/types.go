@@ -29,7 +29,7 @@ type Receipt struct {
 	CaptureID       string        `json:"capture_id"`
 	Pid             int           `json:"pid,omitempty"`
 	Status          string        `json:"status" enum:"pending,running,exited,killed,timed_out,incomplete"`
-	ExitCode        *int          `json:"exit_code,omitempty"`
+	ExitCode        *int          `json:"exit_code,omitempty" jsonschema:"the exit status; -1 when a signal, a timeout or kill_command ended the command; absent while running or when unknown"`
 	Signal          string        `json:"signal,omitempty"`
 	TimedOut        bool          `json:"timed_out"`
 	StartedAt       string        `json:"started_at,omitempty"`
@@ -37,5 +37,6 @@ type Receipt struct {
 	DurationSeconds float64       `json:"duration_seconds"`
 	Stdout          StreamSummary `json:"stdout"`
 	Stderr          StreamSummary `json:"stderr"`
+	OutputTruncated bool          `json:"output_truncated" jsonschema:"some output is not inline (read it with read_command_output) or was not stored (past the per-stream cap)"`
 	Reused          bool          `json:"reused,omitempty" jsonschema:"returned for a repeated idempotency key; the command was not run again"`
 }

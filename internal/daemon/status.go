@@ -19,7 +19,7 @@ type Status struct {
 	Link          LinkStatus         `json:"link"`
 	Capabilities  []CapabilityStatus `json:"capabilities"`
 	Workdirs      []WorkdirStatus    `json:"workdirs"`
-	Commands      []CommandStatus    `json:"commands"` // running commands (not yet listed: always empty)
+	Commands      []CommandStatus    `json:"commands"` // running commands
 	Tasks         []TaskStatus       `json:"tasks"`    // running agent tasks
 }
 
@@ -52,8 +52,9 @@ type WorkdirStatus struct {
 
 // CommandStatus is a running command.
 type CommandStatus struct {
-	ID      string    `json:"id"`
+	ID      string    `json:"id"` // capture id
 	Command string    `json:"command"`
+	Pid     int       `json:"pid"`
 	Started time.Time `json:"started"`
 }
 
@@ -109,5 +110,10 @@ func (d *Daemon) Status() Status {
 		shell.Reason = "disabled (enable locally with --enable-shell)"
 	}
 	s.Capabilities = append(s.Capabilities, shell)
+	if d.Commands != nil {
+		for _, r := range d.Commands.Running() {
+			s.Commands = append(s.Commands, CommandStatus{ID: r.CaptureID, Command: r.Command, Pid: r.Pid, Started: r.Started.UTC()})
+		}
+	}
 	return s
 }
