@@ -5,14 +5,15 @@ import "strings"
 // QuotePOSIX joins args into one line for sh, bash or zsh that those shells
 // split back into exactly args: words made only of safe characters stay as
 // they are, everything else goes in single quotes, with each ' written as
-// '\”.
+// '\''. A word starting with = or % is quoted too: zsh expands =cmd to a
+// path, and % at the start of a command names a job.
 func QuotePOSIX(args []string) string {
 	var b strings.Builder
 	for i, a := range args {
 		if i > 0 {
 			b.WriteByte(' ')
 		}
-		if a != "" && strings.Trim(a, posixSafe) == "" {
+		if a != "" && strings.Trim(a, posixSafe) == "" && a[0] != '=' && a[0] != '%' {
 			b.WriteString(a)
 			continue
 		}

@@ -28,6 +28,7 @@ func TestQuotePOSIXForm(t *testing.T) {
 		{[]string{"a b"}, "'a b'"},
 		{[]string{"it's"}, `'it'\''s'`},
 		{[]string{"$HOME"}, `'$HOME'`},
+		{[]string{"=eq", "%1", "a=b", "50%"}, `'=eq' '%1' a=b 50%`},
 	}
 	for _, tt := range tests {
 		if got := QuotePOSIX(tt.in); got != tt.want {
