@@ -369,3 +369,30 @@ func TestCancelledRunKillsCommand(t *testing.T) {
 		t.Fatalf("%d commands still running", n)
 	}
 }
+
+// TestUnwritableStoreRefusesToStart: when the capture store cannot take a
+// new capture, the command is not started and the error says so.
+func TestUnwritableStoreRefusesToStart(t *testing.T) {
+	e := newEnv(t, Options{})
+	dir := filepath.Join(e.base, "captures")
+	// Keep the database, but make the directory unable to hold a new
+	// capture's files: a regular file stands where the store makes them.
+	moved := dir + ".moved"
+	if err := os.Rename(dir, moved); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(dir, []byte("not a directory"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	marker := filepath.Join(e.root, "ran.txt")
+	_, code := e.call("run_command", map[string]any{"command": "touch " + marker, "shell": "sh"})
+	if code != capture.CodeUnavailable {
+		t.Fatalf("run_command with an unwritable store: %q", code)
+	}
+	if _, err := os.Stat(marker); !os.IsNotExist(err) {
+		t.Fatal("the command ran although its output could not be stored")
+	}
+	if n := len(e.svc.Running()); n != 0 {
+		t.Fatalf("%d commands running", n)
+	}
+}
