@@ -4,9 +4,10 @@ import "strings"
 
 // QuotePOSIX joins args into one line for sh, bash or zsh that those shells
 // split back into exactly args: words made only of safe characters stay as
-// they are, everything else goes in single quotes, with each ' written as
-// '\”. A word starting with = or % is quoted too: zsh expands =cmd to a
-// path, and % at the start of a command names a job.
+// they are, everything else goes in single quotes, each single quote inside
+// written as quote, backslash, quote, quote. A word starting with = or % is
+// quoted too: zsh expands =cmd to a path, and % at the start of a command
+// names a job.
 func QuotePOSIX(args []string) string {
 	var b strings.Builder
 	for i, a := range args {
