@@ -21,6 +21,7 @@ import (
 	"github.com/hostlink/hostlink/internal/files"
 	"github.com/hostlink/hostlink/internal/jail"
 	"github.com/hostlink/hostlink/internal/ops"
+	"github.com/hostlink/hostlink/internal/ops/opstest"
 )
 
 // env is a registry with the file and command operations over a real
@@ -94,15 +95,7 @@ func (e *env) call(op string, args map[string]any) (map[string]any, errcode.Code
 
 func (e *env) callCtx(ctx context.Context, op string, args map[string]any) (map[string]any, errcode.Code) {
 	e.t.Helper()
-	raw, _ := json.Marshal(args)
-	out, err := e.reg.Call(ctx, ops.Caller{Transport: "test"}, op, raw, nil)
-	if err != nil {
-		return nil, errcode.CodeOf(err)
-	}
-	b, _ := json.Marshal(out)
-	var m map[string]any
-	json.Unmarshal(b, &m)
-	return m, ""
+	return opstest.Call(ctx, e.reg, op, args)
 }
 
 func (e *env) ok(op string, args map[string]any) map[string]any {

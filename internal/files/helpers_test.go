@@ -3,7 +3,6 @@ package files
 import (
 	"context"
 	"crypto/rand"
-	"encoding/json"
 	"os"
 	"path/filepath"
 	"testing"
@@ -12,6 +11,7 @@ import (
 	"github.com/hostlink/hostlink/internal/errcode"
 	"github.com/hostlink/hostlink/internal/jail"
 	"github.com/hostlink/hostlink/internal/ops"
+	"github.com/hostlink/hostlink/internal/ops/opstest"
 )
 
 // testLimits are small so tests can reach them.
@@ -82,18 +82,7 @@ type extraWorkdir struct {
 // generic map, and the error code ("" on success).
 func (e *env) call(op string, args map[string]any) (map[string]any, errcode.Code) {
 	e.t.Helper()
-	raw, err := json.Marshal(args)
-	if err != nil {
-		e.t.Fatal(err)
-	}
-	out, err := e.reg.Call(context.Background(), ops.Caller{Transport: "test", Peer: "test"}, op, raw, nil)
-	if err != nil {
-		return nil, errcode.CodeOf(err)
-	}
-	b, _ := json.Marshal(out)
-	var m map[string]any
-	json.Unmarshal(b, &m)
-	return m, ""
+	return opstest.Call(context.Background(), e.reg, op, args)
 }
 
 // ok is call that must succeed.

@@ -93,13 +93,7 @@ func (s *sysProc) terminate(p *Process, grace time.Duration) {
 	until := s.graceUntil
 	s.mu.Unlock()
 	s.signal(unix.SIGTERM)
-	t := time.NewTimer(time.Until(until))
-	defer t.Stop()
-	select {
-	case <-p.exited:
-	case <-t.C:
-		s.hardKill()
-	}
+	waitGrace(p.exited, until, s.hardKill)
 }
 
 func (s *sysProc) kill(*Process) { s.hardKill() }

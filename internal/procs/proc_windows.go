@@ -92,13 +92,7 @@ func (s *sysProc) terminate(p *Process, grace time.Duration) {
 	// Wine without a display); then the grace passes and the hard kill
 	// follows.
 	windows.GenerateConsoleCtrlEvent(windows.CTRL_BREAK_EVENT, uint32(s.pid))
-	t := time.NewTimer(time.Until(until))
-	defer t.Stop()
-	select {
-	case <-p.exited:
-	case <-t.C:
-		s.hardKill()
-	}
+	waitGrace(p.exited, until, s.hardKill)
 }
 
 func (s *sysProc) kill(*Process) { s.hardKill() }

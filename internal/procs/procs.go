@@ -394,3 +394,15 @@ func startError(cmd *exec.Cmd, err error) error {
 	}
 	return errcode.New(CommandStartFailed, "cannot start %q", cmd.Args[0])
 }
+
+// waitGrace waits until the process has exited or the grace period ends,
+// then hard-kills what is left.
+func waitGrace(exited <-chan struct{}, until time.Time, hardKill func()) {
+	t := time.NewTimer(time.Until(until))
+	defer t.Stop()
+	select {
+	case <-exited:
+	case <-t.C:
+		hardKill()
+	}
+}
