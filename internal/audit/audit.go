@@ -385,6 +385,9 @@ func (l *Log) Check() error {
 	if err != nil {
 		return l.fail(fmt.Errorf("audit: %w", err))
 	}
+	if deleted(l.f) {
+		return l.fail(fmt.Errorf("audit: %s was deleted while open", l.path))
+	}
 	if onDisk, err := os.Lstat(l.path); err == nil && os.SameFile(open, onDisk) && open.Size() == l.end {
 		return nil
 	}

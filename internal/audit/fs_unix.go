@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"syscall"
 
 	"golang.org/x/sys/unix"
 
@@ -84,4 +85,14 @@ func syncDir(dir string) error {
 // openRead opens a log file for reading.
 func openRead(path string) (*os.File, error) {
 	return os.Open(path)
+}
+
+// deleted reports whether f has been unlinked while open.
+func deleted(f *os.File) bool {
+	fi, err := f.Stat()
+	if err != nil {
+		return false
+	}
+	st, ok := fi.Sys().(*syscall.Stat_t)
+	return ok && st.Nlink == 0
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"unsafe"
 
 	"golang.org/x/sys/windows"
 
@@ -114,4 +115,21 @@ func openRead(path string) (*os.File, error) {
 		return nil, &fs.PathError{Op: "open", Path: path, Err: err}
 	}
 	return os.NewFile(uintptr(h), path), nil
+}
+
+// fileStandardInfo is FILE_STANDARD_INFO.
+type fileStandardInfo struct {
+	AllocationSize, EndOfFile int64
+	NumberOfLinks             uint32
+	DeletePending, Directory  bool
+}
+
+// deleted reports whether f has been deleted while open. Windows keeps a
+// file opened with FILE_SHARE_DELETE in its directory, pending deletion,
+// until the last handle closes, so a path look-up alone would not notice.
+func deleted(f *os.File) bool {
+	var info fileStandardInfo
+	err := windows.GetFileInformationByHandleEx(windows.Handle(f.Fd()), windows.FileStandardInfo,
+		(*byte)(unsafe.Pointer(&info)), uint32(unsafe.Sizeof(info)))
+	return err == nil && (info.DeletePending || info.NumberOfLinks == 0)
 }

@@ -100,8 +100,13 @@ func TestNoAuditNoStart(t *testing.T) {
 // TestAuditLossRefusesCalls: once the audit log is gone, calls are refused
 // before they run.
 func TestAuditLossRefusesCalls(t *testing.T) {
+	if runtime.GOOS == "windows" && os.Getenv("HOSTLINK_UNDER_WINE") != "" {
+		t.Skip("Wine keeps a deleted file that is still open fully visible and openable, with no delete-pending state, so the loss cannot be seen there")
+	}
 	d, home := openTemp(t)
-	os.Remove(d.Audit.Path())
+	if err := os.Remove(d.Audit.Path()); err != nil {
+		t.Fatalf("removing the audit log: %v", err)
+	}
 	_, err := d.Registry.Call(context.Background(), ops.Caller{}, "write_file", []byte(`{"path":"b.txt","content":"x"}`), nil)
 	if errcode.CodeOf(err) != errcode.AuditUnavailable {
 		t.Fatalf("call with no audit log: %v", err)
