@@ -10,6 +10,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -387,5 +388,35 @@ func TestUnwritableStoreRefusesToStart(t *testing.T) {
 	}
 	if n := len(e.svc.Running()); n != 0 {
 		t.Fatalf("%d commands running", n)
+	}
+}
+
+// TestArgvInsideShell: argv with a named shell is quoted for that shell and
+// arrives exactly, through every POSIX shell installed here.
+func TestArgvInsideShell(t *testing.T) {
+	e := newEnv(t, Options{})
+	argv := []string{"printf", "%s|", "a b", "it's", "$HOME", "=eq", "", "back\\slash", "ünï", "*"}
+	want := "a b|it's|$HOME|=eq||back\\slash|ünï|*|"
+	ran := 0
+	for _, sh := range []string{"sh", "bash", "zsh"} {
+		if _, err := exec.LookPath(sh); err != nil {
+			if os.Getenv("HOSTLINK_REQUIRE_INTEGRATION") != "" {
+				t.Errorf("%s is not installed (.ci/run installs it)", sh)
+			}
+			continue
+		}
+		r := e.ok("run_command", map[string]any{"argv": argv, "shell": sh})
+		if got := stream(r, "stdout")["head"]; got != want || r["exit_code"] != 0.0 {
+			t.Errorf("%s: %q (exit %v), want %q", sh, got, r["exit_code"], want)
+		}
+		ran++
+	}
+	if ran == 0 {
+		t.Fatal("no POSIX shell found")
+	}
+	// auto with argv runs argv directly, as the wire protocol says.
+	r := e.ok("run_command", map[string]any{"argv": []string{"printf", "%s", "$HOME"}, "shell": "auto"})
+	if got := stream(r, "stdout")["head"]; got != "$HOME" {
+		t.Errorf("auto: %q", got)
 	}
 }

@@ -134,6 +134,15 @@ func (s *Service) start(c *ops.Call, op string, a RunArgs, keepStdin bool) (*job
 	sort.Strings(keys)
 	c.Detail("env_keys", keys)
 	c.Detail("timeout_seconds", timeout.Seconds())
+	if len(a.Argv) > 0 && a.Shell != "" && a.Shell != "auto" {
+		// argv inside a named shell: joined with that shell's quoting, so
+		// its builtins and lookup apply while the arguments stay exact.
+		line, err := procs.Line(a.Shell, a.Argv)
+		if err != nil {
+			return nil, nil, err
+		}
+		a.Command, a.Argv = line, nil
+	}
 	if len(a.Argv) > 0 {
 		c.Detail("argv", truncateAll(a.Argv, 1024))
 	} else {

@@ -122,3 +122,41 @@ func QuoteCmd(args []string) string {
 	}
 	return b.String()
 }
+
+// QuotePowerShell joins args into a PowerShell command that invokes
+// args[0] with exactly args[1:]: each word in single quotes (literal in
+// PowerShell: no $ or backtick expansion), a quote inside doubled, and the
+// call operator & in front so a quoted program name is run, not printed.
+func QuotePowerShell(args []string) string {
+	var b strings.Builder
+	b.WriteString("&")
+	for _, a := range args {
+		b.WriteString(" '")
+		b.WriteString(strings.ReplaceAll(a, "'", "''"))
+		b.WriteByte('\'')
+	}
+	return b.String()
+}
+
+// Line joins argv into a command line for the named shell that runs
+// argv[0] with exactly argv[1:], with that shell's quoting. It is how argv
+// runs "inside" a chosen shell, so shell builtins (cmd's dir, echo) and
+// the shell's own program lookup apply while the arguments stay exact.
+func Line(shell string, argv []string) (string, error) {
+	sh, err := ResolveShell(shell)
+	if err != nil {
+		return "", err
+	}
+	return lineFor(sh.Name, argv), nil
+}
+
+func lineFor(shell string, argv []string) string {
+	switch shell {
+	case "cmd":
+		return QuoteCmd(argv)
+	case "powershell", "pwsh":
+		return QuotePowerShell(argv)
+	default:
+		return QuotePOSIX(argv)
+	}
+}

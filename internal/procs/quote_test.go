@@ -180,3 +180,20 @@ func TestQuoteCmdParse(t *testing.T) {
 		t.Errorf("QuoteCmd round trip:\n got %q\nwant %q\nline %s", got, args, line)
 	}
 }
+
+func TestLineFor(t *testing.T) {
+	argv := []string{"prog", "a b", "it's", "$HOME", "%OS%"}
+	tests := []struct{ shell, want string }{
+		{"sh", `prog 'a b' 'it'\''s' '$HOME' '%OS%'`},
+		{"bash", `prog 'a b' 'it'\''s' '$HOME' '%OS%'`},
+		{"zsh", `prog 'a b' 'it'\''s' '$HOME' '%OS%'`},
+		{"cmd", QuoteCmd(argv)},
+		{"powershell", `& 'prog' 'a b' 'it''s' '$HOME' '%OS%'`},
+		{"pwsh", `& 'prog' 'a b' 'it''s' '$HOME' '%OS%'`},
+	}
+	for _, tt := range tests {
+		if got := lineFor(tt.shell, argv); got != tt.want {
+			t.Errorf("lineFor(%s) = %s, want %s", tt.shell, got, tt.want)
+		}
+	}
+}
