@@ -22,6 +22,9 @@ const Transport = "ipc"
 const (
 	DefaultFrameTimeout = 2 * time.Minute
 	DefaultWriteTimeout = 30 * time.Second
+	// DefaultMaxConns bounds open connections, so a local process cannot
+	// exhaust the daemon's descriptors or goroutines.
+	DefaultMaxConns = 64
 )
 
 // Server serves the control channel.
@@ -36,6 +39,9 @@ type Server struct {
 	FrameTimeout time.Duration
 	// WriteTimeout bounds writing one response to a peer that does not read.
 	WriteTimeout time.Duration
+	// MaxConns bounds open connections (DefaultMaxConns when zero); one
+	// more is told SHIM_OVERLOADED and closed.
+	MaxConns int
 
 	// measure is the per-OS peer measurement; tests replace it.
 	measure measureFunc
@@ -63,7 +69,11 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 			}
 			return err
 		}
-		s.track(c, true)
+		if !s.track(c, true) {
+			s.write(c, Response{Error: errcode.New(errcode.Overloaded, "too many open connections to hostlink; close one and retry")})
+			c.Close()
+			continue
+		}
 		s.wg.Add(1)
 		go func() {
 			defer s.wg.Done()
@@ -74,17 +84,22 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 	}
 }
 
-func (s *Server) track(c net.Conn, add bool) {
+// track adds or removes an open connection; adding fails at MaxConns.
+func (s *Server) track(c net.Conn, add bool) bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.conns == nil {
 		s.conns = make(map[net.Conn]struct{})
 	}
-	if add {
-		s.conns[c] = struct{}{}
-	} else {
+	if !add {
 		delete(s.conns, c)
+		return true
 	}
+	if len(s.conns) >= or(s.MaxConns, DefaultMaxConns) {
+		return false
+	}
+	s.conns[c] = struct{}{}
+	return true
 }
 
 func (s *Server) closeAll() {
@@ -209,9 +224,10 @@ func readFrame(r *bufio.Reader) ([]byte, error) {
 	}
 }
 
-func or(d, def time.Duration) time.Duration {
-	if d > 0 {
-		return d
+// or returns v, or def when v is not set.
+func or[T int | time.Duration](v, def T) T {
+	if v > 0 {
+		return v
 	}
 	return def
 }

@@ -309,3 +309,50 @@ func BenchmarkCall(b *testing.B) {
 		}
 	}
 }
+
+// TestMaxConns: a connection past the limit is told SHIM_OVERLOADED and
+// closed; the ones already open keep working.
+func TestMaxConns(t *testing.T) {
+	addr, _ := serveTest(t, func(s *Server) { s.MaxConns = 2 })
+	var open []*Client
+	for range 2 {
+		cl, err := Connect(context.Background(), addr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer cl.Close()
+		if _, err := cl.Call(context.Background(), "status", nil); err != nil {
+			t.Fatal(err)
+		}
+		open = append(open, cl)
+	}
+	third := dialRaw(t, addr)
+	line, err := third.r.ReadString('\n')
+	if err != nil || !strings.Contains(line, string(errcode.Overloaded)) {
+		t.Fatalf("third connection got %q, %v", line, err)
+	}
+	if _, err := third.r.ReadString('\n'); err == nil {
+		t.Fatal("the refused connection stayed open")
+	}
+	for _, cl := range open {
+		if _, err := cl.Call(context.Background(), "status", nil); err != nil {
+			t.Fatalf("an open connection broke: %v", err)
+		}
+	}
+	open[0].Close()
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		cl, err := Connect(context.Background(), addr)
+		if err == nil {
+			_, err = cl.Call(context.Background(), "status", nil)
+			cl.Close()
+			if err == nil {
+				break
+			}
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("no room after a connection closed: %v", err)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
