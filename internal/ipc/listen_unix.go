@@ -14,6 +14,8 @@ import (
 	"syscall"
 	"time"
 
+	"golang.org/x/sys/unix"
+
 	"github.com/hostlink/hostlink/internal/private"
 )
 
@@ -50,6 +52,28 @@ func listenAt(p string) (net.Listener, error) {
 	if err := checkPathLen(p); err != nil {
 		return nil, err
 	}
+	// The lock is held for as long as the socket is served, so two daemons
+	// starting at the same moment cannot both judge the socket stale.
+	lock, err := private.OpenFile(p+".lock", os.O_RDWR|os.O_CREATE)
+	if err != nil {
+		return nil, fmt.Errorf("control socket lock: %w", err)
+	}
+	if err := unix.Flock(int(lock.Fd()), unix.LOCK_EX|unix.LOCK_NB); err != nil {
+		lock.Close()
+		if errors.Is(err, unix.EWOULDBLOCK) {
+			return nil, fmt.Errorf("%w (it holds %s)", ErrAlreadyRunning, p+".lock")
+		}
+		return nil, fmt.Errorf("control socket lock: %w", err)
+	}
+	ln, err := listenLocked(p)
+	if err != nil {
+		lock.Close()
+		return nil, err
+	}
+	return &lockedListener{Listener: ln, lock: lock}, nil
+}
+
+func listenLocked(p string) (net.Listener, error) {
 	if err := removeStale(p); err != nil {
 		return nil, err
 	}
@@ -64,6 +88,18 @@ func listenAt(p string) (net.Listener, error) {
 		return nil, fmt.Errorf("control socket: %w", err)
 	}
 	return ln, nil
+}
+
+// lockedListener releases the daemon's lock when it stops listening.
+type lockedListener struct {
+	net.Listener
+	lock *os.File
+}
+
+func (l *lockedListener) Close() error {
+	err := l.Listener.Close()
+	l.lock.Close()
+	return err
 }
 
 // removeStale removes a socket at p left by a daemon that died, and only

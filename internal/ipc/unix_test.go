@@ -3,6 +3,7 @@
 package ipc
 
 import (
+	"errors"
 	"net"
 	"os"
 	"path/filepath"
@@ -132,4 +133,24 @@ func TestStartUp(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestListenLock: while one listener serves a path, a second start fails
+// as already running, even before looking at the socket; closing the first
+// frees the path.
+func TestListenLock(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "s.sock")
+	ln, err := listenAt(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := listenAt(p); !errors.Is(err, ErrAlreadyRunning) {
+		t.Fatalf("second listen: %v", err)
+	}
+	ln.Close()
+	ln2, err := listenAt(p)
+	if err != nil {
+		t.Fatalf("listen after the first closed: %v", err)
+	}
+	ln2.Close()
 }
