@@ -1,0 +1,118 @@
+// Command hostlink-bench compares hostlink with the Node MCP servers people
+// use today (server-filesystem, Desktop Commander) and with the direct
+// limits, driving every server identically over stdio with the MCP Go SDK.
+// See bench/README or the "Benchmark" section of the top-level README.
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+)
+
+func main() {
+	var (
+		hostlinkBin = flag.String("hostlink", "", "hostlink binary (required)")
+		nodeModules = flag.String("node-modules", "", "node_modules with the npm peers (required)")
+		quick       = flag.Bool("quick", false, "every scenario once at small sizes (CI); fails only on errors")
+		out         = flag.String("out", "bench/results", "directory for latest.{md,json} (quick.{md,json} with --quick)")
+		dumpTools   = flag.Bool("dump-tools", false, "print each server's tools/list and exit")
+	)
+	verbose := flag.Bool("v", false, "show the servers' stderr")
+	render := flag.String("render", "", "re-render the Markdown of a results JSON file (e.g. bench/results/latest.json) and exit")
+	flag.Parse()
+	if *render != "" {
+		b, err := os.ReadFile(*render)
+		must(err)
+		var rep report
+		must(json.Unmarshal(b, &rep))
+		for _, s := range rep.Servers {
+			rep.names = append(rep.names, s.Name)
+		}
+		fmt.Print(rep.markdown())
+		return
+	}
+	if *verbose {
+		stderrSink = os.Stderr
+	}
+	if *hostlinkBin == "" || *nodeModules == "" {
+		fmt.Fprintln(os.Stderr, "usage: hostlink-bench -hostlink BIN -node-modules DIR [--quick]")
+		os.Exit(2)
+	}
+	ctx := context.Background()
+	for _, p := range []*string{hostlinkBin, nodeModules} {
+		a, err := filepath.Abs(*p)
+		must(err)
+		*p = a
+	}
+	tmp, err := os.MkdirTemp("", "hostlink-bench-")
+	must(err)
+	cleanup = func() { os.RemoveAll(tmp) }
+	defer cleanup()
+	root := filepath.Join(tmp, "data")
+	must(os.MkdirAll(root, 0o755))
+	root, err = filepath.EvalSymlinks(root)
+	must(err)
+	servers := makeServers(*hostlinkBin, *nodeModules, tmp, root)
+	for _, s := range servers {
+		ss, err := s.start(ctx)
+		must(err)
+		must(ss.listTools(ctx))
+		ss.close()
+	}
+	if *dumpTools {
+		for _, s := range servers {
+			fmt.Printf("== %s %s\n", s.Name, s.Version)
+			for _, n := range s.ToolNames {
+				fmt.Printf("  %s %s\n", n, s.Tools[n])
+			}
+		}
+		return
+	}
+	cfg := fullConfig()
+	if *quick {
+		cfg = quickConfig()
+	}
+	rep, failed := runAll(ctx, cfg, servers, root)
+	md := rep.markdown()
+	fmt.Print(md)
+	must(os.MkdirAll(*out, 0o755))
+	// Quick runs (CI) write quick.{md,json}, ignored by git, so they never
+	// overwrite the full results kept in latest.{md,json}.
+	base := "latest"
+	if *quick {
+		base = "quick"
+	}
+	must(os.WriteFile(filepath.Join(*out, base+".md"), []byte(md), 0o644))
+	j, _ := json.MarshalIndent(rep, "", "  ")
+	must(os.WriteFile(filepath.Join(*out, base+".json"), append(j, '\n'), 0o644))
+	if failed > 0 {
+		cleanup()
+		fmt.Fprintf(os.Stderr, "hostlink-bench: %d scenario run(s) failed\n", failed)
+		os.Exit(1)
+	}
+}
+
+func makeServers(hostlinkBin, nodeModules, tmp, root string) []*server {
+	h, err := newHostlink(hostlinkBin, filepath.Join(tmp, "home-hostlink"), root)
+	must(err)
+	f, err := newServerFilesystem(nodeModules, filepath.Join(tmp, "home-fs"), root)
+	must(err)
+	d, err := newDesktopCommander(nodeModules, filepath.Join(tmp, "home-dc"), root)
+	must(err)
+	return []*server{h, f, d}
+}
+
+// cleanup removes the temporary directory; must runs it before exiting.
+var cleanup = func() {}
+
+func must(err error) {
+	if err != nil {
+		cleanup()
+		fmt.Fprintln(os.Stderr, "hostlink-bench:", err)
+		os.Exit(1)
+	}
+}

@@ -1,0 +1,77 @@
+package main
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"strconv"
+	"strings"
+	"syscall"
+)
+
+// treePIDs returns pid and all its descendants, from /proc.
+func treePIDs(pid int) []int {
+	ents, err := os.ReadDir("/proc")
+	if err != nil {
+		return []int{pid}
+	}
+	children := map[int][]int{}
+	for _, e := range ents {
+		p, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		b, err := os.ReadFile("/proc/" + e.Name() + "/stat")
+		if err != nil {
+			continue
+		}
+		i := bytes.LastIndexByte(b, ')')
+		if i < 0 {
+			continue
+		}
+		f := strings.Fields(string(b[i+1:]))
+		if len(f) < 2 {
+			continue
+		}
+		pp, _ := strconv.Atoi(f[1])
+		children[pp] = append(children[pp], p)
+	}
+	out := []int{pid}
+	for i := 0; i < len(out); i++ {
+		out = append(out, children[out[i]]...)
+	}
+	return out
+}
+
+// treeRSS sums VmRSS (bytes) over the process tree rooted at pid.
+func treeRSS(pid int) (int64, error) {
+	var total int64
+	for _, p := range treePIDs(pid) {
+		b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", p))
+		if err != nil {
+			if p == pid {
+				return 0, err
+			}
+			continue
+		}
+		for _, ln := range strings.Split(string(b), "\n") {
+			if strings.HasPrefix(ln, "VmRSS:") {
+				f := strings.Fields(ln)
+				if len(f) >= 2 {
+					kb, _ := strconv.ParseInt(f[1], 10, 64)
+					total += kb * 1024
+				}
+			}
+		}
+	}
+	return total, nil
+}
+
+func rssSupported() bool { return true }
+
+// killTree kills pid and its descendants.
+func killTree(pid int) {
+	for _, p := range treePIDs(pid) {
+		_ = syscall.Kill(p, syscall.SIGKILL)
+	}
+}

@@ -1,0 +1,20 @@
+//go:build !linux
+
+package main
+
+import (
+	"errors"
+	"os"
+)
+
+func treeRSS(pid int) (int64, error) {
+	return 0, errors.New("process-tree RSS is measured from /proc, on Linux only")
+}
+
+func rssSupported() bool { return false }
+
+func killTree(pid int) {
+	if p, err := os.FindProcess(pid); err == nil {
+		_ = p.Kill()
+	}
+}

@@ -1,0 +1,261 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"time"
+)
+
+// cell is one server's (or the limit's) result in one scenario.
+type cell struct {
+	Tools   string    `json:"tools,omitempty"`
+	Summary *summary  `json:"summary,omitempty"`
+	Samples []float64 `json:"samples,omitempty"`
+	NA      string    `json:"na,omitempty"`
+	Error   string    `json:"error,omitempty"`
+}
+
+type result struct {
+	Key   string           `json:"key"`
+	Title string           `json:"title"`
+	Cells map[string]*cell `json:"cells"` // server name or "limit"
+}
+
+var errTimeout = errors.New("timeout")
+
+func logf(format string, a ...any) {
+	fmt.Fprintf(os.Stderr, "[%s] "+format+"\n", append([]any{time.Now().Format("15:04:05")}, a...)...)
+}
+
+func runAll(ctx context.Context, cfg config, servers []*server, root string) (*report, int) {
+	rep := newReport(cfg, servers)
+	failed := 0
+	logf("generating data (%d-entry directory, %d-file tree)…", cfg.ListN, cfg.TreeN)
+	t0 := time.Now()
+	d, err := generate(root, cfg.ListN, cfg.TreeN, cfg.BigBytes)
+	must(err)
+	logf("data ready in %s", time.Since(t0).Round(time.Millisecond))
+	rep.Data = d
+
+	// Cold start: spawn → initialized → first tools/list answered.
+	cold := &result{Key: "cold_start", Title: "cold start (spawn → initialize → tools/list)", Cells: map[string]*cell{}}
+	samples := map[string][]float64{}
+	for i := 0; i < cfg.Cold; i++ {
+		for k := range servers {
+			s := servers[(i+k)%len(servers)]
+			if c := cold.Cells[s.Name]; c != nil && c.Error != "" {
+				continue
+			}
+			t := time.Now()
+			ss, err := s.start(ctx)
+			if err == nil {
+				err = ss.listTools(ctx)
+			}
+			el := time.Since(t)
+			if ss != nil {
+				ss.close()
+			}
+			if err != nil {
+				cold.Cells[s.Name] = &cell{Error: err.Error()}
+				failed++
+				continue
+			}
+			samples[s.Name] = append(samples[s.Name], ms(el))
+		}
+	}
+	for _, s := range servers {
+		if cold.Cells[s.Name] == nil {
+			cold.Cells[s.Name] = &cell{Tools: "initialize + tools/list", Summary: summarize(samples[s.Name], "ms"), Samples: samples[s.Name]}
+		}
+	}
+	cold.Cells["limit"] = &cell{NA: "no direct equivalent"}
+	rep.Results = append(rep.Results, cold)
+	logf("cold start done")
+
+	// Idle RSS of the server's process tree after init and after N calls.
+	sc := cfg.scenarios(d, servers)
+	var read4 *scenario
+	for _, s := range sc {
+		if s.Key == "read_4k" {
+			read4 = s
+		}
+	}
+	rInit := &result{Key: "rss_init", Title: "idle RSS of the process tree after initialize", Cells: map[string]*cell{}}
+	rAfter := &result{Key: "rss_after_calls", Title: fmt.Sprintf("idle RSS after %d calls (4 KiB reads)", cfg.RSSCalls), Cells: map[string]*cell{}}
+	if !rssSupported() {
+		for _, s := range servers {
+			rInit.Cells[s.Name] = &cell{NA: "RSS is read from /proc (Linux only)"}
+			rAfter.Cells[s.Name] = &cell{NA: "RSS is read from /proc (Linux only)"}
+		}
+	} else {
+		si, sa := map[string][]float64{}, map[string][]float64{}
+		for i := 0; i < cfg.RSSReps; i++ {
+			for k := range servers {
+				s := servers[(i+k)%len(servers)]
+				if rAfter.Cells[s.Name] != nil {
+					continue
+				}
+				a, b, err := measureRSS(ctx, s, read4.ops[s.Name], cfg.RSSCalls)
+				if err != nil {
+					rAfter.Cells[s.Name] = &cell{Error: err.Error()}
+					rInit.Cells[s.Name] = &cell{Error: err.Error()}
+					failed++
+					continue
+				}
+				si[s.Name] = append(si[s.Name], a)
+				sa[s.Name] = append(sa[s.Name], b)
+			}
+		}
+		for _, s := range servers {
+			if rInit.Cells[s.Name] == nil {
+				rInit.Cells[s.Name] = &cell{Tools: "VmRSS summed over /proc tree", Summary: summarize(si[s.Name], "MiB"), Samples: si[s.Name]}
+				rAfter.Cells[s.Name] = &cell{Tools: read4.tools[s.Name] + " ×" + fmt.Sprint(cfg.RSSCalls), Summary: summarize(sa[s.Name], "MiB"), Samples: sa[s.Name]}
+			}
+		}
+	}
+	rInit.Cells["limit"] = &cell{NA: "no direct equivalent"}
+	rAfter.Cells["limit"] = &cell{NA: "no direct equivalent"}
+	rep.Results = append(rep.Results, rInit, rAfter)
+	logf("idle RSS done")
+
+	// Warm scenarios: one live session per server, servers alternating per repetition.
+	sess := map[string]*session{}
+	for _, s := range servers {
+		ss, err := s.start(ctx)
+		if err == nil {
+			err = ss.listTools(ctx)
+		}
+		if err != nil {
+			logf("%s: %v", s.Name, err)
+			failed++
+			continue
+		}
+		sess[s.Name] = ss
+		defer ss.close()
+	}
+	for _, scn := range sc {
+		r := &result{Key: scn.Key, Title: scn.Title, Cells: map[string]*cell{}}
+		samples := map[string][]float64{}
+		type runner struct {
+			name string
+			fn   func(context.Context) error
+		}
+		var runners []runner
+		for _, s := range servers {
+			if reason, ok := scn.na[s.Name]; ok {
+				r.Cells[s.Name] = &cell{NA: reason}
+				continue
+			}
+			o, ss := scn.ops[s.Name], sess[s.Name]
+			if o == nil || ss == nil {
+				r.Cells[s.Name] = &cell{Error: "server not running"}
+				continue
+			}
+			runners = append(runners, runner{s.Name, func(c context.Context) error { return o(c, ss) }})
+		}
+		if scn.limit != nil {
+			lim := scn.limit
+			runners = append(runners, runner{"limit", func(context.Context) error { return lim() }})
+		} else {
+			r.Cells["limit"] = &cell{NA: "no direct equivalent"}
+		}
+		spent := map[string]time.Duration{}
+		// timed runs one op under the per-op timeout. A timeout is reported in
+		// the cell; it fails the run only in quick mode (where it means a hang).
+		timed := func(rn runner) (time.Duration, error) {
+			c, cancel := context.WithTimeout(ctx, cfg.OpTimeout)
+			defer cancel()
+			t := time.Now()
+			err := rn.fn(c)
+			el := time.Since(t)
+			spent[rn.name] += el
+			if err != nil && c.Err() != nil {
+				err = fmt.Errorf("timeout: did not finish within %s (%v)", cfg.OpTimeout, err)
+				if cfg.Mode != "quick" {
+					r.Cells[rn.name] = &cell{Error: err.Error(), Tools: scn.tools[rn.name]}
+					return el, errTimeout
+				}
+			}
+			return el, err
+		}
+		if cfg.Warmup && scn.reps >= 10 {
+			for _, rn := range runners {
+				if _, err := timed(rn); err == errTimeout {
+					continue
+				} else if err != nil {
+					r.Cells[rn.name] = &cell{Error: err.Error()}
+					failed++
+				}
+			}
+		}
+		for i := 0; i < scn.reps; i++ {
+			for k := range runners {
+				rn := runners[(i+k)%len(runners)]
+				if c := r.Cells[rn.name]; c != nil && c.Error != "" {
+					continue
+				}
+				// Keep full mode bounded: stop repeating a server that has used
+				// its time budget in this scenario (it keeps its samples).
+				if len(samples[rn.name]) > 0 && spent[rn.name] > cfg.Budget {
+					continue
+				}
+				el, err := timed(rn)
+				if err == errTimeout {
+					continue
+				}
+				if err != nil {
+					r.Cells[rn.name] = &cell{Error: err.Error()}
+					failed++
+					continue
+				}
+				samples[rn.name] = append(samples[rn.name], ms(el))
+			}
+		}
+		for _, rn := range runners {
+			if r.Cells[rn.name] == nil {
+				tools := scn.tools[rn.name]
+				if rn.name == "limit" {
+					tools = scn.limitD
+				}
+				r.Cells[rn.name] = &cell{Tools: tools, Summary: summarize(samples[rn.name], "ms"), Samples: samples[rn.name]}
+			}
+		}
+		rep.Results = append(rep.Results, r)
+		logf("%s done", scn.Key)
+	}
+	return rep, failed
+}
+
+// measureRSS starts a fresh server, measures its tree's RSS after
+// initialization, runs calls, and measures again (MiB).
+func measureRSS(ctx context.Context, s *server, o op, calls int) (float64, float64, error) {
+	ss, err := s.start(ctx)
+	if err != nil {
+		return 0, 0, err
+	}
+	defer ss.close()
+	if err := ss.listTools(ctx); err != nil {
+		return 0, 0, err
+	}
+	time.Sleep(500 * time.Millisecond)
+	a, err := treeRSS(ss.pid())
+	if err != nil {
+		return 0, 0, err
+	}
+	if o == nil {
+		return 0, 0, fmt.Errorf("%s: no 4 KiB read tool", s.Name)
+	}
+	for i := 0; i < calls; i++ {
+		if err := o(ctx, ss); err != nil {
+			return 0, 0, err
+		}
+	}
+	time.Sleep(500 * time.Millisecond)
+	b, err := treeRSS(ss.pid())
+	if err != nil {
+		return 0, 0, err
+	}
+	return float64(a) / (1 << 20), float64(b) / (1 << 20), nil
+}
