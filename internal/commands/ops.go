@@ -243,10 +243,7 @@ func (s *Service) readOutput(_ context.Context, c *ops.Call, a ReadArgs) (ReadRe
 // Register adds the command operations to r. Call it only when the local
 // user has enabled command execution.
 func Register(r *ops.Registry, s *Service) {
-	spec := func(name, title, desc string, readOnly, destructive, idempotent bool) ops.Spec {
-		return ops.Spec{Name: name, Title: title, Description: desc, Capability: Capability,
-			ReadOnly: readOnly, Destructive: destructive, Idempotent: idempotent}
-	}
+	spec := ops.SpecsFor(Capability)
 	ops.Register(r, spec("run_command", "Run command",
 		"Run a program (argv, no shell) or a command line in a shell, in a workdir, and wait for it up to its timeout. Returns exit status and the start and end of each output stream; read the rest with read_command_output.",
 		false, true, false), s.runCommand)

@@ -44,10 +44,7 @@ func (s *Service) listWorkdirs(_ context.Context, _ *ops.Call, _ ListWorkdirsArg
 
 // Register adds the file operations to r.
 func Register(r *ops.Registry, s *Service) {
-	spec := func(name, title, desc string, readOnly, destructive, idempotent bool) ops.Spec {
-		return ops.Spec{Name: name, Title: title, Description: desc, Capability: Capability,
-			ReadOnly: readOnly, Destructive: destructive, Idempotent: idempotent}
-	}
+	spec := ops.SpecsFor(Capability)
 	ops.Register(r, spec("list_workdirs", "List workdirs",
 		"List the directories hostlink may work in. Every other file operation takes a workdir alias and a path inside it.",
 		true, false, true), s.listWorkdirs)

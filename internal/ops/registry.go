@@ -24,6 +24,15 @@ type Spec struct {
 	Idempotent  bool   // repeating it with the same arguments has no further effect
 }
 
+// SpecsFor returns a constructor of Specs for one capability's operations,
+// so a package registering several states its capability once.
+func SpecsFor(capability string) func(name, title, desc string, readOnly, destructive, idempotent bool) Spec {
+	return func(name, title, desc string, readOnly, destructive, idempotent bool) Spec {
+		return Spec{Name: name, Title: title, Description: desc, Capability: capability,
+			ReadOnly: readOnly, Destructive: destructive, Idempotent: idempotent}
+	}
+}
+
 // Op is a registered operation.
 type Op struct {
 	Spec

@@ -200,3 +200,11 @@ func TestSchemas(t *testing.T) {
 	}()
 	Register(r, Spec{Name: "echo"}, func(context.Context, *Call, echoArgs) (echoResult, error) { return echoResult{}, nil })
 }
+
+func TestSpecsFor(t *testing.T) {
+	got := SpecsFor("files")("read_file", "Read", "reads", true, false, true)
+	want := Spec{Name: "read_file", Title: "Read", Description: "reads", Capability: "files", ReadOnly: true, Idempotent: true}
+	if got != want {
+		t.Fatalf("SpecsFor = %+v, want %+v", got, want)
+	}
+}
