@@ -265,7 +265,7 @@ func (s *Service) timeout(seconds float64) (time.Duration, error) {
 	case seconds == 0:
 		return s.opts.DefaultTimeout, nil
 	}
-	d := time.Duration(seconds * float64(time.Second))
+	d := secondsDuration(seconds)
 	if d > s.opts.MaxTimeout {
 		return 0, errcode.New(errcode.InvalidArgument, "timeout_seconds %.0f exceeds the maximum of %.0f", seconds, s.opts.MaxTimeout.Seconds()).
 			With("max_timeout_seconds", s.opts.MaxTimeout.Seconds())
