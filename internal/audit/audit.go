@@ -78,6 +78,17 @@
 // On Windows the log is opened sharing delete access, so that one process
 // can rotate the file while others have it open.
 //
+// # Durability
+//
+// Append writes each record with a single write before it returns, so a
+// record survives a crash of hostlink itself. A record is also synced to
+// disk before Append returns unless it is Deferred: deferred records (the
+// registry defers those of read-only operations) are synced by the next
+// synced record, a rotation, Close, or at most SyncDelay later, so only a
+// crash of the whole machine can lose them, and at most SyncDelay's worth.
+// This keeps an fsync out of the latency of every read while every change
+// is on disk before its caller hears of it.
+//
 // # What is not detected
 //
 // The chain proves the order and content of the records it holds, not
@@ -113,6 +124,10 @@ type Record struct {
 	Bytes     int64          // bytes read/written/returned
 	Duration  time.Duration  // logged in whole milliseconds
 	Details   map[string]any // small op-specific facts; never file contents, tokens or env values
+	// Deferred lets Append return once the line is written, before it is
+	// synced to disk (see "Durability"). Callers set it for operations
+	// that change nothing.
+	Deferred bool
 }
 
 // Options configures Open.
@@ -123,6 +138,9 @@ type Options struct {
 	MachineID string // stamped into every line
 	Version   string // hostlink's version, stamped into every line
 }
+
+// SyncDelay bounds how long a Deferred record may wait to be synced.
+const SyncDelay = 200 * time.Millisecond
 
 const (
 	logName         = "audit.log"
@@ -160,6 +178,7 @@ type Log struct {
 	prevMAC  string    // MAC of the head record
 	newest   rotated   // newest rotated file, zero if none
 	err      error     // sticky: once set, every Append and Check returns it
+	unsynced bool      // a Deferred record was written to f and not yet synced
 }
 
 // Open opens the log in opts.Dir for appending, creating the directory
@@ -288,8 +307,8 @@ func openFailure(f *Failure) error {
 // Path returns the path of the current log file.
 func (l *Log) Path() string { return l.path }
 
-// Append writes r as one line, in a single write, and syncs it to disk
-// before returning. It fails without writing if r has no Op or its Details
+// Append writes r as one line, in a single write, and, unless r is
+// Deferred, syncs it to disk before returning. It fails without writing if r has no Op or its Details
 // cannot be marshaled to JSON, and fails from then on (see Check) if the
 // log cannot be written or is found damaged.
 func (l *Log) Append(r Record) error {
@@ -356,7 +375,7 @@ func (l *Log) Append(r Record) error {
 	n, err := l.f.Write(line)
 	l.end += int64(n)
 	if err == nil {
-		err = l.f.Sync()
+		err = l.syncLocked(r.Deferred)
 	}
 	if err != nil {
 		l.err = fmt.Errorf("audit: writing %s: %w", l.path, err)
@@ -364,6 +383,33 @@ func (l *Log) Append(r Record) error {
 	}
 	l.seq, l.prevMAC = e.Seq, mac
 	return nil
+}
+
+// syncLocked syncs f now, which also covers earlier deferred records, or,
+// for a deferred record, makes sure a sync follows within SyncDelay.
+func (l *Log) syncLocked(deferred bool) error {
+	if !deferred {
+		l.unsynced = false
+		return l.f.Sync()
+	}
+	if !l.unsynced {
+		l.unsynced = true
+		time.AfterFunc(SyncDelay, l.syncDeferred)
+	}
+	return nil
+}
+
+// syncDeferred syncs deferred records that no later sync has covered.
+func (l *Log) syncDeferred() {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if !l.unsynced || l.f == nil {
+		return
+	}
+	l.unsynced = false
+	if err := l.f.Sync(); err != nil && l.err == nil {
+		l.err = fmt.Errorf("audit: syncing %s: %w", l.path, err)
+	}
 }
 
 // Check returns nil if the log is usable: it is open, no write has failed,
@@ -413,7 +459,14 @@ func (l *Log) Close() error {
 	if l.f == nil {
 		return errClosed
 	}
-	err := l.f.Close()
+	var err error
+	if l.unsynced {
+		err = l.f.Sync()
+		l.unsynced = false
+	}
+	if cerr := l.f.Close(); err == nil {
+		err = cerr
+	}
 	if lerr := l.lockFile.Close(); err == nil {
 		err = lerr
 	}

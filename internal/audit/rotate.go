@@ -39,6 +39,12 @@ func (l *Log) rotateLocked() error {
 	if err != nil {
 		return fmt.Errorf("audit: reopening %s after rotation: %w", l.path, err)
 	}
+	if l.unsynced {
+		// Deferred records in the rotated file are synced before it is
+		// closed: the timer that would have done it only knows l.f.
+		l.f.Sync()
+		l.unsynced = false
+	}
 	l.f.Close()
 	l.f, l.end, l.newest = f, 0, next
 	return nil

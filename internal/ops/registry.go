@@ -142,7 +142,8 @@ func (r *Registry) Ops() []*Op {
 
 // Call runs the named operation with JSON arguments for a caller. The result
 // is the handler's typed response; the error, if any, is an *errcode.Error.
-// Exactly one audit record is written for every call, refused or not; if the
+// Exactly one audit record is written for every call, refused or not, before
+// the result is returned; if the
 // audit log cannot take it, the call is refused before it runs, or its
 // result withheld if the log fails during the call.
 func (r *Registry) Call(ctx context.Context, caller Caller, name string, args []byte, progress ProgressFunc) (any, error) {
@@ -160,12 +161,18 @@ func (r *Registry) Call(ctx context.Context, caller Caller, name string, args []
 		err = errcode.New(errcode.UnknownOperation, "no operation named %q", truncate(name, 64))
 	} else {
 		out, err = op.invoke(ctx, c, args)
+		if err == nil {
+			err = CheckImages(out)
+		}
 	}
 	if err != nil {
 		err = errcode.As(err)
 		out = nil
 	}
 	rec := c.record(name, start, err)
+	// A read-only operation's record need not be on disk before its
+	// result is (see audit's "Durability"); every other one must.
+	rec.Deferred = ok && op.ReadOnly
 	if aerr := r.audit.Append(rec); aerr != nil {
 		return nil, errcode.New(errcode.AuditUnavailable, "the audit log cannot be written; result withheld")
 	}

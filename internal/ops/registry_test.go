@@ -208,3 +208,42 @@ func TestSpecsFor(t *testing.T) {
 		t.Fatalf("SpecsFor = %+v, want %+v", got, want)
 	}
 }
+
+// recordingAppend keeps the records the registry appends.
+type recordingAppend struct {
+	Auditor
+	recs *[]audit.Record
+}
+
+func (a recordingAppend) Append(r audit.Record) error {
+	*a.recs = append(*a.recs, r)
+	return a.Auditor.Append(r)
+}
+
+// TestDeferredOnlyForReadOnly checks which records may skip the sync
+// before the result is returned: only those of read-only operations.
+func TestDeferredOnlyForReadOnly(t *testing.T) {
+	r, log, _, _ := newRegistry(t, nil)
+	Register(r, Spec{Name: "change"}, func(context.Context, *Call, echoArgs) (echoResult, error) {
+		return echoResult{}, nil
+	})
+	var recs []audit.Record
+	r.audit = recordingAppend{log, &recs}
+	tests := []struct {
+		op   string
+		args string
+		want bool
+	}{
+		{"echo", `{"name":"x"}`, true},
+		{"echo", `{"name":"fail"}`, true},
+		{"change", `{"name":"x"}`, false},
+		{"no_such_op", `{}`, false},
+	}
+	for _, tt := range tests {
+		recs = nil
+		r.Call(context.Background(), Caller{}, tt.op, []byte(tt.args), nil)
+		if len(recs) != 1 || recs[0].Deferred != tt.want {
+			t.Errorf("%s %s: records %+v, want one with Deferred=%v", tt.op, tt.args, recs, tt.want)
+		}
+	}
+}
