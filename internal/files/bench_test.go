@@ -3,6 +3,7 @@ package files
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -81,4 +82,34 @@ func BenchmarkSearchText1000Files(b *testing.B) {
 
 func itoa3(i int) string {
 	return string([]byte{byte('0' + i/100%10), byte('0' + i/10%10), byte('0' + i%10)})
+}
+
+func BenchmarkListDirectory10k(b *testing.B) {
+	lim := testLimits
+	lim.MaxListEntries = 10000
+	e := newEnv(b, lim)
+	dir := filepath.Join(e.root, "big")
+	os.Mkdir(dir, 0o755)
+	for i := range 10000 {
+		os.WriteFile(filepath.Join(dir, fmt.Sprintf("f%05d.txt", i)), nil, 0o644)
+	}
+	benchCall(b, e, "list_directory", map[string]any{"path": "big", "max_entries": 10000})
+}
+
+func BenchmarkListDirectory10kBareOS(b *testing.B) {
+	dir := b.TempDir()
+	for i := range 10000 {
+		os.WriteFile(filepath.Join(dir, fmt.Sprintf("f%05d.txt", i)), nil, 0o644)
+	}
+	for b.Loop() {
+		ents, err := os.ReadDir(dir)
+		if err != nil {
+			b.Fatal(err)
+		}
+		for _, d := range ents {
+			if _, err := d.Info(); err != nil {
+				b.Fatal(err)
+			}
+		}
+	}
 }

@@ -30,9 +30,6 @@ type Entry struct {
 	Name        string  `json:"name"`
 	Path        string  `json:"path" jsonschema:"relative to the workdir"`
 	Type        string  `json:"type" enum:"file,dir,symlink,other"`
-	IsFile      bool    `json:"is_file"`
-	IsDir       bool    `json:"is_dir"`
-	IsSymlink   bool    `json:"is_symlink"`
 	SizeBytes   int64   `json:"size_bytes"`
 	Mtime       float64 `json:"mtime"`
 	LinkTarget  string  `json:"link_target,omitempty" jsonschema:"for a symlink inside the workdir: its target, relative to the workdir"`
@@ -140,7 +137,7 @@ func (s *Service) entry(root *jail.Root, rel string, d fs.DirEntry) Entry {
 	}
 	switch {
 	case d.Type()&fs.ModeSymlink != 0:
-		e.Type, e.IsSymlink = "symlink", true
+		e.Type = "symlink"
 		if p, err := root.Resolve(rel); err == nil {
 			if real, err := root.Real(p); err == nil {
 				e.LinkTarget = real.String()
@@ -149,9 +146,9 @@ func (s *Service) entry(root *jail.Root, rel string, d fs.DirEntry) Entry {
 			}
 		}
 	case d.IsDir():
-		e.Type, e.IsDir, e.SizeBytes = "dir", true, 0
+		e.Type, e.SizeBytes = "dir", 0
 	case d.Type().IsRegular():
-		e.Type, e.IsFile = "file", true
+		e.Type = "file"
 	default:
 		e.Type = "other"
 	}

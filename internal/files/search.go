@@ -3,10 +3,7 @@ package files
 import (
 	"bytes"
 	"context"
-	"io"
 	"io/fs"
-	"regexp"
-	"strconv"
 	"strings"
 	"unicode/utf8"
 
@@ -59,19 +56,9 @@ const maxLineText = 400
 const binarySniff = 8000
 
 func (s *Service) searchText(ctx context.Context, c *ops.Call, a SearchTextArgs) (SearchTextResult, error) {
-	if a.Query == "" {
-		return SearchTextResult{}, errcode.New(errcode.InvalidArgument, "query is empty")
-	}
-	expr := a.Query
-	if !a.Regex {
-		expr = regexp.QuoteMeta(expr)
-	}
-	if a.CaseInsensitive {
-		expr = "(?i)" + expr
-	}
-	re, err := regexp.Compile(expr)
+	m, err := newLineMatcher(a)
 	if err != nil {
-		return SearchTextResult{}, errcode.New(errcode.InvalidArgument, "query is not a valid regular expression: %v", err)
+		return SearchTextResult{}, err
 	}
 	for _, g := range append(append([]string(nil), a.Include...), a.Exclude...) {
 		if !doublestar.ValidatePattern(g) {
@@ -96,7 +83,6 @@ func (s *Service) searchText(ctx context.Context, c *ops.Call, a SearchTextArgs)
 	if max <= 0 || max > s.limits.MaxSearchMatches {
 		max = s.limits.MaxSearchMatches
 	}
-	res := SearchTextResult{Workdir: t.wd.Alias, Path: t.String(), Matches: []Match{}}
 	fold := root.CaseInsensitive()
 	globMatch := func(globs []string, rel string) bool {
 		for _, g := range globs {
@@ -109,71 +95,14 @@ func (s *Service) searchText(ctx context.Context, c *ops.Call, a SearchTextArgs)
 		}
 		return false
 	}
-	scanFile := func(rel, full string) error {
-		if err := ctx.Err(); err != nil {
-			return err
-		}
-		if len(a.Include) > 0 && !globMatch(a.Include, rel) {
-			return nil
-		}
-		p, err := root.Resolve(full)
-		if err != nil {
-			res.FilesSkipped++
-			return nil
-		}
-		f, fi, err := root.OpenFile(p)
-		if err != nil {
-			res.FilesSkipped++
-			return nil
-		}
-		defer f.Close()
-		if fi.Size() > s.limits.MaxSearchFileBytes {
-			res.FilesSkipped++
-			return nil
-		}
-		if res.BytesScanned+fi.Size() > s.limits.MaxSearchBytes {
-			res.Truncated, res.StopReason = true, "max_bytes"
-			return fs.SkipAll
-		}
-		data, err := io.ReadAll(io.LimitReader(f, s.limits.MaxSearchFileBytes))
-		if err != nil {
-			res.FilesSkipped++
-			return nil
-		}
-		res.BytesScanned += int64(len(data))
-		res.FilesScanned++
-		if res.FilesScanned%progressEvery == 0 {
-			c.Progress(float64(res.BytesScanned), float64(s.limits.MaxSearchBytes), "scanned "+strconv.Itoa(res.FilesScanned)+" files")
-		}
-		if bytes.IndexByte(data[:min(len(data), binarySniff)], 0) >= 0 {
-			res.FilesSkipped++
-			res.FilesScanned--
-			return nil
-		}
-		line := 1
-		for len(data) > 0 {
-			end := bytes.IndexByte(data, '\n')
-			var l []byte
-			if end < 0 {
-				l, data = data, nil
-			} else {
-				l, data = data[:end], data[end+1:]
+	walk := func(visit func(full string) bool) error {
+		if !fi.IsDir() {
+			if len(a.Include) == 0 || globMatch(a.Include, start.Base()) {
+				visit(start.String())
 			}
-			if loc := re.FindIndex(l); loc != nil {
-				if len(res.Matches) == max {
-					res.Truncated, res.StopReason = true, "max_matches"
-					return fs.SkipAll
-				}
-				res.Matches = append(res.Matches, Match{Path: full, Line: line, Column: loc[0] + 1, Text: cutText(l, maxLineText)})
-			}
-			line++
+			return nil
 		}
-		return nil
-	}
-	if !fi.IsDir() {
-		err = scanFile(start.Base(), start.String())
-	} else {
-		err = fs.WalkDir(root.FS(), start.String(), func(p string, d fs.DirEntry, err error) error {
+		return fs.WalkDir(root.FS(), start.String(), func(p string, d fs.DirEntry, err error) error {
 			if err != nil {
 				if d != nil && d.IsDir() && p != start.String() {
 					return fs.SkipDir
@@ -193,18 +122,21 @@ func (s *Service) searchText(ctx context.Context, c *ops.Call, a SearchTextArgs)
 				}
 				return nil
 			}
-			if !d.Type().IsRegular() {
+			if !d.Type().IsRegular() || (len(a.Include) > 0 && !globMatch(a.Include, rel)) {
 				return nil
 			}
-			return scanFile(rel, p)
+			if !visit(p) {
+				return fs.SkipAll
+			}
+			return nil
 		})
 	}
-	if err != nil && err != fs.SkipAll {
+	sc := &searcher{limits: s.limits, root: root, match: m, max: max, call: c}
+	res, err := sc.run(ctx, walk)
+	if err != nil {
 		return SearchTextResult{}, err
 	}
-	if err := ctx.Err(); err != nil {
-		return SearchTextResult{}, err
-	}
+	res.Workdir, res.Path = t.wd.Alias, t.String()
 	c.AddBytes(res.BytesScanned)
 	c.Detail("matches", len(res.Matches))
 	c.Detail("files_scanned", res.FilesScanned)

@@ -1,0 +1,182 @@
+package files
+
+import (
+	"bytes"
+	"context"
+	"io"
+	"runtime"
+	"strconv"
+	"sync"
+
+	"github.com/hostlink/hostlink/internal/jail"
+	"github.com/hostlink/hostlink/internal/ops"
+)
+
+// searcher runs search_text over the files a walk yields: workers read and
+// scan files in parallel, and the results are taken in walk order, so that
+// the limits cut the same files and matches, in the same order, as a
+// sequential scan would.
+type searcher struct {
+	limits Limits
+	root   *jail.Root
+	match  *lineMatcher
+	max    int
+	call   *ops.Call
+}
+
+// scanned is what a worker found in one file.
+type scanned struct {
+	idx     int
+	skipped bool  // unreadable or too large: not scanned
+	size    int64 // the file's size when opened
+	n       int64 // bytes read
+	binary  bool
+	matches []Match
+}
+
+// walkFunc yields root-relative file paths to visit until visit returns
+// false.
+type walkFunc func(visit func(full string) bool) error
+
+func (s *searcher) run(ctx context.Context, walk walkFunc) (SearchTextResult, error) {
+	ctx, stop := context.WithCancel(ctx)
+	defer stop()
+	type job struct {
+		idx  int
+		full string
+	}
+	jobs := make(chan job, 64)
+	results := make(chan scanned, 64)
+	var walkErr error
+	go func() {
+		defer close(jobs)
+		idx := 0
+		walkErr = walk(func(full string) bool {
+			select {
+			case jobs <- job{idx, full}:
+				idx++
+				return true
+			case <-ctx.Done():
+				return false
+			}
+		})
+	}()
+	var wg sync.WaitGroup
+	for range min(max(runtime.GOMAXPROCS(0), 2), 8) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			var buf []byte
+			for j := range jobs {
+				if ctx.Err() != nil {
+					continue
+				}
+				var r scanned
+				r, buf = s.scan(j.full, buf)
+				r.idx = j.idx
+				results <- r
+			}
+		}()
+	}
+	go func() {
+		wg.Wait()
+		close(results)
+	}()
+
+	res := SearchTextResult{Matches: []Match{}}
+	pending := map[int]scanned{}
+	next, done := 0, false
+	for r := range results {
+		if done {
+			continue // draining after a limit was reached
+		}
+		pending[r.idx] = r
+		for !done {
+			r, ok := pending[next]
+			if !ok {
+				break
+			}
+			delete(pending, next)
+			next++
+			done = s.take(&res, r)
+		}
+		if done {
+			stop()
+		}
+	}
+	if err := context.Cause(ctx); err != nil && !done {
+		return SearchTextResult{}, err
+	}
+	if walkErr != nil {
+		return SearchTextResult{}, walkErr
+	}
+	return res, nil
+}
+
+// take adds one file's findings to res in walk order and reports whether
+// a limit ends the search.
+func (s *searcher) take(res *SearchTextResult, r scanned) bool {
+	if r.skipped {
+		res.FilesSkipped++
+		return false
+	}
+	if res.BytesScanned+r.size > s.limits.MaxSearchBytes {
+		res.Truncated, res.StopReason = true, "max_bytes"
+		return true
+	}
+	res.BytesScanned += r.n
+	res.FilesScanned++
+	if res.FilesScanned%progressEvery == 0 {
+		s.call.Progress(float64(res.BytesScanned), float64(s.limits.MaxSearchBytes), "scanned "+strconv.Itoa(res.FilesScanned)+" files")
+	}
+	if r.binary {
+		res.FilesSkipped++
+		res.FilesScanned--
+		return false
+	}
+	for _, m := range r.matches {
+		if len(res.Matches) == s.max {
+			res.Truncated, res.StopReason = true, "max_matches"
+			return true
+		}
+		res.Matches = append(res.Matches, m)
+	}
+	return false
+}
+
+// scan reads and searches one file through the jail, reusing buf.
+func (s *searcher) scan(full string, buf []byte) (scanned, []byte) {
+	p, err := s.root.Resolve(full)
+	if err != nil {
+		return scanned{skipped: true}, buf
+	}
+	f, fi, err := s.root.OpenFile(p)
+	if err != nil {
+		return scanned{skipped: true}, buf
+	}
+	defer f.Close()
+	if fi.Size() > s.limits.MaxSearchFileBytes {
+		return scanned{skipped: true}, buf
+	}
+	// Read what the file held when opened: bytes appended since are not
+	// searched, as grep would not see them either had it run a moment
+	// earlier.
+	if int64(cap(buf)) < fi.Size() {
+		buf = make([]byte, fi.Size())
+	}
+	n, err := io.ReadFull(f, buf[:fi.Size()])
+	if err != nil && err != io.ErrUnexpectedEOF && err != io.EOF {
+		return scanned{skipped: true}, buf
+	}
+	data := buf[:n]
+	r := scanned{size: fi.Size(), n: int64(len(data))}
+	if bytes.IndexByte(data[:min(len(data), binarySniff)], 0) >= 0 {
+		r.binary = true
+		return r, buf
+	}
+	s.match.each(data, func(line, col int, text []byte) bool {
+		r.matches = append(r.matches, Match{Path: full, Line: line, Column: col + 1, Text: cutText(text, maxLineText)})
+		return len(r.matches) <= s.max
+	})
+	return r, buf
+}
