@@ -14,10 +14,10 @@
 //     true name) and has a Fingerprint: SHA-256 over the canonical path and
 //     the file system's identity of the directory (device and inode on Unix,
 //     volume serial number and file index on Windows), in lowercase hex.
-//   - A Signer issues the root_grant token, "v1." + base64url(claims) + "."
-//   - base64url(HMAC-SHA256(key, "v1." + base64url(claims))). The claims
-//     bind machine id, session id, canonical root, fingerprint,
-//     revision, issue and expiry time. The key is derived with HKDF-SHA256
+//   - A Signer issues the root_grant token "v1.C.M", where C is the
+//     base64url (unpadded) JSON claims and M the base64url HMAC-SHA256 of
+//     "v1.C". The claims bind machine id, session id, canonical root,
+//     fingerprint, revision, issue and expiry time. The key is derived with HKDF-SHA256
 //     from a machine-only secret (hostlink passes its audit key, which lives
 //     in a private file in the state directory), so a grant is tamper-evident
 //     and useless on another machine; it is not encrypted.
