@@ -21,14 +21,15 @@ import (
 type cli struct {
 	Config string `help:"Configuration file (default: the per-OS config path; optional there)." type:"path"`
 
-	Serve   serveCmd   `cmd:"" help:"Run the daemon: MCP over Streamable HTTP on loopback, with a bearer token."`
-	MCP     mcpCmd     `cmd:"" name:"mcp" help:"Serve MCP on stdin/stdout, for a local MCP client that starts hostlink."`
-	Info    infoCmd    `cmd:"" help:"Show host facts: platform, arch, machine ID and directories."`
-	Status  statusCmd  `cmd:"" help:"Show the running daemon: version, uptime, endpoints, capabilities, workdirs, running work."`
-	Call    callCmd    `cmd:"" help:"Run one operation on the running daemon: hostlink call OP '{json}'."`
-	Token   tokenCmd   `cmd:"" help:"Print the bearer token for the HTTP endpoint (created on first use)."`
-	Audit   auditCmd   `cmd:"" help:"Inspect the audit log."`
-	Version versionCmd `cmd:"" help:"Print the version."`
+	Serve       serveCmd       `cmd:"" help:"Run the daemon: MCP over Streamable HTTP on loopback, with a bearer token."`
+	MCP         mcpCmd         `cmd:"" name:"mcp" help:"Serve MCP on stdin/stdout, for a local MCP client that starts hostlink."`
+	Info        infoCmd        `cmd:"" help:"Show host facts: platform, arch, machine ID and directories."`
+	Status      statusCmd      `cmd:"" help:"Show the running daemon: version, uptime, endpoints, capabilities, workdirs, running work."`
+	Call        callCmd        `cmd:"" help:"Run one operation on the running daemon: hostlink call OP '{json}'."`
+	Token       tokenCmd       `cmd:"" help:"Print the bearer token for the HTTP endpoint (created on first use)."`
+	Audit       auditCmd       `cmd:"" help:"Inspect the audit log."`
+	DevPlatform devPlatformCmd `cmd:"" name:"dev-platform" help:"A reference platform on loopback for trying and testing the platform link (not a production platform)."`
+	Version     versionCmd     `cmd:"" help:"Print the version."`
 }
 
 func main() {

@@ -14,6 +14,7 @@ type serveCmd struct {
 	AllowedRoot string `help:"Serve this directory as the workdir 'workspace' instead of the default." type:"path"`
 	EnableShell bool   `help:"Allow command execution (run_command and friends), as commands.enabled does. Commands run with your permissions."`
 	Listen      string `help:"Loopback address for Streamable HTTP (default from config: 127.0.0.1:7717)."`
+	linkFlags
 }
 
 func (s *serveCmd) Run(ctx context.Context, c *cli) error {
@@ -25,6 +26,16 @@ func (s *serveCmd) Run(ctx context.Context, c *cli) error {
 	// else procs started, so nothing outlives hostlink.
 	defer procs.KillAll()
 	defer d.Close()
+	if s.Platform != "" {
+		lctx, stop := context.WithCancel(ctx)
+		wait, err := d.StartLink(lctx, s.linkOptions())
+		if err != nil {
+			stop()
+			return err
+		}
+		defer wait()
+		defer stop()
+	}
 	return d.ServeHTTP(ctx, func(addr net.Addr) {
 		fmt.Fprintf(os.Stderr, "hostlink %s serving MCP at http://%s/mcp\n", d.Info.Version, addr)
 		for _, wd := range d.Files.Workdirs() {

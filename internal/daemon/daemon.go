@@ -44,6 +44,7 @@ type Daemon struct {
 	transports  transports
 	captures    *capture.Store
 	stopCleanup context.CancelFunc
+	link        linkHolder // the platform link, once StartLink runs
 }
 
 // Open loads configuration, opens the workdirs and the audit log, and

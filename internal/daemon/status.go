@@ -31,8 +31,9 @@ type TransportStatus struct {
 
 // LinkStatus is the state of the link to the platform.
 type LinkStatus struct {
-	State  string `json:"state"` // "not_configured", later "connected", "offline"…
-	Reason string `json:"reason,omitempty"`
+	State  string      `json:"state"` // "not_configured", "connecting", "connected", "backoff", "stopped"
+	Reason string      `json:"reason,omitempty"`
+	Detail *linkDetail `json:"detail,omitempty"`
 }
 
 // CapabilityStatus says whether a capability is ready and, if not, why and
@@ -92,7 +93,7 @@ func (d *Daemon) Status() Status {
 		Started:       d.Started.UTC().Truncate(time.Second),
 		UptimeSeconds: int64(time.Since(d.Started).Seconds()),
 		Transports:    d.transports.snapshot(),
-		Link:          LinkStatus{State: "not_configured", Reason: "no platform link is configured"},
+		Link:          d.linkStatus(),
 		Workdirs:      []WorkdirStatus{},
 		Commands:      []CommandStatus{},
 		Tasks:         []TaskStatus{},

@@ -1,0 +1,186 @@
+package daemon
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/hostlink/hostlink/internal/audit"
+	"github.com/hostlink/hostlink/internal/commands"
+	"github.com/hostlink/hostlink/internal/files"
+	"github.com/hostlink/hostlink/internal/jail"
+	"github.com/hostlink/hostlink/internal/link"
+	"github.com/hostlink/hostlink/internal/ops"
+)
+
+// TokenEnv names the environment variable that may carry the platform
+// token when no token file is given.
+const TokenEnv = "HOSTLINK_PLATFORM_TOKEN"
+
+// linkMaxConcurrent is hostlink's own ceiling on in-flight platform
+// requests per connection; HELLO_ACK can only lower it.
+const linkMaxConcurrent = 16
+
+// LinkOptions configure the outbound platform link.
+type LinkOptions struct {
+	URL       string // control endpoint, wss:// (or ws:// to loopback)
+	TokenFile string // file holding the bearer token; else $HOSTLINK_PLATFORM_TOKEN
+	Session   string // legacy binding: connect straight to this session's data endpoint
+	// ComputerUse reports whether a desktop backend is ready, and the
+	// screen size. Nil until one exists: computer_use is then not offered.
+	ComputerUse func() (bool, [2]int)
+}
+
+// StartLink connects out to the platform and keeps the link up until ctx
+// is done; the returned wait blocks until it has stopped. The platform
+// never changes the configuration: each session gets its own runtime.
+func (d *Daemon) StartLink(ctx context.Context, o LinkOptions) (wait func(), err error) {
+	tok, err := linkToken(o.TokenFile)
+	if err != nil {
+		return nil, err
+	}
+	secret, err := audit.LoadOrCreateKey(AuditKeyPath(d.Dirs))
+	if err != nil {
+		return nil, fmt.Errorf("machine secret: %w", err)
+	}
+	l := d.Config.Limits
+	local := link.Limits{MaxFileSizeBytes: min(l.MaxReadBytes, l.MaxWriteBytes), CommandTimeoutSeconds: 30, MaxConcurrent: linkMaxConcurrent}
+	if d.Commands != nil {
+		local.CommandTimeoutSeconds = float64(d.Config.Commands.MaxTimeoutSeconds)
+	}
+	legacyRoot := ""
+	if wds := d.Files.Workdirs(); len(wds) > 0 {
+		legacyRoot = wds[0].Root.Dir()
+	}
+	svc, err := link.New(link.Options{
+		URL: o.URL, Token: tok, Info: d.Info, Local: local, Shell: d.Commands != nil,
+		ComputerUse: o.ComputerUse, NewRuntime: d.sessionRuntime, Secret: secret,
+		Session: o.Session, LegacyRoot: legacyRoot,
+		IdemPath: filepath.Join(d.Dirs.State, "link.db"),
+		Event: func(op string, details map[string]any) {
+			d.Audit.Append(audit.Record{Transport: link.Transport, Op: op, Code: "OK", Details: details})
+		},
+		AuditBytes: func() int64 {
+			fi, err := os.Stat(d.Audit.Path())
+			if err != nil {
+				return 0
+			}
+			return fi.Size()
+		},
+		Log: slog.Default(),
+	})
+	if err != nil {
+		return nil, err
+	}
+	d.link.set(svc)
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		svc.Run(ctx)
+	}()
+	return func() { <-done }, nil
+}
+
+// linkToken reads the platform token from file, else the environment.
+func linkToken(file string) (string, error) {
+	if file == "" {
+		tok := strings.TrimSpace(os.Getenv(TokenEnv))
+		if tok == "" {
+			return "", fmt.Errorf("platform link: give --platform-token-file or set %s", TokenEnv)
+		}
+		return tok, nil
+	}
+	b, err := os.ReadFile(file)
+	if err != nil {
+		return "", fmt.Errorf("platform token: %w", err)
+	}
+	tok := strings.TrimSpace(string(b))
+	if tok == "" {
+		return "", errors.New("platform token file is empty")
+	}
+	return tok, nil
+}
+
+// sessionRuntime opens one session's runtime: a jail on root, a file
+// service and a registry of its own (sharing the audit log and the command
+// output store), so sessions are isolated from one another and from the
+// configured workdirs.
+func (d *Daemon) sessionRuntime(root string) (*link.Runtime, error) {
+	jr, err := jail.Open(root, jail.Options{})
+	if err != nil {
+		return nil, err
+	}
+	l := d.Config.Limits
+	fs := files.NewService([]*files.Workdir{{Alias: "session", Description: "platform session root", Root: jr}}, files.Limits{
+		MaxReadBytes:       l.MaxReadBytes,
+		MaxWriteBytes:      l.MaxWriteBytes,
+		MaxListEntries:     l.MaxListEntries,
+		MaxSearchMatches:   l.MaxSearchMatches,
+		MaxSearchBytes:     l.MaxSearchBytes,
+		MaxSearchFileBytes: l.MaxSearchFileBytes,
+	})
+	reg := ops.New(d.Audit, nil)
+	files.Register(reg, fs)
+	var cmds *commands.Service
+	if d.Commands != nil {
+		cc := d.Config.Commands
+		cmds = commands.New(fs, d.captures, commands.Options{
+			MaxConcurrent:  cc.MaxConcurrent,
+			DefaultTimeout: time.Duration(cc.DefaultTimeoutSeconds) * time.Second,
+			MaxTimeout:     time.Duration(cc.MaxTimeoutSeconds) * time.Second,
+			InlineBytes:    cc.InlineOutputBytes,
+		})
+		commands.Register(reg, cmds)
+	}
+	return &link.Runtime{Registry: reg, Root: jr.Dir(), Shell: cmds != nil, Close: func() {
+		if cmds != nil {
+			cmds.Close()
+		}
+		jr.Close()
+	}}, nil
+}
+
+// linkHolder holds the running link, set once StartLink runs.
+type linkHolder struct {
+	mu  sync.Mutex
+	svc *link.Service
+}
+
+func (h *linkHolder) set(s *link.Service) {
+	h.mu.Lock()
+	h.svc = s
+	h.mu.Unlock()
+}
+
+func (h *linkHolder) get() *link.Service {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return h.svc
+}
+
+// linkDetail is the link's own status, shown under Status.Link.
+type linkDetail = link.LinkStatus
+
+// linkStatus is the link's part of Status.
+func (d *Daemon) linkStatus() LinkStatus {
+	svc := d.link.get()
+	if svc == nil {
+		return LinkStatus{State: "not_configured", Reason: "no platform link is configured"}
+	}
+	st := svc.Status()
+	out := LinkStatus{State: "offline", Detail: &st}
+	c := st.Control
+	if c == nil {
+		c = st.Legacy
+	}
+	if c != nil {
+		out.State, out.Reason = c.State, c.LastError
+	}
+	return out
+}

@@ -1,0 +1,457 @@
+package link
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"math/big"
+	"net"
+	"net/http"
+	"net/url"
+	"slices"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/coder/websocket"
+
+	"github.com/hostlink/hostlink/internal/errcode"
+	"github.com/hostlink/hostlink/internal/hostinfo"
+)
+
+// Timing of the connection, from the protocol: the platform pings every
+// 30 s and expects a PONG within 10 s; hostlink sends STATUS every 30 s.
+const (
+	helloTimeout   = 15 * time.Second
+	statusInterval = 30 * time.Second
+	// idleProbe: with no frame from the platform for this long, hostlink
+	// sends its own PING; without any reply within pongTimeout it drops
+	// the connection and reconnects.
+	idleProbe   = 75 * time.Second
+	pongTimeout = 10 * time.Second
+)
+
+// Limits are the three negotiated ceilings.
+type Limits struct {
+	MaxFileSizeBytes      int64
+	CommandTimeoutSeconds float64
+	MaxConcurrent         int
+}
+
+// DefaultMaxConcurrent applies when HELLO_ACK omits max_concurrent.
+const DefaultMaxConcurrent = 4
+
+// Backoff is the reconnect schedule: min(2^attempt × Base, Max) plus a
+// random jitter below min(Jitter, that delay).
+type Backoff struct {
+	Base, Max, Jitter time.Duration
+}
+
+// DefaultBackoff is the protocol's schedule.
+var DefaultBackoff = Backoff{Base: time.Second, Max: 60 * time.Second, Jitter: 5 * time.Second}
+
+// Delay returns the wait before reconnect attempt n (0-based).
+func (b Backoff) Delay(n int) time.Duration {
+	d := b.Max
+	if n < 30 && b.Base<<n < b.Max && b.Base<<n > 0 {
+		d = b.Base << n
+	}
+	j := min(b.Jitter, d)
+	if j > 0 {
+		r, _ := rand.Int(rand.Reader, big.NewInt(int64(j)))
+		d += time.Duration(r.Int64())
+	}
+	return d
+}
+
+// route is how one request type is served.
+type route struct {
+	capability string // must be granted
+	mutating   bool   // may carry an idempotency key
+	handle     func(ctx context.Context, e *Envelope) (typ string, payload any, err error)
+}
+
+// Client keeps one outbound connection (control or a session's data
+// connection) up: it dials, says HELLO, checks HELLO_ACK and serves
+// requests, reconnecting with backoff until a terminal close.
+type Client struct {
+	URL       string
+	Token     string
+	SessionID string // "" on the control connection
+	Info      hostinfo.Info
+	Local     Limits
+	Backoff   Backoff
+	// Capabilities returns what this connection advertises now.
+	Capabilities func() []string
+	// Screen returns the screen size when computer use is advertised.
+	Screen      func() *[2]int
+	AllowedRoot *string
+	// OnConnect runs after each accepted handshake (the control channel
+	// invalidates its browse references there).
+	OnConnect func()
+	// Event records a link event in the audit log.
+	Event func(op string, details map[string]any)
+	// AuditBytes reports the audit log's size for STATUS.
+	AuditBytes func() int64
+	Idem       *IdemStore
+	Log        *slog.Logger
+
+	routes  map[string]route
+	started time.Time
+	runCtx  context.Context // requests run under it, past a dropped connection
+
+	mu        sync.Mutex
+	conn      *Conn
+	granted   map[string]bool
+	limits    Limits
+	connID    string
+	version   ProtoVersion
+	state     string
+	lastErr   string
+	connects  int
+	inflight  int
+	lastRecv  atomic.Int64
+	activity  atomic.Int64 // unix nanos of the last request
+	stopped   bool
+	terminalE error
+}
+
+// ErrTerminal wraps the reason the client stopped for good.
+type ErrTerminal struct{ Reason string }
+
+func (e *ErrTerminal) Error() string { return "link stopped: " + e.Reason }
+
+// ValidateURL checks a platform URL: wss://, or ws:// to a loopback host.
+func ValidateURL(raw string) (*url.URL, error) {
+	u, err := url.Parse(raw)
+	if err != nil {
+		return nil, fmt.Errorf("platform URL: %w", err)
+	}
+	switch u.Scheme {
+	case "wss":
+	case "ws":
+		if !isLoopback(u.Hostname()) {
+			return nil, fmt.Errorf("platform URL: plain ws:// is allowed only to a loopback host; use wss://")
+		}
+	default:
+		return nil, fmt.Errorf("platform URL: scheme must be wss (or ws to loopback)")
+	}
+	if u.User != nil || u.Fragment != "" || u.RawQuery != "" {
+		return nil, fmt.Errorf("platform URL: no user info, query or fragment")
+	}
+	return u, nil
+}
+
+func isLoopback(host string) bool {
+	if strings.EqualFold(host, "localhost") {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
+}
+
+// Run keeps the connection up until ctx is done or a terminal condition
+// (close codes 4426-4429, a major-version mismatch, an invalid HELLO_ACK,
+// SESSION_REVOKED). It returns nil when ctx ends, else the *ErrTerminal.
+func (c *Client) Run(ctx context.Context) error {
+	c.started = time.Now()
+	c.runCtx = ctx
+	if c.Log == nil {
+		c.Log = slog.Default()
+	}
+	if c.Backoff == (Backoff{}) {
+		c.Backoff = DefaultBackoff
+	}
+	attempt := 0
+	for {
+		accepted, err := c.once(ctx)
+		if ctx.Err() != nil {
+			c.setState("stopped", "")
+			return nil
+		}
+		var term *ErrTerminal
+		if errors.As(err, &term) {
+			c.mu.Lock()
+			c.stopped, c.terminalE = true, term
+			c.mu.Unlock()
+			c.setState("stopped", term.Reason)
+			c.Log.Error("platform link stopped; restart hostlink to reconnect", "session", c.SessionID, "reason", term.Reason)
+			c.event("link_stopped", map[string]any{"reason": term.Reason})
+			return term
+		}
+		if accepted {
+			attempt = 0
+		}
+		d := c.Backoff.Delay(attempt)
+		attempt++
+		msg := ""
+		if err != nil {
+			msg = err.Error()
+		}
+		c.setState("backoff", msg)
+		c.Log.Warn("platform link down; reconnecting", "session", c.SessionID, "in", d.Round(time.Millisecond), "err", msg)
+		select {
+		case <-ctx.Done():
+			c.setState("stopped", "")
+			return nil
+		case <-time.After(d):
+		}
+	}
+}
+
+func (c *Client) setState(s, errMsg string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.state = s
+	if errMsg != "" {
+		c.lastErr = errMsg
+	}
+}
+
+func (c *Client) event(op string, details map[string]any) {
+	if c.Event == nil {
+		return
+	}
+	if details == nil {
+		details = map[string]any{}
+	}
+	if c.SessionID != "" {
+		details["session_id"] = c.SessionID
+	}
+	c.Event(op, details)
+}
+
+// once runs one connection. accepted reports whether the handshake
+// succeeded.
+func (c *Client) once(ctx context.Context) (accepted bool, err error) {
+	c.setState("connecting", "")
+	dctx, cancel := context.WithTimeout(ctx, helloTimeout)
+	defer cancel()
+	hdr := http.Header{}
+	hdr.Set("Authorization", "Bearer "+c.Token)
+	ws, resp, err := websocket.Dial(dctx, c.URL, &websocket.DialOptions{HTTPHeader: hdr})
+	if err != nil {
+		if resp != nil && (resp.StatusCode == http.StatusUnauthorized || resp.StatusCode == http.StatusForbidden) {
+			return false, errcode.New(errcode.AuthFailed, "the platform refused the token (HTTP %d)", resp.StatusCode)
+		}
+		return false, err
+	}
+	conn := NewConn(ws)
+	defer conn.CloseNow()
+	cctx, stop := context.WithCancel(ctx)
+	defer stop()
+	ack, err := c.handshake(dctx, cctx, conn)
+	if err != nil {
+		return false, err
+	}
+	c.mu.Lock()
+	c.conn = conn
+	c.connects++
+	c.state = "connected"
+	c.mu.Unlock()
+	defer func() {
+		c.mu.Lock()
+		c.conn = nil
+		c.mu.Unlock()
+	}()
+	c.event("link_connected", map[string]any{"url": c.URL, "protocol_version": c.version.String(), "granted": ack.GrantedCapabilities})
+	if c.OnConnect != nil {
+		c.OnConnect()
+	}
+	err = c.serve(cctx, conn)
+	code := websocket.CloseStatus(err)
+	c.event("link_closed", map[string]any{"close_code": int(code)})
+	if Terminal(code) {
+		return true, &ErrTerminal{Reason: fmt.Sprintf("platform closed the connection with %d", int(code))}
+	}
+	return true, err
+}
+
+// handshake sends HELLO and validates HELLO_ACK.
+func (c *Client) handshake(dctx, cctx context.Context, conn *Conn) (*HelloAck, error) {
+	caps := c.Capabilities()
+	hello := Hello{
+		ShimVersion:     c.Info.Version,
+		ProtocolVersion: Version.String(),
+		MachineID:       c.Info.MachineID,
+		Platform:        c.Info.Platform,
+		Arch:            c.Info.Arch,
+		Capabilities:    caps,
+		AllowedRoot:     c.AllowedRoot,
+		LocalLLMModels:  []string{},
+		HardwareDevices: []any{},
+	}
+	if slices.Contains(caps, CapComputerUse) && c.Screen != nil {
+		hello.ScreenResolution = c.Screen()
+	}
+	id := NewID()
+	env, err := NewEnvelope(TypeHello, id, Version, hello)
+	if err != nil {
+		return nil, err
+	}
+	if err := conn.Send(dctx, env); err != nil {
+		return nil, err
+	}
+	// Read in a goroutine bound to the connection's context: a read
+	// cancelled by the short hello deadline would close the connection.
+	type res struct {
+		b   []byte
+		err error
+	}
+	for {
+		ch := make(chan res, 1)
+		go func() {
+			b, err := conn.ReadFrame(cctx)
+			ch <- res{b, err}
+		}()
+		var r res
+		select {
+		case r = <-ch:
+		case <-dctx.Done():
+			return nil, errors.New("no HELLO_ACK within the deadline")
+		}
+		if r.err != nil {
+			if Terminal(websocket.CloseStatus(r.err)) {
+				return nil, &ErrTerminal{Reason: fmt.Sprintf("platform closed the connection with %d during the handshake", int(websocket.CloseStatus(r.err)))}
+			}
+			return nil, r.err
+		}
+		e, err := DecodeEnvelope(r.b)
+		if err != nil || e.Type != TypeHelloAck {
+			continue // the platform speaks only after HELLO_ACK; ignore noise
+		}
+		ack, err := c.checkAck(id, caps, e)
+		if err != nil {
+			var mm *ErrMajorMismatch
+			code := websocket.StatusPolicyViolation
+			if errors.As(err, &mm) {
+				code = CloseVersionMismatch
+			}
+			conn.Close(code, err.Error())
+			return nil, &ErrTerminal{Reason: err.Error()}
+		}
+		return ack, nil
+	}
+}
+
+// checkAck validates HELLO_ACK and applies it.
+func (c *Client) checkAck(helloID string, advertised []string, e *Envelope) (*HelloAck, error) {
+	if e.ID != helloID {
+		return nil, errors.New("HELLO_ACK does not carry HELLO's id")
+	}
+	ack, err := DecodePayload[HelloAck](e)
+	if err != nil {
+		return nil, fmt.Errorf("HELLO_ACK: %w", err)
+	}
+	theirs, err := ParseVersion(ack.ProtocolVersion)
+	if err != nil {
+		return nil, fmt.Errorf("HELLO_ACK: %w", err)
+	}
+	v, err := Negotiate(Version, theirs)
+	if err != nil {
+		return nil, err
+	}
+	granted := map[string]bool{}
+	for _, g := range ack.GrantedCapabilities {
+		if !slices.Contains(advertised, g) {
+			return nil, fmt.Errorf("HELLO_ACK grants %q, which hostlink did not advertise", trunc(g, 32))
+		}
+		granted[g] = true
+	}
+	sid := ""
+	if ack.SessionID != nil {
+		sid = *ack.SessionID
+	}
+	if sid != c.SessionID {
+		return nil, errors.New("HELLO_ACK carries the wrong session_id")
+	}
+	connID := ""
+	if ack.ConnectionID != nil {
+		connID = *ack.ConnectionID
+	}
+	if c.SessionID == "" && (connID == "" || !granted[CapDirectoryBrowse] || v != (ProtoVersion{1, 1})) {
+		return nil, errors.New("control HELLO_ACK needs a connection_id, protocol 1.1 and directory_browse")
+	}
+	lim := c.Local
+	if ack.MaxFileSizeBytes != nil {
+		if *ack.MaxFileSizeBytes <= 0 {
+			return nil, errors.New("HELLO_ACK max_file_size_bytes must be positive")
+		}
+		lim.MaxFileSizeBytes = min(lim.MaxFileSizeBytes, *ack.MaxFileSizeBytes)
+	}
+	if ack.CommandTimeoutSeconds != nil {
+		if *ack.CommandTimeoutSeconds <= 0 {
+			return nil, errors.New("HELLO_ACK command_timeout_seconds must be positive")
+		}
+		lim.CommandTimeoutSeconds = min(lim.CommandTimeoutSeconds, *ack.CommandTimeoutSeconds)
+	}
+	mc := DefaultMaxConcurrent
+	if ack.MaxConcurrent != nil {
+		if *ack.MaxConcurrent <= 0 {
+			return nil, errors.New("HELLO_ACK max_concurrent must be positive")
+		}
+		mc = *ack.MaxConcurrent
+	}
+	lim.MaxConcurrent = min(lim.MaxConcurrent, mc)
+	c.mu.Lock()
+	c.granted, c.limits, c.connID, c.version = granted, lim, connID, v
+	c.mu.Unlock()
+	return &ack, nil
+}
+
+// Granted reports whether the platform granted capability name.
+func (c *Client) Granted(name string) bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.granted[name]
+}
+
+// Limits returns the negotiated limits.
+func (c *Client) Limits() Limits {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.limits
+}
+
+// LastActivity returns when the last request arrived (zero if none).
+func (c *Client) LastActivity() time.Time {
+	n := c.activity.Load()
+	if n == 0 {
+		return time.Time{}
+	}
+	return time.Unix(0, n)
+}
+
+// State describes the client for status.
+type State struct {
+	SessionID    string `json:"session_id,omitempty"`
+	URL          string `json:"url"`
+	State        string `json:"state" enum:"connecting,connected,backoff,stopped"`
+	ConnectionID string `json:"connection_id,omitempty"`
+	Version      string `json:"protocol_version,omitempty"`
+	Connects     int    `json:"connects"`
+	InFlight     int    `json:"in_flight"`
+	LastError    string `json:"last_error,omitempty"`
+}
+
+// State returns the client's state.
+func (c *Client) State() State {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	s := State{SessionID: c.SessionID, URL: c.URL, State: c.state, ConnectionID: c.connID,
+		Connects: c.connects, InFlight: c.inflight, LastError: c.lastErr}
+	if c.connects > 0 {
+		s.Version = c.version.String()
+	}
+	return s
+}
+
+// marshalPayload is json.Marshal for payloads, for the idempotency store.
+func marshalPayload(v any) (json.RawMessage, error) {
+	b, err := json.Marshal(v)
+	return json.RawMessage(b), err
+}

@@ -1,0 +1,197 @@
+package link
+
+import (
+	"context"
+	"crypto/sha256"
+	"database/sql"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sync"
+	"time"
+
+	_ "modernc.org/sqlite" // the database/sql driver "sqlite"
+
+	"github.com/hostlink/hostlink/internal/errcode"
+	"github.com/hostlink/hostlink/internal/private"
+)
+
+// idemRetention is how long a recorded response is kept.
+const idemRetention = 7 * 24 * time.Hour
+
+// maxKeyLen bounds an idempotency key.
+const maxKeyLen = 128
+
+const idemSchema = `
+CREATE TABLE IF NOT EXISTS requests (
+	scope      TEXT NOT NULL,
+	key        TEXT NOT NULL,
+	hash       TEXT NOT NULL,
+	state      TEXT NOT NULL, -- running, done, unknown
+	resp_type  TEXT,
+	resp       BLOB,
+	created_at INTEGER NOT NULL,
+	PRIMARY KEY (scope, key)
+);
+`
+
+// IdemStore records the responses of requests that carry an idempotency
+// key, so a re-sent request (after a reconnect or a restart) gets the first
+// response and is never run twice. It lives in a private SQLite file.
+type IdemStore struct {
+	db *sql.DB
+
+	mu      sync.Mutex
+	running map[string]chan struct{} // scope\x00key → closed when recorded
+}
+
+// OpenIdemStore opens (creating) the store at path. Requests a previous
+// hostlink started but did not finish are marked unknown: they are never
+// run again, and a re-send is told their outcome is unknown.
+func OpenIdemStore(path string) (*IdemStore, error) {
+	if err := private.MkdirAll(filepath.Dir(path)); err != nil {
+		return nil, err
+	}
+	if _, err := os.Stat(path); errors.Is(err, os.ErrNotExist) {
+		if err := private.WriteFile(path, nil); err != nil {
+			return nil, err
+		}
+	}
+	db, err := sql.Open("sqlite", "file:"+filepath.ToSlash(path)+
+		"?_pragma=journal_mode(WAL)&_pragma=busy_timeout(5000)&_pragma=synchronous(FULL)&_txlock=immediate")
+	if err != nil {
+		return nil, err
+	}
+	if _, err := db.Exec(idemSchema); err != nil {
+		db.Close()
+		return nil, fmt.Errorf("idempotency store: %w", err)
+	}
+	if _, err := db.Exec(`UPDATE requests SET state='unknown' WHERE state='running'`); err != nil {
+		db.Close()
+		return nil, err
+	}
+	if _, err := db.Exec(`DELETE FROM requests WHERE created_at < ?`, time.Now().Add(-idemRetention).Unix()); err != nil {
+		db.Close()
+		return nil, err
+	}
+	return &IdemStore{db: db, running: map[string]chan struct{}{}}, nil
+}
+
+// Close closes the database.
+func (s *IdemStore) Close() error { return s.db.Close() }
+
+// requestHash identifies a request's content apart from its key and
+// envelope id, independent of field order.
+func requestHash(e *Envelope) (string, error) {
+	var m map[string]any
+	if err := json.Unmarshal(e.Payload, &m); err != nil {
+		return "", errcode.New(CodeInvalidMessage, "payload is not an object")
+	}
+	delete(m, "idempotency_key")
+	b, err := json.Marshal(m) // map keys marshal sorted
+	if err != nil {
+		return "", err
+	}
+	h := sha256.New()
+	h.Write([]byte(e.Type))
+	h.Write([]byte{0})
+	h.Write(b)
+	return hex.EncodeToString(h.Sum(nil)), nil
+}
+
+// Do runs fn once per (scope, key). A repeat with the same request returns
+// the recorded response; a repeat while the first is still running waits
+// for it; a repeat with a different request is refused.
+func (s *IdemStore) Do(ctx context.Context, scope, key string, e *Envelope, fn func() (string, any, error)) (string, any, error) {
+	if len(key) > maxKeyLen {
+		return "", nil, errcode.New(errcode.InvalidArgument, "idempotency_key is longer than %d bytes", maxKeyLen)
+	}
+	hash, err := requestHash(e)
+	if err != nil {
+		return "", nil, err
+	}
+	mk := scope + "\x00" + key
+	for {
+		s.mu.Lock()
+		wait, busy := s.running[mk]
+		if !busy {
+			typ, resp, found, err := s.lookup(scope, key, hash)
+			if err != nil || found {
+				s.mu.Unlock()
+				return typ, resp, err
+			}
+			if _, err := s.db.Exec(`INSERT INTO requests(scope,key,hash,state,created_at) VALUES(?,?,?,'running',?)`,
+				scope, key, hash, time.Now().Unix()); err != nil {
+				s.mu.Unlock()
+				return "", nil, errcode.New(errcode.Internal, "the idempotency store cannot be written; request not run")
+			}
+			done := make(chan struct{})
+			s.running[mk] = done
+			s.mu.Unlock()
+			return s.runAndRecord(scope, key, mk, done, fn)
+		}
+		s.mu.Unlock()
+		select {
+		case <-wait:
+		case <-ctx.Done():
+			return "", nil, ctx.Err()
+		}
+	}
+}
+
+// lookup returns a recorded response for (scope, key), if any.
+func (s *IdemStore) lookup(scope, key, hash string) (typ string, resp any, found bool, err error) {
+	var (
+		h, state string
+		rt       sql.NullString
+		raw      []byte
+	)
+	err = s.db.QueryRow(`SELECT hash,state,resp_type,resp FROM requests WHERE scope=? AND key=?`, scope, key).Scan(&h, &state, &rt, &raw)
+	if errors.Is(err, sql.ErrNoRows) {
+		return "", nil, false, nil
+	}
+	if err != nil {
+		return "", nil, true, errcode.New(errcode.Internal, "the idempotency store cannot be read; request not run")
+	}
+	if h != hash {
+		return "", nil, true, errcode.New(CodeIdempotencyKeyReused, "idempotency_key was already used for a different request")
+	}
+	if state != "done" {
+		return "", nil, true, errcode.New(CodeOutcomeUnknown,
+			"a request with this idempotency_key was started before hostlink stopped; its outcome is unknown and it is not run again")
+	}
+	return rt.String, json.RawMessage(raw), true, nil
+}
+
+// runAndRecord runs fn and records its response (an ERROR too: it is the
+// first result). A response that cannot be recorded leaves the row
+// "running", which a restart turns into "unknown": never a second run.
+func (s *IdemStore) runAndRecord(scope, key, mk string, done chan struct{}, fn func() (string, any, error)) (string, any, error) {
+	defer func() {
+		s.mu.Lock()
+		delete(s.running, mk)
+		s.mu.Unlock()
+		close(done)
+	}()
+	typ, payload, err := fn()
+	if err != nil {
+		e := errcode.As(err)
+		if e.Code == errcode.AuditUnavailable {
+			// Refused before it ran: a re-send may run it.
+			s.db.Exec(`DELETE FROM requests WHERE scope=? AND key=?`, scope, key)
+			return "", nil, err
+		}
+		typ, payload = TypeError, ErrorPayload{Code: string(e.Code), Message: e.Message, Details: e.Details}
+	}
+	raw, merr := marshalPayload(payload)
+	if merr == nil {
+		_, merr = s.db.Exec(`UPDATE requests SET state='done', resp_type=?, resp=? WHERE scope=? AND key=?`, typ, []byte(raw), scope, key)
+	}
+	if merr != nil {
+		return "", nil, errcode.New(errcode.Internal, "the response could not be recorded")
+	}
+	return typ, raw, nil
+}

@@ -1,0 +1,221 @@
+package link
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/hostlink/hostlink/internal/browse"
+	"github.com/hostlink/hostlink/internal/hostinfo"
+	"github.com/hostlink/hostlink/internal/rootgrant"
+)
+
+// Options configure the platform link.
+type Options struct {
+	// URL is the control endpoint (wss://…/ws/local-executor); session
+	// data connections go to URL + "/" + session id.
+	URL   string
+	Token string
+	Info  hostinfo.Info
+	Local Limits
+	// Shell reports that command execution is enabled locally.
+	Shell bool
+	// ComputerUse, if set, reports whether a desktop backend is ready and
+	// the screen size; until one exists computer_use is not advertised.
+	ComputerUse func() (ready bool, screen [2]int)
+	// NewRuntime opens a session's runtime, confined to root.
+	NewRuntime func(root string) (*Runtime, error)
+	// Secret is the machine-only secret root grants are signed with.
+	Secret []byte
+	// Session, if set, skips the control channel and connects straight to
+	// this session's data endpoint, confined to LegacyRoot (the protocol's
+	// legacy --session-id binding).
+	Session    string
+	LegacyRoot string
+	// IdemPath is the idempotency store's file.
+	IdemPath    string
+	Backoff     Backoff
+	IdleTimeout time.Duration // default DefaultIdleTimeout
+	Event       func(op string, details map[string]any)
+	AuditBytes  func() int64
+	Log         *slog.Logger
+}
+
+// Service is the running platform link.
+type Service struct {
+	opts Options
+	idem *IdemStore
+
+	mu      sync.Mutex
+	control *Client
+	legacy  *Client
+	mgr     *manager
+}
+
+// New checks o and opens the idempotency store.
+func New(o Options) (*Service, error) {
+	u, err := ValidateURL(o.URL)
+	if err != nil {
+		return nil, err
+	}
+	o.URL = strings.TrimSuffix(u.String(), "/")
+	if o.Token == "" {
+		return nil, errors.New("platform link: no token")
+	}
+	if o.Session != "" {
+		if err := rootgrant.ValidSessionID(o.Session); err != nil {
+			return nil, fmt.Errorf("platform session id: %w", err)
+		}
+	}
+	if o.Log == nil {
+		o.Log = slog.Default()
+	}
+	if o.IdleTimeout <= 0 {
+		o.IdleTimeout = DefaultIdleTimeout
+	}
+	s := &Service{opts: o}
+	if o.IdemPath != "" {
+		if s.idem, err = OpenIdemStore(o.IdemPath); err != nil {
+			return nil, err
+		}
+	}
+	return s, nil
+}
+
+func (s *Service) event(op string, details map[string]any) {
+	if s.opts.Event != nil {
+		s.opts.Event(op, details)
+	}
+}
+
+// capabilities is what hostlink can do right now; the control connection
+// adds directory_browse.
+func (s *Service) capabilities(control bool) []string {
+	caps := []string{}
+	if control {
+		caps = append(caps, CapDirectoryBrowse)
+	}
+	caps = append(caps, CapFiles)
+	if s.opts.Shell {
+		caps = append(caps, CapShell)
+	}
+	if s.opts.ComputerUse != nil {
+		if ok, _ := s.opts.ComputerUse(); ok {
+			caps = append(caps, CapComputerUse)
+		}
+	}
+	if s.idem != nil {
+		caps = append(caps, CapIdempotency)
+	}
+	caps = append(caps, CapOperations)
+	if s.opts.Shell {
+		caps = append(caps, CapCommandOut)
+	}
+	return caps
+}
+
+func (s *Service) newClient(url, session string, root *string) *Client {
+	c := &Client{
+		URL: url, Token: s.opts.Token, SessionID: session, Info: s.opts.Info, Local: s.opts.Local,
+		Backoff: s.opts.Backoff, AllowedRoot: root, Event: s.opts.Event, AuditBytes: s.opts.AuditBytes,
+		Idem: s.idem, Log: s.opts.Log,
+	}
+	c.Capabilities = func() []string { return s.capabilities(session == "" && root == nil) }
+	c.Screen = func() *[2]int {
+		if s.opts.ComputerUse == nil {
+			return nil
+		}
+		if ok, sz := s.opts.ComputerUse(); ok {
+			return &sz
+		}
+		return nil
+	}
+	return c
+}
+
+// Run keeps the link up until ctx is done. It returns early only when the
+// control connection (or the legacy data connection) stops for good.
+func (s *Service) Run(ctx context.Context) error {
+	defer func() {
+		if s.idem != nil {
+			s.idem.Close()
+		}
+	}()
+	if s.opts.Session != "" {
+		return s.runLegacy(ctx)
+	}
+	signer, err := rootgrant.NewSigner(s.opts.Secret, s.opts.Info.MachineID, rootgrant.Options{})
+	if err != nil {
+		return err
+	}
+	m := &manager{svc: s, browse: browse.New(browse.Options{}), signer: signer, ctx: ctx, sessions: map[string]*session{}}
+	c := s.newClient(s.opts.URL, "", nil)
+	c.routes = m.routes()
+	c.OnConnect = m.browse.Reset
+	s.mu.Lock()
+	s.control, s.mgr = c, m
+	s.mu.Unlock()
+	defer m.stopAll()
+	reapCtx, stopReap := context.WithCancel(ctx)
+	defer stopReap()
+	go func() {
+		t := time.NewTicker(min(time.Minute, s.opts.IdleTimeout/4))
+		defer t.Stop()
+		for {
+			select {
+			case <-reapCtx.Done():
+				return
+			case <-t.C:
+				m.reapIdle(s.opts.IdleTimeout)
+			}
+		}
+	}()
+	return c.Run(ctx)
+}
+
+func (s *Service) runLegacy(ctx context.Context) error {
+	rt, err := s.opts.NewRuntime(s.opts.LegacyRoot)
+	if err != nil {
+		return err
+	}
+	defer rt.Close()
+	root := rt.Root
+	c := s.newClient(s.opts.URL+"/"+s.opts.Session, s.opts.Session, &root)
+	c.routes = (&dataChannel{c: c, rt: rt}).routes()
+	s.mu.Lock()
+	s.legacy = c
+	s.mu.Unlock()
+	return c.Run(ctx)
+}
+
+// LinkStatus is the link's part of hostlink's status.
+type LinkStatus struct {
+	URL      string         `json:"url"`
+	Control  *State         `json:"control,omitempty"`
+	Legacy   *State         `json:"legacy_session,omitempty"`
+	Sessions []SessionState `json:"sessions"`
+}
+
+// Status reports the connections and sessions.
+func (s *Service) Status() LinkStatus {
+	s.mu.Lock()
+	control, legacy, m := s.control, s.legacy, s.mgr
+	s.mu.Unlock()
+	st := LinkStatus{URL: s.opts.URL, Sessions: []SessionState{}}
+	if control != nil {
+		cs := control.State()
+		st.Control = &cs
+	}
+	if legacy != nil {
+		ls := legacy.State()
+		st.Legacy = &ls
+	}
+	if m != nil {
+		st.Sessions = m.states()
+	}
+	return st
+}
