@@ -35,6 +35,11 @@ func (s *Service) createDirectory(_ context.Context, c *ops.Call, a CreateDirect
 	if root.ReadOnly() {
 		return CreateDirectoryResult{}, errcode.New(errcode.ReadOnly, "workdir %q is read-only", t.wd.Alias)
 	}
+	release, err := s.mutating(t.wd)
+	if err != nil {
+		return CreateDirectoryResult{}, err
+	}
+	defer release()
 	res := CreateDirectoryResult{Workdir: t.wd.Alias, Path: t.String()}
 	if fi, err := root.Stat(t.path); err == nil {
 		if fi.IsDir() {
@@ -85,6 +90,11 @@ func (s *Service) delete(_ context.Context, c *ops.Call, a DeleteArgs) (DeleteRe
 	if t.path.IsRoot() {
 		return DeleteResult{}, errcode.New(errcode.InvalidArgument, "the workdir root itself cannot be deleted")
 	}
+	release, err := s.mutating(t.wd)
+	if err != nil {
+		return DeleteResult{}, err
+	}
+	defer release()
 	defer s.lock(t)()
 	res := DeleteResult{Workdir: t.wd.Alias, Path: t.String()}
 	fi, err := root.Lstat(t.path)
@@ -154,6 +164,11 @@ func (s *Service) move(ctx context.Context, c *ops.Call, a MoveArgs) (MoveResult
 			return MoveResult{}, errcode.New(errcode.InvalidArgument, "a workdir root cannot be moved or replaced")
 		}
 	}
+	release, err := s.mutating(src.wd, dst.wd)
+	if err != nil {
+		return MoveResult{}, err
+	}
+	defer release()
 	defer s.lockPair(src, dst)()
 	sfi, err := src.wd.Root.Lstat(src.path)
 	if err != nil {

@@ -32,6 +32,7 @@ type Service struct {
 	workdirs []*Workdir // first is the default
 	limits   Limits
 	locks    [64]sync.Mutex
+	guard    Guard // nil: mutations are not guarded
 }
 
 // NewService returns a Service over workdirs; the first is the default for

@@ -109,6 +109,11 @@ func (s *Service) replace(ctx context.Context, t target, data []byte, o replaceO
 	if t.path.IsRoot() {
 		return WriteFileResult{}, errcode.New(errcode.NotAFile, "the workdir root is a directory")
 	}
+	release, err := s.mutating(t.wd)
+	if err != nil {
+		return WriteFileResult{}, err
+	}
+	defer release()
 	real, err := root.Real(t.path)
 	if err != nil {
 		return WriteFileResult{}, err
