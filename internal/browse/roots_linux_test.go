@@ -156,9 +156,13 @@ func TestLinuxRootsRealMounts(t *testing.T) {
 		t.Errorf("bind-mounted root lists %q", names(bound.Entries))
 	}
 
-	// childMounts (macOS's /Volumes rule) sees the tmpfs by its device; a
-	// bind mount of the same file system is invisible to it, which is why
+	// childMounts (macOS's /Volumes rule) sees the tmpfs by its device, and
+	// skips a symlink to "/" (how the startup volume appears in /Volumes);
+	// a bind mount of the same file system is invisible to it, which is why
 	// Linux reads the mount table instead.
+	if err := os.Symlink("/", p("media/alice/Macintosh HD")); err != nil {
+		t.Fatal(err)
+	}
 	if got := childMounts(p("media/alice")); !slices.Equal(got, []string{p("media/alice/usb")}) {
 		t.Errorf("childMounts = %q", got)
 	}
