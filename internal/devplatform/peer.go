@@ -163,18 +163,64 @@ func (p *Peer) Request(ctx context.Context, typ, id string, payload any) (*link.
 // RequestRaw sends b as one frame (whatever it holds, up to any size) and
 // waits for a reply with id.
 func (p *Peer) RequestRaw(ctx context.Context, id string, b []byte) (*link.Envelope, error) {
+	ch, err := p.sendRaw(ctx, id, b)
+	if err != nil {
+		return nil, err
+	}
+	return p.await(ctx, id, ch)
+}
+
+// Start sends a request and returns at once; Await collects the reply.
+// Requests started one after another reach the executor in that order.
+func (p *Peer) Start(ctx context.Context, typ string, payload any) (*Pending, error) {
+	id := link.NewID()
+	e, err := link.NewEnvelope(typ, id, p.version, payload)
+	if err != nil {
+		return nil, err
+	}
+	b, err := json.Marshal(e)
+	if err != nil {
+		return nil, err
+	}
+	ch, err := p.sendRaw(ctx, id, b)
+	if err != nil {
+		return nil, err
+	}
+	return &Pending{p: p, id: id, ch: ch}, nil
+}
+
+// Pending is a request sent by Start.
+type Pending struct {
+	p  *Peer
+	id string
+	ch chan *link.Envelope
+}
+
+// Await waits for the reply.
+func (r *Pending) Await(ctx context.Context) (*link.Envelope, error) {
+	return r.p.await(ctx, r.id, r.ch)
+}
+
+func (p *Peer) sendRaw(ctx context.Context, id string, b []byte) (chan *link.Envelope, error) {
 	ch := make(chan *link.Envelope, 1)
 	p.mu.Lock()
 	p.waiters[id] = ch
 	p.mu.Unlock()
-	defer func() {
-		p.mu.Lock()
-		delete(p.waiters, id)
-		p.mu.Unlock()
-	}()
 	if err := p.conn.SendRaw(ctx, b, 1<<30); err != nil {
+		p.forget(id)
 		return nil, err
 	}
+	return ch, nil
+}
+
+func (p *Peer) forget(id string) {
+	p.mu.Lock()
+	delete(p.waiters, id)
+	p.mu.Unlock()
+}
+
+func (p *Peer) await(ctx context.Context, id string, ch chan *link.Envelope) (*link.Envelope, error) {
+	defer p.forget(id)
 	select {
 	case e := <-ch:
 		return e, nil
