@@ -1,0 +1,177 @@
+package link
+
+import (
+	"encoding/json"
+	"errors"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/coder/websocket"
+
+	"github.com/hostlink/hostlink/internal/errcode"
+)
+
+func TestDecodeEnvelope(t *testing.T) {
+	for _, tt := range []struct {
+		name, in string
+		code     errcode.Code // "" when valid
+		payload  string
+	}{
+		{"minimal", `{"type":"PING","id":"1","ts":1,"payload":{}}`, "", `{}`},
+		{"no payload", `{"type":"PING","id":"1"}`, "", `{}`},
+		{"null payload", `{"type":"PING","id":"1","payload":null}`, "", `{}`},
+		{"unknown fields", `{"type":"FILE_READ","id":"1","extra":[1],"payload":{"path":"a","new":true}}`, "", `{"path":"a","new":true}`},
+		{"digits in type", `{"type":"V2_X","id":"1"}`, "", `{}`},
+		{"not json", `hello`, CodeInvalidMessage, ""},
+		{"array", `[]`, CodeInvalidMessage, ""},
+		{"no type", `{"id":"1"}`, CodeInvalidMessage, ""},
+		{"lower-case type", `{"type":"ping","id":"1"}`, CodeInvalidMessage, ""},
+		{"leading digit", `{"type":"1PING","id":"1"}`, CodeInvalidMessage, ""},
+		{"long type", `{"type":"` + strings.Repeat("A", 65) + `","id":"1"}`, CodeInvalidMessage, ""},
+		{"long id", `{"type":"PING","id":"` + strings.Repeat("a", 129) + `"}`, CodeInvalidMessage, ""},
+		{"payload array", `{"type":"PING","id":"1","payload":[1]}`, CodeInvalidMessage, ""},
+		{"payload string", `{"type":"PING","id":"1","payload":"x"}`, CodeInvalidMessage, ""},
+		{"ts string", `{"type":"PING","id":"1","ts":"now"}`, CodeInvalidMessage, ""},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			e, err := DecodeEnvelope([]byte(tt.in))
+			if tt.code != "" {
+				if errcode.CodeOf(err) != tt.code {
+					t.Fatalf("got %v, want %s", err, tt.code)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if string(e.Payload) != tt.payload {
+				t.Errorf("payload %s, want %s", e.Payload, tt.payload)
+			}
+		})
+	}
+}
+
+func TestEnvelopeRoundTrip(t *testing.T) {
+	e, err := NewEnvelope(TypeAck, "id-1", Version, AckPayload{OK: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 3
+	e.PendingCapacity = &n
+	b, _ := json.Marshal(e)
+	got, err := DecodeEnvelope(b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.Type != TypeAck || got.ID != "id-1" || got.Version != "1.1" || *got.PendingCapacity != 3 || got.TS <= 0 {
+		t.Fatalf("round trip: %+v", got)
+	}
+	ack, err := DecodePayload[AckPayload](got)
+	if err != nil || !ack.OK {
+		t.Fatalf("payload: %+v %v", ack, err)
+	}
+	if _, err := NewEnvelope(TypePing, "x", Version, nil); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestDecodePayloadTypeErrors(t *testing.T) {
+	e := &Envelope{Type: TypeFileRead, Payload: json.RawMessage(`{"path":7}`)}
+	_, err := DecodePayload[FileRead](e)
+	if errcode.CodeOf(err) != CodeInvalidMessage {
+		t.Fatalf("got %v", err)
+	}
+	if msg := errcode.As(err).Message; msg != `FILE_READ payload does not decode: field "path" has the wrong type` {
+		t.Errorf("message %q", msg)
+	}
+}
+
+func TestVersions(t *testing.T) {
+	for _, tt := range []struct {
+		ours, theirs, want string
+		mismatch           bool
+	}{
+		{"1.1", "1.1", "1.1", false},
+		{"1.1", "1.0", "1.0", false},
+		{"1.1", "1.7", "1.1", false},
+		{"1.1", "2.0", "", true},
+		{"1.1", "0.9", "", true},
+	} {
+		o, _ := ParseVersion(tt.ours)
+		th, err := ParseVersion(tt.theirs)
+		if err != nil {
+			t.Fatal(err)
+		}
+		v, err := Negotiate(o, th)
+		var mm *ErrMajorMismatch
+		if tt.mismatch != errors.As(err, &mm) {
+			t.Fatalf("%s vs %s: %v", tt.ours, tt.theirs, err)
+		}
+		if !tt.mismatch && v.String() != tt.want {
+			t.Errorf("%s vs %s: %s, want %s", tt.ours, tt.theirs, v, tt.want)
+		}
+	}
+	for _, bad := range []string{"", "1", "1.", ".1", "a.b", "1.1.1", "12345.1", "-1.0", "1.+1"} {
+		if _, err := ParseVersion(bad); err == nil {
+			t.Errorf("ParseVersion(%q) accepted", bad)
+		}
+	}
+}
+
+func TestBackoff(t *testing.T) {
+	b := DefaultBackoff
+	for n, base := range []time.Duration{time.Second, 2 * time.Second, 4 * time.Second, 8 * time.Second, 16 * time.Second, 32 * time.Second, 60 * time.Second, 60 * time.Second} {
+		for range 20 {
+			d := b.Delay(n)
+			if d < base || d >= base+min(5*time.Second, base) {
+				t.Fatalf("attempt %d: delay %v outside [%v, %v)", n, d, base, base+min(5*time.Second, base))
+			}
+		}
+	}
+	if d := b.Delay(1000); d < 60*time.Second || d >= 65*time.Second {
+		t.Errorf("attempt 1000: %v", d)
+	}
+}
+
+func TestValidateURL(t *testing.T) {
+	for _, tt := range []struct {
+		url string
+		ok  bool
+	}{
+		{"wss://platform.example/ws/local-executor", true},
+		{"ws://127.0.0.1:7718/ws/local-executor", true},
+		{"ws://[::1]:7718/ws/local-executor", true},
+		{"ws://localhost:7718/ws/local-executor", true},
+		{"ws://platform.example/ws/local-executor", false},
+		{"ws://10.0.0.1/ws", false},
+		{"http://127.0.0.1/ws", false},
+		{"wss://user:pw@platform.example/ws", false},
+		{"wss://platform.example/ws?token=x", false},
+	} {
+		if _, err := ValidateURL(tt.url); (err == nil) != tt.ok {
+			t.Errorf("ValidateURL(%q): %v", tt.url, err)
+		}
+	}
+}
+
+func TestTerminalCodes(t *testing.T) {
+	for code := 4425; code <= 4430; code++ {
+		want := code >= 4426 && code <= 4429
+		if Terminal(websocket.StatusCode(code)) != want {
+			t.Errorf("Terminal(%d) != %v", code, want)
+		}
+	}
+	if Terminal(1000) || Terminal(1011) {
+		t.Error("IETF codes must reconnect")
+	}
+}
+
+func TestCutUTF8(t *testing.T) {
+	s := "aé€"
+	for n, want := range map[int64]string{0: "", 1: "a", 2: "a", 3: "aé", 5: "aé", 6: "aé€", 9: "aé€"} {
+		if got := cutUTF8(s, n); got != want {
+			t.Errorf("cutUTF8(%q, %d) = %q, want %q", s, n, got, want)
+		}
+	}
+}
