@@ -15,6 +15,12 @@ require (
 )
 
 require (
+	github.com/ebitengine/purego v0.11.3
+	github.com/godbus/dbus/v5 v5.2.4
+	github.com/jezek/xgb v1.1.1
+)
+
+require (
 	github.com/Microsoft/go-winio v0.6.4
 	github.com/dustin/go-humanize v1.1.0 // indirect
 	github.com/google/uuid v1.6.0 // indirect

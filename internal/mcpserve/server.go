@@ -69,8 +69,13 @@ func handler(reg *ops.Registry, name, transport, peer string) mcp.ToolHandler {
 		if merr != nil {
 			return nil, merr
 		}
+		content := []mcp.Content{&mcp.TextContent{Text: string(body)}}
+		// Images go as image content beside the JSON, never inside it.
+		for _, im := range ops.ImagesOf(out) {
+			content = append(content, &mcp.ImageContent{Data: im.Data, MIMEType: im.MIMEType})
+		}
 		return &mcp.CallToolResult{
-			Content:           []mcp.Content{&mcp.TextContent{Text: string(body)}},
+			Content:           content,
 			StructuredContent: json.RawMessage(body),
 		}, nil
 	}

@@ -1,0 +1,159 @@
+package desktop
+
+import (
+	"context"
+	"errors"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/hostlink/hostlink/internal/desktop/native"
+	"github.com/hostlink/hostlink/internal/errcode"
+	"github.com/hostlink/hostlink/internal/ops"
+)
+
+// maxSettle bounds the wait before an act's fresh observation.
+const maxSettle = 5 * time.Second
+
+// maxTextRunes bounds one type action.
+const maxTextRunes = 4096
+
+func (s *Service) act(ctx context.Context, c *ops.Call, a ActArgs) (*ActResult, error) {
+	// Validate against the reference without consuming it: bad input
+	// loses nothing.
+	o, err := s.refs.get(a.ObservationID, c.Transport, s.opts.now())
+	if err != nil {
+		return nil, err
+	}
+	settle := s.opts.Settle
+	if a.SettleMS != nil {
+		if *a.SettleMS < 0 || time.Duration(*a.SettleMS)*time.Millisecond > maxSettle {
+			return nil, errcode.New(errcode.InvalidArgument, "settle_ms must be 0-5000")
+		}
+		settle = time.Duration(*a.SettleMS) * time.Millisecond
+	}
+	steps, win, err := plan(a, o)
+	if err != nil {
+		return nil, err
+	}
+	d, err := s.desk(ctx, o.desktop)
+	if err != nil {
+		return nil, err
+	}
+	if err := d.lock(ctx); err != nil {
+		return nil, err
+	}
+	defer d.unlock()
+	// Consume inside the queue: of two acts racing on one reference,
+	// exactly one goes on.
+	if o, err = s.refs.consume(a.ObservationID, c.Transport, s.opts.now()); err != nil {
+		return nil, err
+	}
+	c.Detail("desktop", o.desktop)
+	c.Detail("action", a.Action)
+	if err := s.checkDrift(ctx, d, o); err != nil {
+		return nil, err
+	}
+	res := &ActResult{Receipt: Receipt{Steps: max(1, len(steps))}}
+	if a.Action == "focus" {
+		if err := s.checkWindow(ctx, d, win); err != nil {
+			return nil, err
+		}
+		if err := d.b.Focus(ctx, win); err != nil {
+			return nil, notDispatched(nativeErr(err, "focusing the window"), res.Receipt.Steps)
+		}
+		res.Receipt.Status, res.Receipt.Dispatched = Accepted, 1
+	} else {
+		n, err := d.b.Dispatch(ctx, steps)
+		res.Receipt.Dispatched = n
+		switch {
+		case err == nil:
+			res.Receipt.Status = Accepted
+		case n == 0 && !uncertain(err):
+			return nil, notDispatched(nativeErr(err, "dispatching input"), len(steps))
+		case n == 0:
+			res.Receipt.Status, res.Receipt.Error = Unknown, nativeErr(err, "dispatching input")
+		default:
+			res.Receipt.Status, res.Receipt.Error = Partial, nativeErr(err, "dispatching input")
+		}
+	}
+	c.Detail("receipt", res.Receipt.Status)
+	// The fresh observation: same framing as the one consumed. Its failure
+	// is reported beside the receipt, which stands.
+	select {
+	case <-time.After(settle):
+	case <-ctx.Done():
+		res.ObservationError = errcode.As(ctx.Err())
+		return res, nil
+	}
+	fr := framing{rect: o.frame.Origin, scale: o.frame.Scale, monitor: o.monitor}
+	obs, err := s.capture(ctx, c, d, fr, ObserveArgs{})
+	if err != nil {
+		res.ObservationError = errcode.As(err)
+	} else {
+		res.Observation = obs
+	}
+	return res, nil
+}
+
+// uncertain reports whether an error may have come after the OS took the
+// input (a lost connection, a cancelled wait), as opposed to a refusal
+// before sending anything.
+func uncertain(err error) bool {
+	return !errors.Is(err, native.ErrUnmappedKey) && !errors.Is(err, native.ErrNotSupported) &&
+		!errors.Is(err, native.ErrPermission) && !errors.Is(err, native.ErrSecureDesktop)
+}
+
+func notDispatched(e *errcode.Error, steps int) *errcode.Error {
+	return e.With("receipt", Receipt{Status: NotDispatched, Steps: steps})
+}
+
+// checkDrift refuses the act if the session, the monitors or the focused
+// window changed since the observation.
+func (s *Service) checkDrift(ctx context.Context, d *desk, o *observation) error {
+	cur, err := d.b.State(ctx)
+	if err != nil {
+		s.drop(d)
+		return notDispatched(nativeErr(err, "reading the desktop state"), 0)
+	}
+	var what []string
+	if cur.Session != o.state.Session {
+		what = append(what, "session")
+	}
+	if cur.Locked {
+		what = append(what, "locked")
+	}
+	if !slices.Equal(cur.Monitors, o.state.Monitors) {
+		what = append(what, "monitors")
+	}
+	if cur.Focus != o.state.Focus {
+		what = append(what, "focus")
+	} else if cur.FocusBox != o.state.FocusBox {
+		what = append(what, "focused_window_geometry")
+	}
+	if len(what) > 0 {
+		return errcode.New(DesktopDrift, "the desktop changed since the observation (%s); nothing was dispatched; observe again",
+			strings.Join(what, ", ")).With("changed", what).With("receipt", Receipt{Status: NotDispatched})
+	}
+	return nil
+}
+
+// checkWindow re-verifies a window reference against the live window list:
+// the same handle, process and application, else WINDOW_STALE.
+func (s *Service) checkWindow(ctx context.Context, d *desk, w native.Window) error {
+	if w.Elevated {
+		return errcode.New(FeatureNotSupported, "the window belongs to an elevated process; input cannot reach it").
+			With("receipt", Receipt{Status: NotDispatched, Steps: 1})
+	}
+	ws, err := d.b.Windows(ctx)
+	if err != nil {
+		return notDispatched(nativeErr(err, "listing windows"), 1)
+	}
+	for _, cur := range ws {
+		if cur.Handle == w.Handle && cur.PID == w.PID && cur.App == w.App && cur.Created == w.Created {
+			return nil
+		}
+	}
+	return errcode.New(WindowStale, "the window no longer exists as observed; observe again").
+		With("receipt", Receipt{Status: NotDispatched, Steps: 1})
+}

@@ -1,0 +1,455 @@
+package desktop
+
+import (
+	"bytes"
+	"context"
+	"crypto/rand"
+	"encoding/json"
+	"fmt"
+	"image"
+	"image/png"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/hostlink/hostlink/internal/audit"
+	"github.com/hostlink/hostlink/internal/desktop/native"
+	"github.com/hostlink/hostlink/internal/desktop/x11"
+	"github.com/hostlink/hostlink/internal/desktop/xvfbtest"
+	"github.com/hostlink/hostlink/internal/errcode"
+	"github.com/hostlink/hostlink/internal/ops"
+)
+
+// env is a Service on a private Xvfb, registered in a registry audited to
+// a real log.
+type env struct {
+	t   *testing.T
+	d   *xvfbtest.Display
+	s   *Service
+	reg *ops.Registry
+	now time.Time // the Service's clock, moved by tests
+}
+
+func newEnv(t *testing.T, w, h int) *env {
+	t.Helper()
+	d := xvfbtest.Start(t, w, h)
+	key := make([]byte, audit.KeySize)
+	rand.Read(key)
+	log, err := audit.Open(audit.Options{Dir: t.TempDir(), Key: key, MachineID: "m", Version: "v"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { log.Close() })
+	e := &env{t: t, d: d, reg: ops.New(log, nil), now: time.Now()}
+	e.s = New(Options{
+		Open: func(context.Context) ([]native.Backend, native.Readiness) {
+			b, err := x11.Open(d.Name)
+			if err != nil {
+				return nil, native.Readiness{Reason: "x11_unreachable"}
+			}
+			return []native.Backend{b}, native.Readiness{Ready: true}
+		},
+		Settle: 300 * time.Millisecond,
+	})
+	e.s.opts.now = func() time.Time { return e.now }
+	t.Cleanup(func() { e.s.Close() })
+	Register(e.reg, e.s)
+	return e
+}
+
+// call runs op as transport "test" and returns the typed result or the
+// typed error.
+func (e *env) call(op string, args any) (any, *errcode.Error) {
+	return e.callAs("test", op, args)
+}
+
+func (e *env) callAs(transport, op string, args any) (any, *errcode.Error) {
+	e.t.Helper()
+	raw, _ := json.Marshal(args)
+	out, err := e.reg.Call(context.Background(), ops.Caller{Transport: transport}, op, raw, nil)
+	if err != nil {
+		return nil, errcode.As(err)
+	}
+	return out, nil
+}
+
+func (e *env) observe(args map[string]any) *Observation {
+	e.t.Helper()
+	out, err := e.call("computer_observe", args)
+	if err != nil {
+		e.t.Fatalf("computer_observe %v: %v", args, err)
+	}
+	return out.(*Observation)
+}
+
+func (e *env) act(args map[string]any) *ActResult {
+	e.t.Helper()
+	out, err := e.call("computer_act", args)
+	if err != nil {
+		e.t.Fatalf("computer_act %v: %v", args, err)
+	}
+	return out.(*ActResult)
+}
+
+func (e *env) pointer() string {
+	out := e.d.Run("xdotool", "getmouselocation")
+	f := strings.Fields(out)
+	return f[0] + " " + f[1]
+}
+
+func decodePNG(t *testing.T, b []byte) *image.RGBA {
+	t.Helper()
+	img, err := png.Decode(bytes.NewReader(b))
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := image.NewRGBA(img.Bounds())
+	for y := img.Bounds().Min.Y; y < img.Bounds().Max.Y; y++ {
+		for x := img.Bounds().Min.X; x < img.Bounds().Max.X; x++ {
+			out.Set(x, y, img.At(x, y))
+		}
+	}
+	return out
+}
+
+// differ counts pixels of a that differ from b at offset (ox, oy).
+func differ(a, b *image.RGBA, ox, oy int) int {
+	n := 0
+	for y := 0; y < a.Rect.Dy(); y++ {
+		for x := 0; x < a.Rect.Dx(); x++ {
+			p, q := a.RGBAAt(x, y), b.RGBAAt(x+ox, y+oy)
+			if p.R != q.R || p.G != q.G || p.B != q.B {
+				n++
+			}
+		}
+	}
+	return n
+}
+
+// absolute returns a window's position on the root as xwininfo reads it.
+func absolute(d *xvfbtest.Display, id string) (x, y int) {
+	out := d.Run("xwininfo", "-id", id)
+	for _, l := range strings.Split(out, "\n") {
+		l = strings.TrimSpace(l)
+		fmt.Sscanf(l, "Absolute upper-left X: %d", &x)
+		fmt.Sscanf(l, "Absolute upper-left Y: %d", &y)
+	}
+	return x, y
+}
+
+func window(o *Observation, title string) *WindowInfo {
+	for i := range o.Windows {
+		if o.Windows[i].Title == title {
+			return &o.Windows[i]
+		}
+	}
+	return nil
+}
+
+func TestDesktopsListsTheWindow(t *testing.T) {
+	e := newEnv(t, 800, 600)
+	e.d.Xterm("listed-term", 50, 60, t.TempDir())
+	out, err := e.call("computer_desktops", map[string]any{"windows": true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	res := out.(*DesktopsResult)
+	if len(res.Desktops) != 1 {
+		t.Fatalf("desktops %+v", res)
+	}
+	dk := res.Desktops[0]
+	if dk.ID != "x11:"+e.d.Name || dk.CoordinateSpace != "pixels" || len(dk.Monitors) != 1 ||
+		dk.Monitors[0].Bounds != (native.Rect{W: 800, H: 600}) {
+		t.Fatalf("desktop %+v", dk)
+	}
+	for _, op := range []string{"computer_observe", "computer_act", "focus"} {
+		if !dk.Operations[op].Ready {
+			t.Errorf("%s not ready: %+v", op, dk.Operations[op])
+		}
+	}
+	if a := dk.Operations["accessibility"]; a.Ready || a.Reason == "" {
+		t.Errorf("accessibility without AT-SPI: %+v", a)
+	}
+	found := false
+	for _, w := range dk.Windows {
+		found = found || (w.Title == "listed-term" && w.App == "XTerm")
+	}
+	if !found {
+		t.Fatalf("xterm not listed: %+v", dk.Windows)
+	}
+	if ok, why := e.s.Ready(context.Background()); !ok {
+		t.Fatalf("Ready: %s", why)
+	}
+}
+
+func TestObserveMatchesXWD(t *testing.T) {
+	e := newEnv(t, 800, 600)
+	id := e.d.Xterm("observed", 40, 50, t.TempDir())
+	obs := e.observe(map[string]any{"accessibility": true})
+	if len(obs.images) != 1 || obs.images[0].MIMEType != "image/png" || obs.Image.Bytes != len(obs.images[0].Data) {
+		t.Fatalf("images %d, info %+v", len(obs.images), obs.Image)
+	}
+	got := decodePNG(t, obs.images[0].Data)
+	want := e.d.XWD()
+	if got.Rect != want.Rect {
+		t.Fatalf("observation %v, xwd %v", got.Rect, want.Rect)
+	}
+	if n := differ(got, want, 0, 0); n != 0 {
+		t.Fatalf("%d pixels differ from xwd", n)
+	}
+	// The image never enters the JSON.
+	body, _ := json.Marshal(obs)
+	if bytes.Contains(body, obs.images[0].Data[:16]) || len(body) > 16<<10 {
+		t.Fatalf("JSON result of %d bytes carries image data", len(body))
+	}
+	w := window(obs, "observed")
+	if w == nil || w.Ref == "" || !strings.HasPrefix(w.Ref, "win_") {
+		t.Fatalf("window not in observation: %+v", obs.Windows)
+	}
+	if x, y := absolute(e.d, id); w.Bounds.X != x || w.Bounds.Y != y {
+		t.Fatalf("window bounds %+v, xwininfo: %d,%d", w.Bounds, x, y)
+	}
+	if obs.Accessibility == nil || obs.Accessibility.Available || obs.Accessibility.Reason != "no_session_bus" {
+		t.Fatalf("accessibility %+v", obs.Accessibility)
+	}
+	// A region of that image: its pixels and its coordinates.
+	reg := e.observe(map[string]any{"region": map[string]any{"observation_id": obs.ObservationID, "x": 100, "y": 120, "w": 200, "h": 150}})
+	rimg := decodePNG(t, reg.images[0].Data)
+	if rimg.Rect.Dx() != 200 || rimg.Rect.Dy() != 150 || reg.Image.Origin != [2]int{100, 120} {
+		t.Fatalf("region image %v origin %v", rimg.Rect, reg.Image.Origin)
+	}
+	if n := differ(rimg, want, 100, 120); n != 0 {
+		t.Fatalf("%d region pixels differ", n)
+	}
+	// Act at region coordinates: (10, 20) in the region is (110, 140) on screen.
+	e.act(map[string]any{"observation_id": reg.ObservationID, "action": "move", "x": 10, "y": 20, "settle_ms": 0})
+	if p := e.pointer(); p != "x:110 y:140" {
+		t.Fatalf("pointer %s", p)
+	}
+	// A region outside the image is refused.
+	if _, err := e.call("computer_observe", map[string]any{"region": map[string]any{"observation_id": obs.ObservationID, "x": 700, "y": 0, "w": 200, "h": 10}}); err == nil || err.Code != InputOutOfBounds {
+		t.Fatalf("region outside: %v", err)
+	}
+}
+
+// TestActTypesIntoTerminal focuses the xterm through its window reference,
+// types a command and checks its effect three ways: the file the command
+// writes, the terminal title it sets (read from the next observation's
+// window list) and the terminal's pixels.
+func TestActTypesIntoTerminal(t *testing.T) {
+	e := newEnv(t, 800, 600)
+	dir := t.TempDir()
+	e.d.Xterm("typing-target", 30, 30, dir)
+	e.d.Xterm("other", 400, 300, dir)
+	obs := e.observe(nil)
+	w := window(obs, "typing-target")
+	if w == nil {
+		t.Fatalf("no window: %+v", obs.Windows)
+	}
+	res := e.act(map[string]any{"observation_id": obs.ObservationID, "action": "focus", "window_ref": w.Ref})
+	if res.Receipt.Status != Accepted || res.Observation == nil {
+		t.Fatalf("focus: %+v %v", res.Receipt, res.ObservationError)
+	}
+	if fw := window(res.Observation, "typing-target"); fw == nil || !fw.Focused {
+		t.Fatalf("after focus: %+v", res.Observation.Windows)
+	}
+	before := decodePNG(t, res.Observation.images[0].Data)
+	cmd := `echo hostlink-typed > typed.txt; printf '\033]2;%s\007' "done-$((6*7))"` + "\n"
+	res = e.act(map[string]any{"observation_id": res.Observation.ObservationID, "action": "type", "text": cmd, "settle_ms": 500})
+	if res.Receipt.Status != Accepted || res.Receipt.Dispatched != 1 {
+		t.Fatalf("type receipt %+v", res.Receipt)
+	}
+	got, err := os.ReadFile(filepath.Join(dir, "typed.txt"))
+	if err != nil || string(got) != "hostlink-typed\n" {
+		t.Fatalf("typed.txt: %q %v", got, err)
+	}
+	after := res.Observation
+	for i := 0; window(after, "done-42") == nil && i < 20; i++ {
+		after = e.observe(nil)
+	}
+	tw := window(after, "done-42")
+	if tw == nil {
+		t.Fatalf("the command's title never showed: %+v", after.Windows)
+	}
+	// The terminal's pixels changed (the command line and its echo), and
+	// only inside the terminal.
+	img := decodePNG(t, after.images[0].Data)
+	inside := img.SubImage(image.Rect(tw.Bounds.X, tw.Bounds.Y, tw.Bounds.X+tw.Bounds.W, tw.Bounds.Y+tw.Bounds.H)).(*image.RGBA)
+	changed := 0
+	for y := inside.Rect.Min.Y; y < inside.Rect.Max.Y; y++ {
+		for x := inside.Rect.Min.X; x < inside.Rect.Max.X; x++ {
+			if img.RGBAAt(x, y) != before.RGBAAt(x, y) {
+				changed++
+			}
+		}
+	}
+	if changed < 50 {
+		t.Fatalf("only %d pixels of the terminal changed", changed)
+	}
+	// A key chord: the shell runs what enter submits.
+	res = e.act(map[string]any{"observation_id": after.ObservationID, "action": "type", "text": "touch chord.txt", "settle_ms": 0})
+	e.act(map[string]any{"observation_id": res.Observation.ObservationID, "action": "key", "keys": "Return", "settle_ms": 0})
+	e.d.Eventually("chord.txt", func() bool {
+		_, err := os.Stat(filepath.Join(dir, "chord.txt"))
+		return err == nil
+	})
+}
+
+func TestClicksLandWhereAsked(t *testing.T) {
+	e := newEnv(t, 800, 600)
+	obs := e.observe(nil)
+	for _, p := range [][2]int{{5, 7}, {400, 300}, {799, 599}} {
+		res := e.act(map[string]any{"observation_id": obs.ObservationID, "action": "click", "x": p[0], "y": p[1], "settle_ms": 0})
+		if res.Receipt.Status != Accepted || res.Receipt.Dispatched != 3 {
+			t.Fatalf("receipt %+v", res.Receipt)
+		}
+		if got, want := e.pointer(), fmt.Sprintf("x:%d y:%d", p[0], p[1]); got != want {
+			t.Fatalf("pointer %s, want %s", got, want)
+		}
+		if res.Observation.Cursor == nil || *res.Observation.Cursor != (Point{p[0], p[1]}) {
+			t.Fatalf("observed cursor %+v", res.Observation.Cursor)
+		}
+		obs = res.Observation
+	}
+	// Outside the image: refused, nothing moves, the reference survives.
+	_, err := e.call("computer_act", map[string]any{"observation_id": obs.ObservationID, "action": "click", "x": 800, "y": 10})
+	if err == nil || err.Code != InputOutOfBounds || err.Details["image"] == nil {
+		t.Fatalf("out of bounds: %v", err)
+	}
+	// Unknown key names are refused before dispatch.
+	if _, err := e.call("computer_act", map[string]any{"observation_id": obs.ObservationID, "action": "key", "keys": "ctrl+hyperdrive"}); err == nil || err.Code != KeyUnmapped {
+		t.Fatalf("unknown key: %v", err)
+	}
+	e.act(map[string]any{"observation_id": obs.ObservationID, "action": "scroll", "x": 20, "y": 20, "dy": 240, "settle_ms": 0})
+	if got := e.pointer(); got != "x:20 y:20" {
+		t.Fatalf("pointer after scroll %s", got)
+	}
+}
+
+func TestReferences(t *testing.T) {
+	e := newEnv(t, 640, 480)
+	obs := e.observe(nil)
+	move := func(id string, x int) *errcode.Error {
+		_, err := e.call("computer_act", map[string]any{"observation_id": id, "action": "move", "x": x, "y": 10, "settle_ms": 0})
+		return err
+	}
+	// Foreign: another transport's reference, or one never issued.
+	if _, err := e.callAs("other", "computer_act", map[string]any{"observation_id": obs.ObservationID, "action": "move", "x": 1, "y": 1}); err == nil || err.Code != ObservationUnknown {
+		t.Fatalf("foreign transport: %v", err)
+	}
+	if err := move("obs_nonexistent", 1); err == nil || err.Code != ObservationUnknown {
+		t.Fatalf("unknown: %v", err)
+	}
+	if p := e.pointer(); p == "x:1 y:1" {
+		t.Fatal("a refused act moved the pointer")
+	}
+	// Consumed by the first act.
+	if err := move(obs.ObservationID, 11); err != nil {
+		t.Fatal(err)
+	}
+	if err := move(obs.ObservationID, 22); err == nil || err.Code != ObservationConsumed {
+		t.Fatalf("second use: %v", err)
+	}
+	if p := e.pointer(); p != "x:11 y:10" {
+		t.Fatalf("pointer %s after a refused second use", p)
+	}
+	// Expired after two minutes.
+	obs = e.observe(nil)
+	e.now = e.now.Add(MaxRefTTL)
+	if err := move(obs.ObservationID, 33); err == nil || err.Code != ObservationExpired {
+		t.Fatalf("expired: %v", err)
+	}
+	if p := e.pointer(); p != "x:11 y:10" {
+		t.Fatalf("pointer %s after an expired act", p)
+	}
+}
+
+func TestDriftRefusesBeforeDispatch(t *testing.T) {
+	e := newEnv(t, 800, 600)
+	dir := t.TempDir()
+	a := e.d.Xterm("drift-a", 20, 20, dir)
+	b := e.d.Xterm("drift-b", 400, 300, dir)
+	e.d.Run("xdotool", "windowactivate", "--sync", a)
+	obs := e.observe(nil)
+	e.d.Run("xdotool", "windowmove", "--sync", a, "100", "120")
+	_, err := e.call("computer_act", map[string]any{"observation_id": obs.ObservationID, "action": "click", "x": 300, "y": 200})
+	if err == nil || err.Code != DesktopDrift || !strings.Contains(err.Message, "geometry") {
+		t.Fatalf("moved window: %v", err)
+	}
+	if p := e.pointer(); p == "x:300 y:200" {
+		t.Fatal("a drifted act moved the pointer")
+	}
+	obs = e.observe(nil)
+	e.d.Run("xdotool", "windowactivate", "--sync", b)
+	_, err = e.call("computer_act", map[string]any{"observation_id": obs.ObservationID, "action": "type", "text": "x"})
+	if err == nil || err.Code != DesktopDrift || !strings.Contains(err.Message, "focus") {
+		t.Fatalf("focus change: %v", err)
+	}
+	// A window that went away is stale.
+	obs = e.observe(nil)
+	wb := window(obs, "drift-b")
+	e.d.Run("xdotool", "windowactivate", "--sync", a)
+	obs2 := e.observe(nil)
+	e.d.Run("xdotool", "windowkill", b)
+	e.d.Eventually("drift-b gone", func() bool {
+		out, _ := e.d.Output("xdotool", "search", "--name", "^drift-b$")
+		return strings.TrimSpace(out) == ""
+	})
+	_ = obs
+	wb2 := window(obs2, "drift-b")
+	if wb == nil || wb2 == nil {
+		t.Fatal("drift-b not observed")
+	}
+	if _, err := e.call("computer_act", map[string]any{"observation_id": obs2.ObservationID, "action": "focus", "window_ref": wb2.Ref}); err == nil || err.Code != WindowStale {
+		t.Fatalf("gone window: %v", err)
+	}
+}
+
+// TestSecondMonitor defines two RandR monitors over one screen and
+// observes and clicks on the second.
+func TestSecondMonitor(t *testing.T) {
+	e := newEnv(t, 1600, 600)
+	xvfbtest.Need(t, "xrandr")
+	id := e.d.Xterm("on-right", 900, 100, t.TempDir())
+	e.d.Run("xrandr", "--setmonitor", "LEFT", "800/200x600/150+0+0", "none")
+	e.d.Run("xrandr", "--setmonitor", "RIGHT", "800/200x600/150+800+0", "none")
+	out, err := e.call("computer_desktops", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	mons := out.(*DesktopsResult).Desktops[0].Monitors
+	if len(mons) != 2 || mons[1].Name != "RIGHT" || mons[1].Bounds != (native.Rect{X: 800, W: 800, H: 600}) {
+		t.Fatalf("monitors %+v", mons)
+	}
+	obs := e.observe(map[string]any{"monitor": 1})
+	img := decodePNG(t, obs.images[0].Data)
+	if img.Rect.Dx() != 800 || obs.Image.Origin != [2]int{800, 0} {
+		t.Fatalf("monitor 1 image %v origin %v", img.Rect, obs.Image.Origin)
+	}
+	if n := differ(img, e.d.XWD(), 800, 0); n != 0 {
+		t.Fatalf("%d pixels of monitor 1 differ", n)
+	}
+	x, _ := absolute(e.d, id)
+	if w := window(obs, "on-right"); w == nil || w.Bounds.X != x-800 {
+		t.Fatalf("window bounds in monitor-1 image coordinates: %+v", w)
+	}
+	e.act(map[string]any{"observation_id": obs.ObservationID, "action": "click", "x": 10, "y": 20, "settle_ms": 0})
+	if p := e.pointer(); p != "x:810 y:20" {
+		t.Fatalf("pointer %s", p)
+	}
+	// All monitors stitched.
+	all := e.observe(nil)
+	if all.Image.Width != 1600 || len(all.Monitors) != 2 || all.Monitors[1].Bounds.X != 800 {
+		t.Fatalf("stitched %+v %+v", all.Image, all.Monitors)
+	}
+	if _, err := e.call("computer_observe", map[string]any{"monitor": 2}); err == nil || err.Code != errcode.InvalidArgument {
+		t.Fatalf("monitor 2: %v", err)
+	}
+	// The geometry changed since `all`: the act drifts.
+	e.d.Run("xrandr", "--delmonitor", "LEFT")
+	if _, err := e.call("computer_act", map[string]any{"observation_id": all.ObservationID, "action": "move", "x": 1, "y": 1}); err == nil || err.Code != DesktopDrift {
+		t.Fatalf("monitor removed: %v", err)
+	}
+}

@@ -1,0 +1,95 @@
+package desktop
+
+import (
+	"context"
+	"sort"
+
+	"github.com/hostlink/hostlink/internal/desktop/native"
+	"github.com/hostlink/hostlink/internal/ops"
+)
+
+func (s *Service) desktops(ctx context.Context, c *ops.Call, a DesktopsArgs) (*DesktopsResult, error) {
+	ds, why := s.open(ctx)
+	res := &DesktopsResult{Desktops: []Desktop{}}
+	if len(ds) == 0 {
+		res.Reason = &why
+		return res, nil
+	}
+	sort.Slice(ds, func(i, j int) bool { return ds[i].b.ID() < ds[j].b.ID() })
+	for _, d := range ds {
+		info, err := s.describe(ctx, d, a.Windows)
+		if err != nil {
+			return nil, err
+		}
+		res.Desktops = append(res.Desktops, info)
+	}
+	return res, nil
+}
+
+func (s *Service) describe(ctx context.Context, d *desk, windows bool) (Desktop, error) {
+	if err := d.lock(ctx); err != nil {
+		return Desktop{}, err
+	}
+	defer d.unlock()
+	st := d.b.Status(ctx)
+	info := Desktop{ID: d.b.ID(), CoordinateSpace: d.b.Space(), Monitors: []native.Monitor{}}
+	mons, err := d.b.Monitors(ctx)
+	if err != nil {
+		s.drop(d)
+		gone := native.Readiness{Reason: "display_lost", Detail: "the display stopped answering"}
+		st = native.Status{Capture: gone, Input: gone, Windows: gone, Accessibility: gone}
+	} else {
+		info.Monitors = mons
+	}
+	info.Operations = operations(st)
+	if windows && st.Windows.Ready {
+		ws, err := d.b.Windows(ctx)
+		if err == nil {
+			for _, w := range ws {
+				info.Windows = append(info.Windows, windowInfo("", w, w.Bounds))
+			}
+		}
+	}
+	return info, nil
+}
+
+// operations states per operation (and per act family) whether it can run.
+func operations(st native.Status) map[string]native.Readiness {
+	act := st.Input
+	if !st.Capture.Ready {
+		act = st.Capture // an act needs an observation first
+	}
+	return map[string]native.Readiness{
+		"computer_observe": st.Capture,
+		"computer_act":     act,
+		"focus":            st.Windows,
+		"windows":          st.Windows,
+		"accessibility":    st.Accessibility,
+	}
+}
+
+// Ready reports whether this process can offer computer use now, and if
+// not, the reason code: the platform link advertises computer_use in HELLO
+// only when it is true.
+func (s *Service) Ready(ctx context.Context) (bool, string) {
+	ds, why := s.open(ctx)
+	if len(ds) == 0 {
+		return false, why.Reason
+	}
+	for _, d := range ds {
+		if err := d.lock(ctx); err != nil {
+			return false, "busy"
+		}
+		st := d.b.Status(ctx)
+		d.unlock()
+		if st.Capture.Ready && st.Input.Ready {
+			return true, ""
+		}
+		if !st.Capture.Ready {
+			why = st.Capture
+		} else {
+			why = st.Input
+		}
+	}
+	return false, why.Reason
+}

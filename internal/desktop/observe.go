@@ -1,0 +1,180 @@
+package desktop
+
+import (
+	"context"
+	"time"
+
+	"github.com/hostlink/hostlink/internal/desktop/native"
+	"github.com/hostlink/hostlink/internal/errcode"
+	"github.com/hostlink/hostlink/internal/ops"
+)
+
+// framing says what to capture: a native rectangle at a scale, and the
+// monitor it was asked as (-1 for all or a region).
+type framing struct {
+	rect    native.Rect
+	scale   float64
+	monitor int
+}
+
+// rawBudget bounds the uncompressed capture of one request, so that with
+// its encoding the request stays inside the image limit per request.
+const rawBudget = ops.MaxImageBytesTotal - ops.MaxImageBytes
+
+func (s *Service) observe(ctx context.Context, c *ops.Call, a ObserveArgs) (*Observation, error) {
+	if a.Quality < 0 || a.Quality > 100 {
+		return nil, errcode.New(errcode.InvalidArgument, "quality must be 1-100")
+	}
+	var from *observation
+	if a.Region != nil {
+		o, err := s.refs.get(a.Region.ObservationID, c.Transport, s.opts.now())
+		if err != nil {
+			return nil, err
+		}
+		if a.Desktop != "" && a.Desktop != o.desktop {
+			return nil, errcode.New(errcode.InvalidArgument, "the region's observation is of desktop %q", o.desktop)
+		}
+		from, a.Desktop = o, o.desktop
+	}
+	d, err := s.desk(ctx, a.Desktop)
+	if err != nil {
+		return nil, err
+	}
+	if err := d.lock(ctx); err != nil {
+		return nil, err
+	}
+	defer d.unlock()
+	mons, err := d.b.Monitors(ctx)
+	if err != nil {
+		s.drop(d)
+		return nil, nativeErr(err, "listing monitors")
+	}
+	fr, err := frameFor(a, from, mons)
+	if err != nil {
+		return nil, err
+	}
+	c.Detail("desktop", d.b.ID())
+	c.Detail("rect", fr.rect)
+	return s.capture(ctx, c, d, fr, a)
+}
+
+// frameFor works out the native rectangle an observation request asks for.
+func frameFor(a ObserveArgs, from *observation, mons []native.Monitor) (framing, error) {
+	switch {
+	case from != nil:
+		if a.Monitor != nil && *a.Monitor != -1 {
+			return framing{}, errcode.New(errcode.InvalidArgument, "give a monitor or a region, not both")
+		}
+		r, f := a.Region, from.frame
+		img := native.Rect{W: f.W, H: f.H}
+		sel := native.Rect{X: r.X, Y: r.Y, W: r.W, H: r.H}
+		if sel.Empty() || sel.Intersect(img) != sel {
+			return framing{}, errcode.New(InputOutOfBounds, "region %v is not inside the %dx%d image", sel, f.W, f.H).
+				With("image", img)
+		}
+		x0, y0 := f.toNative(sel.X, sel.Y)
+		x1, y1 := f.toNative(sel.X+sel.W, sel.Y+sel.H)
+		return framing{rect: native.Rect{X: x0, Y: y0, W: max(1, x1-x0), H: max(1, y1-y0)}, scale: f.Scale, monitor: -1}, nil
+	case a.Monitor != nil && *a.Monitor != -1:
+		for _, m := range mons {
+			if m.Index == *a.Monitor {
+				return framing{rect: m.Bounds, scale: m.Scale, monitor: m.Index}, nil
+			}
+		}
+		return framing{}, errcode.New(errcode.InvalidArgument, "no monitor %d; there are %d", *a.Monitor, len(mons))
+	}
+	fr := framing{scale: 1, monitor: -1}
+	for _, m := range mons {
+		fr.rect = fr.rect.Union(m.Bounds)
+		fr.scale = max(fr.scale, m.Scale)
+	}
+	return fr, nil
+}
+
+// capture takes the observation for fr: state first (what drift is judged
+// against), then pixels, windows and accessibility. It runs in the
+// desktop's queue.
+func (s *Service) capture(ctx context.Context, c *ops.Call, d *desk, fr framing, a ObserveArgs) (*Observation, error) {
+	w, h := int(float64(fr.rect.W)*fr.scale), int(float64(fr.rect.H)*fr.scale)
+	if w*h*4 > rawBudget {
+		return nil, errcode.New(ops.ImageTooLarge, "a %dx%d capture exceeds the per-request image memory; observe one monitor or a region", w, h)
+	}
+	st, err := d.b.State(ctx)
+	if err != nil {
+		s.drop(d)
+		return nil, nativeErr(err, "reading the desktop state")
+	}
+	if st.Locked {
+		return nil, errcode.New(DesktopUnavailable, "the session is locked").With("reason", "session_locked")
+	}
+	img, err := d.b.Capture(ctx, fr.rect, fr.scale)
+	if err != nil {
+		return nil, nativeErr(err, "capturing the screen")
+	}
+	f := frame{Origin: fr.rect, Scale: fr.scale, W: img.Rect.Dx(), H: img.Rect.Dy()}
+	obs := &Observation{Desktop: d.b.ID()}
+	if cx, cy, err := d.b.Cursor(ctx); err == nil && fr.rect.Contains(cx, cy) {
+		p := f.toImage(native.Rect{X: cx, Y: cy})
+		obs.Cursor = &Point{p.X, p.Y}
+		if a.Cursor {
+			drawCursor(img, p.X, p.Y)
+		}
+	}
+	im, err := encode(img, a.Format, a.Quality)
+	if err != nil {
+		return nil, errcode.As(err)
+	}
+	img = nil // the raw pixels are not needed past here
+	obs.images = []ops.Image{im}
+	obs.Image = ImageInfo{MIMEType: im.MIMEType, Width: f.W, Height: f.H, Bytes: len(im.Data),
+		Origin: [2]int{fr.rect.X, fr.rect.Y}, Scale: fr.scale}
+	c.AddBytes(int64(len(im.Data)))
+	for _, m := range st.Monitors {
+		obs.Monitors = append(obs.Monitors, MonitorInfo{Index: m.Index, Name: m.Name, Primary: m.Primary,
+			Bounds: f.toImage(m.Bounds), Scale: m.Scale})
+	}
+	o := &observation{
+		id: newID("obs_"), transport: c.Transport, desktop: d.b.ID(), frame: f,
+		monitor: fr.monitor, state: st, windows: make(map[string]native.Window),
+	}
+	if d.b.Status(ctx).Windows.Ready {
+		if ws, err := d.b.Windows(ctx); err == nil {
+			for _, nw := range ws {
+				ref := newID("win_")
+				o.windows[ref] = nw
+				obs.Windows = append(obs.Windows, windowInfo(ref, nw, f.toImage(nw.Bounds)))
+			}
+		}
+	}
+	if a.Accessibility {
+		obs.Accessibility = s.accessibility(ctx, d)
+	}
+	now := s.opts.now()
+	o.expires = now.Add(s.opts.RefTTL)
+	s.refs.add(o, now)
+	obs.ObservationID = o.id
+	obs.ExpiresAt = o.expires.UTC().Format(time.RFC3339Nano)
+	return obs, nil
+}
+
+func windowInfo(ref string, nw native.Window, box native.Rect) WindowInfo {
+	return WindowInfo{Ref: ref, Title: nw.Title, App: nw.App, PID: nw.PID, Bounds: box,
+		Focused: nw.Focused, Minimized: nw.Minimized, Elevated: nw.Elevated}
+}
+
+func (s *Service) accessibility(ctx context.Context, d *desk) *Accessibility {
+	r := d.b.Status(ctx).Accessibility
+	if !r.Ready {
+		return &Accessibility{Reason: r.Reason}
+	}
+	max := s.opts.MaxAccessibilityBytes
+	text, err := d.b.Accessibility(ctx, max+1)
+	if err != nil {
+		return &Accessibility{Reason: "accessibility_failed"}
+	}
+	a := &Accessibility{Available: true, Text: text}
+	if len(text) > max {
+		a.Text, a.Truncated = text[:max], true
+	}
+	return a
+}

@@ -1,0 +1,156 @@
+package desktop
+
+import (
+	"context"
+	"sync"
+	"time"
+
+	"github.com/hostlink/hostlink/internal/desktop/native"
+	"github.com/hostlink/hostlink/internal/errcode"
+)
+
+// Opener connects to the desktops this process can reach. It returns the
+// backends it could open and, when none, why (a readiness with a reason).
+type Opener func(ctx context.Context) ([]native.Backend, native.Readiness)
+
+// Options configure a Service. Zero values take the defaults.
+type Options struct {
+	Open Opener // default: Platform
+	// RefTTL is how long an observation reference lives (default and
+	// maximum 2 minutes).
+	RefTTL time.Duration
+	// Settle is how long an act waits after dispatch before its
+	// observation, unless the request says otherwise (default 150 ms).
+	Settle time.Duration
+	// MaxAccessibilityBytes bounds the accessibility text of one
+	// observation (default 32 KiB).
+	MaxAccessibilityBytes int
+	now                   func() time.Time
+}
+
+// Service runs the computer operations.
+type Service struct {
+	opts Options
+	refs *refStore
+
+	mu    sync.Mutex
+	desks map[string]*desk
+}
+
+// desk is one desktop with its queue. The queue is a one-slot semaphore
+// that a waiting request can leave when its context ends.
+type desk struct {
+	b     native.Backend
+	queue chan struct{}
+}
+
+// MaxRefTTL is the lifetime of an observation reference.
+const MaxRefTTL = 2 * time.Minute
+
+// New returns a Service. It opens no desktop until the first request.
+func New(o Options) *Service {
+	if o.Open == nil {
+		o.Open = Platform
+	}
+	if o.RefTTL <= 0 || o.RefTTL > MaxRefTTL {
+		o.RefTTL = MaxRefTTL
+	}
+	if o.Settle <= 0 {
+		o.Settle = 150 * time.Millisecond
+	}
+	if o.MaxAccessibilityBytes <= 0 {
+		o.MaxAccessibilityBytes = 32 << 10
+	}
+	if o.now == nil {
+		o.now = time.Now
+	}
+	return &Service{opts: o, refs: newRefStore(), desks: make(map[string]*desk)}
+}
+
+// Close disconnects every desktop.
+func (s *Service) Close() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for id, d := range s.desks {
+		d.b.Close()
+		delete(s.desks, id)
+	}
+	return nil
+}
+
+// open returns the reachable desktops, connecting when none is connected
+// yet, or the reason there are none.
+func (s *Service) open(ctx context.Context) ([]*desk, native.Readiness) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if len(s.desks) == 0 {
+		bs, why := s.opts.Open(ctx)
+		if len(bs) == 0 {
+			return nil, why
+		}
+		for _, b := range bs {
+			s.desks[b.ID()] = &desk{b: b, queue: make(chan struct{}, 1)}
+		}
+	}
+	out := make([]*desk, 0, len(s.desks))
+	for _, d := range s.desks {
+		out = append(out, d)
+	}
+	return out, native.Readiness{Ready: true}
+}
+
+// drop forgets a desktop whose connection failed, so the next request
+// reconnects.
+func (s *Service) drop(d *desk) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.desks[d.b.ID()] == d {
+		delete(s.desks, d.b.ID())
+		d.b.Close()
+	}
+}
+
+// desk returns the named desktop ("" for the only one).
+func (s *Service) desk(ctx context.Context, id string) (*desk, error) {
+	ds, why := s.open(ctx)
+	if len(ds) == 0 {
+		return nil, unavailable(why)
+	}
+	if id == "" {
+		if len(ds) == 1 {
+			return ds[0], nil
+		}
+		return nil, errcode.New(errcode.InvalidArgument, "%d desktops are reachable; name one (see computer_desktops)", len(ds))
+	}
+	for _, d := range ds {
+		if d.b.ID() == id {
+			return d, nil
+		}
+	}
+	return nil, errcode.New(DesktopUnavailable, "no desktop %q is reachable", id).With("reason", "unknown_desktop")
+}
+
+func unavailable(why native.Readiness) *errcode.Error {
+	code := DesktopUnavailable
+	if why.Reason == "permission_pending" {
+		code = PermissionPending
+	}
+	msg := why.Detail
+	if msg == "" {
+		msg = "no desktop is reachable"
+	}
+	return errcode.New(code, "%s", msg).With("reason", why.Reason)
+}
+
+// lock takes the desktop's queue, in arrival order as far as the runtime
+// schedules it, or gives up when ctx ends.
+func (d *desk) lock(ctx context.Context) error {
+	select {
+	case d.queue <- struct{}{}:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+func (d *desk) unlock() { <-d.queue }

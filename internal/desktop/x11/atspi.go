@@ -1,0 +1,165 @@
+package x11
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/godbus/dbus/v5"
+
+	"github.com/hostlink/hostlink/internal/desktop/native"
+)
+
+// D-Bus calls are bounded: a hung accessibility bus must not hold the
+// desktop's queue.
+const dbusTimeout = 2 * time.Second
+
+// sessionBus connects to the session bus named by DBUS_SESSION_BUS_ADDRESS.
+// Without that variable there is no bus to use; godbus would otherwise try
+// to start one with dbus-launch, which hostlink must not do.
+func sessionBus() (*dbus.Conn, error) {
+	if os.Getenv("DBUS_SESSION_BUS_ADDRESS") == "" {
+		return nil, fmt.Errorf("no session bus")
+	}
+	return dbus.ConnectSessionBus()
+}
+
+// sessionLocked asks the freedesktop screen saver whether the session is
+// locked; with no session bus or no screen saver service it answers false.
+func (b *Backend) sessionLocked(ctx context.Context) bool {
+	bus, err := sessionBus()
+	if err != nil {
+		return false
+	}
+	defer bus.Close()
+	ctx, cancel := context.WithTimeout(ctx, dbusTimeout)
+	defer cancel()
+	var active bool
+	err = bus.Object("org.freedesktop.ScreenSaver", "/org/freedesktop/ScreenSaver").
+		CallWithContext(ctx, "org.freedesktop.ScreenSaver.GetActive", 0).Store(&active)
+	return err == nil && active
+}
+
+// a11yBus connects to the AT-SPI bus, whose address the session bus's
+// org.a11y.Bus service gives out.
+func a11yBus(ctx context.Context) (*dbus.Conn, error) {
+	bus, err := sessionBus()
+	if err != nil {
+		return nil, err
+	}
+	defer bus.Close()
+	var addr string
+	if err := bus.Object("org.a11y.Bus", "/org/a11y/bus").
+		CallWithContext(ctx, "org.a11y.Bus.GetAddress", 0).Store(&addr); err != nil {
+		return nil, fmt.Errorf("AT-SPI bus not running: %w", err)
+	}
+	c, err := dbus.Dial(addr, dbus.WithContext(ctx))
+	if err != nil {
+		return nil, err
+	}
+	if err := c.Auth(nil); err != nil {
+		c.Close()
+		return nil, err
+	}
+	if err := c.Hello(); err != nil {
+		c.Close()
+		return nil, err
+	}
+	return c, nil
+}
+
+func atspiStatus(ctx context.Context) native.Readiness {
+	ctx, cancel := context.WithTimeout(ctx, dbusTimeout)
+	defer cancel()
+	if os.Getenv("DBUS_SESSION_BUS_ADDRESS") == "" {
+		return native.Readiness{Reason: "no_session_bus", Detail: "DBUS_SESSION_BUS_ADDRESS is not set, so AT-SPI cannot be reached"}
+	}
+	c, err := a11yBus(ctx)
+	if err != nil {
+		return native.Readiness{Reason: "atspi_unavailable", Detail: "the AT-SPI accessibility bus is not running"}
+	}
+	defer c.Close()
+	if _, err := children(ctx, c, node{registry, rootPath}); err != nil {
+		return native.Readiness{Reason: "atspi_unavailable", Detail: "the AT-SPI registry does not answer"}
+	}
+	return native.Readiness{Ready: true}
+}
+
+const (
+	registry = "org.a11y.atspi.Registry"
+	rootPath = dbus.ObjectPath("/org/a11y/atspi/accessible/root")
+	iface    = "org.a11y.atspi.Accessible"
+	// maxNodes bounds one walk of the accessibility tree.
+	maxNodes = 2000
+)
+
+// node is an accessible object: a bus name and an object path.
+type node struct {
+	Bus  string
+	Path dbus.ObjectPath
+}
+
+func children(ctx context.Context, c *dbus.Conn, n node) ([]node, error) {
+	var out []node
+	err := c.Object(n.Bus, n.Path).CallWithContext(ctx, iface+".GetChildren", 0).Store(&out)
+	return out, err
+}
+
+func describe(ctx context.Context, c *dbus.Conn, n node) (role, name string) {
+	o := c.Object(n.Bus, n.Path)
+	o.CallWithContext(ctx, iface+".GetRoleName", 0).Store(&role)
+	if v, err := o.GetProperty(iface + ".Name"); err == nil {
+		name, _ = v.Value().(string)
+	}
+	return role, name
+}
+
+// Accessibility walks the AT-SPI tree of every application, depth first,
+// one line per element ("role: name", indented by depth), until max bytes
+// or maxNodes elements.
+func (b *Backend) Accessibility(ctx context.Context, max int) (string, error) {
+	ctx, cancel := context.WithTimeout(ctx, 4*dbusTimeout)
+	defer cancel()
+	c, err := a11yBus(ctx)
+	if err != nil {
+		return "", fmt.Errorf("%w: %v", native.ErrNotSupported, err)
+	}
+	defer c.Close()
+	var sb strings.Builder
+	seen := 0
+	var walk func(n node, depth int) bool
+	walk = func(n node, depth int) bool {
+		if seen >= maxNodes || ctx.Err() != nil {
+			return false
+		}
+		seen++
+		role, name := describe(ctx, c, n)
+		line := strings.Repeat("  ", depth) + role
+		if name != "" {
+			line += ": " + name
+		}
+		if sb.Len()+len(line)+1 > max {
+			return false
+		}
+		sb.WriteString(line + "\n")
+		kids, _ := children(ctx, c, n)
+		for _, k := range kids {
+			if !walk(k, depth+1) {
+				return false
+			}
+		}
+		return true
+	}
+	apps, err := children(ctx, c, node{registry, rootPath})
+	if err != nil {
+		return "", fmt.Errorf("%w: %v", native.ErrNotSupported, err)
+	}
+	for _, a := range apps {
+		if !walk(a, 0) {
+			break
+		}
+	}
+	return sb.String(), nil
+}

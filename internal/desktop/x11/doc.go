@@ -1,0 +1,11 @@
+// Package x11 is hostlink's desktop backend for X11, in pure Go over the X
+// protocol (github.com/jezek/xgb): RandR monitors, GetImage capture, XTest
+// input, EWMH windows and focus, and AT-SPI accessibility over D-Bus where
+// the accessibility bus runs.
+//
+// Text is typed key by key through XTest, never through the clipboard. A
+// character the keyboard map lacks is typed by binding its keysym to an
+// unused keycode for the duration of the request, then restoring the map;
+// with no spare keycode, or for a key name nobody maps, the step fails with
+// native.ErrUnmappedKey before anything is sent.
+package x11

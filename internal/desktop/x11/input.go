@@ -1,0 +1,239 @@
+package x11
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/jezek/xgb/xproto"
+	"github.com/jezek/xgb/xtest"
+
+	"github.com/hostlink/hostlink/internal/desktop/native"
+)
+
+// X core event types, as XTest's FakeInput takes them.
+const (
+	evKeyPress      = 2
+	evKeyRelease    = 3
+	evButtonPress   = 4
+	evButtonRelease = 5
+	evMotion        = 6
+)
+
+// remapSettle is how long a temporary keycode binding is left in place
+// after its last use before the map is restored, so that clients still
+// reading the key event translate it with the binding.
+const remapSettle = 50 * time.Millisecond
+
+// typer dispatches one request's steps, holding the request's temporary
+// keycode bindings.
+type typer struct {
+	b      *Backend
+	km     *keymap
+	shift  stroke
+	bound  map[xproto.Keysym]xproto.Keycode
+	spares []xproto.Keycode
+}
+
+// Dispatch sends steps through XTest. Every key is resolved before the
+// first step is sent: a key with no mapping and no spare keycode to bind it
+// to fails the whole request with nothing dispatched.
+func (b *Backend) Dispatch(ctx context.Context, steps []native.Step) (int, error) {
+	if !b.hasXTest {
+		return 0, fmt.Errorf("%w: no XTEST extension", native.ErrNotSupported)
+	}
+	km, err := b.loadKeymap()
+	if err != nil {
+		return 0, err
+	}
+	t := &typer{b: b, km: km, bound: make(map[xproto.Keysym]xproto.Keycode), spares: km.spares}
+	t.shift, _ = km.lookup(namedKeysyms["shift"])
+	if err := t.plan(steps); err != nil {
+		return 0, err
+	}
+	defer t.restore()
+	for i, s := range steps {
+		if err := ctx.Err(); err != nil {
+			return i, err
+		}
+		if err := t.step(ctx, s); err != nil {
+			return i, err
+		}
+	}
+	// A round trip: the server has processed every fake event when it
+	// answers.
+	if _, err := xproto.GetInputFocus(b.conn).Reply(); err != nil {
+		return len(steps), err
+	}
+	return len(steps), nil
+}
+
+// plan checks every key of steps has a stroke or a spare keycode to bind.
+func (t *typer) plan(steps []native.Step) error {
+	need := make(map[xproto.Keysym]bool)
+	check := func(ks xproto.Keysym, what string) error {
+		if ks == 0 {
+			return fmt.Errorf("%w: %q", native.ErrUnmappedKey, what)
+		}
+		if _, ok := t.km.lookup(ks); !ok {
+			need[ks] = true
+		}
+		return nil
+	}
+	for _, s := range steps {
+		switch s.Kind {
+		case native.KeyDown, native.KeyUp:
+			if err := check(keyKeysym(s.Key), s.Key); err != nil {
+				return err
+			}
+		case native.Text:
+			for _, r := range s.Text {
+				if err := check(runeKeysym(r), string(r)); err != nil {
+					return err
+				}
+			}
+		case native.Wheel:
+			if s.DX%120 != 0 || s.DY%120 != 0 {
+				return fmt.Errorf("%w: X11 scrolls in whole notches (multiples of 120)", native.ErrNotSupported)
+			}
+		case native.ButtonDown, native.ButtonUp:
+			if s.Button < native.Left || s.Button > native.Right {
+				return fmt.Errorf("%w: button %d", native.ErrNotSupported, s.Button)
+			}
+		}
+	}
+	if len(need) > len(t.spares) {
+		return fmt.Errorf("%w: %d characters are not on the keyboard map and only %d keycodes are free to bind them",
+			native.ErrUnmappedKey, len(need), len(t.spares))
+	}
+	if t.shift.code == 0 {
+		return fmt.Errorf("%w: no Shift key", native.ErrUnmappedKey)
+	}
+	return nil
+}
+
+// resolve returns the stroke for ks, binding it to a spare keycode first
+// when the map lacks it.
+func (t *typer) resolve(ks xproto.Keysym) (stroke, error) {
+	if s, ok := t.km.lookup(ks); ok {
+		return s, nil
+	}
+	if code, ok := t.bound[ks]; ok {
+		return stroke{code: code}, nil
+	}
+	if len(t.spares) == 0 {
+		return stroke{}, native.ErrUnmappedKey
+	}
+	code := t.spares[0]
+	t.spares = t.spares[1:]
+	row := make([]xproto.Keysym, t.km.per)
+	for i := range row {
+		row[i] = ks
+	}
+	if err := xproto.ChangeKeyboardMappingChecked(t.b.conn, 1, code, byte(t.km.per), row).Check(); err != nil {
+		return stroke{}, err
+	}
+	t.bound[ks] = code
+	return stroke{code: code}, nil
+}
+
+// restore gives the temporary keycodes back their empty rows.
+func (t *typer) restore() {
+	if len(t.bound) == 0 {
+		return
+	}
+	time.Sleep(remapSettle)
+	empty := make([]xproto.Keysym, t.km.per)
+	for _, code := range t.bound {
+		xproto.ChangeKeyboardMappingChecked(t.b.conn, 1, code, byte(t.km.per), empty).Check()
+	}
+}
+
+func (t *typer) fake(typ, detail byte, x, y int) error {
+	return xtest.FakeInputChecked(t.b.conn, typ, detail, 0, t.b.root, int16(x), int16(y), 0).Check()
+}
+
+func (t *typer) key(s stroke, down bool) error {
+	if down {
+		if s.shift {
+			if err := t.fake(evKeyPress, byte(t.shift.code), 0, 0); err != nil {
+				return err
+			}
+		}
+		return t.fake(evKeyPress, byte(s.code), 0, 0)
+	}
+	if err := t.fake(evKeyRelease, byte(s.code), 0, 0); err != nil {
+		return err
+	}
+	if s.shift {
+		return t.fake(evKeyRelease, byte(t.shift.code), 0, 0)
+	}
+	return nil
+}
+
+// wheelButtons are X's scroll buttons: up, down, left, right.
+const (
+	wheelUp, wheelDown, wheelLeft, wheelRight = 4, 5, 6, 7
+)
+
+func (t *typer) wheel(units int, neg, pos byte) error {
+	b := pos
+	if units < 0 {
+		b, units = neg, -units
+	}
+	for range units / 120 {
+		if err := t.fake(evButtonPress, b, 0, 0); err != nil {
+			return err
+		}
+		if err := t.fake(evButtonRelease, b, 0, 0); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+var buttons = map[native.Button]byte{native.Left: 1, native.Middle: 2, native.Right: 3}
+
+func (t *typer) step(ctx context.Context, s native.Step) error {
+	switch s.Kind {
+	case native.Move:
+		return t.fake(evMotion, 0, s.X, s.Y)
+	case native.ButtonDown:
+		return t.fake(evButtonPress, buttons[s.Button], 0, 0)
+	case native.ButtonUp:
+		return t.fake(evButtonRelease, buttons[s.Button], 0, 0)
+	case native.Wheel:
+		if err := t.wheel(s.DY, wheelUp, wheelDown); err != nil {
+			return err
+		}
+		return t.wheel(s.DX, wheelLeft, wheelRight)
+	case native.KeyDown, native.KeyUp:
+		st, err := t.resolve(keyKeysym(s.Key))
+		if err != nil {
+			return err
+		}
+		return t.key(st, s.Kind == native.KeyDown)
+	case native.Text:
+		for _, r := range s.Text {
+			st, err := t.resolve(runeKeysym(r))
+			if err != nil {
+				return err
+			}
+			if err := t.key(st, true); err != nil {
+				return err
+			}
+			if err := t.key(st, false); err != nil {
+				return err
+			}
+		}
+		return nil
+	case native.Pause:
+		select {
+		case <-time.After(s.Delay):
+			return nil
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}
+	return fmt.Errorf("%w: step kind %d", native.ErrNotSupported, s.Kind)
+}

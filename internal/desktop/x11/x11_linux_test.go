@@ -1,0 +1,263 @@
+package x11
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"image"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/hostlink/hostlink/internal/desktop/native"
+	"github.com/hostlink/hostlink/internal/desktop/xvfbtest"
+)
+
+func open(t *testing.T, d *xvfbtest.Display) *Backend {
+	t.Helper()
+	b, err := Open(d.Name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { b.Close() })
+	return b
+}
+
+// diff counts the pixels where a and b differ, comparing a's bounds with
+// b's from b's origin.
+func diff(a, b *image.RGBA) int {
+	n := 0
+	for y := 0; y < a.Rect.Dy(); y++ {
+		for x := 0; x < a.Rect.Dx(); x++ {
+			p, q := a.RGBAAt(a.Rect.Min.X+x, a.Rect.Min.Y+y), b.RGBAAt(b.Rect.Min.X+x, b.Rect.Min.Y+y)
+			if p.R != q.R || p.G != q.G || p.B != q.B {
+				n++
+			}
+		}
+	}
+	return n
+}
+
+func TestCaptureMatchesXWD(t *testing.T) {
+	d := xvfbtest.Start(t, 800, 600)
+	d.Xterm("capture-me", 40, 30, t.TempDir())
+	b := open(t, d)
+	ctx := context.Background()
+	got, err := b.Capture(ctx, native.Rect{W: 800, H: 600}, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := d.XWD()
+	if got.Rect != want.Rect {
+		t.Fatalf("capture %v, xwd %v", got.Rect, want.Rect)
+	}
+	if n := diff(got, want); n != 0 {
+		t.Fatalf("%d of %d pixels differ from xwd's capture", n, 800*600)
+	}
+	// The screen is not uniform: the xterm is on it.
+	colors := map[[3]byte]bool{}
+	for i := 0; i < len(got.Pix); i += 4 {
+		colors[[3]byte{got.Pix[i], got.Pix[i+1], got.Pix[i+2]}] = true
+	}
+	if len(colors) < 2 {
+		t.Fatalf("capture has %d colours", len(colors))
+	}
+	// A rectangle partly off screen: the inside matches, the rest is black.
+	part, err := b.Capture(ctx, native.Rect{X: 700, Y: 500, W: 200, H: 200}, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if part.RGBAAt(50, 50) != want.RGBAAt(750, 550) || part.RGBAAt(150, 150).R != 0 {
+		t.Fatalf("partial capture wrong: %v vs %v, outside %v", part.RGBAAt(50, 50), want.RGBAAt(750, 550), part.RGBAAt(150, 150))
+	}
+}
+
+func TestWindowsAndFocus(t *testing.T) {
+	d := xvfbtest.Start(t, 800, 600)
+	dir := t.TempDir()
+	a := d.Xterm("term-a", 10, 10, dir)
+	d.Xterm("term-b", 300, 200, dir)
+	b := open(t, d)
+	ctx := context.Background()
+	if st := b.Status(ctx); !st.Windows.Ready || !st.Input.Ready || !st.Capture.Ready {
+		t.Fatalf("status %+v", st)
+	}
+	if st := b.Status(ctx); st.Accessibility.Ready || st.Accessibility.Reason != "no_session_bus" {
+		t.Fatalf("accessibility without a session bus: %+v", st.Accessibility)
+	}
+	ws, err := b.Windows(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	byTitle := map[string]native.Window{}
+	for _, w := range ws {
+		byTitle[w.Title] = w
+	}
+	wa, ok := byTitle["term-a"]
+	if !ok || wa.App != "XTerm" || wa.PID == 0 || strconv.FormatUint(wa.Handle, 10) != a {
+		t.Fatalf("term-a not listed as expected: %+v (all %+v)", wa, ws)
+	}
+	geo := d.Run("xdotool", "getwindowgeometry", a)
+	if !strings.Contains(geo, fmt.Sprintf("Geometry: %dx%d", wa.Bounds.W, wa.Bounds.H)) {
+		t.Fatalf("bounds %+v, xdotool says %s", wa.Bounds, geo)
+	}
+	if err := b.Focus(ctx, wa); err != nil {
+		t.Fatal(err)
+	}
+	d.Eventually("term-a focused", func() bool {
+		out, _ := d.Output("xdotool", "getactivewindow")
+		return strings.TrimSpace(out) == a
+	})
+	st, err := b.State(ctx)
+	if err != nil || st.Focus != wa.Handle || st.FocusBox != wa.Bounds {
+		t.Fatalf("state %+v %v", st, err)
+	}
+	if err := b.Focus(ctx, native.Window{Handle: 0x7ffffff}); !errors.Is(err, native.ErrWindowGone) {
+		t.Fatalf("focus of a missing window: %v", err)
+	}
+}
+
+func TestClickLandsWhereAsked(t *testing.T) {
+	d := xvfbtest.Start(t, 800, 600)
+	b := open(t, d)
+	ctx := context.Background()
+	for _, p := range [][2]int{{0, 0}, {123, 456}, {799, 599}} {
+		n, err := b.Dispatch(ctx, []native.Step{
+			{Kind: native.Move, X: p[0], Y: p[1]},
+			{Kind: native.ButtonDown, Button: native.Left},
+			{Kind: native.ButtonUp, Button: native.Left},
+		})
+		if err != nil || n != 3 {
+			t.Fatalf("dispatch: %d %v", n, err)
+		}
+		out := d.Run("xdotool", "getmouselocation")
+		if want := fmt.Sprintf("x:%d y:%d ", p[0], p[1]); !strings.HasPrefix(out, want) {
+			t.Fatalf("pointer at %q, want %q", out, want)
+		}
+		x, y, err := b.Cursor(ctx)
+		if err != nil || x != p[0] || y != p[1] {
+			t.Fatalf("Cursor = %d,%d %v", x, y, err)
+		}
+	}
+}
+
+// TestTypeIntoXterm types shell commands into a real xterm, including
+// characters the keyboard map lacks, and checks what the shell received
+// through the file the command writes.
+func TestTypeIntoXterm(t *testing.T) {
+	d := xvfbtest.Start(t, 800, 600)
+	dir := t.TempDir()
+	id := d.Xterm("typing", 20, 20, dir)
+	d.Run("xdotool", "windowactivate", "--sync", id)
+	b := open(t, d)
+	ctx := context.Background()
+	before, err := b.loadKeymap()
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := "printf '%s' 'Hello, World! ~|{}' > out.txt\n"
+	if n, err := b.Dispatch(ctx, []native.Step{{Kind: native.Text, Text: text}}); err != nil || n != 1 {
+		t.Fatalf("dispatch: %d %v", n, err)
+	}
+	want := "Hello, World! ~|{}"
+	d.Eventually("out.txt", func() bool {
+		got, err := os.ReadFile(filepath.Join(dir, "out.txt"))
+		return err == nil && string(got) == want
+	})
+	// A key chord: ctrl+u clears the line typed so far.
+	steps := []native.Step{{Kind: native.Text, Text: "echo wrong > chord.txt"},
+		{Kind: native.KeyDown, Key: "ctrl"}, {Kind: native.KeyDown, Key: "u"},
+		{Kind: native.KeyUp, Key: "u"}, {Kind: native.KeyUp, Key: "ctrl"},
+		{Kind: native.Text, Text: "echo right > chord.txt"},
+		{Kind: native.KeyDown, Key: "enter"}, {Kind: native.KeyUp, Key: "enter"}}
+	if n, err := b.Dispatch(ctx, steps); err != nil || n != len(steps) {
+		t.Fatalf("dispatch: %d %v", n, err)
+	}
+	d.Eventually("chord.txt", func() bool {
+		got, err := os.ReadFile(filepath.Join(dir, "chord.txt"))
+		return err == nil && string(got) == "right\n"
+	})
+	after, err := b.loadKeymap()
+	if err != nil || len(after.spares) != len(before.spares) {
+		t.Fatalf("keymap not restored: %d spares before, %d after (%v)", len(before.spares), len(after.spares), err)
+	}
+}
+
+// TestTypeUnmappedCharacters types characters that are not on the US
+// keyboard map, through temporarily bound keycodes, into a UTF-8 xterm.
+func TestTypeUnmappedCharacters(t *testing.T) {
+	d := xvfbtest.Start(t, 800, 600)
+	dir := t.TempDir()
+	id := d.Xterm("unicode", 20, 20, dir)
+	d.Run("xdotool", "windowactivate", "--sync", id)
+	b := open(t, d)
+	ctx := context.Background()
+	km, err := b.loadKeymap()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range "é€ß" {
+		if _, ok := km.lookup(runeKeysym(r)); ok {
+			t.Fatalf("%q is on the keymap; the test needs unmapped characters", r)
+		}
+	}
+	if _, err := b.Dispatch(ctx, []native.Step{{Kind: native.Text, Text: "printf '%s' 'é€ß' > u.txt\n"}}); err != nil {
+		t.Fatal(err)
+	}
+	d.Eventually("u.txt", func() bool {
+		got, err := os.ReadFile(filepath.Join(dir, "u.txt"))
+		return err == nil && string(got) == "é€ß"
+	})
+}
+
+func TestUnmappedKeyDispatchesNothing(t *testing.T) {
+	d := xvfbtest.Start(t, 640, 480)
+	b := open(t, d)
+	ctx := context.Background()
+	steps := []native.Step{{Kind: native.Move, X: 5, Y: 5}, {Kind: native.KeyDown, Key: "hyperdrive"}}
+	n, err := b.Dispatch(ctx, steps)
+	if !errors.Is(err, native.ErrUnmappedKey) || n != 0 {
+		t.Fatalf("got %d %v", n, err)
+	}
+	if out := d.Run("xdotool", "getmouselocation"); strings.HasPrefix(out, "x:5 y:5 ") {
+		t.Fatal("the move before the unmapped key was dispatched")
+	}
+	if _, err := b.Dispatch(ctx, []native.Step{{Kind: native.Wheel, DY: 60}}); !errors.Is(err, native.ErrNotSupported) {
+		t.Fatalf("half a notch: %v", err)
+	}
+}
+
+// TestRandRMonitors adds two RandR monitors over one wide screen with
+// xrandr --setmonitor and checks they are listed and captured.
+func TestRandRMonitors(t *testing.T) {
+	d := xvfbtest.Start(t, 1600, 600)
+	xvfbtest.Need(t, "xrandr")
+	b := open(t, d)
+	ctx := context.Background()
+	d.Run("xrandr", "--setmonitor", "LEFT", "800/200x600/150+0+0", "none")
+	d.Run("xrandr", "--setmonitor", "RIGHT", "800/200x600/150+800+0", "none")
+	mons, err := b.Monitors(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("monitors: %+v", mons)
+	var right *native.Monitor
+	for i := range mons {
+		if mons[i].Name == "RIGHT" {
+			right = &mons[i]
+		}
+	}
+	if len(mons) != 2 || right == nil || right.Bounds != (native.Rect{X: 800, W: 800, H: 600}) {
+		t.Fatalf("RIGHT not listed: %+v", mons)
+	}
+	img, err := b.Capture(ctx, right.Bounds, right.Scale)
+	if err != nil {
+		t.Fatal(err)
+	}
+	full := d.XWD()
+	if n := diff(img, full.SubImage(image.Rect(800, 0, 1600, 600)).(*image.RGBA)); n != 0 {
+		t.Fatalf("%d pixels of the right monitor differ", n)
+	}
+}

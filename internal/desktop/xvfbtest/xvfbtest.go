@@ -1,0 +1,284 @@
+// Package xvfbtest starts a private X11 desktop for tests: Xvfb on a free
+// display number, an EWMH window manager (openbox or fluxbox) and, on
+// request, xterm. It also reads the screen independently of hostlink, with
+// xwd and netpbm, so tests can compare pixels.
+//
+// Without Xvfb the test is skipped, unless HOSTLINK_REQUIRE_INTEGRATION is
+// set, in which case it fails.
+package xvfbtest
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"fmt"
+	"image"
+	"image/color"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+)
+
+// Display is a running Xvfb with a window manager.
+type Display struct {
+	Name string // ":N"
+	t    testing.TB
+	env  []string
+}
+
+// Need returns the path of tool or ends the test: a skip when integration
+// tests are optional, a failure when HOSTLINK_REQUIRE_INTEGRATION is set.
+func Need(t testing.TB, tool string) string {
+	t.Helper()
+	p, err := exec.LookPath(tool)
+	if err == nil {
+		return p
+	}
+	if os.Getenv("HOSTLINK_REQUIRE_INTEGRATION") != "" {
+		t.Fatalf("%s is required (HOSTLINK_REQUIRE_INTEGRATION is set) but not installed", tool)
+	}
+	t.Skipf("%s not installed", tool)
+	return ""
+}
+
+// Start runs Xvfb with one screen of w×h pixels and a window manager, all
+// stopped when the test ends.
+func Start(t testing.TB, w, h int) *Display {
+	t.Helper()
+	xvfb := Need(t, "Xvfb")
+	r, wr, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	// -displayfd: Xvfb picks a free display number and writes it to fd 3.
+	cmd := exec.Command(xvfb, "-displayfd", "3", "-screen", "0", fmt.Sprintf("%dx%dx24", w, h),
+		"-nolisten", "tcp", "-noreset", "+extension", "RANDR")
+	cmd.ExtraFiles = []*os.File{wr}
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	wr.Close()
+	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
+	line := make(chan string, 1)
+	go func() {
+		s, _ := bufio.NewReader(r).ReadString('\n')
+		line <- strings.TrimSpace(s)
+		r.Close()
+	}()
+	var n string
+	select {
+	case n = <-line:
+	case <-time.After(30 * time.Second):
+	}
+	if _, err := strconv.Atoi(n); err != nil {
+		t.Fatalf("Xvfb did not start: %q %s", n, stderr.String())
+	}
+	d := &Display{Name: ":" + n, t: t}
+	d.env = append(os.Environ(), "DISPLAY="+d.Name)
+	d.env = withoutEnv(d.env, "DBUS_SESSION_BUS_ADDRESS", "WAYLAND_DISPLAY")
+	d.startWM()
+	return d
+}
+
+func withoutEnv(env []string, names ...string) []string {
+	var out []string
+outer:
+	for _, e := range env {
+		for _, n := range names {
+			if strings.HasPrefix(e, n+"=") {
+				continue outer
+			}
+		}
+		out = append(out, e)
+	}
+	return out
+}
+
+// startWM starts openbox (or fluxbox) and waits until it has claimed the
+// EWMH check property.
+func (d *Display) startWM() {
+	d.t.Helper()
+	var wm string
+	for _, c := range []string{"openbox", "fluxbox"} {
+		if p, err := exec.LookPath(c); err == nil {
+			wm = p
+			break
+		}
+	}
+	if wm == "" {
+		Need(d.t, "openbox")
+	}
+	d.Background(wm)
+	d.Eventually("the window manager to start", func() bool {
+		out, err := d.Output("xprop", "-root", "_NET_SUPPORTING_WM_CHECK")
+		return err == nil && strings.Contains(out, "window id")
+	})
+}
+
+// Env is the environment of programs on this display.
+func (d *Display) Env() []string { return d.env }
+
+// Background starts a program on the display, killed when the test ends.
+func (d *Display) Background(name string, args ...string) *exec.Cmd {
+	d.t.Helper()
+	cmd := exec.Command(name, args...)
+	cmd.Env = d.env
+	if err := cmd.Start(); err != nil {
+		d.t.Fatalf("%s: %v", name, err)
+	}
+	d.t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
+	return cmd
+}
+
+// Output runs a program on the display and returns its standard output.
+func (d *Display) Output(name string, args ...string) (string, error) {
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, name, args...)
+	cmd.Env = d.env
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		return string(out), fmt.Errorf("%s %v: %v: %s", name, args, err, stderr.String())
+	}
+	return string(out), nil
+}
+
+// Run runs a program on the display and fails the test if it fails.
+func (d *Display) Run(name string, args ...string) string {
+	d.t.Helper()
+	out, err := d.Output(name, args...)
+	if err != nil {
+		d.t.Fatal(err)
+	}
+	return out
+}
+
+// Eventually polls cond every 50 ms for up to 20 s.
+func (d *Display) Eventually(what string, cond func() bool) {
+	d.t.Helper()
+	deadline := time.Now().Add(20 * time.Second)
+	for !cond() {
+		if time.Now().After(deadline) {
+			d.t.Fatalf("timed out waiting for %s", what)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// Xterm starts an xterm titled title at (x, y) running sh in dir, and
+// returns its X window id once the window manager has mapped it.
+func (d *Display) Xterm(title string, x, y int, dir string) string {
+	d.t.Helper()
+	Need(d.t, "xterm")
+	Need(d.t, "xdotool")
+	cmd := exec.Command("xterm", "-T", title, "-geometry", fmt.Sprintf("80x24+%d+%d", x, y),
+		"-fg", "black", "-bg", "white", "-e", "/bin/sh")
+	cmd.Dir = dir
+	cmd.Env = append(d.env, "PS1=$ ", "HOME="+dir, "ENV=")
+	if err := cmd.Start(); err != nil {
+		d.t.Fatal(err)
+	}
+	d.t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
+	var id string
+	d.Eventually("xterm "+title, func() bool {
+		out, err := d.Output("xdotool", "search", "--name", "^"+title+"$")
+		id = strings.TrimSpace(out)
+		return err == nil && id != ""
+	})
+	id = strings.Fields(id)[0]
+	// Managed (in the client list) and focused, as openbox does with a new
+	// window: after this the desktop is quiet.
+	n, _ := strconv.ParseUint(id, 10, 64)
+	hex := fmt.Sprintf("0x%x", n)
+	d.Eventually("xterm "+title+" managed and focused", func() bool {
+		out, err := d.Output("xprop", "-root", "_NET_CLIENT_LIST", "_NET_ACTIVE_WINDOW")
+		if err != nil {
+			return false
+		}
+		managed, active := false, false
+		for _, l := range strings.Split(out, "\n") {
+			_, ids, _ := strings.Cut(l, "#")
+			for _, w := range strings.Split(ids, ",") {
+				if strings.TrimSpace(w) == hex {
+					managed = managed || strings.HasPrefix(l, "_NET_CLIENT_LIST(")
+					active = active || strings.HasPrefix(l, "_NET_ACTIVE_WINDOW(")
+				}
+			}
+		}
+		return managed && active
+	})
+	return id
+}
+
+// XWD captures the root window with xwd and converts it with netpbm's
+// xwdtopnm: an independent reading of the screen.
+func (d *Display) XWD() *image.RGBA {
+	d.t.Helper()
+	Need(d.t, "xwd")
+	Need(d.t, "xwdtopnm")
+	dir := d.t.TempDir()
+	xwdFile := filepath.Join(dir, "root.xwd")
+	d.Run("xwd", "-root", "-silent", "-out", xwdFile)
+	out, err := exec.Command("xwdtopnm", xwdFile).Output()
+	if err != nil {
+		d.t.Fatalf("xwdtopnm: %v", err)
+	}
+	img, err := ParsePPM(out)
+	if err != nil {
+		d.t.Fatal(err)
+	}
+	return img
+}
+
+// ParsePPM decodes a binary (P6, maxval 255) PPM.
+func ParsePPM(b []byte) (*image.RGBA, error) {
+	var w, h, maxv int
+	fields := 0
+	i := 0
+	var vals [4]string
+	for fields < 4 && i < len(b) {
+		for i < len(b) && (b[i] == ' ' || b[i] == '\n' || b[i] == '\t' || b[i] == '\r') {
+			i++
+		}
+		if i < len(b) && b[i] == '#' {
+			for i < len(b) && b[i] != '\n' {
+				i++
+			}
+			continue
+		}
+		j := i
+		for j < len(b) && b[j] != ' ' && b[j] != '\n' && b[j] != '\t' && b[j] != '\r' {
+			j++
+		}
+		vals[fields] = string(b[i:j])
+		fields++
+		i = j
+	}
+	i++ // the single whitespace after maxval
+	if vals[0] != "P6" {
+		return nil, fmt.Errorf("not a P6 PPM: %q", vals[0])
+	}
+	w, _ = strconv.Atoi(vals[1])
+	h, _ = strconv.Atoi(vals[2])
+	maxv, _ = strconv.Atoi(vals[3])
+	if maxv != 255 || len(b)-i < w*h*3 {
+		return nil, fmt.Errorf("PPM %dx%d maxval %d with %d bytes", w, h, maxv, len(b)-i)
+	}
+	img := image.NewRGBA(image.Rect(0, 0, w, h))
+	px := b[i:]
+	for y := 0; y < h; y++ {
+		for x := 0; x < w; x++ {
+			o := (y*w + x) * 3
+			img.SetRGBA(x, y, color.RGBA{px[o], px[o+1], px[o+2], 255})
+		}
+	}
+	return img, nil
+}
