@@ -1,0 +1,271 @@
+package link_test
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"os"
+	"path/filepath"
+	"runtime"
+	"testing"
+	"time"
+
+	"github.com/hostlink/hostlink/internal/audit"
+	"github.com/hostlink/hostlink/internal/devplatform"
+	"github.com/hostlink/hostlink/internal/files"
+	"github.com/hostlink/hostlink/internal/hostinfo"
+	"github.com/hostlink/hostlink/internal/jail"
+	"github.com/hostlink/hostlink/internal/link"
+	"github.com/hostlink/hostlink/internal/ops"
+)
+
+// fixture is an in-process link against an in-process reference platform.
+type fixture struct {
+	srv  *devplatform.Server
+	svc  *link.Service
+	home string
+	done chan error
+}
+
+func newFixture(t *testing.T, cfg devplatform.Config, idle time.Duration) *fixture {
+	t.Helper()
+	home := t.TempDir()
+	if runtime.GOOS != "windows" {
+		home, _ = filepath.EvalSymlinks(home)
+	}
+	t.Setenv("HOME", home)
+	t.Setenv("USERPROFILE", home)
+	tok := devplatform.NewToken()
+	srv := devplatform.New(tok, cfg)
+	ln, err := devplatform.Listen("127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	hs := &http.Server{Handler: srv.Handler()}
+	go hs.Serve(ln)
+	t.Cleanup(func() { hs.Close() })
+
+	info, err := hostinfo.Collect()
+	if err != nil {
+		t.Fatal(err)
+	}
+	key := make([]byte, 32)
+	rand.Read(key)
+	alog, err := audit.Open(audit.Options{Dir: t.TempDir(), Key: key, MachineID: info.MachineID, Version: "test"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { alog.Close() })
+	newRuntime := func(root string) (*link.Runtime, error) {
+		jr, err := jail.Open(root, jail.Options{})
+		if err != nil {
+			return nil, err
+		}
+		fs := files.NewService([]*files.Workdir{{Alias: "session", Root: jr}}, files.Limits{
+			MaxReadBytes: 1 << 20, MaxWriteBytes: 1 << 20, MaxListEntries: 100, MaxSearchMatches: 10,
+			MaxSearchBytes: 1 << 20, MaxSearchFileBytes: 1 << 20})
+		reg := ops.New(alog, nil)
+		files.Register(reg, fs)
+		return &link.Runtime{Registry: reg, Root: jr.Dir(), Close: func() { jr.Close() }}, nil
+	}
+	svc, err := link.New(link.Options{
+		URL: "ws://" + ln.Addr().String() + devplatform.ControlPath, Token: tok, Info: info,
+		Local:      link.Limits{MaxFileSizeBytes: 1 << 20, CommandTimeoutSeconds: 30, MaxConcurrent: 8},
+		NewRuntime: newRuntime, Secret: key, IdemPath: filepath.Join(t.TempDir(), "link.db"),
+		Backoff:     link.Backoff{Base: 50 * time.Millisecond, Max: time.Second, Jitter: 10 * time.Millisecond},
+		IdleTimeout: idle,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	f := &fixture{srv: srv, svc: svc, home: home, done: make(chan error, 1)}
+	go func() { f.done <- svc.Run(ctx) }()
+	t.Cleanup(func() {
+		cancel()
+		select {
+		case <-f.done:
+		case <-time.After(20 * time.Second):
+			t.Error("link did not stop")
+		}
+	})
+	return f
+}
+
+func (f *fixture) peer(t *testing.T, name string, since time.Time) *devplatform.Peer {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	p, err := f.srv.WaitPeer(ctx, name, since)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+func send(t *testing.T, p *devplatform.Peer, typ string, payload any) (string, map[string]any) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	e, err := p.Request(ctx, typ, "", payload)
+	if err != nil {
+		t.Fatalf("%s: %v", typ, err)
+	}
+	var m map[string]any
+	json.Unmarshal(e.Payload, &m)
+	return e.Type, m
+}
+
+// attachAll browses home and attaches each named folder to session "s-"+name.
+func attachAll(t *testing.T, ctrl *devplatform.Peer, names []string) map[string]map[string]any {
+	t.Helper()
+	out := map[string]map[string]any{}
+	for _, name := range names {
+		_, roots := send(t, ctrl, "DIRECTORY_LIST_REQUEST", map[string]any{"browse_id": nil, "directory_ref": nil})
+		bid := roots["browse_id"]
+		homeRef := roots["entries"].([]any)[0].(map[string]any)["directory_ref"]
+		_, list := send(t, ctrl, "DIRECTORY_LIST_REQUEST", map[string]any{"browse_id": bid, "directory_ref": homeRef})
+		var ref any
+		for _, e := range list["entries"].([]any) {
+			if e.(map[string]any)["name"] == name {
+				ref = e.(map[string]any)["directory_ref"]
+			}
+		}
+		typ, att := send(t, ctrl, "ATTACH_SESSION", map[string]any{"session_id": "s-" + name, "browse_id": bid, "directory_ref": ref})
+		if typ != "SESSION_ATTACHED" {
+			t.Fatalf("attach %s: %s %v", name, typ, att)
+		}
+		out[name] = att
+	}
+	return out
+}
+
+func TestSessionCapIdleAndRevoke(t *testing.T) {
+	f := newFixture(t, devplatform.Config{}, 1500*time.Millisecond)
+	var names []string
+	for i := range link.MaxActiveSessions + 1 {
+		n := fmt.Sprintf("d%d", i)
+		os.Mkdir(filepath.Join(f.home, n), 0o755)
+		names = append(names, n)
+	}
+	ctrl := f.peer(t, devplatform.ControlPeer, time.Time{})
+	atts := attachAll(t, ctrl, names)
+
+	var data []*devplatform.Peer
+	for _, n := range names[:link.MaxActiveSessions] {
+		since := time.Now()
+		if typ, m := send(t, ctrl, "ACTIVATE_SESSION", map[string]any{"session_id": "s-" + n, "revision": 1}); typ != "SESSION_ACTIVATED" {
+			t.Fatalf("activate %s: %s %v", n, typ, m)
+		}
+		data = append(data, f.peer(t, "s-"+n, since))
+	}
+	last := names[link.MaxActiveSessions]
+	typ, m := send(t, ctrl, "ACTIVATE_SESSION", map[string]any{"session_id": "s-" + last, "revision": 1})
+	if typ != "ERROR" || m["code"] != "SHIM_OVERLOADED" {
+		t.Fatalf("ninth session: %s %v", typ, m)
+	}
+
+	// Sessions are isolated: each sees only its own root.
+	typ, m = send(t, data[0], "FILE_STAT", map[string]any{"path": filepath.Join(f.home, names[1])})
+	if typ != "ERROR" || m["code"] != "PATH_OUTSIDE_ALLOWED_ROOT" {
+		t.Fatalf("cross-session stat: %s %v", typ, m)
+	}
+
+	// SESSION_REVOKED ends that session's connection for good (4428, no
+	// reconnect); its grant restores it.
+	send(t, data[1], "FILE_STAT", map[string]any{"path": "."}) // keep it busy-looking
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	data[1].Post(ctx, "SESSION_REVOKED", map[string]any{"reason": "user_revoked"})
+	select {
+	case <-data[1].Done():
+	case <-ctx.Done():
+		t.Fatal("SESSION_REVOKED left the connection up")
+	}
+	if data[1].CloseCode() != 4428 {
+		t.Errorf("close code after SESSION_REVOKED: %d", data[1].CloseCode())
+	}
+
+	// Idle sessions stop after the idle timeout and keep their binding.
+	for i, d := range data {
+		select {
+		case <-d.Done():
+		case <-time.After(20 * time.Second):
+			t.Fatalf("session %d still connected after the idle timeout", i)
+		}
+	}
+	time.Sleep(300 * time.Millisecond) // no reconnect follows
+	for _, n := range names[:link.MaxActiveSessions] {
+		if f.srv.Peer("s-"+n) != nil {
+			t.Errorf("session %s reconnected", n)
+		}
+	}
+	st := f.svc.Status()
+	if len(st.Sessions) != len(names) {
+		t.Fatalf("status: %+v", st)
+	}
+	for _, s := range st.Sessions {
+		if s.Active {
+			t.Errorf("session %s active after idling", s.SessionID)
+		}
+	}
+	since := time.Now()
+	typ, m = send(t, ctrl, "RESTORE_SESSION", map[string]any{"session_id": "s-" + names[1], "root_grant": atts[names[1]]["root_grant"]})
+	if typ != "SESSION_RESTORED" {
+		t.Fatalf("restore: %s %v", typ, m)
+	}
+	d := f.peer(t, "s-"+names[1], since)
+	if typ, m := send(t, d, "FILE_STAT", map[string]any{"path": "."}); typ != "FILE_STAT_RESPONSE" || m["path"] != filepath.Join(f.home, names[1]) {
+		t.Fatalf("restored session: %s %v", typ, m)
+	}
+
+	// A folder replaced since attaching fails its fingerprint.
+	dir := filepath.Join(f.home, names[2])
+	// The old directory stays, so the new one cannot reuse its inode.
+	if err := os.Rename(dir, dir+".old"); err != nil {
+		t.Fatal(err)
+	}
+	os.Mkdir(dir, 0o755)
+	typ, m = send(t, ctrl, "RESTORE_SESSION", map[string]any{"session_id": "s-" + names[2], "root_grant": atts[names[2]]["root_grant"]})
+	if typ != "ERROR" || m["code"] != "ROOT_GRANT_INVALID" {
+		t.Fatalf("restore of a replaced folder: %s %v", typ, m)
+	}
+	typ, m = send(t, ctrl, "ACTIVATE_SESSION", map[string]any{"session_id": "s-" + names[2], "revision": 1})
+	if typ != "ERROR" || m["code"] != "ROOT_GRANT_INVALID" {
+		t.Fatalf("activate of a replaced folder: %s %v", typ, m)
+	}
+}
+
+func TestInvalidHelloAckStops(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		cfg  devplatform.Config
+	}{
+		{"no connection id", devplatform.Config{OmitConnectionID: true}},
+		{"directory_browse not granted", devplatform.Config{Deny: []string{"directory_browse"}}},
+		{"negative max_concurrent", devplatform.Config{MaxConcurrent: -1}},
+		{"zero file size", devplatform.Config{MaxFileSizeBytes: -5}},
+		{"older minor on control", devplatform.Config{ProtocolVersion: "1.0"}},
+		{"major mismatch", devplatform.Config{ProtocolVersion: "2.3"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			f := newFixture(t, tc.cfg, time.Minute)
+			select {
+			case err := <-f.done:
+				var term *link.ErrTerminal
+				if !errors.As(err, &term) {
+					t.Fatalf("Run returned %v", err)
+				}
+				f.done <- err // for the cleanup
+			case <-time.After(20 * time.Second):
+				t.Fatal("the link kept going after an invalid HELLO_ACK")
+			}
+			if st := f.svc.Status(); st.Control == nil || st.Control.State != "stopped" || st.Control.Connects != 0 {
+				t.Errorf("status: %+v", st.Control)
+			}
+		})
+	}
+}
