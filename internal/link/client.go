@@ -81,7 +81,8 @@ type route struct {
 type Client struct {
 	URL       string
 	Token     string
-	SessionID string // "" on the control connection
+	Tokens    TokenSource // if set, supplies (and renews) the token instead of Token
+	SessionID string      // "" on the control connection
 	Info      hostinfo.Info
 	Local     Limits
 	Backoff   Backoff
@@ -231,9 +232,7 @@ func (c *Client) once(ctx context.Context) (accepted bool, err error) {
 	c.setState("connecting", "")
 	dctx, cancel := context.WithTimeout(ctx, helloTimeout)
 	defer cancel()
-	hdr := http.Header{}
-	hdr.Set("Authorization", "Bearer "+c.Token)
-	ws, resp, err := websocket.Dial(dctx, c.URL, &websocket.DialOptions{HTTPHeader: hdr})
+	ws, resp, err := c.dial(dctx)
 	if err != nil {
 		if resp != nil && (resp.StatusCode == http.StatusUnauthorized || resp.StatusCode == http.StatusForbidden) {
 			return false, errcode.New(errcode.AuthFailed, "the platform refused the token (HTTP %d)", resp.StatusCode)

@@ -20,8 +20,10 @@ type Options struct {
 	// data connections go to URL + "/" + session id.
 	URL   string
 	Token string
-	Info  hostinfo.Info
-	Local Limits
+	// Tokens, if set, supplies the token instead of Token (OAuth pairing).
+	Tokens TokenSource
+	Info   hostinfo.Info
+	Local  Limits
 	// Shell reports that command execution is enabled locally.
 	Shell bool
 	// ComputerUse, if set, reports whether a desktop backend is ready and
@@ -63,7 +65,7 @@ func New(o Options) (*Service, error) {
 		return nil, err
 	}
 	o.URL = strings.TrimSuffix(u.String(), "/")
-	if o.Token == "" {
+	if o.Token == "" && o.Tokens == nil {
 		return nil, errors.New("platform link: no token")
 	}
 	if o.Session != "" {
@@ -120,7 +122,7 @@ func (s *Service) capabilities(control bool) []string {
 
 func (s *Service) newClient(url, session string, root *string) *Client {
 	c := &Client{
-		URL: url, Token: s.opts.Token, SessionID: session, Info: s.opts.Info, Local: s.opts.Local,
+		URL: url, Token: s.opts.Token, Tokens: s.opts.Tokens, SessionID: session, Info: s.opts.Info, Local: s.opts.Local,
 		Backoff: s.opts.Backoff, AllowedRoot: root, Event: s.opts.Event, AuditBytes: s.opts.AuditBytes,
 		Idem: s.idem, Log: s.opts.Log,
 	}
