@@ -566,10 +566,12 @@ func TestDevPlatformCLI(t *testing.T) {
 	if addr == "" {
 		t.Fatal("dev-platform did not report its address")
 	}
-	tok, _ := os.ReadFile(tokFile)
+	// serve takes the link from the config's [link] section.
 	_, env := hostlinkEnv(t)
-	env = append(env, "HOSTLINK_PLATFORM_TOKEN="+strings.TrimSpace(string(tok)), "HOME="+t.TempDir())
-	startServe(t, bin, env, "--platform", "ws://"+addr+devplatform.ControlPath)
+	env = append(env, "HOME="+t.TempDir())
+	cfg := filepath.Join(dir, "config.toml")
+	os.WriteFile(cfg, []byte("[link]\nurl = \"ws://"+addr+devplatform.ControlPath+"\"\ntoken_file = '"+tokFile+"'\n"), 0o600)
+	startServe(t, bin, env, "--config", cfg)
 	var out string
 	var err error
 	for deadline := time.Now().Add(20 * time.Second); time.Now().Before(deadline); time.Sleep(100 * time.Millisecond) {

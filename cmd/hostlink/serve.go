@@ -26,9 +26,9 @@ func (s *serveCmd) Run(ctx context.Context, c *cli) error {
 	// else procs started, so nothing outlives hostlink.
 	defer procs.KillAll()
 	defer d.Close()
-	if s.Platform != "" {
+	if lo := s.linkOptions(d); lo.URL != "" {
 		lctx, stop := context.WithCancel(ctx)
-		wait, err := d.StartLink(lctx, s.linkOptions())
+		wait, err := d.StartLink(lctx, lo)
 		if err != nil {
 			stop()
 			return err

@@ -25,6 +25,7 @@ type Config struct {
 	Server   Server    `toml:"server"`
 	Audit    Audit     `toml:"audit"`
 	Commands Commands  `toml:"commands"`
+	Link     Link      `toml:"link"`
 }
 
 // Workdir is a directory that clients may work in, named by an alias.
@@ -67,6 +68,13 @@ type Commands struct {
 	RetentionHours        int   `toml:"retention_hours"`         // how long captured output is kept
 }
 
+// Link configures the outbound platform link (off while URL is empty).
+type Link struct {
+	URL           string `toml:"url"`            // control endpoint: wss://…, or ws:// to loopback
+	TokenFile     string `toml:"token_file"`     // bearer token file; else $HOSTLINK_PLATFORM_TOKEN
+	MaxConcurrent int    `toml:"max_concurrent"` // in-flight platform requests per connection; HELLO_ACK can lower it
+}
+
 // Default returns the default configuration. It has no workdirs: the caller
 // adds the default "workspace" workdir, whose directory depends on the OS.
 func Default() *Config {
@@ -89,6 +97,7 @@ func Default() *Config {
 			MaxStreamBytes:        1 << 30,
 			RetentionHours:        7 * 24,
 		},
+		Link: Link{MaxConcurrent: 16},
 	}
 }
 

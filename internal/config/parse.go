@@ -65,6 +65,7 @@ func (c *Config) fillDefaults() {
 	setIfZero(&c.Commands.InlineOutputBytes, d.Commands.InlineOutputBytes)
 	setIfZero(&c.Commands.MaxStreamBytes, d.Commands.MaxStreamBytes)
 	setIfZero(&c.Commands.RetentionHours, d.Commands.RetentionHours)
+	setIfZero(&c.Link.MaxConcurrent, d.Link.MaxConcurrent)
 }
 
 func setIfZero[T comparable](p *T, def T) {

@@ -104,6 +104,7 @@ func (c *Config) bounds() []bound {
 		{"commands.inline_output_bytes", int64(c.Commands.InlineOutputBytes), 1, 1 * MiB},
 		{"commands.max_stream_bytes", c.Commands.MaxStreamBytes, 1, 64 * GiB},
 		{"commands.retention_hours", int64(c.Commands.RetentionHours), 1, 365 * 24},
+		{"link.max_concurrent", int64(c.Link.MaxConcurrent), 1, 256},
 	}
 }
 

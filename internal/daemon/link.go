@@ -23,10 +23,6 @@ import (
 // token when no token file is given.
 const TokenEnv = "HOSTLINK_PLATFORM_TOKEN"
 
-// linkMaxConcurrent is hostlink's own ceiling on in-flight platform
-// requests per connection; HELLO_ACK can only lower it.
-const linkMaxConcurrent = 16
-
 // LinkOptions configure the outbound platform link.
 type LinkOptions struct {
 	URL       string // control endpoint, wss:// (or ws:// to loopback)
@@ -50,7 +46,7 @@ func (d *Daemon) StartLink(ctx context.Context, o LinkOptions) (wait func(), err
 		return nil, fmt.Errorf("machine secret: %w", err)
 	}
 	l := d.Config.Limits
-	local := link.Limits{MaxFileSizeBytes: min(l.MaxReadBytes, l.MaxWriteBytes), CommandTimeoutSeconds: 30, MaxConcurrent: linkMaxConcurrent}
+	local := link.Limits{MaxFileSizeBytes: min(l.MaxReadBytes, l.MaxWriteBytes), CommandTimeoutSeconds: 30, MaxConcurrent: d.Config.Link.MaxConcurrent}
 	if d.Commands != nil {
 		local.CommandTimeoutSeconds = float64(d.Config.Commands.MaxTimeoutSeconds)
 	}
