@@ -17,6 +17,7 @@ import (
 	"github.com/hostlink/hostlink/internal/jail"
 	"github.com/hostlink/hostlink/internal/link"
 	"github.com/hostlink/hostlink/internal/ops"
+	"github.com/hostlink/hostlink/internal/private"
 )
 
 // TokenEnv names the environment variable that may carry the platform
@@ -95,6 +96,9 @@ func linkToken(file string) (string, error) {
 	b, err := os.ReadFile(file)
 	if err != nil {
 		return "", fmt.Errorf("platform token: %w", err)
+	}
+	if err := private.Check(file); err != nil {
+		return "", fmt.Errorf("platform token file %s: %w", file, err)
 	}
 	tok := strings.TrimSpace(string(b))
 	if tok == "" {

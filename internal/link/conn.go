@@ -2,7 +2,6 @@ package link
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -73,7 +72,7 @@ var ErrFrameTooLarge = errors.New("link: envelope exceeds the frame limit")
 
 // Send writes one envelope.
 func (c *Conn) Send(ctx context.Context, e *Envelope) error {
-	b, err := json.Marshal(e)
+	b, err := e.Encode()
 	if err != nil {
 		return err
 	}

@@ -3,6 +3,7 @@ package link
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"strconv"
 	"strings"
@@ -90,6 +91,41 @@ func NewEnvelope(typ, id string, v ProtoVersion, payload any) (*Envelope, error)
 		raw = json.RawMessage("{}")
 	}
 	return &Envelope{Type: typ, ID: id, TS: Now(), Version: v.String(), Payload: raw}, nil
+}
+
+// Encode returns the envelope's JSON. The payload is written as it is, not
+// re-compacted as json.Marshal would: it came from json.Marshal or a
+// decoded frame, so it is already valid, and for a large file's content
+// the re-scan costs more than the encoding itself.
+func (e *Envelope) Encode() ([]byte, error) {
+	p := e.Payload
+	if len(p) == 0 {
+		p = json.RawMessage("{}")
+	}
+	typ, err1 := json.Marshal(e.Type)
+	id, err2 := json.Marshal(e.ID)
+	ver, err3 := json.Marshal(e.Version)
+	if err := errors.Join(err1, err2, err3); err != nil {
+		return nil, err
+	}
+	b := make([]byte, 0, len(p)+len(typ)+len(id)+len(ver)+96)
+	b = append(b, `{"type":`...)
+	b = append(b, typ...)
+	b = append(b, `,"id":`...)
+	b = append(b, id...)
+	b = append(b, `,"ts":`...)
+	b = strconv.AppendFloat(b, e.TS, 'f', -1, 64)
+	if e.Version != "" {
+		b = append(b, `,"version":`...)
+		b = append(b, ver...)
+	}
+	if e.PendingCapacity != nil {
+		b = append(b, `,"pending_capacity":`...)
+		b = strconv.AppendInt(b, int64(*e.PendingCapacity), 10)
+	}
+	b = append(b, `,"payload":`...)
+	b = append(b, p...)
+	return append(b, '}'), nil
 }
 
 // Now is the envelope timestamp: seconds since the Unix epoch.

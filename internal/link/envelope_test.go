@@ -3,6 +3,7 @@ package link
 import (
 	"encoding/json"
 	"errors"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -172,6 +173,32 @@ func TestCutUTF8(t *testing.T) {
 	for n, want := range map[int64]string{0: "", 1: "a", 2: "a", 3: "aé", 5: "aé", 6: "aé€", 9: "aé€"} {
 		if got := cutUTF8(s, n); got != want {
 			t.Errorf("cutUTF8(%q, %d) = %q, want %q", s, n, got, want)
+		}
+	}
+}
+
+func TestEncodeMatchesMarshal(t *testing.T) {
+	n := 0
+	for _, e := range []*Envelope{
+		{Type: "ACK", ID: "a\"b<", TS: 1712345678.123, Version: "1.1", Payload: json.RawMessage(`{"ok":true}`)},
+		{Type: "PING", ID: "", TS: 0, Payload: nil},
+		{Type: "STATUS", ID: "x", TS: 1e-7, Version: "1.1", PendingCapacity: &n, Payload: json.RawMessage(`{}`)},
+	} {
+		got, err := e.Encode()
+		if err != nil {
+			t.Fatal(err)
+		}
+		var a, b map[string]any
+		if err := json.Unmarshal(got, &a); err != nil {
+			t.Fatalf("Encode gave invalid JSON %s: %v", got, err)
+		}
+		want, _ := json.Marshal(e)
+		json.Unmarshal(want, &b)
+		if e.Payload == nil {
+			b["payload"] = map[string]any{}
+		}
+		if !reflect.DeepEqual(a, b) {
+			t.Errorf("Encode %s, json.Marshal %s", got, want)
 		}
 	}
 }

@@ -30,7 +30,11 @@ type fixture struct {
 	done chan error
 }
 
-func newFixture(t *testing.T, cfg devplatform.Config, idle time.Duration) *fixture {
+func newFixture(t testing.TB, cfg devplatform.Config, idle time.Duration) *fixture {
+	return newFixtureWith(t, cfg, func(o *link.Options) { o.IdleTimeout = idle })
+}
+
+func newFixtureWith(t testing.TB, cfg devplatform.Config, adjust func(*link.Options)) *fixture {
 	t.Helper()
 	home := t.TempDir()
 	if runtime.GOOS != "windows" {
@@ -71,13 +75,14 @@ func newFixture(t *testing.T, cfg devplatform.Config, idle time.Duration) *fixtu
 		files.Register(reg, fs)
 		return &link.Runtime{Registry: reg, Root: jr.Dir(), Close: func() { jr.Close() }}, nil
 	}
-	svc, err := link.New(link.Options{
+	o := link.Options{
 		URL: "ws://" + ln.Addr().String() + devplatform.ControlPath, Token: tok, Info: info,
 		Local:      link.Limits{MaxFileSizeBytes: 1 << 20, CommandTimeoutSeconds: 30, MaxConcurrent: 8},
 		NewRuntime: newRuntime, Secret: key, IdemPath: filepath.Join(t.TempDir(), "link.db"),
-		Backoff:     link.Backoff{Base: 50 * time.Millisecond, Max: time.Second, Jitter: 10 * time.Millisecond},
-		IdleTimeout: idle,
-	})
+		Backoff: link.Backoff{Base: 50 * time.Millisecond, Max: time.Second, Jitter: 10 * time.Millisecond},
+	}
+	adjust(&o)
+	svc, err := link.New(o)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -95,7 +100,7 @@ func newFixture(t *testing.T, cfg devplatform.Config, idle time.Duration) *fixtu
 	return f
 }
 
-func (f *fixture) peer(t *testing.T, name string, since time.Time) *devplatform.Peer {
+func (f *fixture) peer(t testing.TB, name string, since time.Time) *devplatform.Peer {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
