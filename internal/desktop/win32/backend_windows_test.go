@@ -46,6 +46,11 @@ func TestEvents(t *testing.T) {
 			t.Errorf("events(%+v) = %d events, %v; want %d, %v", tt.step, len(ev), err, tt.n, tt.err)
 		}
 	}
+	for _, k := range native.Keys {
+		if _, ok := keyStroke(k); !ok {
+			t.Errorf("named key %q has no virtual key", k)
+		}
+	}
 	ev, _ := events(native.Step{Kind: native.Wheel, DY: 240})
 	if int32(ev[0].u.mouseData) != -240 || ev[0].u.flags != mouseeventfWheel {
 		t.Errorf("scroll down 2 notches: %+v", ev[0].u)

@@ -1,0 +1,55 @@
+package desktop
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/json"
+	"testing"
+
+	"github.com/hostlink/hostlink/internal/audit"
+	"github.com/hostlink/hostlink/internal/ops"
+)
+
+// TestWin32Service runs the operations on this Windows session's desktop
+// (Wine's, on a private Xvfb, in CI): observe, then move the pointer and
+// see the fresh observation report it where asked.
+func TestWin32Service(t *testing.T) {
+	key := make([]byte, audit.KeySize)
+	rand.Read(key)
+	log, err := audit.Open(audit.Options{Dir: t.TempDir(), Key: key, MachineID: "m", Version: "v"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer log.Close()
+	reg := ops.New(log, nil)
+	s := New(Options{})
+	defer s.Close()
+	Register(reg, s)
+	ctx := context.Background()
+	call := func(op string, args map[string]any) any {
+		raw, _ := json.Marshal(args)
+		out, err := reg.Call(ctx, ops.Caller{Transport: "test"}, op, raw, nil)
+		if err != nil {
+			t.Fatalf("%s: %v", op, err)
+		}
+		return out
+	}
+	ds := call("computer_desktops", map[string]any{"windows": true}).(*DesktopsResult)
+	if len(ds.Desktops) != 1 || !ds.Desktops[0].Operations["computer_observe"].Ready {
+		t.Fatalf("desktops %+v", ds)
+	}
+	mon := ds.Desktops[0].Monitors[0]
+	obs := call("computer_observe", map[string]any{"monitor": 0}).(*Observation)
+	img := decodePNGBytes(t, obs.images[0].Data)
+	if img.Bounds().Dx() != mon.Bounds.W || img.Bounds().Dy() != mon.Bounds.H {
+		t.Fatalf("image %v for monitor %+v", img.Bounds(), mon)
+	}
+	res := call("computer_act", map[string]any{"observation_id": obs.ObservationID, "action": "move", "x": 37, "y": 41, "settle_ms": 0}).(*ActResult)
+	if res.Receipt.Status != Accepted || res.Observation == nil || res.Observation.Cursor == nil ||
+		*res.Observation.Cursor != (Point{37, 41}) {
+		t.Fatalf("act %+v cursor %+v (%v)", res.Receipt, res.Observation, res.ObservationError)
+	}
+	if ok, why := s.Ready(ctx); !ok {
+		t.Fatalf("Ready: %s", why)
+	}
+}
