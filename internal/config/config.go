@@ -26,6 +26,7 @@ type Config struct {
 	Audit    Audit     `toml:"audit"`
 	Commands Commands  `toml:"commands"`
 	Link     Link      `toml:"link"`
+	Computer Computer  `toml:"computer"`
 }
 
 // Workdir is a directory that clients may work in, named by an alias.
@@ -75,6 +76,15 @@ type Link struct {
 	MaxConcurrent int    `toml:"max_concurrent"` // in-flight platform requests per connection; HELLO_ACK can lower it
 }
 
+// Computer configures computer control (computer_desktops, _observe and
+// _act), which is off until the local user turns it on; no remote request
+// can.
+type Computer struct {
+	Enabled               bool `toml:"enabled"`
+	SettleMS              int  `toml:"settle_ms"`               // wait after an act before its fresh observation
+	MaxAccessibilityBytes int  `toml:"max_accessibility_bytes"` // accessibility text per observation
+}
+
 // Default returns the default configuration. It has no workdirs: the caller
 // adds the default "workspace" workdir, whose directory depends on the OS.
 func Default() *Config {
@@ -97,7 +107,8 @@ func Default() *Config {
 			MaxStreamBytes:        1 << 30,
 			RetentionHours:        7 * 24,
 		},
-		Link: Link{MaxConcurrent: 16},
+		Link:     Link{MaxConcurrent: 16},
+		Computer: Computer{SettleMS: 150, MaxAccessibilityBytes: 32 << 10},
 	}
 }
 

@@ -275,6 +275,8 @@ func TestLoadBounds(t *testing.T) {
 		{"commands", "inline_output_bytes", 1, 1 << 20},
 		{"commands", "max_stream_bytes", 1, 64 * GiB},
 		{"commands", "retention_hours", 1, 8760},
+		{"computer", "settle_ms", 1, 5000},
+		{"computer", "max_accessibility_bytes", 1, 1 << 20},
 	}
 	for _, tt := range tests {
 		key := tt.table + "." + tt.key

@@ -66,6 +66,8 @@ func (c *Config) fillDefaults() {
 	setIfZero(&c.Commands.MaxStreamBytes, d.Commands.MaxStreamBytes)
 	setIfZero(&c.Commands.RetentionHours, d.Commands.RetentionHours)
 	setIfZero(&c.Link.MaxConcurrent, d.Link.MaxConcurrent)
+	setIfZero(&c.Computer.SettleMS, d.Computer.SettleMS)
+	setIfZero(&c.Computer.MaxAccessibilityBytes, d.Computer.MaxAccessibilityBytes)
 }
 
 func setIfZero[T comparable](p *T, def T) {

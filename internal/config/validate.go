@@ -105,6 +105,8 @@ func (c *Config) bounds() []bound {
 		{"commands.max_stream_bytes", c.Commands.MaxStreamBytes, 1, 64 * GiB},
 		{"commands.retention_hours", int64(c.Commands.RetentionHours), 1, 365 * 24},
 		{"link.max_concurrent", int64(c.Link.MaxConcurrent), 1, 256},
+		{"computer.settle_ms", int64(c.Computer.SettleMS), 1, 5000},
+		{"computer.max_accessibility_bytes", int64(c.Computer.MaxAccessibilityBytes), 1, 1 * MiB},
 	}
 }
 
