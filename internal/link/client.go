@@ -116,7 +116,7 @@ type Client struct {
 	connects  int
 	inflight  int
 	lastRecv  atomic.Int64
-	activity  atomic.Int64 // unix nanos of the last request
+	activity  atomic.Int64 // unix nanos a request last started or finished
 	stopped   bool
 	terminalE error
 }
@@ -416,7 +416,8 @@ func (c *Client) Limits() Limits {
 	return c.limits
 }
 
-// LastActivity returns when the last request arrived (zero if none).
+// LastActivity returns when a request last started or finished (zero if
+// none).
 func (c *Client) LastActivity() time.Time {
 	n := c.activity.Load()
 	if n == 0 {

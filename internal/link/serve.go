@@ -146,6 +146,7 @@ func (c *Client) dispatch(ctx context.Context, conn *Conn, e *Envelope) {
 	c.activity.Store(time.Now().UnixNano())
 	go func() {
 		typ, payload, err := c.run(c.runCtx, r, e)
+		c.activity.Store(time.Now().UnixNano())
 		wasFull := c.release()
 		c.reply(ctx, conn, e.ID, typ, payload, err)
 		if wasFull {

@@ -227,8 +227,8 @@ func (m *manager) stop(a *activeSession) {
 	a.closeRuntime()
 }
 
-// reapIdle stops active sessions with no data request for idle, keeping
-// their bindings for RESTORE_SESSION.
+// reapIdle stops active sessions with no data request in flight and none
+// started or finished for idle, keeping their bindings for RESTORE_SESSION.
 func (m *manager) reapIdle(idle time.Duration) {
 	m.mu.Lock()
 	var stale []*activeSession
@@ -236,6 +236,9 @@ func (m *manager) reapIdle(idle time.Duration) {
 		a := s.active
 		if a == nil {
 			continue
+		}
+		if a.client.State().InFlight > 0 {
+			continue // a long request is not idleness
 		}
 		last := a.client.LastActivity()
 		if last.IsZero() || last.Before(a.client.started) {
