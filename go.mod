@@ -15,9 +15,13 @@ require (
 )
 
 require (
-	github.com/ebitengine/purego v0.11.3
-	github.com/godbus/dbus/v5 v5.2.4
-	github.com/jezek/xgb v1.1.1
+	github.com/danieljoos/wincred v1.2.3 // indirect
+	github.com/ebitengine/purego v0.11.3 // indirect
+	github.com/godbus/dbus/v5 v5.2.4 // indirect
+	github.com/jezek/xgb v1.1.1 // indirect
+	github.com/zalando/go-keyring v0.2.8 // indirect
+	golang.org/x/crypto v0.59.0 // indirect
+	howett.net/plist v1.0.1 // indirect
 )
 
 require (
@@ -30,7 +34,7 @@ require (
 	github.com/segmentio/asm v1.1.3 // indirect
 	github.com/segmentio/encoding v0.5.4 // indirect
 	github.com/yosida95/uritemplate/v3 v3.0.2 // indirect
-	golang.org/x/oauth2 v0.35.0 // indirect
+	golang.org/x/oauth2 v0.38.0 // indirect
 	golang.org/x/sync v0.24.0 // indirect
 	golang.org/x/time v0.15.0 // indirect
 	modernc.org/libc v1.80.1 // indirect

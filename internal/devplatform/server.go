@@ -68,6 +68,7 @@ type Event struct {
 // Server is the reference platform.
 type Server struct {
 	token string
+	oauth oauthState // the OAuth authorization server (oauth.go)
 
 	mu     sync.Mutex
 	cfg    Config
@@ -160,6 +161,7 @@ func (s *Server) Handler() http.Handler {
 		s.accept(w, r, r.PathValue("session"))
 	})
 	s.apiRoutes(mux)
+	s.oauthRoutes(mux)
 	return mux
 }
 
@@ -169,7 +171,7 @@ func (s *Server) accept(w http.ResponseWriter, r *http.Request, session string) 
 	if session != "" {
 		name = session
 	}
-	if !s.authorized(r) {
+	if !s.executorAuthorized(r) {
 		s.addEvent(Event{Peer: name, Kind: "rejected", Reason: "bad token"})
 		http.Error(w, "AUTH_FAILED", http.StatusUnauthorized)
 		return
