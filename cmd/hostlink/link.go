@@ -11,7 +11,8 @@ type linkFlags struct {
 
 // linkOptions are the flags over the config's [link] section.
 func (f linkFlags) linkOptions(d *daemon.Daemon) daemon.LinkOptions {
-	o := daemon.LinkOptions{URL: d.Config.Link.URL, TokenFile: d.Config.Link.TokenFile, Session: f.PlatformSession}
+	o := daemon.LinkOptions{URL: d.Config.Link.URL, TokenFile: d.Config.Link.TokenFile, Session: f.PlatformSession,
+		ComputerUse: d.ComputerUse}
 	if f.Platform != "" {
 		o.URL = f.Platform
 	}

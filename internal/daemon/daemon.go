@@ -12,6 +12,7 @@ import (
 	"github.com/hostlink/hostlink/internal/capture"
 	"github.com/hostlink/hostlink/internal/commands"
 	"github.com/hostlink/hostlink/internal/config"
+	"github.com/hostlink/hostlink/internal/desktop"
 	"github.com/hostlink/hostlink/internal/files"
 	"github.com/hostlink/hostlink/internal/hostinfo"
 	"github.com/hostlink/hostlink/internal/jail"
@@ -38,6 +39,7 @@ type Daemon struct {
 	Registry *ops.Registry
 	Files    *files.Service
 	Commands *commands.Service // nil unless command execution is enabled
+	Computer *desktop.Service  // nil unless computer control is enabled
 	Started  time.Time
 
 	roots       []*jail.Root
@@ -91,6 +93,7 @@ func Open(o Options) (*Daemon, error) {
 	if err := d.openCommands(o.EnableShell); err != nil {
 		return nil, err
 	}
+	d.openComputer()
 	ok = true
 	return d, nil
 }
@@ -184,6 +187,7 @@ func (d *Daemon) Event(op string, details map[string]any) error {
 // Close releases the workdirs and the audit log.
 func (d *Daemon) Close() error {
 	d.closeCommands()
+	d.closeComputer()
 	for _, r := range d.roots {
 		r.Close()
 	}

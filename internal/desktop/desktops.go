@@ -93,3 +93,30 @@ func (s *Service) Ready(ctx context.Context) (bool, string) {
 	}
 	return false, why.Reason
 }
+
+// Screen returns the size of the primary monitor (else the first) of the
+// first desktop, in its native units, for the link's HELLO.
+func (s *Service) Screen(ctx context.Context) ([2]int, bool) {
+	ds, _ := s.open(ctx)
+	if len(ds) == 0 {
+		return [2]int{}, false
+	}
+	sort.Slice(ds, func(i, j int) bool { return ds[i].b.ID() < ds[j].b.ID() })
+	d := ds[0]
+	if err := d.lock(ctx); err != nil {
+		return [2]int{}, false
+	}
+	defer d.unlock()
+	mons, err := d.b.Monitors(ctx)
+	if err != nil || len(mons) == 0 {
+		return [2]int{}, false
+	}
+	m := mons[0]
+	for _, c := range mons {
+		if c.Primary {
+			m = c
+			break
+		}
+	}
+	return [2]int{m.Bounds.W, m.Bounds.H}, true
+}
