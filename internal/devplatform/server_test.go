@@ -1,0 +1,125 @@
+package devplatform
+
+import (
+	"context"
+	"encoding/json"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/coder/websocket"
+
+	"github.com/hostlink/hostlink/internal/link"
+)
+
+func TestListenLoopbackOnly(t *testing.T) {
+	for _, addr := range []string{"0.0.0.0:0", "[::]:0", "localhost:0", "192.0.2.1:0"} {
+		if ln, err := Listen(addr); err == nil {
+			ln.Close()
+			t.Errorf("Listen(%q) accepted", addr)
+		}
+	}
+	ln, err := Listen("127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ln.Close()
+}
+
+// dialHello connects with token and sends a HELLO; it returns the reply
+// frame or the close error.
+func dialHello(t *testing.T, url, token string, hello link.Hello) (*link.Envelope, error) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	ws, resp, err := websocket.Dial(ctx, url, &websocket.DialOptions{HTTPHeader: http.Header{"Authorization": {"Bearer " + token}}})
+	if err != nil {
+		if resp != nil {
+			return nil, &httpError{resp.StatusCode}
+		}
+		return nil, err
+	}
+	c := link.NewConn(ws)
+	defer c.CloseNow()
+	e, _ := link.NewEnvelope(link.TypeHello, "h1", link.Version, hello)
+	if err := c.Send(ctx, e); err != nil {
+		return nil, err
+	}
+	b, err := c.ReadFrame(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return link.DecodeEnvelope(b)
+}
+
+type httpError struct{ code int }
+
+func (e *httpError) Error() string { return http.StatusText(e.code) }
+
+func TestHandshake(t *testing.T) {
+	srv := New("tok", Config{Deny: []string{"shell"}, MaxConcurrent: 3})
+	hs := httptest.NewServer(srv.Handler())
+	defer hs.Close()
+	base := "ws" + strings.TrimPrefix(hs.URL, "http") + ControlPath
+	hello := link.Hello{ProtocolVersion: "1.1", MachineID: "m", Platform: "linux", Arch: "x86_64",
+		Capabilities: []string{"directory_browse", "files", "shell"}}
+
+	if _, err := dialHello(t, base, "wrong", hello); err == nil || err.Error() != "Unauthorized" {
+		t.Fatalf("wrong token: %v", err)
+	}
+	e, err := dialHello(t, base, "tok", hello)
+	if err != nil || e.Type != link.TypeHelloAck || e.ID != "h1" {
+		t.Fatalf("control HELLO_ACK: %v %+v", err, e)
+	}
+	var ack map[string]any
+	json.Unmarshal(e.Payload, &ack)
+	if ack["session_id"] != nil || ack["connection_id"] == nil || ack["max_concurrent"] != 3.0 ||
+		len(ack["granted_capabilities"].([]any)) != 2 {
+		t.Errorf("control HELLO_ACK payload: %v", ack)
+	}
+	e, err = dialHello(t, base+"/s1", "tok", hello)
+	if err != nil {
+		t.Fatal(err)
+	}
+	json.Unmarshal(e.Payload, &ack)
+	if ack["session_id"] != "s1" || ack["connection_id"] != nil {
+		t.Errorf("data HELLO_ACK payload: %v", ack)
+	}
+
+	bad := hello
+	bad.Arch = "mips"
+	e, err = dialHello(t, base, "tok", bad)
+	if err != nil || e.Type != link.TypeError || !strings.Contains(string(e.Payload), "UNSUPPORTED_ARCH") {
+		t.Errorf("unsupported arch: %v %+v", err, e)
+	}
+	v2 := hello
+	v2.ProtocolVersion = "2.0"
+	_, err = dialHello(t, base, "tok", v2)
+	if websocket.CloseStatus(err) != link.CloseVersionMismatch {
+		t.Errorf("major mismatch: %v", err)
+	}
+	// The server records a rejection after the client has seen it.
+	kinds := map[string]int{}
+	for deadline := time.Now().Add(10 * time.Second); kinds["rejected"] < 3 && time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
+		clear(kinds)
+		for _, ev := range srv.Events() {
+			kinds[ev.Kind]++
+		}
+	}
+	if kinds["rejected"] != 3 || kinds["connected"] != 2 {
+		t.Errorf("events: %v", srv.Events())
+	}
+}
+
+func TestFramePadding(t *testing.T) {
+	b, id, err := Frame("FILE_STAT", "", json.RawMessage(`{"path":"."}`), 1000)
+	if err != nil || id == "" || len(b) < 1000 {
+		t.Fatalf("%v %q %d", err, id, len(b))
+	}
+	e, err := link.DecodeEnvelope(b)
+	if err != nil || e.ID != id || e.Type != "FILE_STAT" {
+		t.Fatalf("%v %+v", err, e)
+	}
+}
