@@ -240,6 +240,10 @@ func (p *Peer) Post(ctx context.Context, typ string, payload any) error {
 	return p.send(ctx, e)
 }
 
+// Drop ends the connection without a closing handshake, as a network
+// failure would.
+func (p *Peer) Drop() error { return p.conn.CloseNow() }
+
 // Close closes the connection with code.
 func (p *Peer) Close(code int, reason string) error {
 	return p.conn.Close(websocket.StatusCode(code), reason)

@@ -35,6 +35,9 @@ type Config struct {
 	MaxConcurrent         int      `json:"max_concurrent"`          // default 4
 	PingIntervalSeconds   float64  `json:"ping_interval_seconds"`   // default 30; negative: never
 	OmitConnectionID      bool     `json:"omit_connection_id"`      // send an invalid control HELLO_ACK
+	// AckAnyMajor answers HELLO_ACK even to another major version, so the
+	// executor's own check is what closes the connection.
+	AckAnyMajor bool `json:"ack_any_major"`
 }
 
 func (c Config) withDefaults() Config {
@@ -243,7 +246,7 @@ func (s *Server) handshake(ctx context.Context, conn *link.Conn, name, session s
 	cfg := s.config()
 	ours, _ := link.ParseVersion(cfg.ProtocolVersion)
 	theirs, err := link.ParseVersion(hello.ProtocolVersion)
-	if err != nil || theirs.Major != ours.Major {
+	if err != nil || (theirs.Major != ours.Major && !cfg.AckAnyMajor) {
 		reason, _ := json.Marshal(map[string]string{"error": "PROTOCOL_VERSION_MISMATCH",
 			"shim_max": trunc(hello.ProtocolVersion, 8), "platform_max": cfg.ProtocolVersion})
 		conn.Close(link.CloseVersionMismatch, string(reason))

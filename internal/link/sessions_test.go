@@ -255,6 +255,7 @@ func TestInvalidHelloAckStops(t *testing.T) {
 		{"zero file size", devplatform.Config{MaxFileSizeBytes: -5}},
 		{"older minor on control", devplatform.Config{ProtocolVersion: "1.0"}},
 		{"major mismatch", devplatform.Config{ProtocolVersion: "2.3"}},
+		{"major mismatch in HELLO_ACK", devplatform.Config{ProtocolVersion: "3.0", AckAnyMajor: true}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			f := newFixture(t, tc.cfg, time.Minute)
@@ -268,9 +269,36 @@ func TestInvalidHelloAckStops(t *testing.T) {
 			case <-time.After(20 * time.Second):
 				t.Fatal("the link kept going after an invalid HELLO_ACK")
 			}
+			if tc.cfg.AckAnyMajor {
+				if ev := f.srv.Events(); len(ev) != 2 || ev[1].CloseCode != int(link.CloseVersionMismatch) {
+					t.Errorf("hostlink did not close with 4426: %v", ev)
+				}
+			}
 			if st := f.svc.Status(); st.Control == nil || st.Control.State != "stopped" || st.Control.Connects != 0 {
 				t.Errorf("status: %+v", st.Control)
 			}
 		})
+	}
+}
+
+func TestPingPongAndDrop(t *testing.T) {
+	f := newFixture(t, devplatform.Config{PingIntervalSeconds: 0.05}, time.Minute)
+	ctrl := f.peer(t, devplatform.ControlPeer, time.Time{})
+	deadline := time.Now().Add(10 * time.Second)
+	for len(ctrl.Frames("PONG")) < 3 && time.Now().Before(deadline) {
+		time.Sleep(10 * time.Millisecond)
+	}
+	if n := len(ctrl.Frames("PONG")); n < 3 {
+		t.Fatalf("%d PONGs", n)
+	}
+	// A connection dropped without a close frame comes back.
+	since := time.Now()
+	ctrl.Drop()
+	ctrl = f.peer(t, devplatform.ControlPeer, since)
+	if typ, m := send(t, ctrl, "DIRECTORY_LIST_REQUEST", map[string]any{"browse_id": nil, "directory_ref": nil}); typ != "DIRECTORY_LIST_RESPONSE" {
+		t.Fatalf("after reconnect: %s %v", typ, m)
+	}
+	if st := f.svc.Status(); st.Control.Connects != 2 || st.Control.State != "connected" {
+		t.Errorf("status: %+v", st.Control)
 	}
 }
