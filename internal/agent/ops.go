@@ -1,0 +1,358 @@
+package agent
+
+import (
+	"context"
+	"encoding/json"
+	"time"
+
+	"github.com/hostlink/hostlink/internal/ops"
+)
+
+// Capability is the capability the agent operations belong to.
+const Capability = "agents"
+
+// SubmitArgs is submit_agent_task's request.
+type SubmitArgs struct {
+	Runtime        string `json:"runtime" jsonschema:"runtime name, from list_agent_runtimes"`
+	Workdir        string `json:"workdir" jsonschema:"workdir alias; its agent_mode must allow agents"`
+	Cwd            string `json:"cwd,omitempty" jsonschema:"working directory relative to the workdir, / separated (default .)"`
+	Prompt         string `json:"prompt"`
+	Model          string `json:"model,omitempty" jsonschema:"model id from list_agent_models; default: the runtime's"`
+	Access         string `json:"access,omitempty" enum:"read-only,workspace-write" jsonschema:"default read-only; workspace-write needs agent_mode workspace-write and holds the workdir's writer lease for each turn"`
+	IdempotencyKey string `json:"idempotency_key,omitempty" jsonschema:"the same key with the same request returns the first task; with a different request it is IDEMPOTENCY_CONFLICT"`
+}
+
+// TaskArgs names a task.
+type TaskArgs struct {
+	TaskID string `json:"task_id"`
+}
+
+// TaskInfo describes a task.
+type TaskInfo struct {
+	TaskID            string        `json:"task_id"`
+	Status            string        `json:"status" enum:"queued,starting,running,waiting_approval,waiting_input,completed,failed,cancelled,interrupted"`
+	Terminal          bool          `json:"terminal"`
+	Reason            string        `json:"reason,omitempty" jsonschema:"why it failed, was cancelled or interrupted, or how it was reconciled"`
+	Runtime           string        `json:"runtime"`
+	Model             string        `json:"model,omitempty"`
+	Workdir           string        `json:"workdir"`
+	Cwd               string        `json:"cwd"`
+	Access            string        `json:"access"`
+	Created           time.Time     `json:"created"`
+	Updated           time.Time     `json:"updated"`
+	Ended             *time.Time    `json:"ended,omitempty"`
+	SessionID         string        `json:"session_id,omitempty" jsonschema:"the runtime's session or thread id"`
+	TurnID            string        `json:"turn_id,omitempty"`
+	Turns             int           `json:"turns"`
+	LastSeq           int64         `json:"last_seq" jsonschema:"sequence number of the newest event"`
+	ManifestSHA256    string        `json:"manifest_sha256"`
+	PolicyFingerprint string        `json:"policy_fingerprint"`
+	Manifest          any           `json:"manifest,omitempty"`
+	Result            *ResultInfo   `json:"result,omitempty"`
+	Pending           []PendingInfo `json:"pending" jsonschema:"approvals and questions waiting for an answer"`
+}
+
+// ResultInfo describes a task's stored result.
+type ResultInfo struct {
+	Bytes  int64  `json:"bytes"`
+	SHA256 string `json:"sha256"`
+}
+
+// PendingInfo is an approval or question waiting for an answer.
+type PendingInfo struct {
+	RequestID string     `json:"request_id"`
+	Kind      string     `json:"kind" enum:"approval,question"`
+	Expires   time.Time  `json:"expires"`
+	Summary   string     `json:"summary,omitempty"`
+	Detail    any        `json:"detail,omitempty"`
+	Decisions []Decision `json:"decisions,omitempty" jsonschema:"for an approval: the decisions the runtime offers; answer with one value exactly"`
+	Questions []Question `json:"questions,omitempty"`
+}
+
+// Decision is one offered approval decision.
+type Decision struct {
+	Value any  `json:"value" jsonschema:"pass this back as decision, unchanged"`
+	Known bool `json:"known" jsonschema:"false for a variant hostlink does not know; it is still offered as the runtime sent it"`
+}
+
+var knownDecisions = map[string]bool{"accept": true, "acceptForSession": true, "decline": true, "cancel": true}
+
+func (e *Engine) info(t Task, reqs []StoredRequest, manifest bool) TaskInfo {
+	ti := TaskInfo{TaskID: t.ID, Status: string(t.Status), Terminal: t.Status.Terminal(), Reason: t.Reason,
+		Runtime: t.Runtime, Model: t.Model, Workdir: t.Workdir, Cwd: t.Cwd, Access: string(t.Access),
+		Created: t.Created, Updated: t.Updated, SessionID: t.SessionID, TurnID: t.TurnID, Turns: t.Turns,
+		LastSeq: t.LastSeq, ManifestSHA256: t.ManifestSHA256, PolicyFingerprint: t.PolicyFingerprint,
+		Pending: []PendingInfo{}}
+	if !t.Ended.IsZero() {
+		ended := t.Ended
+		ti.Ended = &ended
+	}
+	if manifest {
+		ti.Manifest = json.RawMessage(t.Manifest)
+	}
+	if t.ResultBytes >= 0 {
+		ti.Result = &ResultInfo{Bytes: t.ResultBytes, SHA256: t.ResultSHA256}
+	}
+	for _, r := range reqs {
+		if r.Status != ReqPending {
+			continue
+		}
+		p := PendingInfo{RequestID: r.ID, Kind: r.Kind, Expires: r.Expires, Summary: r.Body.Summary, Questions: r.Body.Questions}
+		if len(r.Body.Detail) > 0 {
+			p.Detail = r.Body.Detail
+		}
+		for _, d := range r.Body.Decisions {
+			var v any
+			if json.Unmarshal(d, &v) != nil {
+				continue
+			}
+			s, isString := v.(string)
+			p.Decisions = append(p.Decisions, Decision{Value: v, Known: isString && knownDecisions[s]})
+		}
+		ti.Pending = append(ti.Pending, p)
+	}
+	return ti
+}
+
+// SubmitResult is submit_agent_task's response.
+type SubmitResult struct {
+	TaskInfo
+	Existing bool `json:"existing" jsonschema:"the idempotency key named an existing task, returned instead of a new one"`
+}
+
+func (e *Engine) submitOp(ctx context.Context, c *ops.Call, a SubmitArgs) (SubmitResult, error) {
+	c.Target(a.Workdir, a.Cwd)
+	c.Detail("runtime", a.Runtime)
+	c.Detail("access", a.Access)
+	t, existed, err := e.Submit(ctx, a)
+	if err != nil {
+		return SubmitResult{}, err
+	}
+	c.Detail("task_id", t.ID)
+	reqs, _ := e.store.Requests(t.ID, true)
+	return SubmitResult{TaskInfo: e.info(t, reqs, false), Existing: existed}, nil
+}
+
+// GetArgs is get_agent_task's request.
+type GetArgs struct {
+	TaskID          string `json:"task_id"`
+	IncludeManifest bool   `json:"include_manifest,omitempty" jsonschema:"include the execution manifest (canonical JSON)"`
+}
+
+func (e *Engine) getOp(_ context.Context, c *ops.Call, a GetArgs) (TaskInfo, error) {
+	c.Detail("task_id", a.TaskID)
+	t, reqs, err := e.Get(a.TaskID)
+	if err != nil {
+		return TaskInfo{}, err
+	}
+	c.Target(t.Workdir)
+	return e.info(t, reqs, a.IncludeManifest), nil
+}
+
+// EventsArgs is read_agent_task_events' request.
+type EventsArgs struct {
+	TaskID    string `json:"task_id"`
+	AfterSeq  int64  `json:"after_seq,omitempty" jsonschema:"cursor: return events after this sequence number (0: from the start); pass next_after_seq"`
+	MaxEvents int    `json:"max_events,omitempty" jsonschema:"page size, 1 to 500 (default 100)"`
+}
+
+// EventsResult is read_agent_task_events' response.
+type EventsResult struct {
+	Events       []Event `json:"events"`
+	NextAfterSeq int64   `json:"next_after_seq"`
+	More         bool    `json:"more" jsonschema:"more events are stored already"`
+	Status       string  `json:"status"`
+	Terminal     bool    `json:"terminal" jsonschema:"the task is finished: no more events will come once more is false"`
+}
+
+func (e *Engine) eventsOp(_ context.Context, c *ops.Call, a EventsArgs) (EventsResult, error) {
+	c.Detail("task_id", a.TaskID)
+	evs, t, err := e.Events(a.TaskID, a.AfterSeq, a.MaxEvents)
+	if err != nil {
+		return EventsResult{}, err
+	}
+	next := a.AfterSeq
+	if len(evs) > 0 {
+		next = evs[len(evs)-1].Seq
+	}
+	return EventsResult{Events: evs, NextAfterSeq: next, More: next < t.LastSeq, Status: string(t.Status), Terminal: t.Status.Terminal()}, nil
+}
+
+// ResultArgs is read_agent_task_result's request.
+type ResultArgs struct {
+	TaskID   string `json:"task_id"`
+	Offset   int64  `json:"offset,omitempty" jsonschema:"byte offset; pass next_offset from the previous chunk"`
+	MaxBytes int    `json:"max_bytes,omitempty" jsonschema:"chunk size, up to 1 MiB (default 64 KiB); chunks end on UTF-8 character boundaries"`
+}
+
+// ResultChunk is read_agent_task_result's response.
+type ResultChunk struct {
+	TaskID     string `json:"task_id"`
+	Text       string `json:"text"`
+	Offset     int64  `json:"offset"`
+	NextOffset int64  `json:"next_offset"`
+	EOF        bool   `json:"eof"`
+	TotalBytes int64  `json:"total_bytes"`
+	SHA256     string `json:"sha256" jsonschema:"of the whole result"`
+}
+
+func (e *Engine) resultOp(_ context.Context, c *ops.Call, a ResultArgs) (ResultChunk, error) {
+	c.Detail("task_id", a.TaskID)
+	b, next, t, err := e.Result(a.TaskID, a.Offset, a.MaxBytes)
+	if err != nil {
+		return ResultChunk{}, err
+	}
+	c.AddBytes(int64(len(b)))
+	return ResultChunk{TaskID: t.ID, Text: string(b), Offset: a.Offset, NextOffset: next, EOF: next >= t.ResultBytes,
+		TotalBytes: t.ResultBytes, SHA256: t.ResultSHA256}, nil
+}
+
+// ApprovalArgs is respond_agent_approval's request.
+type ApprovalArgs struct {
+	TaskID    string `json:"task_id"`
+	RequestID string `json:"request_id"`
+	Decision  any    `json:"decision" jsonschema:"one of the request's offered decisions, exactly as offered (a string such as accept, or an object)"`
+}
+
+// QuestionArgs is answer_agent_question's request.
+type QuestionArgs struct {
+	TaskID    string              `json:"task_id"`
+	RequestID string              `json:"request_id"`
+	Answers   map[string][]string `json:"answers" jsonschema:"question id → answers (options, or free text where allowed)"`
+}
+
+// MessageArgs is send_agent_message's request.
+type MessageArgs struct {
+	TaskID string `json:"task_id"`
+	Text   string `json:"text"`
+	Mode   string `json:"mode,omitempty" enum:"steer,follow_up" jsonschema:"steer adds to the running turn; follow_up runs as the next turn after it (default steer)"`
+}
+
+func (e *Engine) taskAfter(id string) (TaskInfo, error) {
+	t, reqs, err := e.Get(id)
+	if err != nil {
+		return TaskInfo{}, err
+	}
+	return e.info(t, reqs, false), nil
+}
+
+func (e *Engine) approvalOp(_ context.Context, c *ops.Call, a ApprovalArgs) (TaskInfo, error) {
+	c.Detail("task_id", a.TaskID)
+	c.Detail("request_id", a.RequestID)
+	if err := e.Respond(a.TaskID, a.RequestID, a.Decision); err != nil {
+		return TaskInfo{}, err
+	}
+	return e.taskAfter(a.TaskID)
+}
+
+func (e *Engine) questionOp(_ context.Context, c *ops.Call, a QuestionArgs) (TaskInfo, error) {
+	c.Detail("task_id", a.TaskID)
+	c.Detail("request_id", a.RequestID)
+	if err := e.Answer(a.TaskID, a.RequestID, a.Answers); err != nil {
+		return TaskInfo{}, err
+	}
+	return e.taskAfter(a.TaskID)
+}
+
+func (e *Engine) messageOp(_ context.Context, c *ops.Call, a MessageArgs) (TaskInfo, error) {
+	c.Detail("task_id", a.TaskID)
+	mode := a.Mode
+	if mode == "" {
+		mode = MessageSteer
+	}
+	c.Detail("mode", mode)
+	if err := e.Send(a.TaskID, a.Text, mode); err != nil {
+		return TaskInfo{}, err
+	}
+	return e.taskAfter(a.TaskID)
+}
+
+func (e *Engine) cancelOp(_ context.Context, c *ops.Call, a TaskArgs) (TaskInfo, error) {
+	c.Detail("task_id", a.TaskID)
+	if _, err := e.Cancel(a.TaskID); err != nil {
+		return TaskInfo{}, err
+	}
+	return e.taskAfter(a.TaskID)
+}
+
+// RuntimesArgs is list_agent_runtimes' (empty) request.
+type RuntimesArgs struct{}
+
+// RuntimeInfo is one runtime's readiness.
+type RuntimeInfo struct {
+	Name    string `json:"name"`
+	Allowed bool   `json:"allowed" jsonschema:"agents.runtimes allows it"`
+	Readiness
+}
+
+// RuntimesResult is list_agent_runtimes' response.
+type RuntimesResult struct {
+	Runtimes []RuntimeInfo `json:"runtimes"`
+}
+
+func (e *Engine) runtimesOp(ctx context.Context, _ *ops.Call, _ RuntimesArgs) (RuntimesResult, error) {
+	return RuntimesResult{Runtimes: e.Runtimes(ctx)}, nil
+}
+
+// ModelsArgs is list_agent_models' request.
+type ModelsArgs struct {
+	Runtime string `json:"runtime"`
+}
+
+// ModelsResult is list_agent_models' response.
+type ModelsResult struct {
+	Runtime   string  `json:"runtime"`
+	Supported bool    `json:"supported" jsonschema:"false: the runtime cannot list its models (no list is guessed)"`
+	Models    []Model `json:"models"`
+}
+
+func (e *Engine) modelsOp(ctx context.Context, c *ops.Call, a ModelsArgs) (ModelsResult, error) {
+	c.Detail("runtime", a.Runtime)
+	models, err := e.Models(ctx, a.Runtime)
+	if err == ErrModelsUnsupported {
+		return ModelsResult{Runtime: a.Runtime, Models: []Model{}}, nil
+	}
+	if err != nil {
+		return ModelsResult{}, err
+	}
+	if models == nil {
+		models = []Model{}
+	}
+	return ModelsResult{Runtime: a.Runtime, Supported: true, Models: models}, nil
+}
+
+// Register adds the ten agent operations to r. Call it only when agents
+// are enabled and some workdir allows them.
+func Register(r *ops.Registry, e *Engine) {
+	spec := ops.SpecsFor(Capability)
+	ops.Register(r, spec("list_agent_runtimes", "List agent runtimes",
+		"List local agent runtimes (Codex, Claude Code, Qoder...) with their readiness: installed, version, authenticated where it can be checked read-only, and why one is not ready.",
+		true, false, true), e.runtimesOp)
+	ops.Register(r, spec("list_agent_models", "List agent models",
+		"List the models a runtime offers, where it can discover them; supported=false otherwise (never a guessed list).",
+		true, false, true), e.modelsOp)
+	ops.Register(r, spec("submit_agent_task", "Submit agent task",
+		"Hand a prompt to a local agent runtime working in a workdir. Returns at once with the task; follow it with read_agent_task_events. An idempotency key makes resubmission safe.",
+		false, true, true), e.submitOp)
+	ops.Register(r, spec("get_agent_task", "Get agent task",
+		"A task's state, reason, correlation ids, pending approvals and questions (with the decisions offered), and result size.",
+		true, false, true), e.getOp)
+	ops.Register(r, spec("read_agent_task_events", "Read agent task events",
+		"A page of a task's events in order (items, approvals, questions, turns, state changes), from a cursor.",
+		true, false, true), e.eventsOp)
+	ops.Register(r, spec("read_agent_task_result", "Read agent task result",
+		"A chunk of a completed task's final answer, from a byte offset; chunks end on UTF-8 boundaries.",
+		true, false, true), e.resultOp)
+	ops.Register(r, spec("respond_agent_approval", "Respond to agent approval",
+		"Answer a pending approval with one of the decisions the runtime offered, passed back exactly as offered.",
+		false, true, false), e.approvalOp)
+	ops.Register(r, spec("answer_agent_question", "Answer agent question",
+		"Answer a pending question of a task: every question, by id.",
+		false, false, false), e.questionOp)
+	ops.Register(r, spec("send_agent_message", "Send agent message",
+		"Steer a task's running turn with more input, or queue a follow-up turn.",
+		false, false, false), e.messageOp)
+	ops.Register(r, spec("cancel_agent_task", "Cancel agent task",
+		"Stop a task: its turn is interrupted and the runtime ended; it becomes cancelled.",
+		false, true, true), e.cancelOp)
+}

@@ -1,0 +1,409 @@
+package agent
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"sync"
+	"time"
+
+	"github.com/hostlink/hostlink/internal/errcode"
+	"github.com/hostlink/hostlink/internal/lease"
+)
+
+// run drives one task in this process: it takes the workdir lease, starts
+// the runtime session, and turns everything the runtime reports (as the
+// task's Sink) into state changes and events in the store.
+type run struct {
+	e      *Engine
+	t      Task
+	prompt string
+	spec   SessionSpec
+	red    redactor
+	writer *lease.Writer
+
+	mu        sync.Mutex
+	sess      Session
+	turnID    string
+	ending    bool
+	cancelWhy string // set by cancel: the turn's end becomes cancelled
+	failWhy   string // set by an expiry or timeout: the turn's end becomes failed
+	followUps []string
+	pending   map[string]*pendingReq // by hostlink request id
+	byRuntime map[string]string      // runtime request id → hostlink id
+	timers    []*time.Timer
+	endc      chan ending
+	ended     chan struct{}
+}
+
+type pendingReq struct {
+	id, runtimeID, kind string
+	timer               *time.Timer
+}
+
+// ending is how the run ends: the final state and, for a completed turn,
+// its result.
+type ending struct {
+	to     Status
+	reason string
+	result *string
+}
+
+func (e *Engine) newRun(t Task, prompt string, spec SessionSpec, root string) *run {
+	return &run{
+		e: e, t: t, prompt: prompt, spec: spec,
+		red:       redactor{root: root, alias: t.Workdir},
+		pending:   map[string]*pendingReq{},
+		byRuntime: map[string]string{},
+		endc:      make(chan ending, 1),
+		ended:     make(chan struct{}),
+	}
+}
+
+// apply records a change of the task. The store, not the run, knows the
+// task's status: changes come from the runtime's goroutine, from clients
+// and from timers, and each is checked against the state as committed.
+func (r *run) apply(c Change) error {
+	_, _, err := r.e.store.Apply(r.t.ID, r.e.o.Now(), c)
+	return err
+}
+
+// drive runs the task to its end.
+func (r *run) drive() {
+	defer r.e.wg.Done()
+	defer r.e.forget(r)
+	if err := r.apply(Change{To: Starting}); err != nil {
+		r.settle(ending{to: Failed, reason: "the task could not start: " + errcode.As(err).Message})
+		return
+	}
+	if r.t.Access == WorkspaceWrite {
+		w, err := r.e.leases.Writer(r.t.Workdir, lease.Guard{TaskID: r.t.ID, Owner: r.e.owner, PID: os.Getpid(), Started: r.e.o.Now().UTC()})
+		if err != nil {
+			r.settle(ending{to: Failed, reason: errcode.As(err).Message})
+			return
+		}
+		r.writer = w
+	}
+	rt, err := r.e.runtime(r.t.Runtime)
+	if err != nil {
+		r.settle(ending{to: Failed, reason: errcode.As(err).Message})
+		return
+	}
+	sess, err := rt.Start(context.Background(), r.spec, r)
+	if err != nil {
+		r.settle(ending{to: Failed, reason: "the runtime did not start: " + errcode.As(err).Message})
+		return
+	}
+	r.mu.Lock()
+	r.sess = sess
+	why := r.cancelWhy
+	r.mu.Unlock()
+	if why != "" {
+		r.settle(ending{to: Cancelled, reason: why})
+		return
+	}
+	if err := r.apply(Change{To: Running, SessionID: sess.ID(),
+		Events: []Event{{Type: "session.started", SessionID: sess.ID(), Data: map[string]any{"runtime": r.t.Runtime}}}}); err != nil {
+		r.settle(ending{to: Failed, reason: "the task state could not be recorded"})
+		return
+	}
+	r.startTurn(r.prompt)
+	r.settle(<-r.endc)
+}
+
+// end asks drive to settle the run; the first ending wins.
+func (r *run) end(en ending) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.ending {
+		return
+	}
+	r.ending = true
+	r.endc <- en
+}
+
+// settle ends the run: spool the result, end the runtime process, release
+// the lease (removing the guard), then commit the final state. A crash
+// before the commit leaves a task that start-up recovery reconciles.
+func (r *run) settle(en ending) {
+	r.mu.Lock()
+	r.ending = true
+	for _, t := range r.timers {
+		t.Stop()
+	}
+	for _, p := range r.pending {
+		p.timer.Stop()
+	}
+	sess := r.sess
+	r.mu.Unlock()
+	var meta *ResultMeta
+	var events []Event
+	if en.result != nil {
+		m, truncated, err := r.e.spool.put(r.t.ID, r.red.string(*en.result), r.e.o.Limits.MaxResultBytes)
+		if err != nil {
+			en = ending{to: Failed, reason: "the result could not be stored"}
+		} else {
+			meta = &m
+			events = append(events, Event{Type: "task.result", SessionID: r.t.SessionID,
+				Data: map[string]any{"bytes": m.Bytes, "sha256": m.SHA256, "truncated": truncated}})
+		}
+	}
+	if sess != nil {
+		sess.Close()
+	}
+	if r.writer != nil {
+		r.writer.Release()
+	}
+	r.e.doneWriting(r)
+	if en.to == Completed {
+		r.apply(Change{WithdrawAll: true, Unwait: true})
+	}
+	r.apply(Change{To: en.to, Reason: en.reason, Result: meta, Events: events})
+	close(r.ended)
+}
+
+func (r *run) later(d time.Duration, f func()) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.timers = append(r.timers, time.AfterFunc(d, f))
+}
+
+// startTurn starts a turn with input. It may run on the adapter's
+// goroutine's behalf, so it never holds r.mu across the runtime call.
+func (r *run) startTurn(input string) {
+	r.mu.Lock()
+	sess := r.sess
+	r.mu.Unlock()
+	turnID, err := sess.StartTurn(context.Background(), input)
+	if err != nil {
+		r.end(ending{to: Failed, reason: "the runtime refused the turn: " + errcode.As(err).Message})
+		return
+	}
+	r.mu.Lock()
+	r.turnID = turnID
+	why := r.cancelWhy
+	r.mu.Unlock()
+	r.apply(Change{TurnID: turnID, NewTurn: true, Events: []Event{{Type: "turn.started", SessionID: sess.ID(), TurnID: turnID}}})
+	r.later(r.e.o.Limits.TurnTimeout, func() { r.stop("", "the turn took longer than turn_timeout_seconds") })
+	if why != "" {
+		r.stop(why, "")
+	}
+}
+
+// stop interrupts the running turn; the turn's end becomes cancelled (with
+// cancelWhy) or failed (with failWhy). If the runtime does not end the
+// turn within the grace period, the run ends anyway and its process is
+// killed.
+func (r *run) stop(cancelWhy, failWhy string) {
+	r.mu.Lock()
+	if r.ending {
+		r.mu.Unlock()
+		return
+	}
+	if r.cancelWhy == "" && r.failWhy == "" {
+		r.cancelWhy, r.failWhy = cancelWhy, failWhy
+	}
+	sess, turn := r.sess, r.turnID
+	to, why := Cancelled, r.cancelWhy
+	if why == "" {
+		to, why = Failed, r.failWhy
+	}
+	r.mu.Unlock()
+	if sess == nil || turn == "" {
+		return // drive or startTurn sees cancelWhy once the runtime answers
+	}
+	go func() {
+		ctx, cancel := context.WithTimeout(context.Background(), r.e.o.Limits.CancelGrace)
+		defer cancel()
+		sess.Interrupt(ctx, turn)
+	}()
+	r.later(r.e.o.Limits.CancelGrace, func() { r.end(ending{to: to, reason: why}) })
+}
+
+func (r *run) cancel(why string) { r.stop(why, "") }
+
+// The Sink side: calls arrive from the adapter, in order.
+
+func (r *run) Item(it Item) {
+	r.mu.Lock()
+	r.saw(it.TurnID)
+	ending := r.ending
+	sid := r.sessionID()
+	r.mu.Unlock()
+	if ending {
+		return
+	}
+	d := map[string]any{"kind": it.Kind}
+	if it.Text != "" {
+		d["text"] = r.red.string(it.Text)
+	}
+	if len(it.Data) > 0 {
+		d["data"] = r.red.value(it.Data)
+	}
+	r.apply(Change{Events: []Event{{Type: "item." + it.Phase, SessionID: sid, TurnID: it.TurnID, ItemID: it.ItemID, Data: d}}})
+}
+
+// saw notes the turn the runtime reports on: it may report before
+// StartTurn has returned the turn's id. r.mu is held.
+func (r *run) saw(turnID string) {
+	if turnID != "" && !r.ending {
+		r.turnID = turnID
+	}
+}
+
+// sessionID is the session's id; r.mu is held.
+func (r *run) sessionID() string {
+	if r.sess == nil {
+		return ""
+	}
+	return r.sess.ID()
+}
+
+func (r *run) Request(req Request) {
+	now := r.e.o.Now()
+	id := newID("req_")
+	body := RequestBody{TurnID: req.TurnID, ItemID: req.ItemID, Summary: r.red.string(req.Summary), Questions: req.Questions}
+	if len(req.Detail) > 0 {
+		body.Detail = r.red.value(req.Detail).(map[string]any)
+	}
+	body.Decisions = req.Decisions
+	to, typ := WaitingApproval, "approval.requested"
+	if req.Kind == KindQuestion {
+		to, typ = WaitingInput, "question.asked"
+	}
+	r.mu.Lock()
+	if r.ending {
+		r.mu.Unlock()
+		return
+	}
+	r.saw(req.TurnID)
+	p := &pendingReq{id: id, runtimeID: req.ID, kind: req.Kind}
+	r.pending[id] = p
+	r.byRuntime[req.ID] = id
+	p.timer = time.AfterFunc(r.e.o.Limits.ApprovalTimeout, func() { r.expire(id) })
+	sid := r.sessionID()
+	r.mu.Unlock()
+	data := map[string]any{"kind": req.Kind, "expires": now.Add(r.e.o.Limits.ApprovalTimeout).UTC(), "request": body}
+	r.apply(Change{To: to, Wait: true, Add: &StoredRequest{ID: id, RuntimeID: req.ID, Kind: req.Kind, Expires: now.Add(r.e.o.Limits.ApprovalTimeout), Body: body},
+		Events: []Event{{Type: typ, SessionID: sid, TurnID: req.TurnID, ItemID: req.ItemID, RequestID: id, Data: data}}})
+}
+
+// take removes pending request id, or returns nil if it is not pending.
+func (r *run) take(id string) *pendingReq {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	p := r.pending[id]
+	if p == nil {
+		return nil
+	}
+	delete(r.pending, id)
+	delete(r.byRuntime, p.runtimeID)
+	p.timer.Stop()
+	return p
+}
+
+func (r *run) Withdraw(runtimeID string) {
+	r.mu.Lock()
+	id := r.byRuntime[runtimeID]
+	r.mu.Unlock()
+	if r.take(id) == nil {
+		return
+	}
+	r.apply(Change{Unwait: true, Resolve: &Resolved{ID: id, Status: ReqWithdrawn},
+		Events: []Event{{Type: "request.withdrawn", RequestID: id}}})
+}
+
+// expire fails the request closed: it is marked expired and the turn is
+// interrupted, so the runtime never proceeds on a guess.
+func (r *run) expire(id string) {
+	p := r.take(id)
+	if p == nil {
+		return
+	}
+	r.apply(Change{Resolve: &Resolved{ID: id, Status: ReqExpired},
+		Events: []Event{{Type: "request.expired", RequestID: id, Data: map[string]any{"kind": p.kind}}}})
+	r.stop("", "the "+p.kind+" "+id+" expired unanswered")
+}
+
+func (r *run) TurnEnded(te TurnEnd) {
+	r.mu.Lock()
+	if r.ending {
+		r.mu.Unlock()
+		return
+	}
+	cancelWhy, failWhy := r.cancelWhy, r.failWhy
+	var next string
+	if te.Status == TurnCompleted && cancelWhy == "" && failWhy == "" && len(r.followUps) > 0 {
+		next, r.followUps = r.followUps[0], r.followUps[1:]
+	}
+	sid := r.sessionID()
+	r.mu.Unlock()
+	d := map[string]any{"status": string(te.Status)}
+	if te.Error != "" {
+		d["error"] = r.red.string(te.Error)
+	}
+	r.apply(Change{WithdrawAll: true, Unwait: true, Events: []Event{{Type: "turn.ended", SessionID: sid, TurnID: te.TurnID, Data: d}}})
+	switch {
+	case cancelWhy != "":
+		r.end(ending{to: Cancelled, reason: cancelWhy})
+	case failWhy != "":
+		r.end(ending{to: Failed, reason: failWhy})
+	case next != "":
+		// StartTurn waits on the adapter's goroutine, which is calling us.
+		go r.startTurn(next)
+	case te.Status == TurnCompleted:
+		res := te.Result
+		r.end(ending{to: Completed, result: &res})
+	case te.Status == TurnInterrupted:
+		r.end(ending{to: Interrupted, reason: "the runtime interrupted the turn"})
+	default:
+		r.end(ending{to: Failed, reason: "the turn failed: " + r.red.string(te.Error)})
+	}
+}
+
+func (r *run) Exited(err error) {
+	r.mu.Lock()
+	why := r.cancelWhy
+	r.mu.Unlock()
+	if why != "" {
+		r.end(ending{to: Cancelled, reason: why})
+		return
+	}
+	reason := "the runtime process exited mid-turn"
+	if err != nil {
+		reason += ": " + r.red.string(err.Error())
+	}
+	r.end(ending{to: Failed, reason: reason})
+}
+
+// resolve claims pending request id for an answer, records it, and
+// delivers it to the runtime.
+func (r *run) resolve(id, kind string, res Resolution, record any) error {
+	p := r.take(id)
+	if p == nil {
+		if sr, err := r.e.store.Request(r.t.ID, id); err == nil && sr.Status != ReqPending {
+			return requestStateError(id, sr.Status)
+		}
+		return errcode.New(CodeRequestResolved, "request %s is already resolved", id)
+	}
+	raw, _ := json.Marshal(record)
+	typ := "approval.resolved"
+	if kind == KindQuestion {
+		typ = "question.answered"
+	}
+	if err := r.apply(Change{Unwait: true, Resolve: &Resolved{ID: id, Status: ReqAnswered, Resolution: raw},
+		Events: []Event{{Type: typ, RequestID: id, Data: map[string]any{"resolution": record}}}}); err != nil {
+		return err
+	}
+	r.mu.Lock()
+	sess := r.sess
+	r.mu.Unlock()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	if err := sess.Resolve(ctx, p.runtimeID, res); err != nil {
+		r.apply(Change{Events: []Event{{Type: "request.delivery_failed", RequestID: id}}})
+		r.stop("", "the answer to "+id+" could not be delivered to the runtime")
+		return errcode.New(CodeRuntimeUnavailable, "the runtime did not take the answer; the turn is being stopped")
+	}
+	return nil
+}
