@@ -38,7 +38,7 @@ type LinkOptions struct {
 // is done; the returned wait blocks until it has stopped. The platform
 // never changes the configuration: each session gets its own runtime.
 func (d *Daemon) StartLink(ctx context.Context, o LinkOptions) (wait func(), err error) {
-	tok, err := linkToken(o.TokenFile)
+	tok, tokens, err := d.linkAuth(ctx, o.URL, o.TokenFile)
 	if err != nil {
 		return nil, err
 	}
@@ -56,7 +56,7 @@ func (d *Daemon) StartLink(ctx context.Context, o LinkOptions) (wait func(), err
 		legacyRoot = wds[0].Root.Dir()
 	}
 	svc, err := link.New(link.Options{
-		URL: o.URL, Token: tok, Info: d.Info, Local: local, Shell: d.Commands != nil,
+		URL: o.URL, Token: tok, Tokens: tokens, Info: d.Info, Local: local, Shell: d.Commands != nil,
 		ComputerUse: o.ComputerUse, NewRuntime: d.sessionRuntime, Secret: secret,
 		Session: o.Session, LegacyRoot: legacyRoot,
 		IdemPath: filepath.Join(d.Dirs.State, "link.db"),
