@@ -27,6 +27,7 @@ type Config struct {
 	Commands Commands  `toml:"commands"`
 	Link     Link      `toml:"link"`
 	Computer Computer  `toml:"computer"`
+	Log      Log       `toml:"log"`
 }
 
 // Workdir is a directory that clients may work in, named by an alias.
@@ -109,6 +110,7 @@ func Default() *Config {
 		},
 		Link:     Link{MaxConcurrent: 16},
 		Computer: Computer{SettleMS: 150, MaxAccessibilityBytes: 32 << 10},
+		Log:      Log{Level: "info", MaxFileBytes: 10 << 20},
 	}
 }
 

@@ -68,6 +68,8 @@ func (c *Config) fillDefaults() {
 	setIfZero(&c.Link.MaxConcurrent, d.Link.MaxConcurrent)
 	setIfZero(&c.Computer.SettleMS, d.Computer.SettleMS)
 	setIfZero(&c.Computer.MaxAccessibilityBytes, d.Computer.MaxAccessibilityBytes)
+	setIfZero(&c.Log.Level, d.Log.Level)
+	setIfZero(&c.Log.MaxFileBytes, d.Log.MaxFileBytes)
 }
 
 func setIfZero[T comparable](p *T, def T) {

@@ -55,6 +55,7 @@ func (c *Config) problems() []problem {
 			probs = append(probs, keyProblem(b.key, "%d is out of range: must be %d to %d", b.value, b.min, b.max))
 		}
 	}
+	probs = append(probs, c.logProblems()...)
 	if err := checkListen(c.Server.Listen); err != nil {
 		probs = append(probs, keyProblem("server.listen", "%v", err))
 	}
@@ -107,6 +108,7 @@ func (c *Config) bounds() []bound {
 		{"link.max_concurrent", int64(c.Link.MaxConcurrent), 1, 256},
 		{"computer.settle_ms", int64(c.Computer.SettleMS), 1, 5000},
 		{"computer.max_accessibility_bytes", int64(c.Computer.MaxAccessibilityBytes), 1, 1 * MiB},
+		{"log.max_file_bytes", c.Log.MaxFileBytes, 64 * KiB, 1 * GiB},
 	}
 }
 
