@@ -217,9 +217,12 @@ func TestLinkHandshakeSessionsAndFiles(t *testing.T) {
 	if dataA.Hello.AllowedRoot == nil || *dataA.Hello.AllowedRoot != rootA || slices.Contains(dataA.Hello.Capabilities, "directory_browse") {
 		t.Fatalf("data HELLO: %+v", dataA.Hello)
 	}
-	attB := attach(t, ctrl, "sess-b", "projB")
+	attach(t, ctrl, "sess-b", "projB")
 	dataB := activate(t, p, ctrl, "sess-b")
-	_ = attB
+	if out, err := run(t, env, bin, "status"); err != nil || !strings.Contains(out, "link: connected") ||
+		!strings.Contains(out, "sess-b "+filepath.Join(home, "projB")+" (revision 1, connected)") {
+		t.Errorf("status: %v\n%s", err, out)
+	}
 
 	// Attaching another folder to an active session is refused.
 	typ, roots := call(t, ctrl, "DIRECTORY_LIST_REQUEST", map[string]any{"browse_id": nil, "directory_ref": nil})

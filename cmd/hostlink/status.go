@@ -43,6 +43,16 @@ func printStatus(w io.Writer, st daemon.Status) {
 		link += " (" + st.Link.Reason + ")"
 	}
 	fmt.Fprintf(w, "link: %s\n", link)
+	if d := st.Link.Detail; d != nil {
+		fmt.Fprintf(w, "  platform   %s\n", d.URL)
+		for _, s := range d.Sessions {
+			state := "inactive"
+			if s.Active && s.Connection != nil {
+				state = s.Connection.State
+			}
+			fmt.Fprintf(w, "  session    %s %s (revision %d, %s)\n", s.SessionID, s.AllowedRoot, s.Revision, state)
+		}
+	}
 	fmt.Fprintln(w, "capabilities:")
 	for _, c := range st.Capabilities {
 		state := "ready"
