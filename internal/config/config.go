@@ -28,6 +28,7 @@ type Config struct {
 	Link     Link      `toml:"link"`
 	Computer Computer  `toml:"computer"`
 	Log      Log       `toml:"log"`
+	Agents   Agents    `toml:"agents"`
 }
 
 // Workdir is a directory that clients may work in, named by an alias.
@@ -36,6 +37,10 @@ type Workdir struct {
 	Path        string `toml:"path"`      // required; absolute and clean once loaded
 	ReadOnly    bool   `toml:"read_only"` // refuse every mutation
 	Description string `toml:"description"`
+	// AgentMode is what agent tasks may do here: "disabled" (or unset),
+	// "read-only" or "workspace-write" (see [agents]).
+	AgentMode     string   `toml:"agent_mode"`
+	AgentRuntimes []string `toml:"agent_runtimes"` // further limits agents.runtimes here
 }
 
 // Limits bound the work a single request can cause.
@@ -111,6 +116,7 @@ func Default() *Config {
 		Link:     Link{MaxConcurrent: 16},
 		Computer: Computer{SettleMS: 150, MaxAccessibilityBytes: 32 << 10},
 		Log:      Log{Level: "info", MaxFileBytes: 10 << 20},
+		Agents:   defaultAgents(),
 	}
 }
 

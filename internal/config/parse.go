@@ -70,6 +70,7 @@ func (c *Config) fillDefaults() {
 	setIfZero(&c.Computer.MaxAccessibilityBytes, d.Computer.MaxAccessibilityBytes)
 	setIfZero(&c.Log.Level, d.Log.Level)
 	setIfZero(&c.Log.MaxFileBytes, d.Log.MaxFileBytes)
+	c.fillAgentDefaults()
 }
 
 func setIfZero[T comparable](p *T, def T) {

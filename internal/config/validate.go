@@ -56,6 +56,7 @@ func (c *Config) problems() []problem {
 		}
 	}
 	probs = append(probs, c.logProblems()...)
+	probs = append(probs, c.agentProblems()...)
 	if err := checkListen(c.Server.Listen); err != nil {
 		probs = append(probs, keyProblem("server.listen", "%v", err))
 	}
