@@ -7,7 +7,9 @@ import (
 	"encoding/json"
 	"fmt"
 	"image"
+	"image/jpeg"
 	"image/png"
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -313,6 +315,14 @@ func TestClicksLandWhereAsked(t *testing.T) {
 		}
 		obs = res.Observation
 	}
+	// The link's path to the backend shares the queue and sees the same.
+	var cx, cy int
+	if err := e.s.Do(context.Background(), "", func(b native.Backend) (err error) {
+		cx, cy, err = b.Cursor(context.Background())
+		return err
+	}); err != nil || cx != 799 || cy != 599 {
+		t.Fatalf("Do: cursor %d,%d %v", cx, cy, err)
+	}
 	// Outside the image: refused, nothing moves, the reference survives.
 	_, err := e.call("computer_act", map[string]any{"observation_id": obs.ObservationID, "action": "click", "x": 800, "y": 10})
 	if err == nil || err.Code != InputOutOfBounds || err.Details["image"] == nil {
@@ -451,5 +461,97 @@ func TestSecondMonitor(t *testing.T) {
 	e.d.Run("xrandr", "--delmonitor", "LEFT")
 	if _, err := e.call("computer_act", map[string]any{"observation_id": all.ObservationID, "action": "move", "x": 1, "y": 1}); err == nil || err.Code != DesktopDrift {
 		t.Fatalf("monitor removed: %v", err)
+	}
+}
+
+// TestObserveAccessibility: with AT-SPI running, an observation asked for
+// accessibility carries the focused application's tree, bounded.
+func TestObserveAccessibility(t *testing.T) {
+	e := newEnv(t, 640, 480)
+	t.Setenv("DBUS_SESSION_BUS_ADDRESS", e.d.SessionBus())
+	e.d.GtkApp("a11y-observed", "press-me")
+	var obs *Observation
+	e.d.Eventually("the button in an observation", func() bool {
+		obs = e.observe(map[string]any{"accessibility": true})
+		return obs.Accessibility.Available && strings.Contains(obs.Accessibility.Text, "push button: press-me")
+	})
+	e.s.opts.MaxAccessibilityBytes = 16
+	obs = e.observe(map[string]any{"accessibility": true})
+	if a := obs.Accessibility; !a.Available || !a.Truncated || len(a.Text) > 16 {
+		t.Fatalf("bounded: %+v", a)
+	}
+}
+
+// TestObserveFormatsAndCursor: JPEG is close to the screen, and the cursor
+// overlay marks the pointer where the observation says it is.
+func TestObserveFormatsAndCursor(t *testing.T) {
+	e := newEnv(t, 640, 480)
+	e.d.Xterm("fmt-term", 20, 20, t.TempDir())
+	e.d.Run("xdotool", "mousemove", "300", "200")
+	obs := e.observe(map[string]any{"format": "jpeg", "quality": 90})
+	if obs.images[0].MIMEType != "image/jpeg" {
+		t.Fatalf("mime %s", obs.images[0].MIMEType)
+	}
+	img, err := jpeg.Decode(bytes.NewReader(obs.images[0].Data))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := e.d.XWD()
+	var sum, n float64
+	for y := 0; y < 480; y += 3 {
+		for x := 0; x < 640; x += 3 {
+			r, _, _, _ := img.At(x, y).RGBA()
+			sum += math.Abs(float64(r>>8) - float64(want.RGBAAt(x, y).R))
+			n++
+		}
+	}
+	if mean := sum / n; mean > 8 {
+		t.Fatalf("JPEG differs from the screen by %.1f on average", mean)
+	}
+	obs = e.observe(map[string]any{"include_cursor": true})
+	if obs.Cursor == nil || *obs.Cursor != (Point{300, 200}) {
+		t.Fatalf("cursor %+v", obs.Cursor)
+	}
+	got := decodePNG(t, obs.images[0].Data)
+	white, black := got.RGBAAt(305, 200), got.RGBAAt(305, 201)
+	if white.R != 255 || white.G != 255 || black.R != 0 || black.G != 0 {
+		t.Fatalf("no cursor mark at the pointer: %v %v", white, black)
+	}
+	if differ(got, want, 0, 0) == 0 {
+		t.Fatal("the overlay changed nothing")
+	}
+}
+
+// TestRacingActsConsumeOnce: two acts on one reference at once; exactly
+// one is dispatched.
+func TestRacingActsConsumeOnce(t *testing.T) {
+	e := newEnv(t, 640, 480)
+	obs := e.observe(nil)
+	type result struct {
+		out any
+		err *errcode.Error
+	}
+	results := make(chan result, 2)
+	for _, x := range []int{100, 200} {
+		go func() {
+			raw, _ := json.Marshal(map[string]any{"observation_id": obs.ObservationID, "action": "move", "x": x, "y": 50, "settle_ms": 0})
+			out, err := e.reg.Call(context.Background(), ops.Caller{Transport: "test"}, "computer_act", raw, nil)
+			results <- result{out, errcode.As(err)}
+		}()
+	}
+	ok, consumed := 0, 0
+	for range 2 {
+		r := <-results
+		switch {
+		case r.err == nil && r.out.(*ActResult).Receipt.Status == Accepted:
+			ok++
+		case r.err != nil && r.err.Code == ObservationConsumed:
+			consumed++
+		default:
+			t.Fatalf("unexpected %+v %v", r.out, r.err)
+		}
+	}
+	if ok != 1 || consumed != 1 {
+		t.Fatalf("%d accepted, %d refused as consumed", ok, consumed)
 	}
 }

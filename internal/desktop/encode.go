@@ -15,8 +15,9 @@ import (
 // most of an observation's latency.
 var pngEncoder = png.Encoder{CompressionLevel: png.BestSpeed}
 
-// encode returns img as PNG or JPEG within the per-image limit.
-func encode(img *image.RGBA, format string, quality int) (ops.Image, error) {
+// Encode returns img as PNG ("png" or "") or JPEG ("jpeg", quality 1-100,
+// 0 for 80), refusing an image over the per-image limit.
+func Encode(img *image.RGBA, format string, quality int) (ops.Image, error) {
 	var buf bytes.Buffer
 	buf.Grow(len(img.Pix) / 4)
 	mime := "image/png"

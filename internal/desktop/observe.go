@@ -3,6 +3,7 @@ package desktop
 import (
 	"context"
 	"time"
+	"unicode/utf8"
 
 	"github.com/hostlink/hostlink/internal/desktop/native"
 	"github.com/hostlink/hostlink/internal/errcode"
@@ -120,7 +121,7 @@ func (s *Service) capture(ctx context.Context, c *ops.Call, d *desk, fr framing,
 			drawCursor(img, p.X, p.Y)
 		}
 	}
-	im, err := encode(img, a.Format, a.Quality)
+	im, err := Encode(img, a.Format, a.Quality)
 	if err != nil {
 		return nil, errcode.As(err)
 	}
@@ -174,7 +175,11 @@ func (s *Service) accessibility(ctx context.Context, d *desk) *Accessibility {
 	}
 	a := &Accessibility{Available: true, Text: text}
 	if len(text) > max {
-		a.Text, a.Truncated = text[:max], true
+		n := max
+		for n > 0 && !utf8.RuneStart(text[n]) {
+			n--
+		}
+		a.Text, a.Truncated = text[:n], true
 	}
 	return a
 }

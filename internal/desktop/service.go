@@ -154,3 +154,24 @@ func (d *desk) lock(ctx context.Context) error {
 }
 
 func (d *desk) unlock() { <-d.queue }
+
+// Do runs fn with the named desktop's backend ("" for the only one) in that
+// desktop's queue. It is how the platform link maps the wire protocol's
+// computer-use messages (SCREENSHOT_REQUEST, INPUT_ACTION, CURSOR_POSITION,
+// DISPLAY_INFO, WINDOW_LIST, WINDOW_FOCUS) onto the same backend the
+// operations use, without racing them. Errors are typed as the operations'
+// are.
+func (s *Service) Do(ctx context.Context, id string, fn func(native.Backend) error) error {
+	d, err := s.desk(ctx, id)
+	if err != nil {
+		return err
+	}
+	if err := d.lock(ctx); err != nil {
+		return errcode.As(err)
+	}
+	defer d.unlock()
+	if err := fn(d.b); err != nil {
+		return nativeErr(err, "desktop")
+	}
+	return nil
+}

@@ -6,6 +6,7 @@ import (
 	"os"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/godbus/dbus/v5"
 
@@ -141,6 +142,8 @@ func (b *Backend) Accessibility(ctx context.Context, max int) (string, error) {
 			line += ": " + name
 		}
 		if sb.Len()+len(line)+1 > max {
+			// Fill up to max, so the caller sees the text was cut.
+			sb.WriteString(cut(line+"\n", max-sb.Len()))
 			return false
 		}
 		sb.WriteString(line + "\n")
@@ -162,4 +165,16 @@ func (b *Backend) Accessibility(ctx context.Context, max int) (string, error) {
 		}
 	}
 	return sb.String(), nil
+}
+
+// cut returns the longest prefix of s of at most n bytes that ends on a
+// UTF-8 character boundary.
+func cut(s string, n int) string {
+	if n >= len(s) {
+		return s
+	}
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:max(n, 0)]
 }

@@ -261,3 +261,36 @@ func TestRandRMonitors(t *testing.T) {
 		t.Fatalf("%d pixels of the right monitor differ", n)
 	}
 }
+
+// TestAccessibilityATSPI reads a real GTK application's accessibility tree
+// through the AT-SPI registry on a private session bus; without a session
+// bus it is reported unavailable.
+func TestAccessibilityATSPI(t *testing.T) {
+	d := xvfbtest.Start(t, 640, 480)
+	b := open(t, d)
+	ctx := context.Background()
+	t.Setenv("DBUS_SESSION_BUS_ADDRESS", "")
+	if r := b.Status(ctx).Accessibility; r.Ready || r.Reason != "no_session_bus" {
+		t.Fatalf("without a bus: %+v", r)
+	}
+	if _, err := b.Accessibility(ctx, 1000); !errors.Is(err, native.ErrNotSupported) {
+		t.Fatalf("without a bus: %v", err)
+	}
+	t.Setenv("DBUS_SESSION_BUS_ADDRESS", d.SessionBus())
+	d.GtkApp("a11y-window", "hostlink-button")
+	var text string
+	d.Eventually("the button in the accessibility tree", func() bool {
+		text, _ = b.Accessibility(ctx, 64<<10)
+		return strings.Contains(text, "push button: hostlink-button")
+	})
+	if !strings.Contains(text, "frame: a11y-window") {
+		t.Fatalf("tree:\n%s", text)
+	}
+	if r := b.Status(ctx).Accessibility; !r.Ready {
+		t.Fatalf("status %+v", r)
+	}
+	short, err := b.Accessibility(ctx, 10)
+	if err != nil || len(short) > 10 {
+		t.Fatalf("bounded walk: %q %v", short, err)
+	}
+}

@@ -282,3 +282,56 @@ func ParsePPM(b []byte) (*image.RGBA, error) {
 	}
 	return img, nil
 }
+
+// SessionBus starts a private D-Bus session bus for the display's programs
+// and returns its address; the caller points DBUS_SESSION_BUS_ADDRESS at
+// it. Services it activates (the AT-SPI bus) die with it.
+func (d *Display) SessionBus() string {
+	d.t.Helper()
+	bin := Need(d.t, "dbus-daemon")
+	cmd := exec.Command(bin, "--session", "--nofork", "--print-address=1")
+	cmd.Env = d.env
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		d.t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		d.t.Fatal(err)
+	}
+	d.t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
+	line, err := bufio.NewReader(out).ReadString('\n')
+	addr := strings.TrimSpace(line)
+	if err != nil || addr == "" {
+		d.t.Fatalf("dbus-daemon gave no address: %v", err)
+	}
+	d.env = append(withoutEnv(d.env, "DBUS_SESSION_BUS_ADDRESS"), "DBUS_SESSION_BUS_ADDRESS="+addr)
+	return addr
+}
+
+// GtkApp starts a GTK 3 window titled title with one button labelled
+// label, through Debian's python3 with PyGObject, so that it registers
+// with AT-SPI on the display's session bus.
+func (d *Display) GtkApp(title, label string) {
+	d.t.Helper()
+	const py = "/usr/bin/python3"
+	script := filepath.Join(d.t.TempDir(), "app.py")
+	src := fmt.Sprintf(`import gi
+gi.require_version("Gtk", "3.0")
+from gi.repository import Gtk
+w = Gtk.Window(title=%q)
+w.add(Gtk.Button(label=%q))
+w.connect("destroy", Gtk.main_quit)
+w.show_all()
+Gtk.main()
+`, title, label)
+	if err := os.WriteFile(script, []byte(src), 0o600); err != nil {
+		d.t.Fatal(err)
+	}
+	if err := exec.Command(py, "-c", `import gi; gi.require_version("Gtk", "3.0"); from gi.repository import Gtk`).Run(); err != nil {
+		if os.Getenv("HOSTLINK_REQUIRE_INTEGRATION") != "" {
+			d.t.Fatalf("%s with PyGObject and GTK 3 (python3-gi, gir1.2-gtk-3.0) is required: %v", py, err)
+		}
+		d.t.Skipf("no GTK 3 for %s: %v", py, err)
+	}
+	d.Background(py, script)
+}
