@@ -48,3 +48,16 @@ func (d *Daemon) ComputerUse() (bool, [2]int) {
 	size, ok := d.Computer.Screen(ctx)
 	return ok, size
 }
+
+// computerStatus is the computer_use line of `hostlink status`.
+func (d *Daemon) computerStatus() CapabilityStatus {
+	c := CapabilityStatus{Name: "computer_use"}
+	if d.Computer == nil {
+		c.Reason = "disabled (enable locally with [computer] enabled = true)"
+		return c
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), readyTimeout)
+	defer cancel()
+	c.Ready, c.Reason = d.Computer.Ready(ctx)
+	return c
+}

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/hostlink/hostlink/internal/desktop/xvfbtest"
@@ -40,6 +41,18 @@ func TestComputerOffByDefault(t *testing.T) {
 	if ok, _ := d.ComputerUse(); ok {
 		t.Fatal("computer use reported ready while disabled")
 	}
+	if c := capability(d, "computer_use"); c.Ready || !strings.Contains(c.Reason, "disabled") {
+		t.Fatalf("status %+v", c)
+	}
+}
+
+func capability(d *Daemon, name string) CapabilityStatus {
+	for _, c := range d.Status().Capabilities {
+		if c.Name == name {
+			return c
+		}
+	}
+	return CapabilityStatus{Name: "missing"}
 }
 
 func TestComputerEnabled(t *testing.T) {
@@ -51,6 +64,9 @@ func TestComputerEnabled(t *testing.T) {
 	ok, size := d.ComputerUse()
 	if !ok || size != [2]int{1024, 768} {
 		t.Fatalf("ComputerUse = %v %v", ok, size)
+	}
+	if c := capability(d, "computer_use"); !c.Ready {
+		t.Fatalf("status %+v", c)
 	}
 	out, err := d.Registry.Call(context.Background(), ops.Caller{Transport: "test"}, "computer_observe", []byte(`{}`), nil)
 	if err != nil {
@@ -69,6 +85,9 @@ func TestComputerWaylandOnly(t *testing.T) {
 	d := openComputerDaemon(t, "[computer]\nenabled = true\n")
 	if ok, _ := d.ComputerUse(); ok {
 		t.Fatal("ready without X11")
+	}
+	if c := capability(d, "computer_use"); c.Ready || c.Reason != "wayland" {
+		t.Fatalf("status %+v", c)
 	}
 	out, err := d.Registry.Call(context.Background(), ops.Caller{Transport: "test"}, "computer_desktops", []byte(`{}`), nil)
 	if err != nil {

@@ -111,6 +111,7 @@ func (d *Daemon) Status() Status {
 		shell.Reason = "disabled (enable locally with --enable-shell)"
 	}
 	s.Capabilities = append(s.Capabilities, shell)
+	s.Capabilities = append(s.Capabilities, d.computerStatus())
 	if d.Commands != nil {
 		for _, r := range d.Commands.Running() {
 			s.Commands = append(s.Commands, CommandStatus{ID: r.CaptureID, Command: r.Command, Pid: r.Pid, Started: r.Started.UTC()})
