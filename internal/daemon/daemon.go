@@ -82,6 +82,7 @@ func Open(o Options) (*Daemon, error) {
 			d.Close()
 		}
 	}()
+	d.openLogging()
 	if err := d.openWorkdirs(o.AllowedRoot); err != nil {
 		return nil, err
 	}
@@ -186,6 +187,7 @@ func (d *Daemon) Event(op string, details map[string]any) error {
 
 // Close releases the workdirs and the audit log.
 func (d *Daemon) Close() error {
+	defer d.closeLogging()
 	d.closeCommands()
 	d.closeComputer()
 	for _, r := range d.roots {
