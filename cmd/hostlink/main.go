@@ -28,6 +28,7 @@ type cli struct {
 	Call        callCmd        `cmd:"" help:"Run one operation on the running daemon: hostlink call OP '{json}'."`
 	Token       tokenCmd       `cmd:"" help:"Print the bearer token for the HTTP endpoint (created on first use)."`
 	Audit       auditCmd       `cmd:"" help:"Inspect the audit log."`
+	Agent       agentCmd       `cmd:"" help:"Manage agent tasks' workdir state."`
 	DevPlatform devPlatformCmd `cmd:"" name:"dev-platform" help:"A reference platform on loopback for trying and testing the platform link (not a production platform)."`
 	Version     versionCmd     `cmd:"" help:"Print the version."`
 }

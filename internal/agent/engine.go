@@ -116,7 +116,7 @@ func Open(o Options) (*Engine, error) {
 	if e.store, err = OpenStore(o.Dir); err != nil {
 		return nil, err
 	}
-	if e.leases, err = lease.OpenWorkdirs(filepath.Join(o.Dir, "leases")); err != nil {
+	if e.leases, err = lease.OpenWorkdirs(LeaseDir(o.Dir)); err != nil {
 		return nil, fmt.Errorf("agent: %w", err)
 	}
 	if e.spool, err = openSpool(filepath.Join(o.Dir, "results")); err != nil {
@@ -138,6 +138,10 @@ func cmp[T int | int64 | time.Duration](v, def T) T {
 	}
 	return v
 }
+
+// LeaseDir is where an engine with state directory dir keeps the workdir
+// leases and guards (for `hostlink agent recover`, which needs no engine).
+func LeaseDir(dir string) string { return filepath.Join(dir, "leases") }
 
 func (e *Engine) ownerPath(owner string) string {
 	return filepath.Join(e.o.Dir, "owners", owner+".lock")

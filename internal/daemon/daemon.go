@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/hostlink/hostlink/internal/agent"
 	"github.com/hostlink/hostlink/internal/audit"
 	"github.com/hostlink/hostlink/internal/capture"
 	"github.com/hostlink/hostlink/internal/commands"
@@ -39,6 +40,7 @@ type Daemon struct {
 	Registry *ops.Registry
 	Files    *files.Service
 	Commands *commands.Service // nil unless command execution is enabled
+	Agents   *agent.Engine     // nil unless agents are enabled
 	Computer *desktop.Service  // nil unless computer control is enabled
 	Started  time.Time
 
@@ -92,6 +94,9 @@ func Open(o Options) (*Daemon, error) {
 	d.Registry = ops.New(d.Audit, nil)
 	files.Register(d.Registry, d.Files)
 	if err := d.openCommands(o.EnableShell); err != nil {
+		return nil, err
+	}
+	if err := d.openAgents(); err != nil {
 		return nil, err
 	}
 	d.openComputer()
@@ -188,6 +193,7 @@ func (d *Daemon) Event(op string, details map[string]any) error {
 // Close releases the workdirs and the audit log.
 func (d *Daemon) Close() error {
 	defer d.closeLogging()
+	d.closeAgents()
 	d.closeCommands()
 	d.closeComputer()
 	for _, r := range d.roots {

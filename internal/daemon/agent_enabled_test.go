@@ -1,0 +1,87 @@
+//go:build !windows
+
+package daemon
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/hostlink/hostlink/internal/errcode"
+	"github.com/hostlink/hostlink/internal/lease"
+	"github.com/hostlink/hostlink/internal/ops"
+)
+
+// TestAgentsEnabled wires the engine as serve does, with the fake runtime
+// built as its own program: the ten operations are registered, a writer
+// task's lease refuses write_file in its workdir through the daemon's file
+// service, and closing the daemon ends the task as cancelled.
+func TestAgentsEnabled(t *testing.T) {
+	prog := filepath.Join(t.TempDir(), "fakeagent")
+	if out, err := exec.Command("go", "build", "-o", prog, "../agent/fakeruntime/fakeagent").CombinedOutput(); err != nil {
+		t.Fatalf("building the fake runtime: %v\n%s", err, out)
+	}
+	t.Setenv(FakeRuntimeEnv, prog)
+	home := t.TempDir()
+	t.Setenv("HOSTLINK_HOME", home)
+	work := filepath.Join(home, "w")
+	os.MkdirAll(work, 0o755)
+	cfg := filepath.Join(home, "config.toml")
+	os.WriteFile(cfg, []byte("[agents]\nenabled = true\nruntimes = [\"fake\"]\n[[workdirs]]\nalias = \"w\"\npath = '"+work+"'\nagent_mode = \"workspace-write\"\n"), 0o600)
+	d, err := Open(Options{ConfigPath: cfg})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer d.Close()
+	for _, op := range agentOps {
+		if _, ok := d.Registry.Lookup(op); !ok {
+			t.Errorf("%s is not registered", op)
+		}
+	}
+	call := func(op, args string) (map[string]any, error) {
+		out, err := d.Registry.Call(context.Background(), ops.Caller{Transport: "test"}, op, []byte(args), nil)
+		var m map[string]any
+		b, _ := json.Marshal(out)
+		json.Unmarshal(b, &m)
+		return m, err
+	}
+	task, err := call("submit_agent_task", `{"runtime":"fake","workdir":"w","prompt":"say hi\nsleep 60000","access":"workspace-write"}`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	id := task["task_id"].(string)
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		got, err := call("get_agent_task", `{"task_id":"`+id+`"}`)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got["turns"].(float64) == 1 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the task never started a turn: %v", got)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	if _, err := call("write_file", `{"workdir":"w","path":"x.txt","content":"x"}`); errcode.CodeOf(err) != lease.CodeBusy {
+		t.Fatalf("write_file beside a writer task: %v", err)
+	}
+	d.Close()
+	d2, err := Open(Options{ConfigPath: cfg})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer d2.Close()
+	got, _, err := d2.Agents.Get(id)
+	if err != nil || got.Status != "cancelled" || got.Reason != "hostlink is shutting down" {
+		t.Fatalf("after the daemon closed: %+v %v", got, err)
+	}
+	if _, err := d2.Registry.Call(context.Background(), ops.Caller{Transport: "test"}, "write_file", []byte(`{"workdir":"w","path":"x.txt","content":"x"}`), nil); err != nil {
+		t.Fatalf("write_file after an orderly stop: %v", err)
+	}
+}
