@@ -107,3 +107,24 @@ func TestComputerWaylandOnly(t *testing.T) {
 		t.Fatalf("observe: %v", err)
 	}
 }
+
+// TestComputerXWayland: a Wayland session with an X11 display is usable,
+// and says it reaches only X11 applications.
+func TestComputerXWayland(t *testing.T) {
+	x := xvfbtest.Start(t, 800, 600)
+	t.Setenv("DISPLAY", x.Name)
+	t.Setenv("WAYLAND_DISPLAY", "wayland-0")
+	t.Setenv("DBUS_SESSION_BUS_ADDRESS", "")
+	d := openComputerDaemon(t, "[computer]\nenabled = true\n")
+	if ok, _ := d.ComputerUse(); !ok {
+		t.Fatal("XWayland display not usable")
+	}
+	out, err := d.Registry.Call(context.Background(), ops.Caller{Transport: "test"}, "computer_desktops", []byte(`{}`), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := json.Marshal(out)
+	if !strings.Contains(string(b), "only X11 (XWayland) applications") {
+		t.Fatalf("desktops %s", b)
+	}
+}

@@ -27,7 +27,26 @@ func openPlatform(ctx context.Context) ([]native.Backend, native.Readiness) {
 	if err != nil {
 		return nil, native.Readiness{Reason: "x11_unreachable", Detail: "cannot connect to the X11 display " + display}
 	}
+	if os.Getenv("WAYLAND_DISPLAY") != "" || os.Getenv("XDG_SESSION_TYPE") == "wayland" {
+		return []native.Backend{xwayland{b}}, native.Readiness{Ready: true}
+	}
 	return []native.Backend{b}, native.Readiness{Ready: true}
+}
+
+// xwayland is an X11 display inside a Wayland session: usable, but it
+// shows and reaches only the X11 applications, which Status says.
+type xwayland struct{ *x11.Backend }
+
+const xwaylandNote = "Wayland session: only X11 (XWayland) applications are visible and controllable"
+
+func (x xwayland) Status(ctx context.Context) native.Status {
+	st := x.Backend.Status(ctx)
+	for _, r := range []*native.Readiness{&st.Capture, &st.Input, &st.Windows} {
+		if r.Ready {
+			r.Detail = xwaylandNote
+		}
+	}
+	return st
 }
 
 // isWSL reports WSL (1 or 2) from the kernel's own description.

@@ -1,0 +1,42 @@
+package desktop
+
+import (
+	"context"
+	"testing"
+)
+
+// TestPlatformReasons: the Linux opener's refusals, before any X11
+// connection is tried.
+func TestPlatformReasons(t *testing.T) {
+	tests := []struct {
+		env    map[string]string
+		reason string
+	}{
+		{map[string]string{"WSL_DISTRO_NAME": "Ubuntu", "DISPLAY": ":0"}, "wsl2"},
+		{map[string]string{"DISPLAY": "", "WAYLAND_DISPLAY": "wayland-0"}, "wayland"},
+		{map[string]string{"DISPLAY": "", "XDG_SESSION_TYPE": "wayland"}, "wayland"},
+		{map[string]string{"DISPLAY": ""}, "no_display"},
+		{map[string]string{"DISPLAY": ":999"}, "x11_unreachable"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.reason, func(t *testing.T) {
+			for _, k := range []string{"WSL_DISTRO_NAME", "WSL_INTEROP", "WAYLAND_DISPLAY", "XDG_SESSION_TYPE"} {
+				t.Setenv(k, "")
+			}
+			for k, v := range tt.env {
+				t.Setenv(k, v)
+			}
+			if isWSL() && tt.reason != "wsl2" {
+				t.Skip("running under WSL")
+			}
+			bs, why := openPlatform(context.Background())
+			if len(bs) != 0 || why.Reason != tt.reason || why.Detail == "" {
+				t.Fatalf("%v: %d backends, %+v", tt.env, len(bs), why)
+			}
+			s := New(Options{})
+			if ok, reason := s.Ready(context.Background()); ok || reason != tt.reason {
+				t.Fatalf("Ready = %v %q", ok, reason)
+			}
+		})
+	}
+}
