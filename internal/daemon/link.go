@@ -13,6 +13,7 @@ import (
 
 	"github.com/hostlink/hostlink/internal/audit"
 	"github.com/hostlink/hostlink/internal/commands"
+	"github.com/hostlink/hostlink/internal/desktop"
 	"github.com/hostlink/hostlink/internal/files"
 	"github.com/hostlink/hostlink/internal/jail"
 	"github.com/hostlink/hostlink/internal/link"
@@ -30,7 +31,8 @@ type LinkOptions struct {
 	TokenFile string // file holding the bearer token; else $HOSTLINK_PLATFORM_TOKEN
 	Session   string // legacy binding: connect straight to this session's data endpoint
 	// ComputerUse reports whether a desktop backend is ready, and the
-	// screen size. Nil until one exists: computer_use is then not offered.
+	// screen size; nil means the daemon's own probe (when computer use is
+	// enabled locally).
 	ComputerUse func() (bool, [2]int)
 }
 
@@ -50,6 +52,9 @@ func (d *Daemon) StartLink(ctx context.Context, o LinkOptions) (wait func(), err
 	local := link.Limits{MaxFileSizeBytes: min(l.MaxReadBytes, l.MaxWriteBytes), CommandTimeoutSeconds: 30, MaxConcurrent: d.Config.Link.MaxConcurrent}
 	if d.Commands != nil {
 		local.CommandTimeoutSeconds = float64(d.Config.Commands.MaxTimeoutSeconds)
+	}
+	if o.ComputerUse == nil && d.Computer != nil {
+		o.ComputerUse = d.ComputerUse
 	}
 	legacyRoot := ""
 	if wds := d.Files.Workdirs(); len(wds) > 0 {
@@ -138,7 +143,11 @@ func (d *Daemon) sessionRuntime(root string) (*link.Runtime, error) {
 		})
 		commands.Register(reg, cmds)
 	}
-	return &link.Runtime{Registry: reg, Root: jr.Dir(), Shell: cmds != nil, Close: func() {
+	if d.Computer != nil {
+		// The desktop is the machine's, not the session's: one service.
+		desktop.Register(reg, d.Computer)
+	}
+	return &link.Runtime{Registry: reg, Root: jr.Dir(), Shell: cmds != nil, Computer: d.Computer != nil, Close: func() {
 		if cmds != nil {
 			cmds.Close()
 		}

@@ -22,6 +22,7 @@ type Runtime struct {
 	Registry *ops.Registry
 	Root     string // canonical absolute root
 	Shell    bool   // command operations are registered
+	Computer bool   // computer_* operations are registered
 	Close    func()
 }
 
@@ -32,7 +33,7 @@ type dataChannel struct {
 }
 
 func (d *dataChannel) routes() map[string]route {
-	return map[string]route{
+	r := map[string]route{
 		TypeFileRead:       {capability: CapFiles, handle: d.fileRead},
 		TypeFileWrite:      {capability: CapFiles, mutating: true, handle: d.fileWrite},
 		TypeFileStat:       {capability: CapFiles, handle: d.fileStat},
@@ -42,6 +43,10 @@ func (d *dataChannel) routes() map[string]route {
 		TypeExecuteCommand: {capability: CapShell, mutating: true, handle: d.executeCommand},
 		TypeOperationCall:  {capability: CapOperations, mutating: true, handle: d.operationCall},
 	}
+	if d.rt.Computer {
+		d.computerRoutes(r)
+	}
+	return r
 }
 
 // call runs one registry operation for the request e.

@@ -127,7 +127,7 @@ func (c *Client) dispatch(ctx context.Context, conn *Conn, e *Envelope) {
 	r, ok := c.routes[e.Type]
 	if !ok {
 		code := CodeFeatureNotSupported
-		if dataOnly[e.Type] {
+		if dataOnly[e.Type] && !(computerTypes[e.Type] && c.SessionID != "" && c.Granted(CapComputerUse)) {
 			code = errcode.CapabilityNotGranted
 		}
 		c.reply(ctx, conn, e.ID, TypeError, nil, errcode.New(code, "%s is not served on this connection", e.Type))
@@ -231,6 +231,15 @@ func (c *Client) send(ctx context.Context, conn *Conn, id, typ string, payload a
 		c.Log.Debug("send failed", "type", typ, "err", err)
 	}
 	return err
+}
+
+// computerTypes are the protocol's computer-use requests; those hostlink
+// does not map are FEATURE_NOT_SUPPORTED once computer_use is granted.
+var computerTypes = map[string]bool{
+	"SCREENSHOT_REQUEST": true, "INPUT_ACTION": true, "CURSOR_POSITION_REQUEST": true,
+	"DISPLAY_INFO_REQUEST": true, "WINDOW_LIST_REQUEST": true, "WINDOW_FOCUS": true,
+	"APP_LIST_REQUEST": true, "APP_LAUNCH": true, "CLIPBOARD_READ": true, "CLIPBOARD_WRITE": true,
+	"PERMISSIONS_CHECK_REQUEST": true,
 }
 
 // dataOnly are the request types served only on a session's data
