@@ -1,0 +1,108 @@
+package desktop
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/json"
+	"errors"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/hostlink/hostlink/internal/audit"
+	"github.com/hostlink/hostlink/internal/desktop/native"
+	"github.com/hostlink/hostlink/internal/desktop/x11"
+	"github.com/hostlink/hostlink/internal/desktop/xvfbtest"
+	"github.com/hostlink/hostlink/internal/errcode"
+	"github.com/hostlink/hostlink/internal/ops"
+)
+
+// cutOff is the real X11 backend with its input cut after a number of
+// steps, as a lost connection would: the first steps really reach the X
+// server, the rest never do.
+type cutOff struct {
+	*x11.Backend
+	after *int
+}
+
+var errCut = errors.New("connection lost")
+
+func (c cutOff) Dispatch(ctx context.Context, steps []native.Step) (int, error) {
+	n, err := c.Backend.Dispatch(ctx, steps[:min(*c.after, len(steps))])
+	if err != nil || n == len(steps) {
+		return n, err
+	}
+	return n, errCut
+}
+
+func TestReceipts(t *testing.T) {
+	d := xvfbtest.Start(t, 640, 480)
+	key := make([]byte, audit.KeySize)
+	rand.Read(key)
+	log, err := audit.Open(audit.Options{Dir: t.TempDir(), Key: key, MachineID: "m", Version: "v"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer log.Close()
+	after := 0
+	s := New(Options{Open: func(context.Context) ([]native.Backend, native.Readiness) {
+		b, err := x11.Open(d.Name)
+		if err != nil {
+			return nil, native.Readiness{Reason: "x11_unreachable"}
+		}
+		return []native.Backend{cutOff{b, &after}}, native.Readiness{Ready: true}
+	}})
+	defer s.Close()
+	reg := ops.New(log, nil)
+	Register(reg, s)
+	call := func(ctx context.Context, op string, args map[string]any) (any, *errcode.Error) {
+		raw, _ := json.Marshal(args)
+		out, err := reg.Call(ctx, ops.Caller{Transport: "test"}, op, raw, nil)
+		return out, errcode.As(err)
+	}
+	ctx := context.Background()
+	pointer := func() string { return strings.Join(strings.Fields(d.Run("xdotool", "getmouselocation"))[:2], " ") }
+
+	// Cut after the move of a click: partial, 1 of 3 steps, the move landed,
+	// and a fresh observation still comes back.
+	after = 1
+	out, _ := call(ctx, "computer_observe", nil)
+	obs := out.(*Observation)
+	out, e := call(ctx, "computer_act", map[string]any{"observation_id": obs.ObservationID, "action": "click", "x": 70, "y": 80, "settle_ms": 0})
+	if e != nil {
+		t.Fatal(e)
+	}
+	res := out.(*ActResult)
+	if res.Receipt.Status != Partial || res.Receipt.Steps != 3 || res.Receipt.Dispatched != 1 || res.Receipt.Error == nil || res.Observation == nil {
+		t.Fatalf("partial: %+v %+v", res.Receipt, res.ObservationError)
+	}
+	if p := pointer(); p != "x:70 y:80" {
+		t.Fatalf("pointer %s after the partial click", p)
+	}
+
+	// Cut before anything, by an error that may have come after the server
+	// took the input: unknown, not "not dispatched".
+	after = 0
+	out, _ = call(ctx, "computer_act", map[string]any{"observation_id": res.Observation.ObservationID, "action": "move", "x": 5, "y": 5, "settle_ms": 0})
+	res = out.(*ActResult)
+	if res.Receipt.Status != Unknown || res.Receipt.Dispatched != 0 {
+		t.Fatalf("unknown: %+v", res.Receipt)
+	}
+
+	// The fresh observation fails (the caller gives up while the act
+	// settles): the receipt stands, with the reason beside it.
+	after = 10
+	short, cancel := context.WithTimeout(ctx, 300*time.Millisecond)
+	defer cancel()
+	out, e = call(short, "computer_act", map[string]any{"observation_id": res.Observation.ObservationID, "action": "move", "x": 9, "y": 9, "settle_ms": 5000})
+	if e != nil {
+		t.Fatal(e)
+	}
+	res = out.(*ActResult)
+	if res.Receipt.Status != Accepted || res.Receipt.Dispatched != 1 || res.Observation != nil || res.ObservationError == nil || res.ObservationError.Code != errcode.Cancelled {
+		t.Fatalf("failed observation: %+v %+v", res.Receipt, res.ObservationError)
+	}
+	if p := pointer(); p != "x:9 y:9" {
+		t.Fatalf("pointer %s", p)
+	}
+}
