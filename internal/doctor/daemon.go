@@ -1,0 +1,117 @@
+package doctor
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"time"
+
+	"github.com/hostlink/hostlink/internal/autostart"
+	"github.com/hostlink/hostlink/internal/daemon"
+	"github.com/hostlink/hostlink/internal/desktop"
+	"github.com/hostlink/hostlink/internal/ipc"
+)
+
+// checkControl asks a running daemon for its status over the control
+// channel; the capabilities it reports are checked after.
+func (e *env) checkControl(ctx context.Context) {
+	st, addr, err := e.daemonStatus(ctx)
+	if err != nil {
+		e.add("control channel", Warn, fmt.Sprintf("no hostlink running at %s (%v)", addr, err), "start it: hostlink serve, or at login: hostlink install")
+		return
+	}
+	e.status = st
+	e.add("control channel", OK, fmt.Sprintf("hostlink %s running at %s, pid %d, up %s; link %s", st.Version, addr, st.PID,
+		(time.Duration(st.UptimeSeconds)*time.Second).String(), st.Link.State), "")
+}
+
+func (e *env) daemonStatus(ctx context.Context) (*daemon.Status, string, error) {
+	addr, err := ipc.Address(e.dirs.Runtime)
+	if err != nil {
+		return nil, "", err
+	}
+	ctx, cancel := context.WithTimeout(ctx, 3*time.Second)
+	defer cancel()
+	cl, err := ipc.Connect(ctx, addr)
+	if err != nil {
+		return nil, addr, err
+	}
+	defer cl.Close()
+	res, err := cl.Call(ctx, "status", nil)
+	if err != nil {
+		return nil, addr, err
+	}
+	var st daemon.Status
+	if err := json.Unmarshal(res, &st); err != nil {
+		return nil, addr, err
+	}
+	return &st, addr, nil
+}
+
+// desktopFixes say how to make computer use ready, by reason.
+var desktopFixes = map[string]string{
+	"permission_pending":     "System Settings > Privacy & Security: allow hostlink under Accessibility and Screen Recording (launchd restarts it after the grant)",
+	"wayland":                "log in with an X11 session (e.g. \"GNOME on Xorg\"): Wayland blocks input injection",
+	"no_display":             "run hostlink inside a graphical session (DISPLAY set)",
+	"x11_unreachable":        "check DISPLAY and that the X server accepts this user (xhost)",
+	"wsl2":                   "computer use is not available under WSL2; run hostlink on the Windows host",
+	"no_interactive_desktop": "run hostlink in the logged-in user's session, not as a service",
+	"session_locked":         "unlock the session",
+}
+
+// checkCapabilities reports command execution, computer use (probed here)
+// and whatever else the running daemon reports (agent runtimes).
+func (e *env) checkCapabilities(ctx context.Context) {
+	if e.cfg.Commands.Enabled {
+		e.add("commands", OK, "enabled ([commands] enabled = true): commands run with your permissions", "")
+	} else {
+		e.add("commands", OK, "off (enable with [commands] enabled = true or serve --enable-shell)", "")
+	}
+	if !e.cfg.Computer.Enabled {
+		e.add("computer use", OK, "off (enable with [computer] enabled = true)", "")
+	} else {
+		cctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+		ok, why := desktop.Ready(cctx)
+		cancel()
+		if ok {
+			e.add("computer use", OK, "a desktop is ready", "")
+		} else {
+			fix := desktopFixes[why]
+			if fix == "" {
+				fix = "see `hostlink status` for the reason"
+			}
+			e.add("computer use", Warn, "not ready: "+why, fix)
+		}
+	}
+	if e.status == nil {
+		return
+	}
+	for _, c := range e.status.Capabilities {
+		if c.Name == "computer_use" || c.Name == "shell" || c.Name == "files" {
+			continue
+		}
+		if c.Ready {
+			e.add("capability "+c.Name, OK, "ready (running daemon)", "")
+		} else {
+			e.add("capability "+c.Name, Warn, "not ready: "+c.Reason, "see `hostlink status`")
+		}
+	}
+}
+
+// checkAutostart reports whether the login unit is installed.
+func (e *env) checkAutostart() {
+	s, err := autostart.ForThisUser(e.dirs, nil)
+	if err != nil {
+		e.add("autostart", Warn, err.Error(), "")
+		return
+	}
+	present, _, err := autostart.Installed(s)
+	switch {
+	case err != nil:
+		e.add("autostart", Warn, err.Error(), "hostlink uninstall && hostlink install")
+	case !present:
+		e.add("autostart", Warn, "no "+string(s.Kind)+" unit at "+s.Path(), "hostlink install, then run the command it prints")
+	default:
+		e.add("autostart", OK, string(s.Kind)+" unit "+s.Path(), "")
+	}
+}
