@@ -2,6 +2,8 @@ package desktop
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"slices"
 	"strings"
@@ -51,6 +53,7 @@ func (s *Service) act(ctx context.Context, c *ops.Call, a ActArgs) (*ActResult, 
 	}
 	c.Detail("desktop", o.desktop)
 	c.Detail("action", a.Action)
+	auditInput(c, a)
 	if err := s.checkDrift(ctx, d, o); err != nil {
 		return nil, err
 	}
@@ -156,4 +159,25 @@ func (s *Service) checkWindow(ctx context.Context, d *desk, w native.Window) err
 	}
 	return errcode.New(WindowStale, "the window no longer exists as observed; observe again").
 		With("receipt", Receipt{Status: NotDispatched, Steps: 1})
+}
+
+// auditInput records what an act asked for, never what it typed: text is
+// recorded as its length and a SHA-256 prefix, as the wire protocol's
+// audit rules have it for INPUT_ACTION.text.
+func auditInput(c *ops.Call, a ActArgs) {
+	if a.X != nil && a.Y != nil {
+		c.Detail("at", [2]int{*a.X, *a.Y})
+	}
+	switch a.Action {
+	case "type":
+		sum := sha256.Sum256([]byte(a.Text))
+		c.Detail("text_bytes", len(a.Text))
+		c.Detail("text_sha256_prefix", hex.EncodeToString(sum[:4]))
+	case "key":
+		c.Detail("keys", a.Keys)
+	case "drag":
+		c.Detail("path_points", len(a.Path))
+	case "scroll":
+		c.Detail("wheel", [2]int{a.DX, a.DY})
+	}
 }

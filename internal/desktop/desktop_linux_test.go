@@ -32,6 +32,8 @@ type env struct {
 	s   *Service
 	reg *ops.Registry
 	now time.Time // the Service's clock, moved by tests
+
+	auditDir string
 }
 
 func newEnv(t *testing.T, w, h int) *env {
@@ -39,12 +41,13 @@ func newEnv(t *testing.T, w, h int) *env {
 	d := xvfbtest.Start(t, w, h)
 	key := make([]byte, audit.KeySize)
 	rand.Read(key)
-	log, err := audit.Open(audit.Options{Dir: t.TempDir(), Key: key, MachineID: "m", Version: "v"})
+	dir := t.TempDir()
+	log, err := audit.Open(audit.Options{Dir: dir, Key: key, MachineID: "m", Version: "v"})
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { log.Close() })
-	e := &env{t: t, d: d, reg: ops.New(log, nil), now: time.Now()}
+	e := &env{t: t, d: d, reg: ops.New(log, nil), now: time.Now(), auditDir: dir}
 	e.s = New(Options{
 		Open: func(context.Context) ([]native.Backend, native.Readiness) {
 			b, err := x11.Open(d.Name)
@@ -266,6 +269,11 @@ func TestActTypesIntoTerminal(t *testing.T) {
 	got, err := os.ReadFile(filepath.Join(dir, "typed.txt"))
 	if err != nil || string(got) != "hostlink-typed\n" {
 		t.Fatalf("typed.txt: %q %v", got, err)
+	}
+	// The audit log records the act, never the text typed.
+	rec, _ := os.ReadFile(filepath.Join(e.auditDir, "audit.log"))
+	if bytes.Contains(rec, []byte("hostlink-typed")) || !bytes.Contains(rec, []byte("text_sha256_prefix")) {
+		t.Fatalf("audit log:\n%s", rec)
 	}
 	after := res.Observation
 	for i := 0; window(after, "done-42") == nil && i < 20; i++ {

@@ -138,7 +138,8 @@ func (s *Service) capture(ctx context.Context, c *ops.Call, d *desk, fr framing,
 		id: newID("obs_"), transport: c.Transport, desktop: d.b.ID(), frame: f,
 		monitor: fr.monitor, state: st, windows: make(map[string]native.Window),
 	}
-	if d.b.Status(ctx).Windows.Ready {
+	status := d.b.Status(ctx)
+	if status.Windows.Ready {
 		if ws, err := d.b.Windows(ctx); err == nil {
 			for _, nw := range ws {
 				ref := newID("win_")
@@ -148,7 +149,7 @@ func (s *Service) capture(ctx context.Context, c *ops.Call, d *desk, fr framing,
 		}
 	}
 	if a.Accessibility {
-		obs.Accessibility = s.accessibility(ctx, d)
+		obs.Accessibility = s.accessibility(ctx, d, status.Accessibility)
 	}
 	now := s.opts.now()
 	o.expires = now.Add(s.opts.RefTTL)
@@ -163,8 +164,7 @@ func windowInfo(ref string, nw native.Window, box native.Rect) WindowInfo {
 		Focused: nw.Focused, Minimized: nw.Minimized, Elevated: nw.Elevated}
 }
 
-func (s *Service) accessibility(ctx context.Context, d *desk) *Accessibility {
-	r := d.b.Status(ctx).Accessibility
+func (s *Service) accessibility(ctx context.Context, d *desk, r native.Readiness) *Accessibility {
 	if !r.Ready {
 		return &Accessibility{Reason: r.Reason}
 	}

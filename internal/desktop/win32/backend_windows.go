@@ -156,9 +156,11 @@ func (b *Backend) Capture(ctx context.Context, r native.Rect, scale float64) (*i
 	}
 	defer procDeleteObject.Call(bmp)
 	old, _, _ := procSelectObject.Call(mem, bmp)
-	defer procSelectObject.Call(mem, old)
-	if ok, _, err := procBitBlt.Call(mem, 0, 0, uintptr(r.W), uintptr(r.H), screen,
-		uintptr(int32(r.X)), uintptr(int32(r.Y)), srccopy|captureblt); ok == 0 {
+	ok, _, err := procBitBlt.Call(mem, 0, 0, uintptr(r.W), uintptr(r.H), screen,
+		uintptr(int32(r.X)), uintptr(int32(r.Y)), srccopy|captureblt)
+	// GetDIBits wants the bitmap out of any device context.
+	procSelectObject.Call(mem, old)
+	if ok == 0 {
 		if locked() {
 			return nil, native.ErrSecureDesktop
 		}

@@ -35,7 +35,6 @@ type Backend struct {
 
 	mu    sync.Mutex
 	atoms map[string]xproto.Atom
-	keys  *keymap
 }
 
 // Open connects to display (":0"; "" means $DISPLAY) and initialises the
