@@ -81,5 +81,5 @@ func exitError(err error) {
 	if !errors.Is(err, errSilent) {
 		fmt.Fprintln(os.Stderr, "hostlink:", err)
 	}
-	os.Exit(1)
+	os.Exit(exitCode(err))
 }

@@ -26,6 +26,9 @@ func (s *serveCmd) Run(ctx context.Context, c *cli) error {
 	// else procs started, so nothing outlives hostlink.
 	defer procs.KillAll()
 	defer d.Close()
+	if err := d.CheckConsent(ctx); err != nil {
+		return err
+	}
 	if lo := s.linkOptions(d); lo.URL != "" {
 		lctx, stop := context.WithCancel(ctx)
 		wait, err := d.StartLink(lctx, lo)
