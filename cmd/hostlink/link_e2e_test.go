@@ -548,6 +548,25 @@ func TestLinkExactlyOnce(t *testing.T) {
 	if lines() != 2 {
 		t.Fatalf("a new key: %d lines, want 2", lines())
 	}
+
+	// Every request and link event is in the audit chain, which verifies;
+	// the re-sends that were answered from the record ran nothing, so the
+	// command appears twice.
+	if out, err := run(t, env, bin, "audit", "verify"); err != nil {
+		t.Fatalf("audit verify: %v %s", err, out)
+	}
+	out, err := run(t, env, bin, "audit", "tail", "-n", "200")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, op := range []string{"link_connected", "session_attach", "session_restore", "link_closed"} {
+		if !strings.Contains(out, op) {
+			t.Errorf("audit has no %s:\n%s", op, out)
+		}
+	}
+	if n := strings.Count(out, " run_command "); n != 2 {
+		t.Errorf("run_command audited %d times, want 2:\n%s", n, out)
+	}
 }
 
 func TestDevPlatformCLI(t *testing.T) {
