@@ -11,6 +11,7 @@ import (
 	"net"
 	"net/http"
 	"net/url"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -57,6 +58,7 @@ type oauthState struct {
 	access  map[string]accessToken
 	refresh map[string]string // refresh token → family
 	used    map[string]string // consumed codes → family, to revoke on replay
+	issued  []string          // every token ever issued, for tests that look for leaks
 }
 
 type authCode struct {
@@ -123,6 +125,14 @@ func (s *Server) OAuthTokens() (access, refresh int) {
 		}
 	}
 	return access, len(s.oauth.refresh)
+}
+
+// IssuedTokens returns every access and refresh token issued so far,
+// live or not, so a test can check that none was written anywhere.
+func (s *Server) IssuedTokens() []string {
+	s.oauth.mu.Lock()
+	defer s.oauth.mu.Unlock()
+	return slices.Clone(s.oauth.issued)
 }
 
 // ApproveDevice approves (or denies) the pending device grant with that
@@ -261,6 +271,7 @@ func (o *oauthState) issue(family, scope string) map[string]any {
 		family = NewToken()
 	}
 	at, rt := NewToken(), NewToken()
+	o.issued = append(o.issued, at, rt)
 	o.access[at] = accessToken{family: family, expires: time.Now().Add(o.cfg.AccessTTL)}
 	o.refresh[rt] = family
 	return map[string]any{"access_token": at, "token_type": "Bearer", "expires_in": int(o.cfg.AccessTTL.Seconds()), "refresh_token": rt, "scope": scope}
