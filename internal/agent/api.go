@@ -353,7 +353,7 @@ func (e *Engine) Send(id, text, mode string) error {
 	if sess == nil || turn == "" {
 		return errcode.New(CodeInvalidState, "task %s has no running turn to steer yet", id)
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	ctx, cancel := context.WithTimeout(e.ctx, callTimeout)
 	defer cancel()
 	if err := sess.Steer(ctx, turn, text); err != nil {
 		return errcode.New(CodeInvalidState, "the runtime did not take the message: %s", errcode.As(err).Message)

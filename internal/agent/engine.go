@@ -74,6 +74,11 @@ type Engine struct {
 	owner  string      // this engine's instance id
 	held   *lease.Lock // owners/<owner>.lock, held for the engine's life
 
+	// ctx is cancelled once Close has asked every run to stop, so that
+	// runtime calls still waiting give up.
+	ctx       context.Context
+	cancelCtx context.CancelFunc
+
 	mu       sync.Mutex
 	runtimes map[string]Runtime
 	runs     map[string]*run // tasks driven by this process
@@ -101,6 +106,7 @@ func Open(o Options) (*Engine, error) {
 		}
 	}
 	e := &Engine{o: o, runtimes: map[string]Runtime{}, runs: map[string]*run{}, writing: map[string]string{}}
+	e.ctx, e.cancelCtx = context.WithCancel(context.Background())
 	e.owner = "eng_" + rand.Text()
 	held, err := lease.TryLock(e.ownerPath(e.owner), lease.Exclusive)
 	if err != nil {
@@ -170,11 +176,13 @@ func (e *Engine) Close() error {
 	for _, r := range runs {
 		r.cancel("hostlink is shutting down")
 	}
+	e.cancelCtx()
 	e.wg.Wait()
 	return e.closeState()
 }
 
 func (e *Engine) closeState() error {
+	e.cancelCtx()
 	var err error
 	if e.store != nil {
 		err = e.store.Close()
@@ -320,7 +328,7 @@ func (e *Engine) resume(t Task) (TurnState, bool) {
 	if err != nil {
 		return TurnState{}, false
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	ctx, cancel := context.WithTimeout(e.ctx, startTimeout)
 	defer cancel()
 	spec := SessionSpec{TaskID: t.ID, Dir: "", Model: t.Model, Access: t.Access, StateDir: e.runtimeDir(t.Runtime)}
 	if d, err := e.o.Files.ResolveDir(t.Workdir, t.Cwd); err == nil {

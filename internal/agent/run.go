@@ -36,6 +36,13 @@ type run struct {
 	ended     chan struct{}
 }
 
+// Bounds on waiting for a runtime: starting one can take many seconds
+// (Qoder: up to 17 s offline), a call on a running one should not.
+const (
+	startTimeout = 2 * time.Minute
+	callTimeout  = time.Minute
+)
+
 type pendingReq struct {
 	id, runtimeID, kind string
 	timer               *time.Timer
@@ -89,9 +96,18 @@ func (r *run) drive() {
 		r.settle(ending{to: Failed, reason: errcode.As(err).Message})
 		return
 	}
-	sess, err := rt.Start(context.Background(), r.spec, r)
+	ctx, cancel := context.WithTimeout(r.e.ctx, startTimeout)
+	sess, err := rt.Start(ctx, r.spec, r)
+	cancel()
 	if err != nil {
-		r.settle(ending{to: Failed, reason: "the runtime did not start: " + errcode.As(err).Message})
+		r.mu.Lock()
+		why := r.cancelWhy
+		r.mu.Unlock()
+		if why != "" {
+			r.settle(ending{to: Cancelled, reason: why})
+		} else {
+			r.settle(ending{to: Failed, reason: "the runtime did not start: " + errcode.As(err).Message})
+		}
 		return
 	}
 	r.mu.Lock()
@@ -174,7 +190,9 @@ func (r *run) startTurn(input string) {
 	r.mu.Lock()
 	sess := r.sess
 	r.mu.Unlock()
-	turnID, err := sess.StartTurn(context.Background(), input)
+	ctx, cancel := context.WithTimeout(r.e.ctx, callTimeout)
+	turnID, err := sess.StartTurn(ctx, input)
+	cancel()
 	if err != nil {
 		r.end(ending{to: Failed, reason: "the runtime refused the turn: " + errcode.As(err).Message})
 		return
@@ -398,7 +416,7 @@ func (r *run) resolve(id, kind string, res Resolution, record any) error {
 	r.mu.Lock()
 	sess := r.sess
 	r.mu.Unlock()
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	ctx, cancel := context.WithTimeout(r.e.ctx, callTimeout)
 	defer cancel()
 	if err := sess.Resolve(ctx, p.runtimeID, res); err != nil {
 		r.apply(Change{Events: []Event{{Type: "request.delivery_failed", RequestID: id}}})
