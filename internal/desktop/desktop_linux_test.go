@@ -86,7 +86,8 @@ func (e *env) observe(args map[string]any) *Observation {
 	if err != nil {
 		e.t.Fatalf("computer_observe %v: %v", args, err)
 	}
-	return out.(*Observation)
+	o := out.(Observation)
+	return &o
 }
 
 func (e *env) act(args map[string]any) *ActResult {
@@ -95,7 +96,8 @@ func (e *env) act(args map[string]any) *ActResult {
 	if err != nil {
 		e.t.Fatalf("computer_act %v: %v", args, err)
 	}
-	return out.(*ActResult)
+	r := out.(ActResult)
+	return &r
 }
 
 func (e *env) pointer() string {
@@ -160,7 +162,7 @@ func TestDesktopsListsTheWindow(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	res := out.(*DesktopsResult)
+	res := out.(DesktopsResult)
 	if len(res.Desktops) != 1 {
 		t.Fatalf("desktops %+v", res)
 	}
@@ -437,7 +439,7 @@ func TestSecondMonitor(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	mons := out.(*DesktopsResult).Desktops[0].Monitors
+	mons := out.(DesktopsResult).Desktops[0].Monitors
 	if len(mons) != 2 || mons[1].Name != "RIGHT" || mons[1].Bounds != (native.Rect{X: 800, W: 800, H: 600}) {
 		t.Fatalf("monitors %+v", mons)
 	}
@@ -551,7 +553,7 @@ func TestRacingActsConsumeOnce(t *testing.T) {
 	for range 2 {
 		r := <-results
 		switch {
-		case r.err == nil && r.out.(*ActResult).Receipt.Status == Accepted:
+		case r.err == nil && r.out.(ActResult).Receipt.Status == Accepted:
 			ok++
 		case r.err != nil && r.err.Code == ObservationConsumed:
 			consumed++

@@ -34,17 +34,17 @@ func TestWin32Service(t *testing.T) {
 		}
 		return out
 	}
-	ds := call("computer_desktops", map[string]any{"windows": true}).(*DesktopsResult)
+	ds := call("computer_desktops", map[string]any{"windows": true}).(DesktopsResult)
 	if len(ds.Desktops) != 1 || !ds.Desktops[0].Operations["computer_observe"].Ready {
 		t.Fatalf("desktops %+v", ds)
 	}
 	mon := ds.Desktops[0].Monitors[0]
-	obs := call("computer_observe", map[string]any{"monitor": 0}).(*Observation)
+	obs := call("computer_observe", map[string]any{"monitor": 0}).(Observation)
 	img := decodePNGBytes(t, obs.images[0].Data)
 	if img.Bounds().Dx() != mon.Bounds.W || img.Bounds().Dy() != mon.Bounds.H {
 		t.Fatalf("image %v for monitor %+v", img.Bounds(), mon)
 	}
-	res := call("computer_act", map[string]any{"observation_id": obs.ObservationID, "action": "move", "x": 37, "y": 41, "settle_ms": 0}).(*ActResult)
+	res := call("computer_act", map[string]any{"observation_id": obs.ObservationID, "action": "move", "x": 37, "y": 41, "settle_ms": 0}).(ActResult)
 	if res.Receipt.Status != Accepted || res.Observation == nil || res.Observation.Cursor == nil ||
 		*res.Observation.Cursor != (Point{37, 41}) {
 		t.Fatalf("act %+v cursor %+v (%v)", res.Receipt, res.Observation, res.ObservationError)

@@ -67,12 +67,12 @@ func TestReceipts(t *testing.T) {
 	// and a fresh observation still comes back.
 	after = 1
 	out, _ := call(ctx, "computer_observe", nil)
-	obs := out.(*Observation)
+	obs := out.(Observation)
 	out, e := call(ctx, "computer_act", map[string]any{"observation_id": obs.ObservationID, "action": "click", "x": 70, "y": 80, "settle_ms": 0})
 	if e != nil {
 		t.Fatal(e)
 	}
-	res := out.(*ActResult)
+	res := out.(ActResult)
 	if res.Receipt.Status != Partial || res.Receipt.Steps != 3 || res.Receipt.Dispatched != 1 || res.Receipt.Error == nil || res.Observation == nil {
 		t.Fatalf("partial: %+v %+v", res.Receipt, res.ObservationError)
 	}
@@ -84,7 +84,7 @@ func TestReceipts(t *testing.T) {
 	// took the input: unknown, not "not dispatched".
 	after = 0
 	out, _ = call(ctx, "computer_act", map[string]any{"observation_id": res.Observation.ObservationID, "action": "move", "x": 5, "y": 5, "settle_ms": 0})
-	res = out.(*ActResult)
+	res = out.(ActResult)
 	if res.Receipt.Status != Unknown || res.Receipt.Dispatched != 0 {
 		t.Fatalf("unknown: %+v", res.Receipt)
 	}
@@ -98,7 +98,7 @@ func TestReceipts(t *testing.T) {
 	if e != nil {
 		t.Fatal(e)
 	}
-	res = out.(*ActResult)
+	res = out.(ActResult)
 	if res.Receipt.Status != Accepted || res.Receipt.Dispatched != 1 || res.Observation != nil || res.ObservationError == nil || res.ObservationError.Code != errcode.Cancelled {
 		t.Fatalf("failed observation: %+v %+v", res.Receipt, res.ObservationError)
 	}

@@ -110,7 +110,7 @@ type Observation struct {
 }
 
 // ResultImages hands the image to the transport.
-func (o *Observation) ResultImages() []ops.Image { return o.images }
+func (o Observation) ResultImages() []ops.Image { return o.images }
 
 // ActArgs is computer_act's request.
 type ActArgs struct {
@@ -155,7 +155,7 @@ type ActResult struct {
 }
 
 // ResultImages hands the fresh observation's image to the transport.
-func (a *ActResult) ResultImages() []ops.Image {
+func (a ActResult) ResultImages() []ops.Image {
 	if a.Observation == nil {
 		return nil
 	}
