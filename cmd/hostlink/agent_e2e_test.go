@@ -1,0 +1,105 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/hostlink/hostlink/internal/daemon"
+)
+
+// agentHome is a HOSTLINK_HOME whose config enables agents in workdir a
+// (workspace-write) with the fake runtime, built as its own program.
+func agentHome(t *testing.T) (home string, env []string) {
+	t.Helper()
+	fake := filepath.Join(t.TempDir(), "fakeagent")
+	if runtime.GOOS == "windows" {
+		fake += ".exe"
+	}
+	if out, err := exec.Command("go", "build", "-o", fake, "../../internal/agent/fakeruntime/fakeagent").CombinedOutput(); err != nil {
+		t.Fatalf("building the fake runtime: %v\n%s", err, out)
+	}
+	home, env = hostlinkEnv(t)
+	env = append(env, daemon.FakeRuntimeEnv+"="+fake)
+	a := filepath.Join(home, "a")
+	os.MkdirAll(a, 0o755)
+	os.MkdirAll(filepath.Join(home, "config"), 0o700)
+	cfg := "[agents]\nenabled = true\nruntimes = [\"fake\"]\n\n[[workdirs]]\nalias = \"a\"\npath = '" + a + "'\nagent_mode = \"workspace-write\"\n"
+	if err := os.WriteFile(filepath.Join(home, "config", "config.toml"), []byte(cfg), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return home, env
+}
+
+// callJSON runs `hostlink call OP ARGS --json` and decodes its one line.
+func callJSON(t *testing.T, env []string, bin, op, args string) (map[string]any, string) {
+	t.Helper()
+	stdout, stderr, err := runSplit(t, env, bin, "call", op, args, "--json")
+	var m map[string]any
+	if jerr := json.Unmarshal([]byte(stdout), &m); jerr != nil {
+		t.Fatalf("call %s: %v %v\n%s%s", op, err, jerr, stdout, stderr)
+	}
+	if e, ok := m["error"].(map[string]any); ok && err != nil {
+		return nil, e["code"].(string)
+	}
+	return m, ""
+}
+
+// TestAgentKill9Serve runs a writer task in the real `hostlink serve`, kills
+// the daemon with SIGKILL mid-turn, and starts it again: the task is
+// reconciled as interrupted, the workdir refuses writes with
+// WORKDIR_RECOVERY_REQUIRED until `hostlink agent recover a`, and then
+// accepts them.
+func TestAgentKill9Serve(t *testing.T) {
+	bin := build(t)
+	_, env := agentHome(t)
+	serve, _ := startServe(t, bin, env)
+
+	task, code := callJSON(t, env, bin, "submit_agent_task", `{"runtime":"fake","workdir":"a","prompt":"say hi\nwrite f.txt x\nsleep 60000","access":"workspace-write"}`)
+	if code != "" {
+		t.Fatalf("submit: %s", code)
+	}
+	id := task["task_id"].(string)
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		got, code := callJSON(t, env, bin, "get_agent_task", `{"task_id":"`+id+`"}`)
+		if code != "" {
+			t.Fatalf("get: %s", code)
+		}
+		if got["turns"].(float64) == 1 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("no turn started: %v", got)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	write := `{"workdir":"a","path":"mine.txt","content":"x"}`
+	if _, code := callJSON(t, env, bin, "write_file", write); code != "WORKDIR_BUSY" {
+		t.Fatalf("write_file during the turn: %q", code)
+	}
+
+	serve.Process.Kill() // SIGKILL: no cleanup at all
+	serve.Wait()
+	startServe(t, bin, env)
+	got, code := callJSON(t, env, bin, "get_agent_task", `{"task_id":"`+id+`"}`)
+	if code != "" || got["status"] != "interrupted" || !strings.Contains(got["reason"].(string), "mid-turn") {
+		t.Fatalf("the task after a restart: %v %s", got, code)
+	}
+	for range 2 {
+		if _, code := callJSON(t, env, bin, "write_file", write); code != "WORKDIR_RECOVERY_REQUIRED" {
+			t.Fatalf("write_file after the crash: %q", code)
+		}
+	}
+	if out, err := run(t, env, bin, "agent", "recover", "a"); err != nil || !strings.Contains(out, id) {
+		t.Fatalf("agent recover: %v\n%s", err, out)
+	}
+	if _, code := callJSON(t, env, bin, "write_file", write); code != "" {
+		t.Fatalf("write_file after recovery: %q", code)
+	}
+}
