@@ -27,6 +27,7 @@ type Peer struct {
 
 	conn    *link.Conn
 	version link.ProtoVersion
+	noPong  bool
 
 	mu        sync.Mutex
 	waiters   map[string]chan *link.Envelope
@@ -79,7 +80,7 @@ func (p *Peer) readLoop(ctx context.Context) error {
 		if err != nil {
 			continue
 		}
-		if e.Type == link.TypePing {
+		if e.Type == link.TypePing && !p.noPong {
 			p.send(ctx, &link.Envelope{Type: link.TypePong, ID: e.ID, TS: link.Now(), Version: p.version.String(), Payload: json.RawMessage("{}")})
 		}
 		p.mu.Lock()

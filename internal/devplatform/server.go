@@ -38,6 +38,8 @@ type Config struct {
 	// AckAnyMajor answers HELLO_ACK even to another major version, so the
 	// executor's own check is what closes the connection.
 	AckAnyMajor bool `json:"ack_any_major"`
+	// NoPong leaves the executor's PINGs unanswered.
+	NoPong bool `json:"no_pong"`
 }
 
 func (c Config) withDefaults() Config {
@@ -284,7 +286,7 @@ func (s *Server) handshake(ctx context.Context, conn *link.Conn, name, session s
 		return nil, err
 	}
 	p := &Peer{Name: name, Hello: hello, Granted: granted, ConnectionID: connID, Connected: time.Now(),
-		conn: conn, version: ours, waiters: map[string]chan *link.Envelope{}, closed: make(chan struct{})}
+		conn: conn, version: ours, waiters: map[string]chan *link.Envelope{}, closed: make(chan struct{}), noPong: cfg.NoPong}
 	if cfg.PingIntervalSeconds > 0 {
 		go p.pinger(ctx, time.Duration(cfg.PingIntervalSeconds*float64(time.Second)))
 	}

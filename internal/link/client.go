@@ -23,17 +23,20 @@ import (
 	"github.com/hostlink/hostlink/internal/hostinfo"
 )
 
-// Timing of the connection, from the protocol: the platform pings every
-// 30 s and expects a PONG within 10 s; hostlink sends STATUS every 30 s.
-const (
-	helloTimeout   = 15 * time.Second
-	statusInterval = 30 * time.Second
-	// idleProbe: with no frame from the platform for this long, hostlink
-	// sends its own PING; without any reply within pongTimeout it drops
-	// the connection and reconnects.
-	idleProbe   = 75 * time.Second
-	pongTimeout = 10 * time.Second
-)
+// helloTimeout bounds the dial and the wait for HELLO_ACK.
+const helloTimeout = 15 * time.Second
+
+// Keepalive is the connection's timing. The protocol's platform pings
+// every 30 s and expects a PONG within 10 s; hostlink sends STATUS every
+// 30 s, and when the platform has been silent for IdleProbe it sends its
+// own PING and drops the connection (to reconnect) if nothing arrives
+// within PongTimeout.
+type Keepalive struct {
+	StatusInterval, IdleProbe, PongTimeout time.Duration
+}
+
+// DefaultKeepalive is the protocol's timing.
+var DefaultKeepalive = Keepalive{StatusInterval: 30 * time.Second, IdleProbe: 75 * time.Second, PongTimeout: 10 * time.Second}
 
 // Limits are the three negotiated ceilings.
 type Limits struct {
@@ -86,6 +89,7 @@ type Client struct {
 	Info      hostinfo.Info
 	Local     Limits
 	Backoff   Backoff
+	Keepalive Keepalive // zero: DefaultKeepalive
 	// Capabilities returns what this connection advertises now.
 	Capabilities func() []string
 	// Screen returns the screen size when computer use is advertised.
@@ -166,6 +170,9 @@ func (c *Client) Run(ctx context.Context) error {
 	}
 	if c.Backoff == (Backoff{}) {
 		c.Backoff = DefaultBackoff
+	}
+	if c.Keepalive == (Keepalive{}) {
+		c.Keepalive = DefaultKeepalive
 	}
 	attempt := 0
 	for {

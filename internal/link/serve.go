@@ -75,12 +75,13 @@ func (c *Client) serve(ctx context.Context, conn *Conn) error {
 	}
 }
 
-// keepalive sends STATUS every statusInterval and probes a silent
+// keepalive sends STATUS every StatusInterval and probes a silent
 // platform with PING, dropping the connection if nothing comes back.
 func (c *Client) keepalive(ctx context.Context, conn *Conn) {
-	status := time.NewTicker(statusInterval)
+	k := c.Keepalive
+	status := time.NewTicker(k.StatusInterval)
 	defer status.Stop()
-	check := time.NewTicker(pongTimeout / 2)
+	check := time.NewTicker(k.PongTimeout / 2)
 	defer check.Stop()
 	var probed time.Time
 	for {
@@ -92,12 +93,12 @@ func (c *Client) keepalive(ctx context.Context, conn *Conn) {
 		case now := <-check.C:
 			last := time.Unix(0, c.lastRecv.Load())
 			switch {
-			case now.Sub(last) < idleProbe:
+			case now.Sub(last) < k.IdleProbe:
 				probed = time.Time{}
 			case probed.IsZero():
 				probed = now
 				c.send(ctx, conn, NewID(), TypePing, struct{}{}, false)
-			case now.Sub(probed) > pongTimeout:
+			case now.Sub(probed) > k.PongTimeout:
 				c.Log.Warn("platform silent; dropping the connection", "session", c.SessionID)
 				conn.Close(websocket.StatusGoingAway, "no reply to PING")
 				return

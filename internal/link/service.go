@@ -41,6 +41,7 @@ type Options struct {
 	// IdemPath is the idempotency store's file.
 	IdemPath    string
 	Backoff     Backoff
+	Keepalive   Keepalive     // zero: DefaultKeepalive
 	IdleTimeout time.Duration // default DefaultIdleTimeout
 	Event       func(op string, details map[string]any)
 	AuditBytes  func() int64
@@ -123,7 +124,7 @@ func (s *Service) capabilities(control bool) []string {
 func (s *Service) newClient(url, session string, root *string) *Client {
 	c := &Client{
 		URL: url, Token: s.opts.Token, Tokens: s.opts.Tokens, SessionID: session, Info: s.opts.Info, Local: s.opts.Local,
-		Backoff: s.opts.Backoff, AllowedRoot: root, Event: s.opts.Event, AuditBytes: s.opts.AuditBytes,
+		Backoff: s.opts.Backoff, Keepalive: s.opts.Keepalive, AllowedRoot: root, Event: s.opts.Event, AuditBytes: s.opts.AuditBytes,
 		Idem: s.idem, Log: s.opts.Log,
 	}
 	c.Capabilities = func() []string { return s.capabilities(session == "" && root == nil) }

@@ -69,7 +69,7 @@ func newFixtureWith(t testing.TB, cfg devplatform.Config, adjust func(*link.Opti
 			return nil, err
 		}
 		fs := files.NewService([]*files.Workdir{{Alias: "session", Root: jr}}, files.Limits{
-			MaxReadBytes: 1 << 20, MaxWriteBytes: 1 << 20, MaxListEntries: 100, MaxSearchMatches: 10,
+			MaxReadBytes: 32 << 20, MaxWriteBytes: 32 << 20, MaxListEntries: 100, MaxSearchMatches: 10,
 			MaxSearchBytes: 1 << 20, MaxSearchFileBytes: 1 << 20})
 		reg := ops.New(alog, nil)
 		files.Register(reg, fs)
@@ -300,5 +300,57 @@ func TestPingPongAndDrop(t *testing.T) {
 	}
 	if st := f.svc.Status(); st.Control.Connects != 2 || st.Control.State != "connected" {
 		t.Errorf("status: %+v", st.Control)
+	}
+}
+
+func TestKeepaliveProbeAndStatus(t *testing.T) {
+	f := newFixtureWith(t, devplatform.Config{PingIntervalSeconds: -1, NoPong: true}, func(o *link.Options) {
+		o.Keepalive = link.Keepalive{StatusInterval: 50 * time.Millisecond, IdleProbe: 300 * time.Millisecond, PongTimeout: 300 * time.Millisecond}
+	})
+	ctrl := f.peer(t, devplatform.ControlPeer, time.Time{})
+	// A silent platform is probed with PING and the connection dropped and
+	// made again.
+	select {
+	case <-ctrl.Done():
+	case <-time.After(20 * time.Second):
+		t.Fatal("a silent platform's connection stayed up")
+	}
+	if ctrl.CloseCode() != 1001 || len(ctrl.Frames("PING")) == 0 {
+		t.Errorf("close %d after %d PINGs", ctrl.CloseCode(), len(ctrl.Frames("PING")))
+	}
+	if n := len(ctrl.Frames("STATUS")); n < 2 {
+		t.Errorf("%d periodic STATUS frames", n)
+	}
+	var st link.Status
+	json.Unmarshal(ctrl.Frames("STATUS")[0].Payload, &st)
+	if st.MaxConcurrent != 4 || st.UptimeSeconds <= 0 || ctrl.Frames("STATUS")[0].PendingCapacity == nil {
+		t.Errorf("STATUS: %+v", st)
+	}
+	f.peer(t, devplatform.ControlPeer, time.Now().Add(-time.Second))
+}
+
+// Replies that would exceed the frame limit are refused, not sent.
+func TestOversizedReply(t *testing.T) {
+	root := t.TempDir()
+	big := make([]byte, 13<<20)
+	for i := range big {
+		big[i] = 'a'
+	}
+	os.WriteFile(filepath.Join(root, "big.txt"), big, 0o600)
+	f := newFixtureWith(t, devplatform.Config{MaxFileSizeBytes: 16 << 20}, func(o *link.Options) {
+		o.Session, o.LegacyRoot = "big", root
+		o.Local.MaxFileSizeBytes = 16 << 20
+	})
+	d := f.peer(t, "big", time.Time{})
+	typ, m := send(t, d, "FILE_READ", map[string]any{"path": "big.txt"})
+	if typ != "FILE_CONTENTS" || len(m["content"].(string)) != 13<<20 {
+		t.Fatalf("13 MiB text read: %s", typ)
+	}
+	typ, m = send(t, d, "FILE_READ", map[string]any{"path": "big.txt", "encoding": "base64"})
+	if typ != "ERROR" || m["code"] != "FILE_TOO_LARGE" {
+		t.Fatalf("13 MiB base64 read (over 16 MiB encoded): %s %v", typ, m["code"])
+	}
+	if typ, _ := send(t, d, "FILE_STAT", map[string]any{"path": "big.txt"}); typ != "FILE_STAT_RESPONSE" {
+		t.Fatalf("after the refused reply: %s", typ)
 	}
 }
