@@ -37,6 +37,9 @@ func TestPlatformReasons(t *testing.T) {
 			if ok, reason := s.Ready(context.Background()); ok || reason != tt.reason {
 				t.Fatalf("Ready = %v %q", ok, reason)
 			}
+			if ok, reason := Ready(context.Background()); ok || reason != tt.reason {
+				t.Fatalf("package Ready = %v %q", ok, reason)
+			}
 		})
 	}
 }
