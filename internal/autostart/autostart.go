@@ -93,7 +93,9 @@ func (s *Spec) Path() string {
 
 // Unit renders the unit file.
 func (s *Spec) Unit() ([]byte, error) {
-	if !filepath.IsAbs(s.Exe) {
+	// launchd and systemd units hold Unix paths, which are absolute when
+	// rooted at /, even when the unit is generated elsewhere (tests).
+	if !filepath.IsAbs(s.Exe) && (s.Kind == TaskScheduler || !strings.HasPrefix(s.Exe, "/")) {
 		return nil, fmt.Errorf("autostart: executable %q is not an absolute path", s.Exe)
 	}
 	switch s.Kind {

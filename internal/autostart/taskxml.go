@@ -111,14 +111,20 @@ func taskXML(s *Spec) ([]byte, error) {
 	return out, nil
 }
 
-// windowsQuoteArg quotes one argument for CommandLineToArgvW, as
-// syscall.EscapeArg does on Windows.
+// windowsQuoteArg quotes one argument for CommandLineToArgvW, with the
+// same result as syscall.EscapeArg on Windows: an empty argument becomes
+// "", a quote is escaped with a backslash (doubling the backslashes before
+// it), and an argument with a space or tab is wrapped in quotes (doubling
+// the backslashes before the closing one).
 func windowsQuoteArg(s string) string {
-	if s != "" && !strings.ContainsAny(s, " \t\"") {
-		return s
+	if s == "" {
+		return `""`
 	}
+	wrap := strings.ContainsAny(s, " \t")
 	var b strings.Builder
-	b.WriteByte('"')
+	if wrap {
+		b.WriteByte('"')
+	}
 	slashes := 0
 	for i := 0; i < len(s); i++ {
 		c := s[i]
@@ -133,7 +139,9 @@ func windowsQuoteArg(s string) string {
 		}
 		b.WriteByte(c)
 	}
-	b.WriteString(strings.Repeat(`\`, slashes))
-	b.WriteByte('"')
+	if wrap {
+		b.WriteString(strings.Repeat(`\`, slashes))
+		b.WriteByte('"')
+	}
 	return b.String()
 }
