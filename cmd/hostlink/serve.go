@@ -49,6 +49,9 @@ func (s *serveCmd) Run(ctx context.Context, c *cli) error {
 			fmt.Fprintf(os.Stderr, "  workdir %-12s %s (%s)\n", wd.Alias, wd.Root.Dir(), mode)
 		}
 		fmt.Fprintf(os.Stderr, "  bearer token: `hostlink token`; audit log: %s\n", d.Audit.Path())
+		if lo := s.linkOptions(d); lo.URL != "" {
+			fmt.Fprintf(os.Stderr, "  platform link: %s (`hostlink status` shows it)\n", lo.URL)
+		}
 		for _, t := range d.Status().Transports {
 			if t.Name == "ipc" {
 				fmt.Fprintf(os.Stderr, "  control channel: %s (`hostlink status`, `hostlink call`)\n", t.Address)

@@ -3,7 +3,6 @@ package link
 import (
 	"context"
 	"crypto/rand"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -437,7 +436,7 @@ func (c *Client) LastActivity() time.Time {
 type State struct {
 	SessionID    string `json:"session_id,omitempty"`
 	URL          string `json:"url"`
-	State        string `json:"state" enum:"connecting,connected,backoff,stopped"`
+	State        string `json:"state"` // connecting, connected, backoff, stopped
 	ConnectionID string `json:"connection_id,omitempty"`
 	Version      string `json:"protocol_version,omitempty"`
 	Connects     int    `json:"connects"`
@@ -455,10 +454,4 @@ func (c *Client) State() State {
 		s.Version = c.version.String()
 	}
 	return s
-}
-
-// marshalPayload is json.Marshal for payloads, for the idempotency store.
-func marshalPayload(v any) (json.RawMessage, error) {
-	b, err := json.Marshal(v)
-	return json.RawMessage(b), err
 }

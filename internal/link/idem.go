@@ -186,12 +186,12 @@ func (s *IdemStore) runAndRecord(scope, key, mk string, done chan struct{}, fn f
 		}
 		typ, payload = TypeError, ErrorPayload{Code: string(e.Code), Message: e.Message, Details: e.Details}
 	}
-	raw, merr := marshalPayload(payload)
+	raw, merr := json.Marshal(payload)
 	if merr == nil {
 		_, merr = s.db.Exec(`UPDATE requests SET state='done', resp_type=?, resp=? WHERE scope=? AND key=?`, typ, []byte(raw), scope, key)
 	}
 	if merr != nil {
 		return "", nil, errcode.New(errcode.Internal, "the response could not be recorded")
 	}
-	return typ, raw, nil
+	return typ, json.RawMessage(raw), nil
 }
