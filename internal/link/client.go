@@ -105,7 +105,7 @@ type Client struct {
 	Log        *slog.Logger
 
 	routes  map[string]route
-	started time.Time
+	started time.Time       // set by the constructor, read by status and the idle reaper
 	runCtx  context.Context // requests run under it, past a dropped connection
 
 	mu        sync.Mutex
@@ -162,7 +162,6 @@ func isLoopback(host string) bool {
 // (close codes 4426-4429, a major-version mismatch, an invalid HELLO_ACK,
 // SESSION_REVOKED). It returns nil when ctx ends, else the *ErrTerminal.
 func (c *Client) Run(ctx context.Context) error {
-	c.started = time.Now()
 	c.runCtx = ctx
 	if c.Log == nil {
 		c.Log = slog.Default()

@@ -125,7 +125,7 @@ func (s *Service) newClient(url, session string, root *string) *Client {
 	c := &Client{
 		URL: url, Token: s.opts.Token, Tokens: s.opts.Tokens, SessionID: session, Info: s.opts.Info, Local: s.opts.Local,
 		Backoff: s.opts.Backoff, Keepalive: s.opts.Keepalive, AllowedRoot: root, Event: s.opts.Event, AuditBytes: s.opts.AuditBytes,
-		Idem: s.idem, Log: s.opts.Log,
+		Idem: s.idem, Log: s.opts.Log, started: time.Now(),
 	}
 	c.Capabilities = func() []string { return s.capabilities(session == "" && root == nil) }
 	c.Screen = func() *[2]int {
