@@ -253,7 +253,9 @@ func TestDoctorBrokenSetup(t *testing.T) {
 	cfgDir := filepath.Join(hlHome, "config")
 	os.MkdirAll(cfgDir, 0o700)
 	missing := filepath.Join(hlHome, "gone")
-	cfg := "[[workdirs]]\nalias = \"notes\"\npath = \"" + filepath.ToSlash(missing) + "\"\n\n[link]\nurl = \"ws://127.0.0.1:9/ws/local-executor\"\n"
+	cfg := "[[workdirs]]\nalias = \"notes\"\npath = \"" + filepath.ToSlash(missing) + "\"\nagent_mode = \"read-only\"\n\n" +
+		"[link]\nurl = \"ws://127.0.0.1:9/ws/local-executor\"\n\n[agents]\nenabled = true\nruntimes = [\"codex\"]\n"
+	env = append(env, "PATH="+t.TempDir()) // no agent CLI on PATH
 	os.WriteFile(filepath.Join(cfgDir, "config.toml"), []byte(cfg), 0o600)
 	if runtime.GOOS != "windows" {
 		os.MkdirAll(filepath.Join(hlHome, "state"), 0o700)
@@ -275,6 +277,9 @@ func TestDoctorBrokenSetup(t *testing.T) {
 		if c := check(r, name); c.Status != doctor.Fail || c.Fix == "" {
 			t.Errorf("doctor %s: %+v, want FAIL with a fix", name, c)
 		}
+	}
+	if c := check(r, "agent runtime codex"); c.Status != doctor.Warn || !strings.Contains(c.Detail, "not on PATH") {
+		t.Errorf("doctor agent runtime: %+v", c)
 	}
 	// A config that does not parse stops doctor at the first line.
 	os.WriteFile(filepath.Join(cfgDir, "config.toml"), []byte("[limits]\nmax_read_bytez = 1\n"), 0o600)

@@ -6,7 +6,7 @@
 // link (reachable, token accepted), the control channel of a running
 // daemon, each capability's readiness (computer use: display server,
 // Wayland, macOS permissions; agent runtimes as the running daemon reports
-// them) and the autostart unit.
+// them, or their CLIs on PATH) and the autostart unit.
 //
 // A FAIL means hostlink cannot do what its configuration asks; a WARN is
 // something to know (not paired, no autostart, a capability not ready).

@@ -89,6 +89,7 @@ func Run(ctx context.Context, o Options) *Report {
 		e.checkLink(ctx, st)
 		e.checkControl(ctx)
 		e.checkCapabilities(ctx)
+		e.checkAgents(ctx)
 		e.checkAutostart()
 	}
 	e.r.OK = e.r.Failures == 0
