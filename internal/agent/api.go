@@ -98,8 +98,24 @@ func (e *Engine) Submit(_ context.Context, a SubmitArgs) (Task, bool, error) {
 	if err != nil {
 		return Task{}, false, err
 	}
-	reqSum, err := fingerprint(map[string]any{"runtime": a.Runtime, "workdir": a.Workdir, "cwd": dir.Rel,
-		"prompt": a.Prompt, "model": a.Model, "access": access})
+	var cont string
+	if a.ContinueTaskID != "" {
+		prev, err := e.store.Get(a.ContinueTaskID)
+		if err != nil {
+			return Task{}, false, err
+		}
+		if prev.Runtime != a.Runtime || prev.Workdir != a.Workdir || prev.SessionID == "" || !prev.Status.Terminal() {
+			return Task{}, false, errcode.New(CodeInvalidState,
+				"task %s cannot be continued: it must be finished, have a runtime session, and share the runtime and workdir", prev.ID)
+		}
+		cont = prev.SessionID
+	}
+	req := map[string]any{"runtime": a.Runtime, "workdir": a.Workdir, "cwd": dir.Rel,
+		"prompt": a.Prompt, "model": a.Model, "access": access}
+	if cont != "" {
+		req["continue"] = a.ContinueTaskID
+	}
+	reqSum, err := fingerprint(req)
 	if err != nil {
 		return Task{}, false, err
 	}
@@ -149,7 +165,7 @@ func (e *Engine) Submit(_ context.Context, a SubmitArgs) (Task, bool, error) {
 	if err != nil {
 		return Task{}, false, err
 	}
-	r := e.newRun(t, a.Prompt, SessionSpec{TaskID: id, Dir: dir.Abs, Model: a.Model, Access: access, StateDir: e.runtimeDir(a.Runtime)}, root.Abs)
+	r := e.newRun(t, a.Prompt, SessionSpec{TaskID: id, Dir: dir.Abs, Model: a.Model, Access: access, StateDir: e.runtimeDir(a.Runtime), Continue: cont}, root.Abs)
 	e.mu.Lock()
 	e.runs[id] = r
 	if access == WorkspaceWrite {

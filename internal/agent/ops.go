@@ -20,6 +20,7 @@ type SubmitArgs struct {
 	Model          string `json:"model,omitempty" jsonschema:"model id from list_agent_models; default: the runtime's"`
 	Access         string `json:"access,omitempty" enum:"read-only,workspace-write" jsonschema:"default read-only; workspace-write needs agent_mode workspace-write and holds the workdir's writer lease for each turn"`
 	IdempotencyKey string `json:"idempotency_key,omitempty" jsonschema:"the same key with the same request returns the first task; with a different request it is IDEMPOTENCY_CONFLICT"`
+	ContinueTaskID string `json:"continue_task_id,omitempty" jsonschema:"continue the runtime session of this finished task (same runtime and workdir): the runtime sees its history"`
 }
 
 // TaskArgs names a task.

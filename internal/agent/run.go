@@ -97,7 +97,12 @@ func (r *run) drive() {
 		return
 	}
 	ctx, cancel := context.WithTimeout(r.e.ctx, startTimeout)
-	sess, err := rt.Start(ctx, r.spec, r)
+	var sess Session
+	if r.spec.Continue != "" {
+		sess, _, err = rt.Resume(ctx, r.spec, r.spec.Continue, r)
+	} else {
+		sess, err = rt.Start(ctx, r.spec, r)
+	}
 	cancel()
 	if err != nil {
 		r.mu.Lock()

@@ -73,6 +73,9 @@ type SessionSpec struct {
 	// StateDir is a private directory the adapter may keep the session's
 	// files in (a CODEX_HOME overlay, a transcript); it survives restarts.
 	StateDir string
+	// Continue is the runtime session of an earlier task this one
+	// continues (through Runtime.Resume), "" for a new session.
+	Continue string
 }
 
 // Session is a runtime session (Codex thread, Claude/Qoder session) driven
