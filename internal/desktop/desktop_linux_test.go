@@ -565,3 +565,29 @@ func TestRacingActsConsumeOnce(t *testing.T) {
 		t.Fatalf("%d accepted, %d refused as consumed", ok, consumed)
 	}
 }
+
+// TestOneQueuePerDesktop: two Services on one display share its queue, so
+// an observation of one waits while the other holds it.
+func TestOneQueuePerDesktop(t *testing.T) {
+	e := newEnv(t, 320, 240)
+	other := New(Options{Open: e.s.opts.Open})
+	defer other.Close()
+	ctx := context.Background()
+	held := make(chan struct{})
+	release := make(chan struct{})
+	go other.Do(ctx, "", func(native.Backend) error {
+		close(held)
+		<-release
+		return nil
+	})
+	<-held
+	waiting, cancel := context.WithTimeout(ctx, 200*time.Millisecond)
+	defer cancel()
+	if _, err := e.s.observe(waiting, &ops.Call{}, ObserveArgs{}); errcode.CodeOf(err) != errcode.Cancelled {
+		t.Fatalf("observe while the other service holds the queue: %v", err)
+	}
+	close(release)
+	if _, err := e.s.observe(ctx, &ops.Call{}, ObserveArgs{}); err != nil {
+		t.Fatal(err)
+	}
+}

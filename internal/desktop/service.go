@@ -89,7 +89,7 @@ func (s *Service) open(ctx context.Context) ([]*desk, native.Readiness) {
 			return nil, why
 		}
 		for _, b := range bs {
-			s.desks[b.ID()] = &desk{b: b, queue: make(chan struct{}, 1)}
+			s.desks[b.ID()] = &desk{b: b, queue: queueFor(b.ID())}
 		}
 	}
 	out := make([]*desk, 0, len(s.desks))
@@ -140,6 +140,15 @@ func unavailable(why native.Readiness) *errcode.Error {
 		msg = "no desktop is reachable"
 	}
 	return errcode.New(code, "%s", msg).With("reason", why.Reason)
+}
+
+// queues holds one queue per desktop identity for the whole process, so
+// that every Service (the daemon's, the package-level Ready's) shares it.
+var queues sync.Map // desktop ID → chan struct{}
+
+func queueFor(id string) chan struct{} {
+	q, _ := queues.LoadOrStore(id, make(chan struct{}, 1))
+	return q.(chan struct{})
 }
 
 // lock takes the desktop's queue, in arrival order as far as the runtime
