@@ -17,8 +17,9 @@ import (
 )
 
 type devPlatformCmd struct {
-	Serve devPlatformServeCmd `cmd:"" default:"withargs" help:"Serve the reference platform on loopback (the default)."`
-	Send  devPlatformSendCmd  `cmd:"" help:"Send one message to a connected executor and print the reply."`
+	Serve  devPlatformServeCmd  `cmd:"" default:"withargs" help:"Serve the reference platform on loopback (the default)."`
+	Send   devPlatformSendCmd   `cmd:"" help:"Send one message to a connected executor and print the reply."`
+	Attach devPlatformAttachCmd `cmd:"" help:"Browse the executor down to a folder, attach it to a session and activate it."`
 }
 
 type devPlatformServeCmd struct {
@@ -79,8 +80,31 @@ func (c *devPlatformSendCmd) Run() error {
 		}
 		payload = json.RawMessage(c.Payload)
 	}
-	body, _ := json.Marshal(devplatform.SendRequest{Peer: c.Peer, Type: c.Type, Payload: payload, TimeoutSeconds: c.Timeout})
-	req, err := http.NewRequest("POST", "http://"+c.API+"/api/send", bytes.NewReader(body))
+	return apiPost(c.API, tok, "/api/send", devplatform.SendRequest{Peer: c.Peer, Type: c.Type, Payload: payload, TimeoutSeconds: c.Timeout})
+}
+
+type devPlatformAttachCmd struct {
+	API       string `help:"The dev-platform's address (host:port)." default:"127.0.0.1:7718"`
+	TokenFile string `help:"The dev-platform's token file." required:"" type:"path"`
+	Session   string `arg:"" help:"Session id to attach."`
+	Path      string `arg:"" help:"Absolute path of a folder on the executor's machine."`
+}
+
+func (c *devPlatformAttachCmd) Run() error {
+	tok, err := devToken(c.TokenFile, false)
+	if err != nil {
+		return err
+	}
+	return apiPost(c.API, tok, "/api/attach", devplatform.AttachRequest{SessionID: c.Session, Path: c.Path})
+}
+
+// apiPost posts body to the dev-platform's API and prints the reply.
+func apiPost(api, tok, path string, body any) error {
+	b, err := json.Marshal(body)
+	if err != nil {
+		return err
+	}
+	req, err := http.NewRequest("POST", "http://"+api+path, bytes.NewReader(b))
 	if err != nil {
 		return err
 	}

@@ -590,7 +590,11 @@ func TestDevPlatformCLI(t *testing.T) {
 	}
 	// serve takes the link from the config's [link] section.
 	_, env := hostlinkEnv(t)
-	env = append(env, "HOME="+t.TempDir())
+	home := t.TempDir()
+	if runtime.GOOS != "windows" {
+		home, _ = filepath.EvalSymlinks(home)
+	}
+	env = append(env, "HOME="+home, "USERPROFILE="+home)
 	cfg := filepath.Join(dir, "config.toml")
 	os.WriteFile(cfg, []byte("[link]\nurl = \"ws://"+addr+devplatform.ControlPath+"\"\ntoken_file = '"+tokFile+"'\n"), 0o600)
 	startServe(t, bin, env, "--config", cfg)
@@ -605,6 +609,22 @@ func TestDevPlatformCLI(t *testing.T) {
 	if err != nil || !strings.Contains(out, `"DIRECTORY_LIST_RESPONSE"`) || !strings.Contains(out, `"Home"`) {
 		t.Fatalf("dev-platform send: %v %s", err, out)
 	}
+	// attach plays the folder picker; the session then serves files.
+	proj := filepath.Join(home, "proj")
+	os.Mkdir(proj, 0o755)
+	out, err = run(t, env, bin, "dev-platform", "attach", "--api", addr, "--token-file", tokFile, "cli-session", proj)
+	if err != nil || !strings.Contains(out, `"allowed_root":"`+proj+`"`) {
+		t.Fatalf("dev-platform attach: %v %s", err, out)
+	}
+	out, err = run(t, env, bin, "dev-platform", "send", "--api", addr, "--token-file", tokFile, "cli-session", "FILE_WRITE",
+		`{"path":"`+filepath.Join(proj, "hello.txt")+`","content":"hi"}`)
+	if err != nil || !strings.Contains(out, `"ACK"`) {
+		t.Fatalf("FILE_WRITE through the CLI: %v %s", err, out)
+	}
+	if b, _ := os.ReadFile(filepath.Join(proj, "hello.txt")); string(b) != "hi" {
+		t.Fatalf("hello.txt: %q", b)
+	}
+
 	// A wrong token is refused on the API.
 	os.WriteFile(filepath.Join(dir, "bad"), []byte("nope\n"), 0o600)
 	if out, err := run(t, env, bin, "dev-platform", "send", "--api", addr, "--token-file", filepath.Join(dir, "bad"), "control", "PING"); err == nil {

@@ -30,6 +30,12 @@ type CloseRequest struct {
 	Reason string `json:"reason,omitempty"`
 }
 
+// AttachRequest is POST /api/attach's body.
+type AttachRequest struct {
+	SessionID string `json:"session_id"`
+	Path      string `json:"path"`
+}
+
 // PeerInfo is one entry of GET /api/peers.
 type PeerInfo struct {
 	Name         string     `json:"name"`
@@ -79,6 +85,19 @@ func (s *Server) apiRoutes(mux *http.ServeMux) {
 		}
 		p.Close(c.Code, c.Reason)
 		return map[string]bool{"ok": true}, 200
+	}))
+	mux.HandleFunc("POST /api/attach", s.api(func(r *http.Request) (any, int) {
+		var req AttachRequest
+		if err := json.NewDecoder(r.Body).Decode(&req); err != nil || req.SessionID == "" || req.Path == "" {
+			return map[string]string{"error": "need session_id and path"}, 400
+		}
+		ctx, cancel := context.WithTimeout(r.Context(), 60*time.Second)
+		defer cancel()
+		out, err := s.Attach(ctx, req.SessionID, req.Path)
+		if err != nil {
+			return map[string]string{"error": err.Error()}, 409
+		}
+		return out, 200
 	}))
 	mux.HandleFunc("POST /api/send", s.api(func(r *http.Request) (any, int) {
 		var req SendRequest

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"net/http"
 	"net/http/httptest"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -121,5 +122,23 @@ func TestFramePadding(t *testing.T) {
 	e, err := link.DecodeEnvelope(b)
 	if err != nil || e.ID != id || e.Type != "FILE_STAT" {
 		t.Fatalf("%v %+v", err, e)
+	}
+}
+
+func TestWithin(t *testing.T) {
+	sep := string(filepath.Separator)
+	for _, tt := range []struct {
+		dir, p string
+		want   bool
+	}{
+		{sep + "a" + sep + "b", sep + "a", true},
+		{sep + "a" + sep + "b", sep + "a" + sep + "b", true},
+		{sep + "ab", sep + "a", false},
+		{sep + "a", sep + "a" + sep + "b", false},
+		{sep + "a", sep, true},
+	} {
+		if got := within(tt.dir, tt.p); got != tt.want {
+			t.Errorf("within(%q, %q) = %v", tt.dir, tt.p, got)
+		}
 	}
 }
