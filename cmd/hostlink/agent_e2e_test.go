@@ -103,3 +103,54 @@ func TestAgentKill9Serve(t *testing.T) {
 		t.Fatalf("write_file after recovery: %q", code)
 	}
 }
+
+// TestAgentsWithTypeScriptClient drives the agent operations of the real
+// `hostlink serve` with the official MCP TypeScript SDK client over
+// Streamable HTTP: submit, idempotency, approval, question, steer, result,
+// events, cancel mid-turn, and the writer lease against write_file.
+func TestAgentsWithTypeScriptClient(t *testing.T) {
+	bin := build(t)
+	_, env := agentHome(t)
+	_, url := startServe(t, bin, env)
+	token, err := run(t, env, bin, "token")
+	if err != nil {
+		t.Fatalf("token: %v %s", err, token)
+	}
+	seen := nodeScript(t, env, "mcp_agent_client.mjs", url, strings.TrimSpace(token))
+	if seen["ok"] != true {
+		t.Fatalf("client saw %v", seen)
+	}
+	t.Logf("TypeScript client: %v events, runtimes %v", seen["events"], seen["runtimes"])
+}
+
+// nodeScript runs testdata/NAME with the MCP TypeScript SDK from
+// HOSTLINK_NODE_MODULES and returns the JSON object it prints last.
+func nodeScript(t *testing.T, env []string, name string, args ...string) map[string]any {
+	t.Helper()
+	modules := os.Getenv("HOSTLINK_NODE_MODULES")
+	if modules == "" {
+		if os.Getenv("HOSTLINK_REQUIRE_INTEGRATION") != "" {
+			t.Fatal("HOSTLINK_NODE_MODULES is unset; .ci/run installs the MCP TypeScript SDK and sets it")
+		}
+		t.Skip("HOSTLINK_NODE_MODULES unset (set HOSTLINK_REQUIRE_INTEGRATION=1 to require this test)")
+	}
+	dir := t.TempDir()
+	script, err := os.ReadFile(filepath.Join("testdata", name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(filepath.Join(dir, name), script, 0o644)
+	if err := os.Symlink(modules, filepath.Join(dir, "node_modules")); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command("node", append([]string{filepath.Join(dir, name)}, args...)...)
+	cmd.Env = env
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	var seen map[string]any
+	if jerr := json.Unmarshal(lastLineOf(out), &seen); jerr != nil || err != nil {
+		t.Fatalf("node %s: %v\nstdout: %s\nstderr: %s", name, err, out, stderr.String())
+	}
+	return seen
+}

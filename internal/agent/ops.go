@@ -48,7 +48,7 @@ type TaskInfo struct {
 	LastSeq           int64         `json:"last_seq" jsonschema:"sequence number of the newest event"`
 	ManifestSHA256    string        `json:"manifest_sha256"`
 	PolicyFingerprint string        `json:"policy_fingerprint"`
-	Manifest          any           `json:"manifest,omitempty"`
+	Manifest          any           `json:"manifest,omitempty" jsonschema:"the execution manifest, as hashed into manifest_sha256"`
 	Result            *ResultInfo   `json:"result,omitempty"`
 	Pending           []PendingInfo `json:"pending" jsonschema:"approvals and questions waiting for an answer"`
 }
@@ -65,7 +65,7 @@ type PendingInfo struct {
 	Kind      string     `json:"kind" enum:"approval,question"`
 	Expires   time.Time  `json:"expires"`
 	Summary   string     `json:"summary,omitempty"`
-	Detail    any        `json:"detail,omitempty"`
+	Detail    any        `json:"detail,omitempty" jsonschema:"what the runtime says about the request: command, cwd, reason, diff..."`
 	Decisions []Decision `json:"decisions,omitempty" jsonschema:"for an approval: the decisions the runtime offers; answer with one value exactly"`
 	Questions []Question `json:"questions,omitempty"`
 }
