@@ -7,9 +7,11 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"runtime"
+	"strings"
 	"testing"
 	"time"
 
@@ -352,5 +354,43 @@ func TestOversizedReply(t *testing.T) {
 	}
 	if typ, _ := send(t, d, "FILE_STAT", map[string]any{"path": "big.txt"}); typ != "FILE_STAT_RESPONSE" {
 		t.Fatalf("after the refused reply: %s", typ)
+	}
+}
+
+// wss:// verifies the platform's certificate against the system roots: a
+// self-signed platform is never reached.
+func TestTLSVerifiesThePlatform(t *testing.T) {
+	tok := devplatform.NewToken()
+	srv := devplatform.New(tok, devplatform.Config{})
+	hs := httptest.NewTLSServer(srv.Handler())
+	defer hs.Close()
+	info, err := hostinfo.Collect()
+	if err != nil {
+		t.Fatal(err)
+	}
+	svc, err := link.New(link.Options{
+		URL: "wss" + strings.TrimPrefix(hs.URL, "https") + devplatform.ControlPath, Token: tok, Info: info,
+		Local:   link.Limits{MaxFileSizeBytes: 1, CommandTimeoutSeconds: 1, MaxConcurrent: 1},
+		Secret:  make([]byte, 32),
+		Backoff: link.Backoff{Base: 20 * time.Millisecond, Max: 50 * time.Millisecond},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- svc.Run(ctx) }()
+	deadline := time.Now().Add(20 * time.Second)
+	for time.Now().Before(deadline) {
+		if st := svc.Status(); st.Control != nil && strings.Contains(st.Control.LastError, "certificate") {
+			break
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	cancel()
+	<-done
+	st := svc.Status()
+	if !strings.Contains(st.Control.LastError, "certificate") || st.Control.Connects != 0 || len(srv.Events()) != 0 {
+		t.Fatalf("a self-signed platform: %+v, events %v", st.Control, srv.Events())
 	}
 }
