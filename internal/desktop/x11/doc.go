@@ -7,5 +7,7 @@
 // character the keyboard map lacks is typed by binding its keysym to an
 // unused keycode for the duration of the request, then restoring the map;
 // with no spare keycode, or for a key name nobody maps, the step fails with
-// native.ErrUnmappedKey before anything is sent.
+// native.ErrUnmappedKey before anything is sent. With Caps Lock on, the
+// keyboard's letters are typed with the opposite Shift so the text stays
+// literal; letters bound temporarily are not corrected.
 package x11

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"time"
+	"unicode"
 
 	"github.com/jezek/xgb/xproto"
 	"github.com/jezek/xgb/xtest"
@@ -31,6 +32,7 @@ type typer struct {
 	b      *Backend
 	km     *keymap
 	shift  stroke
+	caps   bool // Caps Lock is on: letters type with the opposite Shift
 	bound  map[xproto.Keysym]xproto.Keycode
 	spares []xproto.Keycode
 }
@@ -48,6 +50,9 @@ func (b *Backend) Dispatch(ctx context.Context, steps []native.Step) (int, error
 	}
 	t := &typer{b: b, km: km, bound: make(map[xproto.Keysym]xproto.Keycode), spares: km.spares}
 	t.shift, _ = km.lookup(namedKeysyms["shift"])
+	if p, err := xproto.QueryPointer(b.conn, b.root).Reply(); err == nil {
+		t.caps = p.Mask&xproto.ModMaskLock != 0
+	}
 	if err := t.plan(steps); err != nil {
 		return 0, err
 	}
@@ -218,6 +223,12 @@ func (t *typer) step(ctx context.Context, s native.Step) error {
 			st, err := t.resolve(runeKeysym(r))
 			if err != nil {
 				return err
+			}
+			if _, bound := t.bound[runeKeysym(r)]; t.caps && !bound && unicode.IsLetter(r) {
+				// Caps Lock inverts the case of the keyboard's letters;
+				// typing is literal. (Temporarily bound letters are not
+				// corrected: see the package doc.)
+				st.shift = !st.shift
 			}
 			if err := t.key(st, true); err != nil {
 				return err

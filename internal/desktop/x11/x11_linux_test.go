@@ -294,3 +294,21 @@ func TestAccessibilityATSPI(t *testing.T) {
 		t.Fatalf("bounded walk: %q %v", short, err)
 	}
 }
+
+// TestTypeWithCapsLock: typed text stays literal with Caps Lock on.
+func TestTypeWithCapsLock(t *testing.T) {
+	d := xvfbtest.Start(t, 800, 600)
+	dir := t.TempDir()
+	id := d.Xterm("caps", 20, 20, dir)
+	d.Run("xdotool", "windowactivate", "--sync", id)
+	d.Run("xdotool", "key", "Caps_Lock")
+	t.Cleanup(func() { d.Output("xdotool", "key", "Caps_Lock") })
+	b := open(t, d)
+	if _, err := b.Dispatch(context.Background(), []native.Step{{Kind: native.Text, Text: "echo MixedCase > caps.txt\n"}}); err != nil {
+		t.Fatal(err)
+	}
+	d.Eventually("caps.txt", func() bool {
+		got, err := os.ReadFile(filepath.Join(dir, "caps.txt"))
+		return err == nil && string(got) == "MixedCase\n"
+	})
+}
