@@ -1,0 +1,315 @@
+package codex_test
+
+import (
+	"context"
+	"fmt"
+	"net"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/hostlink/hostlink/internal/agent"
+	"github.com/hostlink/hostlink/internal/agent/agenttest"
+	"github.com/hostlink/hostlink/internal/agent/codex"
+	"github.com/hostlink/hostlink/internal/agent/fakemodel"
+)
+
+// script is the fake model's side of every test below, chosen by the
+// first word of the task's prompt.
+func script(r *fakemodel.Request) fakemodel.Reply {
+	user := r.LastUser()
+	results := r.Results()
+	switch {
+	case strings.Contains(user, "plain:"):
+		return fakemodel.Reply{Text: "plain answer " + strings.TrimSpace(strings.SplitN(user, "plain:", 2)[1])}
+	case strings.Contains(user, "cmd:"):
+		if len(results) > 0 {
+			if os.Getenv("HOSTLINK_TEST_VERBOSE") != "" {
+				fmt.Fprintf(os.Stderr, "RESULTS %+v\n", results)
+			}
+			return fakemodel.Reply{Text: "command finished"}
+		}
+		return fakemodel.Reply{Calls: []fakemodel.Call{{Name: "exec_command", Args: map[string]any{
+			"cmd": "echo ran > ran.txt", "login": false, "sandbox_permissions": "require_escalated", "justification": "the test asks for it"}}}}
+	case strings.Contains(user, "patch:"):
+		if len(results) > 0 {
+			return fakemodel.Reply{Text: "patch finished"}
+		}
+		return fakemodel.Reply{Calls: []fakemodel.Call{{Name: "apply_patch",
+			Input: "*** Begin Patch\n*** Add File: ../patched.txt\n+patched\n*** End Patch\n"}}}
+	case r.UserSaid("steer:"):
+		if r.UserSaid("STEERED") {
+			return fakemodel.Reply{Text: "steered ok"}
+		}
+		return fakemodel.Reply{Text: strings.Repeat("working ", 40), Chunks: 40, Delay: 250 * time.Millisecond}
+	case strings.Contains(user, "slow:"):
+		return fakemodel.Reply{Text: strings.Repeat("slow ", 120), Chunks: 120, Delay: time.Second}
+	case strings.Contains(user, "big:"):
+		return fakemodel.Reply{Text: bigText}
+	case strings.Contains(user, "remember:"):
+		return fakemodel.Reply{Text: "noted"}
+	case strings.Contains(user, "recall"):
+		if r.UserSaid("PINEAPPLE") {
+			return fakemodel.Reply{Text: "you said PINEAPPLE"}
+		}
+		return fakemodel.Reply{Text: "no history"}
+	}
+	return fakemodel.Reply{Text: "ok"}
+}
+
+// codexHome writes a CODEX_HOME whose model provider is the server at url,
+// with no retries and no temporary directories as writable roots.
+func codexHome(t *testing.T, url string) string {
+	home := t.TempDir()
+	cfg := fmt.Sprintf(`model = "gpt-5.5"
+model_provider = "mock"
+
+[features]
+remote_models = false
+
+[sandbox_workspace_write]
+exclude_tmpdir_env_var = true
+exclude_slash_tmp = true
+
+[model_providers.mock]
+name = "mock"
+base_url = "%s/v1"
+wire_api = "responses"
+request_max_retries = 0
+stream_max_retries = 0
+`, url)
+	if err := os.WriteFile(filepath.Join(home, "config.toml"), []byte(cfg), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return home
+}
+
+func factory(t *testing.T, clis, home string) agent.Factory {
+	return func() (agent.Runtime, error) {
+		rt := &codex.Runtime{Path: clis, Env: map[string]string{"CODEX_HOME": home}}
+		if os.Getenv("HOSTLINK_TEST_VERBOSE") != "" {
+			rt.Stderr = os.Stderr
+		}
+		t.Cleanup(func() { rt.Close() })
+		return rt, nil
+	}
+}
+
+// bigText makes protocol lines far over 64 KiB.
+var bigText = strings.Repeat("0123456789abcdé ", 20<<10)
+
+func TestCodex(t *testing.T) {
+	t.Parallel()
+	clis := agenttest.CLIs(t)
+	model := fakemodel.Responses(t, script)
+	e := agenttest.New(t, map[string]agent.Factory{"codex": factory(t, clis, codexHome(t, model.URL))})
+	os.MkdirAll(filepath.Join(e.Workdir, "sub"), 0o755)
+
+	t.Run("readiness", func(t *testing.T) {
+		e := e.With(t)
+		rts := e.Must("list_agent_runtimes", nil)["runtimes"].([]any)
+		rt := rts[0].(map[string]any)
+		if rt["installed"] != true || rt["version"] != codex.TestedVersion {
+			t.Fatalf("runtimes: %v", rts)
+		}
+		models := e.Must("list_agent_models", map[string]any{"runtime": "codex"})
+		if models["supported"] != true || len(models["models"].([]any)) == 0 {
+			t.Fatalf("models: %v", models)
+		}
+	})
+	t.Run("plain", func(t *testing.T) {
+		e := e.With(t)
+		id := e.Submit("codex", "plain: hello there", "read-only", nil)
+		if got := e.Completed(id); got != "plain answer hello there" {
+			t.Fatalf("result %q", got)
+		}
+		task := e.Must("get_agent_task", map[string]any{"task_id": id})
+		if !strings.HasPrefix(task["turn_id"].(string), "") || task["session_id"] == "" {
+			t.Fatalf("task: %v", task)
+		}
+	})
+	// Codex 0.171 offers accept, an object-shaped execpolicy amendment and
+	// cancel for a command: the acceptance is the object, passed back as
+	// offered; the refusal is cancel, which also interrupts the turn.
+	for _, accept := range []bool{false, true} {
+		t.Run(fmt.Sprintf("command accepted=%v", accept), func(t *testing.T) {
+			e := e.With(t)
+			os.Remove(filepath.Join(e.Workdir, "ran.txt"))
+			id := e.Submit("codex", "cmd: run it", "workspace-write", nil)
+			p := e.Pending(id, "approval")
+			if !strings.Contains(p["summary"].(string), "echo ran") {
+				t.Fatalf("approval: %v", p)
+			}
+			var decision any
+			for _, d := range p["decisions"].([]any) {
+				v := d.(map[string]any)["value"]
+				if _, isObject := v.(map[string]any); accept && isObject || !accept && (v == "decline" || v == "cancel" && decision == nil) {
+					decision = v
+				}
+			}
+			if decision == nil {
+				t.Fatalf("no decision to choose: %v", p)
+			}
+			e.Must("respond_agent_approval", map[string]any{"task_id": id, "request_id": p["request_id"], "decision": decision})
+			task := e.End(id, 2*time.Minute)
+			switch {
+			case accept && task["status"] == "completed":
+				if got := e.Result(id); got != "command finished" {
+					t.Fatalf("result %q", got)
+				}
+			case !accept && (task["status"] == "completed" || decision == "cancel" && task["status"] == "interrupted"):
+			default:
+				t.Fatalf("decision %v: task %v\n%s", decision, task, e.Dump(id))
+			}
+			_, err := os.Stat(filepath.Join(e.Workdir, "ran.txt"))
+			if accept != (err == nil) {
+				t.Fatalf("accepted %v, ran.txt: %v\napproval %v\n%s", accept, err, p, e.Dump(id))
+			}
+		})
+	}
+	t.Run("long lines", func(t *testing.T) {
+		e := e.With(t)
+		id := e.Submit("codex", "big: please", "read-only", nil)
+		if got := e.Completed(id); got != bigText {
+			t.Fatalf("result of %d bytes, want %d", len(got), len(bigText))
+		}
+	})
+	for _, accept := range []bool{true, false} {
+		t.Run(fmt.Sprintf("file change accepted=%v", accept), func(t *testing.T) {
+			e := e.With(t)
+			os.Remove(filepath.Join(e.Workdir, "patched.txt"))
+			id := e.Submit("codex", "patch: write it", "workspace-write", map[string]any{"cwd": "sub"})
+			p := e.Pending(id, "approval")
+			decision := "decline"
+			if accept {
+				decision = "accept"
+			}
+			e.Must("respond_agent_approval", map[string]any{"task_id": id, "request_id": p["request_id"], "decision": decision})
+			if got := e.Completed(id); got != "patch finished" {
+				t.Fatalf("result %q", got)
+			}
+			_, err := os.Stat(filepath.Join(e.Workdir, "patched.txt"))
+			if accept != (err == nil) {
+				t.Fatalf("accepted %v, patched.txt: %v", accept, err)
+			}
+		})
+	}
+	t.Run("steer", func(t *testing.T) {
+		e := e.With(t)
+		id := e.Submit("codex", "steer: work", "read-only", nil)
+		waitDelta(e, id)
+		e.Must("send_agent_message", map[string]any{"task_id": id, "text": "STEERED", "mode": "steer"})
+		if got := e.Completed(id); !strings.Contains(got, "steered ok") {
+			t.Fatalf("result %q", got)
+		}
+	})
+	t.Run("cancel", func(t *testing.T) {
+		e := e.With(t)
+		id := e.Submit("codex", "slow: go", "workspace-write", nil)
+		waitDelta(e, id)
+		e.Must("cancel_agent_task", map[string]any{"task_id": id})
+		task := e.End(id, time.Minute)
+		if task["status"] != "cancelled" {
+			t.Fatalf("task: %v", task)
+		}
+		ended := false
+		for _, ev := range e.Events(id) {
+			if ev["type"] == "turn.ended" && ev["data"].(map[string]any)["status"] == "interrupted" {
+				ended = true
+			}
+		}
+		if !ended {
+			t.Fatalf("no interrupted turn:\n%s", e.Dump(id))
+		}
+	})
+}
+
+// waitDelta waits for the first streamed agent message delta of a task.
+func waitDelta(e *agenttest.Env, id string) {
+	e.T.Helper()
+	e.Wait(id, "a streamed message", time.Minute, func(map[string]any) bool {
+		for _, ev := range e.Events(id) {
+			if ev["type"] == "item.delta" {
+				return true
+			}
+		}
+		return false
+	})
+}
+
+// TestCodexRestart: a thread outlives hostlink. After a restart (a new
+// engine and a new app-server) thread/read proves how its last turn ended,
+// and a task continuing the thread sees its history.
+func TestCodexRestart(t *testing.T) {
+	t.Parallel()
+	clis := agenttest.CLIs(t)
+	model := fakemodel.Responses(t, script)
+	home := codexHome(t, model.URL)
+	var old *codex.Runtime
+	e := agenttest.New(t, map[string]agent.Factory{"codex": func() (agent.Runtime, error) {
+		rt, err := factory(t, clis, home)()
+		if old == nil {
+			old = rt.(*codex.Runtime)
+		}
+		return rt, err
+	}})
+	first := e.Submit("codex", "remember: PINEAPPLE", "read-only", nil)
+	if got := e.Completed(first); got != "noted" {
+		t.Fatalf("result %q", got)
+	}
+	task := e.Must("get_agent_task", map[string]any{"task_id": first})
+	// hostlink's app-server ends with it.
+	e.Restart()
+	old.Close()
+
+	rt, _ := factory(t, clis, home)()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	sess, st, err := rt.Resume(ctx, agent.SessionSpec{Dir: e.Workdir, Access: agent.ReadOnly}, task["session_id"].(string), discard{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sess.Close()
+	rt.(*codex.Runtime).Close()
+	if !st.Known || st.Status != agent.TurnCompleted || st.TurnID != task["turn_id"] || st.Result != "noted" {
+		t.Fatalf("reconciled %+v, task %v", st, task)
+	}
+
+	next := e.Submit("codex", "recall", "read-only", map[string]any{"continue_task_id": first})
+	if got := e.Completed(next); got != "you said PINEAPPLE" {
+		t.Fatalf("result %q", got)
+	}
+	if got := e.Must("get_agent_task", map[string]any{"task_id": next})["session_id"]; got != task["session_id"] {
+		t.Fatalf("session %v, want %v", got, task["session_id"])
+	}
+}
+
+// TestCodexUnreachableModel: Codex retries an unreachable model without
+// end; the turn ends at hostlink's turn deadline, interrupted.
+func TestCodexUnreachableModel(t *testing.T) {
+	t.Parallel()
+	clis := agenttest.CLIs(t)
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	url := "http://" + ln.Addr().String()
+	ln.Close()
+	e := agenttest.New(t, map[string]agent.Factory{"codex": factory(t, clis, codexHome(t, url))},
+		func(o *agent.Options) { o.Limits.TurnTimeout = 5 * time.Second })
+	id := e.Submit("codex", "plain: anyone there?", "read-only", nil)
+	task := e.End(id, time.Minute)
+	if task["status"] != "failed" || !strings.Contains(task["reason"].(string), "turn_timeout") {
+		t.Fatalf("task: %v\n%s", task, e.Dump(id))
+	}
+}
+
+type discard struct{}
+
+func (discard) Item(agent.Item)         {}
+func (discard) Request(agent.Request)   {}
+func (discard) Withdraw(string)         {}
+func (discard) TurnEnded(agent.TurnEnd) {}
+func (discard) Exited(error)            {}

@@ -1,0 +1,255 @@
+package codex
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"regexp"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/hostlink/hostlink/internal/agent"
+	"github.com/hostlink/hostlink/internal/agent/agentcli"
+	"github.com/hostlink/hostlink/internal/errcode"
+	"github.com/hostlink/hostlink/internal/private"
+)
+
+// Name is the runtime's name in configuration and operations.
+const Name = "codex"
+
+// TestedVersion is the Codex version hostlink's adapter and generated
+// types were tested against.
+const TestedVersion = "0.171.0"
+
+// Program is where Codex is found: `codex` on PATH, or the native binary
+// inside @openai/codex's platform package.
+var Program = agentcli.Program{
+	Command: "codex",
+	Package: "@openai/codex",
+	Binaries: func(goos, goarch string) []agentcli.PackageFile {
+		triple := map[string]string{
+			"linux/amd64": "x86_64-unknown-linux-musl", "linux/arm64": "aarch64-unknown-linux-musl",
+			"darwin/amd64": "x86_64-apple-darwin", "darwin/arm64": "aarch64-apple-darwin",
+			"windows/amd64": "x86_64-pc-windows-msvc", "windows/arm64": "aarch64-pc-windows-msvc",
+		}[goos+"/"+goarch]
+		exe := "codex"
+		if goos == "windows" {
+			exe += ".exe"
+		}
+		return []agentcli.PackageFile{{
+			Package: "@openai/codex-" + agentcli.NodeOS(goos) + "-" + agentcli.NodeArch(goarch),
+			Path:    "vendor/" + triple + "/bin/" + exe,
+		}}
+	},
+}
+
+// passEnv are the variables of hostlink's environment Codex may need.
+var passEnv = append([]string{"CODEX_HOME", "OPENAI_API_KEY", "OPENAI_BASE_URL", "CODEX_*"}, agentcli.NetworkEnv...)
+
+// Runtime is the Codex adapter. The zero value finds codex on PATH and
+// uses the user's CODEX_HOME.
+type Runtime struct {
+	// Path is a configured executable or npm install directory ("" : PATH).
+	Path string
+	// Env is set in the app-server's environment over what it inherits
+	// (CODEX_HOME, say).
+	Env map[string]string
+	// Stderr receives the app-server's log (nil discards it).
+	Stderr io.Writer
+
+	mu  sync.Mutex
+	srv *server
+}
+
+var _ agent.Runtime = (*Runtime)(nil)
+
+// Name implements agent.Runtime.
+func (r *Runtime) Name() string { return Name }
+
+func (r *Runtime) argv() ([]string, error) {
+	argv, err := agentcli.Find(Program, r.Path)
+	if err != nil {
+		return nil, errcode.New(agent.CodeRuntimeUnavailable, "codex: %v", err)
+	}
+	return argv, nil
+}
+
+func (r *Runtime) env() map[string]string {
+	e := agentcli.Passthrough(passEnv, r.Env)
+	// The app-server must not ask a terminal anything or colour its logs.
+	e["NO_COLOR"] = "1"
+	return e
+}
+
+var versionRE = regexp.MustCompile(`\d+\.\d+\.\d+[\w.+-]*`)
+
+// Probe runs `codex --version` and `codex login status`, both read-only.
+func (r *Runtime) Probe(ctx context.Context) agent.Readiness {
+	argv, err := r.argv()
+	if err != nil {
+		return agent.Readiness{Reason: errcode.As(err).Message}
+	}
+	out, st, err := agentcli.Output(ctx, agentcli.Spec{Argv: append(argv, "--version"), Env: r.env()})
+	if err != nil || st.ExitCode != 0 {
+		return agent.Readiness{Installed: true, Reason: "codex --version failed"}
+	}
+	rd := agent.Readiness{Installed: true, Version: versionRE.FindString(out)}
+	out, st, err = agentcli.Output(ctx, agentcli.Spec{Argv: append(argv, "login", "status"), Env: r.env()})
+	if err == nil {
+		yes := st.ExitCode == 0 && strings.Contains(out, "Logged in")
+		rd.Authenticated = &yes
+	}
+	return readiness(rd)
+}
+
+// readiness settles Ready and Reason from what Probe found.
+func readiness(rd agent.Readiness) agent.Readiness {
+	switch {
+	case rd.Authenticated != nil && !*rd.Authenticated:
+		rd.Reason = "not logged in (run `codex login`, or configure a model provider that needs no login)"
+	case rd.Version != TestedVersion:
+		rd.Ready = true
+		rd.Reason = fmt.Sprintf("codex %s is not the tested version %s", rd.Version, TestedVersion)
+	default:
+		rd.Ready = true
+	}
+	return rd
+}
+
+// Models asks the app-server's model/list (it works offline, from the
+// catalog bundled with Codex).
+func (r *Runtime) Models(ctx context.Context) ([]agent.Model, error) {
+	s, err := r.server(ctx, "")
+	if err != nil {
+		return nil, err
+	}
+	var out []agent.Model
+	cursor := ""
+	for range 20 {
+		var res ModelListResponse
+		if err := s.call(ctx, "model/list", ModelListParams{Cursor: cursor, Limit: 100}, &res); err != nil {
+			return nil, err
+		}
+		for _, m := range res.Data {
+			if m.Hidden {
+				continue
+			}
+			out = append(out, agent.Model{ID: m.ID, Name: m.DisplayName, Description: m.Description, Default: m.IsDefault})
+		}
+		if cursor = res.NextCursor; cursor == "" {
+			break
+		}
+	}
+	return out, nil
+}
+
+// server returns the running app-server, starting one if there is none
+// (or the last one ended).
+func (r *Runtime) server(ctx context.Context, dir string) (*server, error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.srv != nil && !r.srv.dead() {
+		return r.srv, nil
+	}
+	argv, err := r.argv()
+	if err != nil {
+		return nil, err
+	}
+	if dir == "" {
+		dir = os.TempDir()
+	} else if err := private.MkdirAll(dir); err != nil {
+		return nil, err
+	}
+	s, err := startServer(ctx, append(argv, "app-server"), dir, r.env(), r.Stderr)
+	if err != nil {
+		return nil, err
+	}
+	r.srv = s
+	return s, nil
+}
+
+// Close stops the app-server, if one runs.
+func (r *Runtime) Close() error {
+	r.mu.Lock()
+	s := r.srv
+	r.srv = nil
+	r.mu.Unlock()
+	if s != nil {
+		s.proc.Stop(3 * time.Second)
+	}
+	return nil
+}
+
+// policy is the sandbox and approval policy for an access mode: a
+// read-only task gets a read-only sandbox and is never asked to approve
+// anything (it could only be asked to step outside read-only); a
+// workspace-write task writes in its directory freely and asks before
+// anything beyond it.
+func policy(a agent.Access) (sandbox string, approval json.RawMessage) {
+	if a == agent.WorkspaceWrite {
+		return "workspace-write", json.RawMessage(`"on-request"`)
+	}
+	return "read-only", json.RawMessage(`"never"`)
+}
+
+// Start implements agent.Runtime: a new thread.
+func (r *Runtime) Start(ctx context.Context, spec agent.SessionSpec, sink agent.Sink) (agent.Session, error) {
+	s, err := r.server(ctx, spec.StateDir)
+	if err != nil {
+		return nil, err
+	}
+	sandbox, approval := policy(spec.Access)
+	var res ThreadStartResponse
+	if err := s.call(ctx, "thread/start", ThreadStartParams{Cwd: spec.Dir, Model: spec.Model, Sandbox: sandbox,
+		ApprovalPolicy: approval, ServiceName: "hostlink"}, &res); err != nil {
+		return nil, errcode.New(agent.CodeRuntimeUnavailable, "codex thread/start: %v", err)
+	}
+	return s.attach(res.Thread.ID, sink), nil
+}
+
+// Resume implements agent.Runtime: thread/resume in this hostlink's
+// app-server, then thread/read to learn how the last turn ended.
+func (r *Runtime) Resume(ctx context.Context, spec agent.SessionSpec, id string, sink agent.Sink) (agent.Session, agent.TurnState, error) {
+	s, err := r.server(ctx, spec.StateDir)
+	if err != nil {
+		return nil, agent.TurnState{}, err
+	}
+	sandbox, approval := policy(spec.Access)
+	p := ThreadResumeParams{ThreadID: id, Cwd: spec.Dir, Model: spec.Model, Sandbox: sandbox, ApprovalPolicy: approval}
+	if err := s.call(ctx, "thread/resume", p, nil); err != nil {
+		return nil, agent.TurnState{}, errcode.New(agent.CodeRuntimeUnavailable, "codex thread/resume: %v", err)
+	}
+	sess := s.attach(id, sink)
+	yes := true
+	var read ThreadReadResponse
+	if err := s.call(ctx, "thread/read", ThreadReadParams{ThreadID: id, IncludeTurns: &yes}, &read); err != nil {
+		return sess, agent.TurnState{}, nil
+	}
+	return sess, lastTurn(read.Thread), nil
+}
+
+// lastTurn is what a thread's history proves about its last turn.
+func lastTurn(t Thread) agent.TurnState {
+	if len(t.Turns) == 0 {
+		return agent.TurnState{Known: true}
+	}
+	last := t.Turns[len(t.Turns)-1]
+	st := agent.TurnState{Known: true, TurnID: last.ID}
+	switch last.Status {
+	case "completed":
+		st.Status = agent.TurnCompleted
+		for _, raw := range last.Items {
+			if it := decodeItem(raw); it.Type == "agentMessage" {
+				st.Result = it.Text
+			}
+		}
+	case "interrupted":
+		st.Status = agent.TurnInterrupted
+	case "failed":
+		st.Status = agent.TurnFailed
+	}
+	return st
+}
