@@ -36,6 +36,4 @@ const (
 	CodeResultUnavailable errcode.Code = "RESULT_UNAVAILABLE"
 	// CodeTooManyTasks: max_concurrent_tasks tasks are active.
 	CodeTooManyTasks errcode.Code = "TOO_MANY_TASKS"
-	// CodeModelsUnsupported: the runtime cannot list its models.
-	CodeModelsUnsupported errcode.Code = "UNSUPPORTED"
 )

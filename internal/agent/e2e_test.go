@@ -330,3 +330,16 @@ func TestPolicyRefusals(t *testing.T) {
 		t.Errorf("models of a runtime with no adapter: %q", code)
 	}
 }
+
+func TestReadOnlyTaskCannotWrite(t *testing.T) {
+	e := newEnv(t)
+	c := e.direct()
+	id := must(t, c, "submit_agent_task", map[string]any{"runtime": "fake", "workdir": "a", "prompt": "write f.txt x"})["task_id"].(string)
+	task := waitFor(t, c, id, "the end", func(m map[string]any) bool { return m["terminal"] == true })
+	if task["status"] != "failed" || !strings.Contains(task["reason"].(string), "read-only") {
+		t.Fatalf("a read-only task writing: %v", task)
+	}
+	if _, err := os.Stat(filepath.Join(e.w.dirs["a"], "f.txt")); err == nil {
+		t.Fatal("a read-only task wrote")
+	}
+}

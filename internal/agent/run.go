@@ -31,7 +31,8 @@ type run struct {
 	followUps []string
 	pending   map[string]*pendingReq // by hostlink request id
 	byRuntime map[string]string      // runtime request id → hostlink id
-	timers    []*time.Timer
+	timers    []*time.Timer // the cancel grace timer
+	turnTimer *time.Timer   // the running turn's deadline
 	endc      chan ending
 	ended     chan struct{}
 }
@@ -83,6 +84,13 @@ func (r *run) drive() {
 		r.settle(ending{to: Failed, reason: "the task could not start: " + errcode.As(err).Message})
 		return
 	}
+	r.mu.Lock()
+	why := r.cancelWhy
+	r.mu.Unlock()
+	if why != "" {
+		r.settle(ending{to: Cancelled, reason: why})
+		return
+	}
 	if r.t.Access == WorkspaceWrite {
 		w, err := r.e.leases.Writer(r.t.Workdir, lease.Guard{TaskID: r.t.ID, Owner: r.e.owner, PID: os.Getpid(), Started: r.e.o.Now().UTC()})
 		if err != nil {
@@ -117,7 +125,7 @@ func (r *run) drive() {
 	}
 	r.mu.Lock()
 	r.sess = sess
-	why := r.cancelWhy
+	why = r.cancelWhy
 	r.mu.Unlock()
 	if why != "" {
 		r.settle(ending{to: Cancelled, reason: why})
@@ -152,6 +160,9 @@ func (r *run) settle(en ending) {
 	for _, t := range r.timers {
 		t.Stop()
 	}
+	if r.turnTimer != nil {
+		r.turnTimer.Stop()
+	}
 	for _, p := range r.pending {
 		p.timer.Stop()
 	}
@@ -165,7 +176,10 @@ func (r *run) settle(en ending) {
 			en = ending{to: Failed, reason: "the result could not be stored"}
 		} else {
 			meta = &m
-			events = append(events, Event{Type: "task.result", SessionID: r.t.SessionID,
+			r.mu.Lock()
+			sid := r.sessionID()
+			r.mu.Unlock()
+			events = append(events, Event{Type: "task.result", SessionID: sid,
 				Data: map[string]any{"bytes": m.Bytes, "sha256": m.SHA256, "truncated": truncated}})
 		}
 	}
@@ -207,7 +221,12 @@ func (r *run) startTurn(input string) {
 	why := r.cancelWhy
 	r.mu.Unlock()
 	r.apply(Change{TurnID: turnID, NewTurn: true, Events: []Event{{Type: "turn.started", SessionID: sess.ID(), TurnID: turnID}}})
-	r.later(r.e.o.Limits.TurnTimeout, func() { r.stop("", "the turn took longer than turn_timeout_seconds") })
+	r.mu.Lock()
+	if r.turnTimer != nil {
+		r.turnTimer.Stop()
+	}
+	r.turnTimer = time.AfterFunc(r.e.o.Limits.TurnTimeout, func() { r.stop("", "the turn took longer than turn_timeout_seconds") })
+	r.mu.Unlock()
 	if why != "" {
 		r.stop(why, "")
 	}
@@ -355,6 +374,9 @@ func (r *run) TurnEnded(te TurnEnd) {
 		return
 	}
 	cancelWhy, failWhy := r.cancelWhy, r.failWhy
+	if r.turnTimer != nil {
+		r.turnTimer.Stop()
+	}
 	var next string
 	if te.Status == TurnCompleted && cancelWhy == "" && failWhy == "" && len(r.followUps) > 0 {
 		next, r.followUps = r.followUps[0], r.followUps[1:]

@@ -81,5 +81,3 @@ func utf8Boundary(b []byte, n int) int {
 	}
 	return n
 }
-
-func (s *spool) remove(taskID string) { os.Remove(s.path(taskID)) }

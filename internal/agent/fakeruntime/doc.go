@@ -13,7 +13,8 @@
 //	ask TEXT         ask a question (options yes/no, other text allowed)
 //	sleep MS         a long step: an interrupt ends the turn, a steer ends
 //	                 the step early and is echoed as an item
-//	write PATH TEXT  write TEXT to PATH under the session's directory
+//	write PATH TEXT  write TEXT to PATH under the session's directory (a
+//	                 read-only session fails the turn instead, as a sandbox)
 //	path             report an item naming a host path outside the workdir
 //	crash            exit at once (status 3), mid-turn
 //	fail TEXT        end the turn as failed

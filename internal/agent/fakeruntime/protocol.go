@@ -73,7 +73,8 @@ type lastTurn struct {
 
 // sessionFile is a session as the fake runtime keeps it on disk.
 type sessionFile struct {
-	ID    string     `json:"id"`
-	Cwd   string     `json:"cwd"`
-	Turns []lastTurn `json:"turns"`
+	ID     string     `json:"id"`
+	Cwd    string     `json:"cwd"`
+	Access string     `json:"access"` // read-only sessions cannot write, like a sandbox
+	Turns  []lastTurn `json:"turns"`
 }

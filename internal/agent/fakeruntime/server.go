@@ -133,7 +133,7 @@ func (s *server) handle(m message) {
 	case "session/start":
 		var p sessionParams
 		json.Unmarshal(m.Params, &p)
-		sess := &session{stateDir: p.StateDir, file: sessionFile{ID: "fs_" + rand.Text()[:12], Cwd: p.Cwd}}
+		sess := &session{stateDir: p.StateDir, file: sessionFile{ID: "fs_" + rand.Text()[:12], Cwd: p.Cwd, Access: p.Access}}
 		err := sess.save()
 		if err == nil {
 			s.mu.Lock()
@@ -282,6 +282,10 @@ lines:
 			}
 		case "write":
 			rel, text, _ := strings.Cut(arg, " ")
+			if t.sess.file.Access != "workspace-write" {
+				status, failure = "failed", "the read-only sandbox refused to write "+rel
+				break lines
+			}
 			p := filepath.Join(t.sess.file.Cwd, filepath.FromSlash(rel))
 			if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
 				status, failure = "failed", err.Error()
