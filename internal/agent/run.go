@@ -31,8 +31,8 @@ type run struct {
 	followUps []string
 	pending   map[string]*pendingReq // by hostlink request id
 	byRuntime map[string]string      // runtime request id → hostlink id
-	timers    []*time.Timer // the cancel grace timer
-	turnTimer *time.Timer   // the running turn's deadline
+	timers    []*time.Timer          // the cancel grace timer
+	turnTimer *time.Timer            // the running turn's deadline
 	endc      chan ending
 	ended     chan struct{}
 }
