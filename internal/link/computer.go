@@ -187,6 +187,9 @@ func (d *dataChannel) screenshot(ctx context.Context, e *Envelope) (string, any,
 	if quality < 1 || quality > 100 {
 		return "", nil, errcode.New(errcode.InvalidArgument, "quality must be 1 to 100")
 	}
+	if err := d.limits.screenshot(); err != nil {
+		return "", nil, err
+	}
 	mon := 0
 	if p.Monitor != nil {
 		mon = *p.Monitor

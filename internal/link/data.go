@@ -28,8 +28,9 @@ type Runtime struct {
 
 // dataChannel maps data-channel messages onto registry operations.
 type dataChannel struct {
-	c  *Client
-	rt *Runtime
+	c      *Client
+	rt     *Runtime
+	limits *rateLimits // shared by every session
 }
 
 func (d *dataChannel) routes() map[string]route {
@@ -231,7 +232,12 @@ func (d *dataChannel) executeCommand(ctx context.Context, e *Envelope) (string, 
 		}
 		a.TimeoutSeconds = min(*p.TimeoutSeconds, lim.CommandTimeoutSeconds)
 	}
+	done, err := d.limits.startCommand()
+	if err != nil {
+		return "", nil, err
+	}
 	out, err := d.call(ctx, e, "run_command", a)
+	done()
 	if err != nil {
 		return "", nil, err
 	}
@@ -297,6 +303,19 @@ func (d *dataChannel) operationCall(ctx context.Context, e *Envelope) (string, a
 	args := p.Args
 	if len(args) == 0 || string(args) == "null" {
 		args = json.RawMessage("{}")
+	}
+	if p.Op == "run_command" || p.Op == "start_command" {
+		// A started command counts once towards the per-minute budget;
+		// only run_command holds a concurrency slot while it runs.
+		done, err := d.limits.startCommand()
+		if err != nil {
+			return "", nil, err
+		}
+		if p.Op == "start_command" {
+			done()
+		} else {
+			defer done()
+		}
 	}
 	caller := ops.Caller{Transport: Transport, Peer: "platform session " + d.c.SessionID, RequestID: e.ID}
 	out, err := d.rt.Registry.Call(ctx, caller, p.Op, args, nil)

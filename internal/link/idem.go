@@ -179,7 +179,7 @@ func (s *IdemStore) runAndRecord(scope, key, mk string, done chan struct{}, fn f
 	typ, payload, err := fn()
 	if err != nil {
 		e := errcode.As(err)
-		if e.Code == errcode.AuditUnavailable {
+		if e.Code == errcode.AuditUnavailable || e.Code == errcode.Overloaded {
 			// Refused before it ran: a re-send may run it.
 			s.db.Exec(`DELETE FROM requests WHERE scope=? AND key=?`, scope, key)
 			return "", nil, err

@@ -63,6 +63,12 @@ func TestIdemStoreOnce(t *testing.T) {
 	if runs.Load() != 5 {
 		t.Fatalf("an audit refusal was recorded: %d runs", runs.Load())
 	}
+	busy := func() (string, any, error) { return "", nil, errcode.New(errcode.Overloaded, "busy") }
+	s.Do(ctx, "sess", "k5", e, busy)
+	if typ, _, err := s.Do(ctx, "sess", "k5", e, fn); err != nil || typ != TypeAck || runs.Load() != 6 {
+		t.Fatalf("a rate-limited request was recorded: %s %v, %d runs", typ, err, runs.Load())
+	}
+	runs.Add(-1)
 
 	// Survives a restart; a request left running is never run again.
 	if _, err := s.db.Exec(`INSERT INTO requests(scope,key,hash,state,created_at) VALUES('sess','k4',?, 'running', ?)`,

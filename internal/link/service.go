@@ -50,8 +50,9 @@ type Options struct {
 
 // Service is the running platform link.
 type Service struct {
-	opts Options
-	idem *IdemStore
+	opts   Options
+	idem   *IdemStore
+	limits *rateLimits
 
 	mu      sync.Mutex
 	control *Client
@@ -80,7 +81,7 @@ func New(o Options) (*Service, error) {
 	if o.IdleTimeout <= 0 {
 		o.IdleTimeout = DefaultIdleTimeout
 	}
-	s := &Service{opts: o}
+	s := &Service{opts: o, limits: newRateLimits()}
 	if o.IdemPath != "" {
 		if s.idem, err = OpenIdemStore(o.IdemPath); err != nil {
 			return nil, err
@@ -188,7 +189,7 @@ func (s *Service) runLegacy(ctx context.Context) error {
 	defer rt.Close()
 	root := rt.Root
 	c := s.newClient(s.opts.URL+"/"+s.opts.Session, s.opts.Session, &root)
-	c.routes = (&dataChannel{c: c, rt: rt}).routes()
+	c.routes = (&dataChannel{c: c, rt: rt, limits: s.limits}).routes()
 	s.mu.Lock()
 	s.legacy = c
 	s.mu.Unlock()
