@@ -71,6 +71,11 @@ func TestTypeIntoEdit(t *testing.T) {
 	if fg := windows.GetForegroundWindow(); fg != windows.HWND(h) {
 		t.Fatalf("the edit window is not in the foreground (%#x vs %#x)", fg, h)
 	}
+	box, _ := windowRect(windows.HWND(h))
+	before, err := b.Capture(context.Background(), box, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
 	const text = "Hello, wörld € 😀"
 	if n, err := b.Dispatch(context.Background(), []native.Step{{Kind: native.Text, Text: text}}); err != nil || n != 1 {
 		t.Fatalf("dispatch %d %v", n, err)
@@ -83,4 +88,20 @@ func TestTypeIntoEdit(t *testing.T) {
 	if got != text {
 		t.Fatalf("the edit control holds %q, want %q", got, text)
 	}
+	// The capture shows it: the text's pixels differ from the empty control.
+	pump(200 * time.Millisecond)
+	after, err := b.Capture(context.Background(), box, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	changed := 0
+	for i := 0; i < len(after.Pix); i += 4 {
+		if after.Pix[i] != before.Pix[i] || after.Pix[i+1] != before.Pix[i+1] || after.Pix[i+2] != before.Pix[i+2] {
+			changed++
+		}
+	}
+	if changed < 50 {
+		t.Fatalf("only %d pixels of the edit window changed after typing", changed)
+	}
+	t.Logf("%d pixels changed in the %dx%d window", changed, box.W, box.H)
 }
