@@ -29,7 +29,38 @@ const (
 	Overloaded           Code = "SHIM_OVERLOADED"
 	Internal             Code = "INTERNAL_ERROR"
 	DependencyMissing    Code = "DEPENDENCY_MISSING"
+
+	// The rest of the protocol's list. Each is raised by the package that
+	// owns the condition (browse, rootgrant, desktop, procs, link), under
+	// the same string.
+	CommandTimeout            Code = "COMMAND_TIMEOUT"
+	ShellNotAvailable         Code = "SHELL_NOT_AVAILABLE"
+	DirectoryReferenceInvalid Code = "DIRECTORY_REFERENCE_INVALID"
+	DirectoryUnavailable      Code = "DIRECTORY_UNAVAILABLE"
+	RootGrantInvalid          Code = "ROOT_GRANT_INVALID"
+	SessionNotAttached        Code = "SESSION_NOT_ATTACHED"
+	SessionAlreadyActive      Code = "SESSION_ALREADY_ACTIVE"
+	SessionRevisionMismatch   Code = "SESSION_REVISION_MISMATCH"
+	WindowStale               Code = "WINDOW_STALE"
+	PermissionPending         Code = "PERMISSION_PENDING"
+	FeatureNotSupported       Code = "FEATURE_NOT_SUPPORTED"
+	ClipboardConcealed        Code = "CLIPBOARD_CONCEALED"
+	InputOutOfBounds          Code = "INPUT_OUT_OF_BOUNDS"
+	ModelNotAvailable         Code = "MODEL_NOT_AVAILABLE"
+	LocalLLMBusy              Code = "LOCAL_LLM_BUSY"
+	LocalLLMFailed            Code = "LOCAL_LLM_FAILED"
 )
+
+// Wire is every error code of the Local PC Executor protocol v1.1, in the
+// order the protocol lists them.
+var Wire = []Code{
+	PathOutsideRoot, PathReservedName, PathInvalidChars, PathNotFound, PathNotEmpty, PathExists,
+	CommandTimeout, ShellNotAvailable, UnsupportedArch, CapabilityNotGranted, AuthFailed, Overloaded,
+	Internal, FileTooLarge, DependencyMissing, DirectoryReferenceInvalid, DirectoryUnavailable,
+	RootGrantInvalid, SessionNotAttached, SessionAlreadyActive, SessionRevisionMismatch, WindowStale,
+	PermissionPending, FeatureNotSupported, ClipboardConcealed, InputOutOfBounds, ModelNotAvailable,
+	LocalLLMBusy, LocalLLMFailed,
+}
 
 // Codes hostlink adds where the wire protocol has none.
 const (

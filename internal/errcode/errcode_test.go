@@ -42,3 +42,16 @@ func TestWithCopies(t *testing.T) {
 		t.Fatalf("With shares details: %v %v", b.Details, c.Details)
 	}
 }
+
+func TestWireCodes(t *testing.T) {
+	if len(Wire) != 29 {
+		t.Errorf("%d wire codes, want the protocol's 29", len(Wire))
+	}
+	seen := map[Code]bool{}
+	for _, c := range Wire {
+		if seen[c] {
+			t.Errorf("%s listed twice", c)
+		}
+		seen[c] = true
+	}
+}

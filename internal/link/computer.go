@@ -170,7 +170,7 @@ func (d *dataChannel) screenshot(ctx context.Context, e *Envelope) (string, any,
 		return "", nil, err
 	}
 	if p.WindowID != nil {
-		return "", nil, errcode.New(CodeFeatureNotSupported, "window captures are not supported; capture a region")
+		return "", nil, errcode.New(errcode.FeatureNotSupported, "window captures are not supported; capture a region")
 	}
 	format := "jpeg"
 	switch p.Format {
@@ -360,7 +360,7 @@ func (d *dataChannel) inputAction(ctx context.Context, e *Envelope) (string, any
 			return "", nil, errcode.New(errcode.InvalidArgument, "scroll direction must be up, down, left or right")
 		}
 	default:
-		return "", nil, errcode.New(CodeFeatureNotSupported, "INPUT_ACTION %q is not supported", trunc(p.Action, 32))
+		return "", nil, errcode.New(errcode.FeatureNotSupported, "INPUT_ACTION %q is not supported", trunc(p.Action, 32))
 	}
 	var obs observation
 	if _, err := d.callJSON(ctx, e, "computer_observe", map[string]any{"monitor": -1, "format": "jpeg", "quality": 10}, &obs); err != nil {
@@ -369,7 +369,7 @@ func (d *dataChannel) inputAction(ctx context.Context, e *Envelope) (string, any
 	inImage := func(pt [2]int) ([2]int, error) {
 		x, y := obs.toImage(pt[0], pt[1])
 		if x < 0 || y < 0 || x >= obs.Image.Width || y >= obs.Image.Height {
-			return pt, errcode.New(CodeInputOutOfBounds, "(%d, %d) is outside every display", pt[0], pt[1]).
+			return pt, errcode.New(errcode.InputOutOfBounds, "(%d, %d) is outside every display", pt[0], pt[1]).
 				With("displays", obs.displayRects())
 		}
 		return [2]int{x, y}, nil

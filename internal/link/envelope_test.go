@@ -4,13 +4,17 @@ import (
 	"encoding/json"
 	"errors"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/coder/websocket"
 
+	"github.com/hostlink/hostlink/internal/browse"
 	"github.com/hostlink/hostlink/internal/errcode"
+	"github.com/hostlink/hostlink/internal/procs"
+	"github.com/hostlink/hostlink/internal/rootgrant"
 )
 
 func TestDecodeEnvelope(t *testing.T) {
@@ -199,6 +203,19 @@ func TestEncodeMatchesMarshal(t *testing.T) {
 		}
 		if !reflect.DeepEqual(a, b) {
 			t.Errorf("Encode %s, json.Marshal %s", got, want)
+		}
+	}
+}
+
+// The packages that raise protocol codes use the protocol's strings.
+func TestOwnersUseWireCodes(t *testing.T) {
+	for _, c := range []errcode.Code{
+		rootgrant.GrantInvalid, rootgrant.DirectoryUnavailable, rootgrant.SessionNotAttached,
+		rootgrant.SessionAlreadyActive, rootgrant.RevisionMismatch, procs.ShellNotAvailable,
+		browse.ReferenceInvalid,
+	} {
+		if !slices.Contains(errcode.Wire, c) {
+			t.Errorf("%s is not a wire code", c)
 		}
 	}
 }

@@ -127,7 +127,7 @@ func (c *Client) dispatch(ctx context.Context, conn *Conn, e *Envelope) {
 	}
 	r, ok := c.routes[e.Type]
 	if !ok {
-		code := CodeFeatureNotSupported
+		code := errcode.FeatureNotSupported
 		if dataOnly[e.Type] && !(computerTypes[e.Type] && c.SessionID != "" && c.Granted(CapComputerUse)) {
 			code = errcode.CapabilityNotGranted
 		}
