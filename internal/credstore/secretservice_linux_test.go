@@ -35,8 +35,26 @@ func startSecretService(t *testing.T) {
 	dbusDaemon := needTool(t, "dbus-daemon")
 	gk := needTool(t, "gnome-keyring-daemon")
 	dir := t.TempDir()
-	sock := filepath.Join(dir, "bus")
-	bus := exec.Command(dbusDaemon, "--session", "--nofork", "--nopidfile", "--print-address=1", "--address=unix:path="+sock)
+	// A bus without service activation: the stock session bus would start
+	// its own (locked) gnome-keyring on the first Secret Service call and
+	// race the one started here.
+	conf := filepath.Join(dir, "bus.conf")
+	err := os.WriteFile(conf, []byte(`<!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-Bus Bus Configuration 1.0//EN"
+ "http://www.freedesktop.org/standards/dbus/1.0/busconfig.dtd">
+<busconfig>
+  <type>session</type>
+  <listen>unix:path=`+filepath.Join(dir, "bus")+`</listen>
+  <policy context="default">
+    <allow send_destination="*" eavesdrop="true"/>
+    <allow eavesdrop="true"/>
+    <allow own="*"/>
+  </policy>
+</busconfig>
+`), 0o600)
+	if err != nil {
+		t.Fatal(err)
+	}
+	bus := exec.Command(dbusDaemon, "--config-file="+conf, "--nofork", "--nopidfile", "--print-address=1")
 	out, err := bus.StdoutPipe()
 	if err != nil {
 		t.Fatal(err)
@@ -76,6 +94,8 @@ func startSecretService(t *testing.T) {
 			return
 		}
 		if time.Now().After(deadline) {
+			kr.Process.Kill()
+			kr.Wait()
 			t.Fatalf("gnome-keyring did not come up: %v\n%s", err, stderr.String())
 		}
 		time.Sleep(100 * time.Millisecond)
