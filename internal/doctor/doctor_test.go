@@ -1,0 +1,77 @@
+package doctor
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"testing"
+
+	"github.com/hostlink/hostlink/internal/private"
+)
+
+func TestDirsAndWorkdirs(t *testing.T) {
+	hl := t.TempDir()
+	t.Setenv("HOSTLINK_HOME", hl)
+	t.Setenv("HOME", t.TempDir())
+	for _, d := range []string{"config", "state", "logs", "audit"} {
+		if err := private.MkdirAll(filepath.Join(hl, d)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	file := filepath.Join(hl, "a-file")
+	os.WriteFile(file, nil, 0o600)
+	ro := t.TempDir()
+	rw := t.TempDir()
+	cfg := "[[workdirs]]\nalias = \"file\"\npath = \"" + filepath.ToSlash(file) + "\"\n\n" +
+		"[[workdirs]]\nalias = \"ro\"\npath = \"" + filepath.ToSlash(ro) + "\"\nread_only = true\n\n" +
+		"[[workdirs]]\nalias = \"rw\"\npath = \"" + filepath.ToSlash(rw) + "\"\n"
+	os.WriteFile(filepath.Join(hl, "config", "config.toml"), []byte(cfg), 0o600)
+	os.WriteFile(filepath.Join(hl, "audit", "audit.log"), []byte("{}\n"), 0o644)
+	r := Run(context.Background(), Options{Getenv: func(k string) string {
+		return map[string]string{"KEYCHAIN_PASSPHRASE": "p", "HOSTLINK_CREDENTIAL_BACKEND": "encrypted-file"}[k]
+	}})
+	want := map[string]Status{"workdir file": Fail, "workdir ro": OK, "workdir rw": OK, "state dir": OK, "credential store": OK, "pairing": Warn, "platform link": OK}
+	if runtime.GOOS != "windows" {
+		want["audit log"] = Fail
+	}
+	got := map[string]Check{}
+	for _, c := range r.Checks {
+		got[c.Name] = c
+	}
+	for name, st := range want {
+		c := got[name]
+		if c.Status != st || (st != OK && c.Fix == "") {
+			t.Errorf("%s: %+v, want %s", name, c, st)
+		}
+	}
+	if c := got["workdir rw"]; !strings.Contains(c.Detail, "read-write, case-") {
+		t.Errorf("rw detail %q", c.Detail)
+	}
+	if c := got["workdir ro"]; !strings.Contains(c.Detail, "read-only") {
+		t.Errorf("ro detail %q", c.Detail)
+	}
+	if runtime.GOOS != "windows" && !strings.Contains(got["audit log"].Fix, "chmod 600") {
+		t.Errorf("audit log fix %q", got["audit log"].Fix)
+	}
+	if r.OK || r.Failures != len(filterStatus(r, Fail)) || r.Warnings != len(filterStatus(r, Warn)) {
+		t.Errorf("counts: %+v", r)
+	}
+	var b bytes.Buffer
+	Print(&b, r)
+	if !strings.Contains(b.String(), "FAIL  workdir file") || !strings.Contains(b.String(), "fix: ") {
+		t.Errorf("printed:\n%s", b.String())
+	}
+}
+
+func filterStatus(r *Report, st Status) []Check {
+	var out []Check
+	for _, c := range r.Checks {
+		if c.Status == st {
+			out = append(out, c)
+		}
+	}
+	return out
+}
