@@ -76,6 +76,11 @@ func (r *run) apply(c Change) error {
 	return err
 }
 
+// appendEvents records events that change nothing else.
+func (r *run) appendEvents(events ...Event) error {
+	return r.e.store.Append(r.t.ID, r.e.o.Now(), events)
+}
+
 // drive runs the task to its end.
 func (r *run) drive() {
 	defer r.e.wg.Done()
@@ -282,7 +287,7 @@ func (r *run) Item(it Item) {
 	if len(it.Data) > 0 {
 		d["data"] = r.red.value(it.Data)
 	}
-	r.apply(Change{Events: []Event{{Type: "item." + it.Phase, SessionID: sid, TurnID: it.TurnID, ItemID: it.ItemID, Data: d}}})
+	r.appendEvents(Event{Type: "item." + it.Phase, SessionID: sid, TurnID: it.TurnID, ItemID: it.ItemID, Data: d})
 }
 
 // saw notes the turn the runtime reports on: it may report before

@@ -279,6 +279,39 @@ func appendEvents(tx *sql.Tx, id string, now time.Time, events []Event) ([]Event
 	return out, err
 }
 
+// Append appends events to task id in one transaction, numbering them
+// after the task's last: the fast path for what a runtime streams.
+func (s *Store) Append(id string, now time.Time, events []Event) error {
+	tx, err := s.db.Begin()
+	if err != nil {
+		return err
+	}
+	defer tx.Rollback()
+	var last int64
+	err = tx.QueryRow(`UPDATE tasks SET last_seq = last_seq + ?, updated_at = ? WHERE id = ? RETURNING last_seq`,
+		len(events), ms(now), id).Scan(&last)
+	if errors.Is(err, sql.ErrNoRows) {
+		return errcode.New(CodeTaskNotFound, "no task %q", id)
+	}
+	if err != nil {
+		return err
+	}
+	seq := last - int64(len(events))
+	for _, e := range events {
+		seq++
+		e.SchemaVersion, e.TaskID, e.Seq, e.Time = EventSchema, id, seq, now.UTC()
+		body, err := json.Marshal(e)
+		if err != nil {
+			return err
+		}
+		if _, err := tx.Exec(`INSERT INTO events (task_id, seq, time, type, body) VALUES (?, ?, ?, ?, ?)`,
+			id, seq, ms(now), e.Type, string(body)); err != nil {
+			return err
+		}
+	}
+	return tx.Commit()
+}
+
 // Apply applies c to task id in one transaction, checking the transition
 // against the state machine as stored (not as the caller last saw it).
 func (s *Store) Apply(id string, now time.Time, c Change) (Task, []Event, error) {
