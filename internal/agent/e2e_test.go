@@ -34,18 +34,7 @@ result all good`
 // object-shaped decision hostlink does not know), a question, a steer, the
 // result; plus idempotent resubmission, a conflicting one, and the writer
 // lease against write_file.
-func TestEndToEnd(t *testing.T) {
-	for _, transport := range []string{"mcp", "ipc"} {
-		t.Run(transport, func(t *testing.T) {
-			e := newEnv(t)
-			c := e.mcpCaller()
-			if transport == "ipc" {
-				c = e.ipcCaller()
-			}
-			endToEnd(t, e, c)
-		})
-	}
-}
+func TestEndToEnd(t *testing.T) { overTransports(t, nil, endToEnd) }
 
 func endToEnd(t *testing.T, e *env, c caller) {
 	rts := must(t, c, "list_agent_runtimes", nil)["runtimes"].([]any)
@@ -198,9 +187,28 @@ func waitForEvent(t *testing.T, c caller, id, text string) {
 	t.Fatalf("no event mentions %q", text)
 }
 
-func TestCancelMidTurn(t *testing.T) {
-	e := newEnv(t)
-	c := e.direct()
+// overTransports runs f with a client of each transport.
+func overTransports(t *testing.T, tweak func(*agent.Options), f func(t *testing.T, e *env, c caller)) {
+	for _, transport := range []string{"mcp", "ipc"} {
+		t.Run(transport, func(t *testing.T) {
+			var e *env
+			if tweak != nil {
+				e = newEnv(t, tweak)
+			} else {
+				e = newEnv(t)
+			}
+			c := e.mcpCaller()
+			if transport == "ipc" {
+				c = e.ipcCaller()
+			}
+			f(t, e, c)
+		})
+	}
+}
+
+func TestCancelMidTurn(t *testing.T) { overTransports(t, nil, cancelMidTurn) }
+
+func cancelMidTurn(t *testing.T, e *env, c caller) {
 	id := must(t, c, "submit_agent_task", map[string]any{"runtime": "fake", "workdir": "a", "prompt": "say working\nsleep 60000", "access": "workspace-write"})["task_id"].(string)
 	waitForEvent(t, c, id, "working")
 	must(t, c, "cancel_agent_task", map[string]any{"task_id": id})
@@ -219,8 +227,10 @@ func TestCancelMidTurn(t *testing.T) {
 }
 
 func TestExpiredApprovalIsRefused(t *testing.T) {
-	e := newEnv(t, func(o *agent.Options) { o.Limits.ApprovalTimeout = 300 * time.Millisecond })
-	c := e.direct()
+	overTransports(t, func(o *agent.Options) { o.Limits.ApprovalTimeout = 300 * time.Millisecond }, expiredApproval)
+}
+
+func expiredApproval(t *testing.T, _ *env, c caller) {
 	id := must(t, c, "submit_agent_task", map[string]any{"runtime": "fake", "workdir": "b", "prompt": "approve rm -rf build"})["task_id"].(string)
 	p := waitFor(t, c, id, "an approval", pendingKind("approval"))["pending"].([]any)[0].(map[string]any)
 	time.Sleep(400 * time.Millisecond)
