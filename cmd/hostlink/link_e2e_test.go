@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"os"
 	"os/exec"
@@ -318,6 +319,53 @@ func TestLinkHandshakeSessionsAndFiles(t *testing.T) {
 		}
 		typ, got = call(t, dataA, "EXECUTE_COMMAND", map[string]any{"argv": []string{"true"}, "cwd": filepath.Join(home, "projB")})
 		want(t, "cwd outside", typ, got, "ERROR", "PATH_OUTSIDE_ALLOWED_ROOT")
+
+		// Output past the inline budget: truncated inline, whole through
+		// the capture (command_output + operations additions).
+		typ, got = call(t, dataA, "EXECUTE_COMMAND", map[string]any{"command": "seq 1 20000", "shell": "sh"})
+		want(t, "long output", typ, got, "COMMAND_RESULT")
+		capID, _ := got["capture_id"].(string)
+		if got["output_truncated"] != true || !strings.HasSuffix(got["stderr"].(string), "[command output truncated]") || capID == "" {
+			t.Fatalf("long output COMMAND_RESULT: truncated %v, capture %q, stderr %q", got["output_truncated"], capID, got["stderr"])
+		}
+		var whole strings.Builder
+		for offset := 0.0; ; {
+			typ, got = call(t, dataA, "OPERATION_CALL", map[string]any{"op": "read_command_output",
+				"args": map[string]any{"capture_id": capID, "stream": "stdout", "offset": offset, "text": true}})
+			want(t, "read_command_output", typ, got, "OPERATION_RESULT")
+			r := got["result"].(map[string]any)
+			whole.WriteString(r["content"].(string))
+			offset = r["next_offset"].(float64)
+			if r["complete"] == true && offset >= r["stream_length"].(float64) {
+				break
+			}
+		}
+		var want strings.Builder
+		for i := 1; i <= 20000; i++ {
+			fmt.Fprintf(&want, "%d\n", i)
+		}
+		if whole.String() != want.String() {
+			t.Errorf("chunked output: %d bytes, want %d", whole.Len(), want.Len())
+		}
+	})
+
+	t.Run("operations", func(t *testing.T) {
+		call(t, dataA, "FILE_WRITE", map[string]any{"path": "ops.txt", "content": "alpha beta\n"})
+		typ, got := call(t, dataA, "OPERATION_CALL", map[string]any{"op": "edit_file",
+			"args": map[string]any{"path": "ops.txt", "edits": []map[string]any{{"old_text": "beta", "new_text": "gamma"}}}})
+		want(t, "edit_file", typ, got, "OPERATION_RESULT")
+		if b, _ := os.ReadFile(filepath.Join(rootA, "ops.txt")); string(b) != "alpha gamma\n" {
+			t.Errorf("after edit_file: %q (%v)", b, got)
+		}
+		typ, got = call(t, dataA, "OPERATION_CALL", map[string]any{"op": "read_file", "args": map[string]any{"path": filepath.Join(home, "projB", "secret.txt")}})
+		want(t, "operation outside the root", typ, got, "ERROR", "PATH_OUTSIDE_ALLOWED_ROOT")
+		typ, got = call(t, dataA, "OPERATION_CALL", map[string]any{"op": "list_workdirs"})
+		want(t, "list_workdirs", typ, got, "OPERATION_RESULT")
+		if wds := got["result"].(map[string]any)["workdirs"].([]any); len(wds) != 1 || wds[0].(map[string]any)["path"] != rootA {
+			t.Errorf("a session sees only its root: %v", got)
+		}
+		typ, got = call(t, dataA, "OPERATION_CALL", map[string]any{"op": "no_such_op"})
+		want(t, "unknown op", typ, got, "ERROR", "UNKNOWN_OPERATION")
 	})
 
 	t.Run("grants", func(t *testing.T) {
