@@ -207,6 +207,24 @@ func (e *Engine) writable(alias string) error {
 	return nil
 }
 
+// Running returns the tasks this process drives, oldest first.
+func (e *Engine) Running() []Task {
+	e.mu.Lock()
+	ids := make([]string, 0, len(e.runs))
+	for id := range e.runs {
+		ids = append(ids, id)
+	}
+	e.mu.Unlock()
+	var out []Task
+	for _, id := range ids {
+		if t, err := e.store.Get(id); err == nil && !t.Status.Terminal() {
+			out = append(out, t)
+		}
+	}
+	slices.SortFunc(out, func(a, b Task) int { return a.Created.Compare(b.Created) })
+	return out
+}
+
 // Get returns a task and its requests.
 func (e *Engine) Get(id string) (Task, []StoredRequest, error) { return e.store.Snapshot(id) }
 

@@ -70,6 +70,27 @@ func (d *Daemon) openAgents() error {
 	return nil
 }
 
+// agentCapability says whether agent tasks are offered, and why not.
+func (d *Daemon) agentCapability() CapabilityStatus {
+	c := CapabilityStatus{Name: "agents", Ready: d.Agents != nil}
+	if !c.Ready {
+		c.Reason = "disabled (enable locally with [agents] enabled = true and a workdir's agent_mode)"
+	}
+	return c
+}
+
+// agentTasks lists the agent tasks this process drives.
+func (d *Daemon) agentTasks() []TaskStatus {
+	if d.Agents == nil {
+		return nil
+	}
+	var out []TaskStatus
+	for _, t := range d.Agents.Running() {
+		out = append(out, TaskStatus{ID: t.ID, Title: fmt.Sprintf("%s in %s (%s, %s)", t.Runtime, t.Workdir, t.Access, t.Status), Started: t.Created})
+	}
+	return out
+}
+
 // closeAgents stops the tasks this process drives (as cancelled, their
 // runtime processes ended) and closes the engine.
 func (d *Daemon) closeAgents() {

@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"testing"
 	"time"
 
@@ -67,6 +68,10 @@ func TestAgentsEnabled(t *testing.T) {
 			t.Fatalf("the task never started a turn: %v", got)
 		}
 		time.Sleep(10 * time.Millisecond)
+	}
+	st := d.Status()
+	if len(st.Tasks) != 1 || st.Tasks[0].ID != id || !slices.ContainsFunc(st.Capabilities, func(c CapabilityStatus) bool { return c.Name == "agents" && c.Ready }) {
+		t.Fatalf("status: tasks %+v, capabilities %+v", st.Tasks, st.Capabilities)
 	}
 	if _, err := call("write_file", `{"workdir":"w","path":"x.txt","content":"x"}`); errcode.CodeOf(err) != lease.CodeBusy {
 		t.Fatalf("write_file beside a writer task: %v", err)

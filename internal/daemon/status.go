@@ -112,6 +112,8 @@ func (d *Daemon) Status() Status {
 	}
 	s.Capabilities = append(s.Capabilities, shell)
 	s.Capabilities = append(s.Capabilities, d.computerStatus())
+	s.Capabilities = append(s.Capabilities, d.agentCapability())
+	s.Tasks = append(s.Tasks, d.agentTasks()...)
 	if d.Commands != nil {
 		for _, r := range d.Commands.Running() {
 			s.Commands = append(s.Commands, CommandStatus{ID: r.CaptureID, Command: r.Command, Pid: r.Pid, Started: r.Started.UTC()})
