@@ -340,12 +340,12 @@ func TestLinkHandshakeSessionsAndFiles(t *testing.T) {
 				break
 			}
 		}
-		var want strings.Builder
+		var expect strings.Builder
 		for i := 1; i <= 20000; i++ {
-			fmt.Fprintf(&want, "%d\n", i)
+			fmt.Fprintf(&expect, "%d\n", i)
 		}
-		if whole.String() != want.String() {
-			t.Errorf("chunked output: %d bytes, want %d", whole.Len(), want.Len())
+		if whole.String() != expect.String() {
+			t.Errorf("chunked output: %d bytes, want %d", whole.Len(), expect.Len())
 		}
 	})
 
