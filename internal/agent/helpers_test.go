@@ -120,7 +120,12 @@ func engineOptions(w world, fs *files.Service) agent.Options {
 
 func newEnv(t testing.TB, tweak ...func(*agent.Options)) *env {
 	t.Helper()
-	w := newWorld(t)
+	return newEnvAt(t, newWorld(t), tweak...)
+}
+
+// newEnvAt opens an engine over an existing world, as a restart does.
+func newEnvAt(t testing.TB, w world, tweak ...func(*agent.Options)) *env {
+	t.Helper()
 	fs := openFiles(t, w)
 	o := engineOptions(w, fs)
 	for _, f := range tweak {
