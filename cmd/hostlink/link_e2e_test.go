@@ -577,7 +577,18 @@ func TestLinkExactlyOnce(t *testing.T) {
 	}
 
 	// Re-sent after hostlink restarts (the session restored by its grant).
+	// Stopping, hostlink closes both connections with 1001.
 	stop(t, cmd)
+	for _, peer := range []*devplatform.Peer{ctrl, data} {
+		select {
+		case <-peer.Done():
+		case <-time.After(10 * time.Second):
+			t.Fatalf("%s still connected after hostlink stopped", peer.Name)
+		}
+		if peer.CloseCode() != 1001 {
+			t.Errorf("%s closed with %d, want 1001 (going away)", peer.Name, peer.CloseCode())
+		}
+	}
 	since = time.Now()
 	startLinked(t, bin, env, p, "--enable-shell")
 	ctrl = waitPeer(t, p, devplatform.ControlPeer, since)

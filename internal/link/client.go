@@ -109,7 +109,6 @@ type Client struct {
 	runCtx  context.Context // requests run under it, past a dropped connection
 
 	mu        sync.Mutex
-	conn      *Conn
 	granted   map[string]bool
 	limits    Limits
 	connID    string
@@ -246,22 +245,26 @@ func (c *Client) once(ctx context.Context) (accepted bool, err error) {
 	}
 	conn := NewConn(ws)
 	defer conn.CloseNow()
-	cctx, stop := context.WithCancel(ctx)
+	// The connection's own context outlives ctx by a closing handshake:
+	// when hostlink stops it says so (1001) instead of vanishing.
+	cctx, stop := context.WithCancel(context.WithoutCancel(ctx))
 	defer stop()
+	go func() {
+		select {
+		case <-ctx.Done():
+			conn.Close(websocket.StatusGoingAway, "hostlink is stopping")
+			stop()
+		case <-cctx.Done():
+		}
+	}()
 	ack, err := c.handshake(dctx, cctx, conn)
 	if err != nil {
 		return false, err
 	}
 	c.mu.Lock()
-	c.conn = conn
 	c.connects++
 	c.state = "connected"
 	c.mu.Unlock()
-	defer func() {
-		c.mu.Lock()
-		c.conn = nil
-		c.mu.Unlock()
-	}()
 	c.event("link_connected", map[string]any{"url": c.URL, "protocol_version": c.version.String(), "granted": ack.GrantedCapabilities})
 	if c.OnConnect != nil {
 		c.OnConnect()
