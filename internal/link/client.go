@@ -108,19 +108,17 @@ type Client struct {
 	started time.Time       // set by the constructor, read by status and the idle reaper
 	runCtx  context.Context // requests run under it, past a dropped connection
 
-	mu        sync.Mutex
-	granted   map[string]bool
-	limits    Limits
-	connID    string
-	version   ProtoVersion
-	state     string
-	lastErr   string
-	connects  int
-	inflight  int
-	lastRecv  atomic.Int64
-	activity  atomic.Int64 // unix nanos a request last started or finished
-	stopped   bool
-	terminalE error
+	mu       sync.Mutex
+	granted  map[string]bool
+	limits   Limits
+	connID   string
+	version  ProtoVersion
+	state    string
+	lastErr  string
+	connects int
+	inflight int
+	lastRecv atomic.Int64
+	activity atomic.Int64 // unix nanos a request last started or finished
 }
 
 // ErrTerminal wraps the reason the client stopped for good.
@@ -180,9 +178,6 @@ func (c *Client) Run(ctx context.Context) error {
 		}
 		var term *ErrTerminal
 		if errors.As(err, &term) {
-			c.mu.Lock()
-			c.stopped, c.terminalE = true, term
-			c.mu.Unlock()
 			c.setState("stopped", term.Reason)
 			c.Log.Error("platform link stopped; restart hostlink to reconnect", "session", c.SessionID, "reason", term.Reason)
 			c.event("link_stopped", map[string]any{"reason": term.Reason})
