@@ -73,11 +73,18 @@ func OpenIdemStore(path string) (*IdemStore, error) {
 		db.Close()
 		return nil, err
 	}
-	if _, err := db.Exec(`DELETE FROM requests WHERE created_at < ?`, time.Now().Add(-idemRetention).Unix()); err != nil {
+	s := &IdemStore{db: db, running: map[string]chan struct{}{}}
+	if err := s.Prune(); err != nil {
 		db.Close()
 		return nil, err
 	}
-	return &IdemStore{db: db, running: map[string]chan struct{}{}}, nil
+	return s, nil
+}
+
+// Prune removes finished records older than the retention.
+func (s *IdemStore) Prune() error {
+	_, err := s.db.Exec(`DELETE FROM requests WHERE state != 'running' AND created_at < ?`, time.Now().Add(-idemRetention).Unix())
+	return err
 }
 
 // Close closes the database.

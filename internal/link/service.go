@@ -149,6 +149,24 @@ func (s *Service) Run(ctx context.Context) error {
 			s.idem.Close()
 		}
 	}()
+	if s.idem != nil {
+		pctx, stopPrune := context.WithCancel(ctx)
+		defer stopPrune()
+		go func() {
+			t := time.NewTicker(time.Hour)
+			defer t.Stop()
+			for {
+				select {
+				case <-pctx.Done():
+					return
+				case <-t.C:
+					if err := s.idem.Prune(); err != nil {
+						s.opts.Log.Warn("pruning the idempotency store", "err", err)
+					}
+				}
+			}
+		}()
+	}
 	if s.opts.Session != "" {
 		return s.runLegacy(ctx)
 	}
