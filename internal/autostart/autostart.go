@@ -128,6 +128,8 @@ func (s *Spec) registerCommands(path string) ([]string, []string) {
 			"systemctl --user enable --now " + SystemdUnit,
 		}, []string{
 			"on a headless machine, let it run without a login session: loginctl enable-linger $USER",
+			"without a keychain (tokens in the encrypted file), hand the unit the passphrase in memory only: " +
+				"read -rs KEYCHAIN_PASSPHRASE; export KEYCHAIN_PASSPHRASE; systemctl --user import-environment KEYCHAIN_PASSPHRASE (again after each reboot)",
 			"logs: journalctl --user -u " + SystemdUnit,
 		}
 }

@@ -3,6 +3,7 @@ package daemon
 import (
 	"context"
 	"fmt"
+	"log/slog"
 	"os"
 	"strings"
 
@@ -37,6 +38,7 @@ func (d *Daemon) linkAuth(ctx context.Context, url, file string) (string, link.T
 		return "", nil, fmt.Errorf("platform link: hostlink is paired with %s, not %s: run `hostlink pair --platform %s`", src.Platform(), want, want)
 	}
 	src.OnRefresh = func() {
+		slog.Info("platform token refreshed", "platform", want)
 		d.Audit.Append(audit.Record{Transport: link.Transport, Op: "token_refreshed", Code: "OK", Details: map[string]any{"platform": want}})
 	}
 	return "", src, nil

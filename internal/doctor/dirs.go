@@ -9,6 +9,7 @@ import (
 	"runtime"
 	"strings"
 
+	"github.com/hostlink/hostlink/internal/daemon"
 	"github.com/hostlink/hostlink/internal/logging"
 	"github.com/hostlink/hostlink/internal/private"
 )
@@ -56,7 +57,7 @@ func (e *env) checkDirs() {
 		}
 		e.add(d.name, OK, d.path+" (private, writable)", "")
 	}
-	for _, f := range []struct{ name, path string }{{"audit log", e.dirs.AuditFile()}, {"audit key", filepath.Join(e.dirs.State, "audit.key")}} {
+	for _, f := range []struct{ name, path string }{{"audit log", e.dirs.AuditFile()}, {"audit key", daemon.AuditKeyPath(e.dirs)}} {
 		if _, err := os.Stat(f.path); errors.Is(err, fs.ErrNotExist) {
 			continue
 		}
