@@ -38,6 +38,9 @@ func (p *pairCmd) Run(ctx context.Context) error {
 		Platform: p.Platform, ClientID: p.ClientID, Store: st, Timeout: p.Timeout,
 		Prompt: func(msg string) { fmt.Fprintln(os.Stderr, msg) },
 	}
+	if old, err := pairing.Status(ctx, st); err == nil {
+		fmt.Fprintf(os.Stderr, "hostlink is paired with %s; pairing again replaces that pairing (its tokens are not revoked: `hostlink unpair` first does that).\n", old.Platform)
+	}
 	if !p.NoBrowser {
 		o.OpenBrowser = pairing.OpenBrowser
 	}

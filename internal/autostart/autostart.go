@@ -163,6 +163,13 @@ func Install(s *Spec) (*Result, error) {
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return nil, err
 	}
+	if s.Kind == Launchd && s.Dirs.Logs != "" {
+		// launchd opens the job's stdout and stderr files but does not
+		// create their directory.
+		if err := private.MkdirAll(s.Dirs.Logs); err != nil {
+			return nil, err
+		}
+	}
 	if err := private.WriteFile(path, unit); err != nil {
 		return nil, err
 	}

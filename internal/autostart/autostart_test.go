@@ -64,6 +64,11 @@ func TestInstallUninstallIdempotent(t *testing.T) {
 			if !r1.Changed || r1.Path != s.Path() || len(r1.Commands) == 0 || !strings.HasPrefix(r1.Path, s.Home) {
 				t.Fatalf("first install: %+v", r1)
 			}
+			if kind == Launchd {
+				if fi, err := os.Stat(s.Dirs.Logs); err != nil || !fi.IsDir() {
+					t.Fatalf("launchd's log directory was not created: %v", err)
+				}
+			}
 			first, _ := os.ReadFile(r1.Path)
 			r2, err := Install(s)
 			if err != nil {
