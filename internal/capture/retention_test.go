@@ -163,3 +163,40 @@ func TestRunCleanup(t *testing.T) {
 		t.Error("capture came back")
 	}
 }
+
+// TestPinDefersExpiry: a pinned capture outlives its retention until the
+// pin is released, then goes at the next Cleanup.
+func TestPinDefersExpiry(t *testing.T) {
+	now := time.Now()
+	s, err := Open(Options{Dir: t.TempDir(), Retention: time.Minute, Now: func() time.Time { return now }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	c, _, err := s.Create(Meta{Op: "run_command", Command: "true"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.Finish(Receipt{Status: StatusExited}); err != nil {
+		t.Fatal(err)
+	}
+	release, err := s.Pin(c.ID())
+	if err != nil {
+		t.Fatal(err)
+	}
+	now = now.Add(2 * time.Minute)
+	if n, err := s.Cleanup(); err != nil || n != 0 {
+		t.Fatalf("Cleanup with a pin removed %d (%v)", n, err)
+	}
+	if _, err := s.Get(c.ID()); err != nil {
+		t.Fatalf("pinned capture gone: %v", err)
+	}
+	release()
+	release()
+	if n, err := s.Cleanup(); err != nil || n != 1 {
+		t.Fatalf("Cleanup after release removed %d (%v)", n, err)
+	}
+	if _, err := s.Pin(c.ID()); errcode.CodeOf(err) != CodeNotFound {
+		t.Fatalf("Pin of a removed capture: %v", err)
+	}
+}
