@@ -3,6 +3,7 @@ package main
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"io"
@@ -16,6 +17,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/hostlink/hostlink/internal/credstore"
+	"github.com/hostlink/hostlink/internal/credstore/sstest"
 	"github.com/hostlink/hostlink/internal/devplatform"
 	"github.com/hostlink/hostlink/internal/doctor"
 )
@@ -99,14 +102,58 @@ func check(r *doctor.Report, name string) doctor.Check {
 
 func TestPairServeRefreshUnpair(t *testing.T) {
 	bin := build(t)
+	t.Run("encrypted-file", func(t *testing.T) { pairServeRefreshUnpair(t, bin, false) })
+	if runtime.GOOS == "linux" {
+		t.Run("secret-service", func(t *testing.T) { pairServeRefreshUnpair(t, bin, true) })
+	}
+}
+
+// pairServeRefreshUnpair pairs through the CLI, serves with the stored
+// token through a forced refresh, checks doctor, install and that no token
+// was written anywhere, then unpairs. With keychain set the tokens live in
+// a real Secret Service (gnome-keyring) instead of the encrypted file.
+func pairServeRefreshUnpair(t *testing.T, bin string, keychain bool) {
 	p := startPlatform(t, devplatform.Config{})
 	origin := "http" + strings.TrimPrefix(strings.TrimSuffix(p.url, devplatform.ControlPath), "ws")
 	hlHome, home, env := pairEnv(t)
+	scanRoots := []string{hlHome, home}
+	wantBackend := "encrypted file"
+	if keychain {
+		keychainOnly := func(k string) string {
+			if k == credstore.BackendEnv {
+				return string(credstore.Keychain)
+			}
+			return os.Getenv(k)
+		}
+		ss := sstest.Start(t, func() error {
+			_, err := credstore.Open(credstore.Options{StateDir: t.TempDir(), Getenv: keychainOnly})
+			return err
+		})
+		var kept []string
+		for _, kv := range env {
+			if !strings.HasPrefix(kv, "KEYCHAIN_PASSPHRASE=") && !strings.HasPrefix(kv, credstore.BackendEnv+"=") {
+				kept = append(kept, kv)
+			}
+		}
+		env = append(kept, "DBUS_SESSION_BUS_ADDRESS="+ss.Address, credstore.BackendEnv+"=keychain")
+		scanRoots = append(scanRoots, ss.DataDir)
+		wantBackend = "OS keychain (Secret Service)"
+		t.Cleanup(func() {
+			st, err := credstore.Open(credstore.Options{StateDir: t.TempDir(), Getenv: keychainOnly})
+			if err != nil {
+				t.Error(err)
+				return
+			}
+			if _, err := st.Get(context.Background(), "platform"); !errors.Is(err, credstore.ErrNotFound) {
+				t.Errorf("after unpair the keychain still answers: %v", err)
+			}
+		})
+	}
 	os.MkdirAll(filepath.Join(hlHome, "config"), 0o700)
-	os.WriteFile(filepath.Join(hlHome, "config", "config.toml"), []byte("[log]\nlevel = \"debug\"\n"), 0o600)
+	os.WriteFile(filepath.Join(hlHome, "config", "config.toml"), []byte("[log]\nlevel = \"debug\"\n"+allowPolicy), 0o600)
 
 	out := pairCLI(t, bin, env, origin)
-	if !strings.Contains(out, "Paired with "+origin) || !strings.Contains(out, "encrypted file") {
+	if !strings.Contains(out, "Paired with "+origin) || !strings.Contains(out, wantBackend) {
 		t.Fatalf("pair said %q", out)
 	}
 
@@ -163,7 +210,7 @@ func TestPairServeRefreshUnpair(t *testing.T) {
 		t.Fatalf("only %d tokens issued", len(tokens))
 	}
 	scanned := 0
-	for _, root := range []string{hlHome, home} {
+	for _, root := range scanRoots {
 		filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
 			if err != nil || d.IsDir() || path == bin {
 				return nil
