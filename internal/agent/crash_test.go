@@ -111,6 +111,7 @@ func TestKill9Loop(t *testing.T) {
 		time.Sleep(time.Duration(rng.IntN(100)) * time.Millisecond)
 		cmd.Process.Kill()
 		cmd.Wait()
+		killOrphans(cmd.Process.Pid)
 		for id, n := range <-collected {
 			seen[id] = n
 		}
