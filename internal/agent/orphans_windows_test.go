@@ -6,22 +6,33 @@ import (
 	"golang.org/x/sys/windows"
 )
 
-// killOrphans ends what a killed helper left behind: a child it was
-// starting when it died can stay suspended under Wine, whose Job Objects
-// do not always kill on close as Windows does, and would outlive the test.
+// killOrphans ends every process a killed helper left behind, its
+// descendants included: a child it was starting when it died can stay
+// suspended under Wine (whose Job Objects do not always kill on close as
+// Windows does), with a console host beside it, and would outlive the test.
 func killOrphans(parent int) {
 	snap, err := windows.CreateToolhelp32Snapshot(windows.TH32CS_SNAPPROCESS, 0)
 	if err != nil {
 		return
 	}
 	defer windows.CloseHandle(snap)
+	children := map[uint32][]uint32{}
 	var pe windows.ProcessEntry32
 	pe.Size = uint32(unsafe.Sizeof(pe))
 	for err = windows.Process32First(snap, &pe); err == nil; err = windows.Process32Next(snap, &pe) {
-		if int(pe.ParentProcessID) != parent {
+		children[pe.ParentProcessID] = append(children[pe.ParentProcessID], pe.ProcessID)
+	}
+	queue := children[uint32(parent)]
+	seen := map[uint32]bool{uint32(parent): true} // parent ids can be stale: no cycles
+	for len(queue) > 0 {
+		pid := queue[0]
+		queue = queue[1:]
+		if seen[pid] {
 			continue
 		}
-		if h, err := windows.OpenProcess(windows.PROCESS_TERMINATE, false, pe.ProcessID); err == nil {
+		seen[pid] = true
+		queue = append(queue, children[pid]...)
+		if h, err := windows.OpenProcess(windows.PROCESS_TERMINATE, false, pid); err == nil {
 			windows.TerminateProcess(h, 1)
 			windows.CloseHandle(h)
 		}
