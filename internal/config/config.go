@@ -89,6 +89,10 @@ type Computer struct {
 	Enabled               bool `toml:"enabled"`
 	SettleMS              int  `toml:"settle_ms"`               // wait after an act before its fresh observation
 	MaxAccessibilityBytes int  `toml:"max_accessibility_bytes"` // accessibility text per observation
+	// Clipboard opts in to clipboard writes and writeback-only reads;
+	// ClipboardReadForeign also lets reads return what others copied.
+	Clipboard            bool `toml:"clipboard"`
+	ClipboardReadForeign bool `toml:"clipboard_read_foreign"`
 }
 
 // Default returns the default configuration. It has no workdirs: the caller

@@ -22,6 +22,7 @@ func (d *Daemon) openComputer() {
 	d.Computer = desktop.New(desktop.Options{
 		Settle:                time.Duration(cc.SettleMS) * time.Millisecond,
 		MaxAccessibilityBytes: cc.MaxAccessibilityBytes,
+		Clipboard:             desktop.ClipboardPolicy{Enabled: cc.Clipboard, ReadForeign: cc.Clipboard && cc.ClipboardReadForeign},
 	})
 	desktop.Register(d.Registry, d.Computer)
 }

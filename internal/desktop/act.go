@@ -173,7 +173,7 @@ func auditInput(c *ops.Call, a ActArgs) {
 		sum := sha256.Sum256([]byte(a.Text))
 		c.Detail("text_bytes", len(a.Text))
 		c.Detail("text_sha256_prefix", hex.EncodeToString(sum[:4]))
-	case "key":
+	case "key", "hold_key":
 		c.Detail("keys", a.Keys)
 	case "drag":
 		c.Detail("path_points", len(a.Path))

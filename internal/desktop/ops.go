@@ -23,6 +23,7 @@ func Register(r *ops.Registry, s *Service) {
 	ops.Register(r, spec("computer_act", "Act on the screen",
 		"Click, move, drag, scroll, type literal text, press a key chord or focus a window, at image coordinates of the named observation, which this consumes. Refused without dispatch if the reference is expired, used or foreign, or if focus, geometry or session drifted. Returns a receipt (accepted means the OS took the input, not that an application acted) and a fresh observation.",
 		false, true, false), value(s.act))
+	registerMore(r, s)
 }
 
 // value adapts a handler returning *Out to one returning Out.

@@ -117,7 +117,7 @@ func plan(a ActArgs, o *observation) ([]native.Step, native.Window, error) {
 		}
 		return nil, w, nil
 	}
-	return invalid("unknown action %q", a.Action)
+	return planLow(a, o)
 }
 
 // at maps an image point of the observation to a native pointer move,

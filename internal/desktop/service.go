@@ -25,13 +25,17 @@ type Options struct {
 	// MaxAccessibilityBytes bounds the accessibility text of one
 	// observation (default 32 KiB).
 	MaxAccessibilityBytes int
-	now                   func() time.Time
+	// Clipboard opts in to computer_clipboard_read/_write (see
+	// clipboard.go); the zero value registers neither.
+	Clipboard ClipboardPolicy
+	now       func() time.Time
 }
 
 // Service runs the computer operations.
 type Service struct {
 	opts Options
 	refs *refStore
+	more extras // window ids and the clipboard's writeback record (more.go)
 
 	mu    sync.Mutex
 	desks map[string]*desk

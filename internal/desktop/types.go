@@ -115,7 +115,7 @@ func (o Observation) ResultImages() []ops.Image { return o.images }
 // ActArgs is computer_act's request.
 type ActArgs struct {
 	ObservationID string   `json:"observation_id" jsonschema:"the current observation; the act consumes it"`
-	Action        string   `json:"action" enum:"click,move,drag,scroll,type,key,focus"`
+	Action        string   `json:"action" enum:"click,move,drag,scroll,type,key,focus,mouse_down,mouse_up,hold_key"`
 	X             *int     `json:"x,omitempty" jsonschema:"image x for click, move and scroll"`
 	Y             *int     `json:"y,omitempty"`
 	Button        string   `json:"button,omitempty" enum:"left,middle,right"`
@@ -124,7 +124,8 @@ type ActArgs struct {
 	DX            int      `json:"dx,omitempty" jsonschema:"scroll: signed wheel units, 120 per notch, positive right"`
 	DY            int      `json:"dy,omitempty" jsonschema:"scroll: signed wheel units, 120 per notch, positive down"`
 	Text          string   `json:"text,omitempty" jsonschema:"type: literal text (never through the clipboard)"`
-	Keys          string   `json:"keys,omitempty" jsonschema:"key: a chord such as ctrl+shift+t or enter"`
+	Keys          string   `json:"keys,omitempty" jsonschema:"key and hold_key: a chord such as ctrl+shift+t or enter"`
+	DurationMS    int      `json:"duration_ms,omitempty" jsonschema:"hold_key: how long to hold the chord, 1-5000 ms"`
 	Modifiers     []string `json:"modifiers,omitempty" jsonschema:"held during click or scroll: shift, ctrl, alt, super"`
 	WindowRef     string   `json:"window_ref,omitempty" jsonschema:"focus: a window reference from the observation"`
 	SettleMS      *int     `json:"settle_ms,omitempty" jsonschema:"wait before the new observation, 0-5000 ms (default 150)"`

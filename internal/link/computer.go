@@ -114,6 +114,7 @@ func (d *dataChannel) computerRoutes(r map[string]route) {
 	r[TypeInputAction] = route{capability: CapComputerUse, handle: d.inputAction}
 	r[TypeDisplayInfoRequest] = route{capability: CapComputerUse, handle: d.displayInfo}
 	r[TypeCursorPositionRequest] = route{capability: CapComputerUse, handle: d.cursorPosition}
+	d.moreComputerRoutes(r)
 }
 
 // callJSON runs an operation and decodes its JSON result into out; it
@@ -170,7 +171,14 @@ func (d *dataChannel) screenshot(ctx context.Context, e *Envelope) (string, any,
 		return "", nil, err
 	}
 	if p.WindowID != nil {
-		return "", nil, errcode.New(errcode.FeatureNotSupported, "window captures are not supported; capture a region")
+		if p.Region != nil {
+			return "", nil, errcode.New(errcode.InvalidArgument, "region and window_id are mutually exclusive")
+		}
+		r, err := d.windowRegion(ctx, e, *p.WindowID)
+		if err != nil {
+			return "", nil, err
+		}
+		p.Region = &r
 	}
 	format := "jpeg"
 	switch p.Format {
@@ -262,13 +270,14 @@ func (o *observation) toDisplay(x, y int) (int, int) {
 	return o.Image.Origin[0] + int(float64(x)/s), o.Image.Origin[1] + int(float64(y)/s)
 }
 
-// displayRects lists the monitors' rectangles for INPUT_OUT_OF_BOUNDS.
-func (o *observation) displayRects() []map[string]int {
-	var out []map[string]int
-	for _, m := range o.Monitors {
+// displayRects lists the monitors' rectangles for INPUT_OUT_OF_BOUNDS, as
+// the protocol's example has them: index, origin and size.
+func (o *observation) displayRects() []map[string]any {
+	var out []map[string]any
+	for i, m := range o.Monitors {
 		x, y := o.toDisplay(m.Bounds.X, m.Bounds.Y)
 		x2, y2 := o.toDisplay(m.Bounds.X+m.Bounds.W, m.Bounds.Y+m.Bounds.H)
-		out = append(out, map[string]int{"x": x, "y": y, "w": x2 - x, "h": y2 - y})
+		out = append(out, map[string]any{"index": i, "origin": [2]int{x, y}, "size": [2]int{x2 - x, y2 - y}})
 	}
 	return out
 }
@@ -319,6 +328,16 @@ func (d *dataChannel) inputAction(ctx context.Context, e *Envelope) (string, any
 		}
 	case "mouse_move":
 		act["action"] = "move"
+	case "mouse_down", "mouse_up":
+		if p.Coordinate == nil {
+			return "", nil, errcode.New(errcode.InvalidArgument, "%s needs a coordinate", p.Action)
+		}
+		act["action"], act["button"] = p.Action, button("left")
+	case "hold_key":
+		if p.Key == nil || p.DurationMS == nil {
+			return "", nil, errcode.New(errcode.InvalidArgument, "hold_key needs key and duration_ms")
+		}
+		act["action"], act["keys"], act["duration_ms"] = "hold_key", *p.Key, *p.DurationMS
 	case "drag":
 		act["action"] = "drag"
 		act["button"] = button("left")
@@ -369,8 +388,8 @@ func (d *dataChannel) inputAction(ctx context.Context, e *Envelope) (string, any
 	inImage := func(pt [2]int) ([2]int, error) {
 		x, y := obs.toImage(pt[0], pt[1])
 		if x < 0 || y < 0 || x >= obs.Image.Width || y >= obs.Image.Height {
-			return pt, errcode.New(errcode.InputOutOfBounds, "(%d, %d) is outside every display", pt[0], pt[1]).
-				With("displays", obs.displayRects())
+			return pt, errcode.New(errcode.InputOutOfBounds, "coordinate (%d, %d) is outside the union of connected display bounds", pt[0], pt[1]).
+				With("requested_coordinate", pt).With("displays", obs.displayRects())
 		}
 		return [2]int{x, y}, nil
 	}

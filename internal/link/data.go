@@ -31,6 +31,7 @@ type dataChannel struct {
 	c      *Client
 	rt     *Runtime
 	limits *rateLimits // shared by every session
+	winIDs windowTable // window ids handed out on the current connection
 }
 
 func (d *dataChannel) routes() map[string]route {

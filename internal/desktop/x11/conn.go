@@ -33,8 +33,9 @@ type Backend struct {
 	hasRandR15  bool
 	hasXinerama bool
 
-	mu    sync.Mutex
-	atoms map[string]xproto.Atom
+	mu        sync.Mutex
+	atoms     map[string]xproto.Atom
+	clipboard *clipboard // opened on first use (clipboard.go)
 }
 
 // Open connects to display (":0"; "" means $DISPLAY) and initialises the
@@ -73,6 +74,11 @@ func (b *Backend) Space() string { return "pixels" }
 
 // Close ends the connection.
 func (b *Backend) Close() error {
+	b.mu.Lock()
+	if b.clipboard != nil {
+		b.clipboard.conn.Close()
+	}
+	b.mu.Unlock()
 	b.conn.Close()
 	return nil
 }
