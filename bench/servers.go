@@ -156,7 +156,10 @@ func newHostlink(bin, home, root string) (*server, error) {
 	}
 	// max_list_entries raised so a 10,000-entry directory is one call, as it is for
 	// the peers (which do not paginate); find/search limits raised to cover the tree.
-	cfg := "[limits]\nmax_list_entries = 100000\nmax_search_matches = 100000\n"
+	// The approval policy allows everything, so the benchmarks measure the
+	// operations rather than a wait for the user.
+	cfg := "[limits]\nmax_list_entries = 100000\nmax_search_matches = 100000\n" +
+		"[policy]\nfiles_write = \"allow\"\ncommands = \"allow\"\ncomputer = \"allow\"\nagents = \"allow\"\n"
 	if err := os.WriteFile(filepath.Join(home, "config", "config.toml"), []byte(cfg), 0o600); err != nil {
 		return nil, err
 	}

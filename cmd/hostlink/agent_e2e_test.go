@@ -29,7 +29,7 @@ func agentHome(t *testing.T) (home string, env []string) {
 	a := filepath.Join(home, "a")
 	os.MkdirAll(a, 0o755)
 	os.MkdirAll(filepath.Join(home, "config"), 0o700)
-	cfg := "[agents]\nenabled = true\nruntimes = [\"fake\"]\n\n[[workdirs]]\nalias = \"a\"\npath = '" + a + "'\nagent_mode = \"workspace-write\"\n"
+	cfg := "[agents]\nenabled = true\nruntimes = [\"fake\"]\n\n[[workdirs]]\nalias = \"a\"\npath = '" + a + "'\nagent_mode = \"workspace-write\"\n" + allowPolicy
 	if err := os.WriteFile(filepath.Join(home, "config", "config.toml"), []byte(cfg), 0o600); err != nil {
 		t.Fatal(err)
 	}

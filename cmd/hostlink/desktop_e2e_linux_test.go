@@ -31,7 +31,7 @@ func TestComputerToolsWithTypeScriptClient(t *testing.T) {
 	if err := os.MkdirAll(filepath.Join(home, "config"), 0o700); err != nil {
 		t.Fatal(err)
 	}
-	if err := os.WriteFile(filepath.Join(home, "config", "config.toml"), []byte("[computer]\nenabled = true\n"), 0o600); err != nil {
+	if err := os.WriteFile(filepath.Join(home, "config", "config.toml"), []byte("[computer]\nenabled = true\n"+allowPolicy), 0o600); err != nil {
 		t.Fatal(err)
 	}
 	env = append(env, "DISPLAY="+x.Name, "WAYLAND_DISPLAY=", "DBUS_SESSION_BUS_ADDRESS=")

@@ -31,11 +31,21 @@ func build(t *testing.T) string {
 	return bin
 }
 
-// hostlinkEnv is an environment with its own HOSTLINK_HOME.
+// hostlinkEnv is an environment with its own HOSTLINK_HOME, whose config
+// allows every action (allowPolicy): these tests measure the operations,
+// not the approval policy (policy_e2e_test.go does).
 func hostlinkEnv(t *testing.T) (home string, env []string) {
 	home = t.TempDir()
+	os.MkdirAll(filepath.Join(home, "config"), 0o700)
+	if err := os.WriteFile(filepath.Join(home, "config", "config.toml"), []byte(allowPolicy), 0o600); err != nil {
+		t.Fatal(err)
+	}
 	return home, append(os.Environ(), "HOSTLINK_HOME="+home)
 }
+
+// allowPolicy is a [policy] that allows every class of action, appended to
+// the configs of tests that are not about the policy.
+const allowPolicy = "\n[policy]\nfiles_write = \"allow\"\ncommands = \"allow\"\ncomputer = \"allow\"\nagents = \"allow\"\n"
 
 func run(t *testing.T, env []string, bin string, args ...string) (string, error) {
 	t.Helper()

@@ -59,7 +59,7 @@ func TestStatusAndCallAgainstServe(t *testing.T) {
 		Transports []struct{ Name, Address string }
 		Commands   []any `json:"commands"`
 	}
-	if err != nil || json.Unmarshal([]byte(stdout), &st) != nil || st.PID != serve.Process.Pid || len(st.Transports) != 2 || st.Commands == nil {
+	if err != nil || json.Unmarshal([]byte(stdout), &st) != nil || st.PID != serve.Process.Pid || len(st.Transports) != 3 || st.Commands == nil {
 		t.Fatalf("status --json: %v %+v\n%s%s", err, st, stdout, stderr)
 	}
 

@@ -655,7 +655,7 @@ func TestDevPlatformCLI(t *testing.T) {
 	}
 	env = append(env, "HOME="+home, "USERPROFILE="+home)
 	cfg := filepath.Join(dir, "config.toml")
-	os.WriteFile(cfg, []byte("[link]\nurl = \"ws://"+addr+devplatform.ControlPath+"\"\ntoken_file = '"+tokFile+"'\n"), 0o600)
+	os.WriteFile(cfg, []byte("[link]\nurl = \"ws://"+addr+devplatform.ControlPath+"\"\ntoken_file = '"+tokFile+"'\n"+allowPolicy), 0o600)
 	startServe(t, bin, env, "--config", cfg)
 	var out string
 	var err error

@@ -28,6 +28,8 @@ type cli struct {
 	Call        callCmd        `cmd:"" help:"Run one operation on the running daemon: hostlink call OP '{json}'."`
 	Token       tokenCmd       `cmd:"" help:"Print the bearer token for the HTTP endpoint (created on first use)."`
 	Audit       auditCmd       `cmd:"" help:"Inspect the audit log."`
+	Approvals   approvalsCmd   `cmd:"" help:"List, show, approve or deny actions waiting for your approval (see [policy])."`
+	Reload      reloadCmd      `cmd:"" help:"Reload the configuration's [policy] in the running daemon (as SIGHUP does)."`
 	Agent       agentCmd       `cmd:"" help:"Manage agent tasks' workdir state."`
 	DevPlatform devPlatformCmd `cmd:"" name:"dev-platform" help:"A reference platform on loopback for trying and testing the platform link (not a production platform)."`
 	Pair        pairCmd        `cmd:"" help:"Pair with a platform account (OAuth in the browser, or --device); tokens go to the OS keychain."`

@@ -150,7 +150,7 @@ func pairServeRefreshUnpair(t *testing.T, bin string, keychain bool) {
 		})
 	}
 	os.MkdirAll(filepath.Join(hlHome, "config"), 0o700)
-	os.WriteFile(filepath.Join(hlHome, "config", "config.toml"), []byte("[log]\nlevel = \"debug\"\n"), 0o600)
+	os.WriteFile(filepath.Join(hlHome, "config", "config.toml"), []byte("[log]\nlevel = \"debug\"\n"+allowPolicy), 0o600)
 
 	out := pairCLI(t, bin, env, origin)
 	if !strings.Contains(out, "Paired with "+origin) || !strings.Contains(out, wantBackend) {

@@ -29,6 +29,7 @@ func (s *serveCmd) Run(ctx context.Context, c *cli) error {
 	if err := d.CheckConsent(ctx); err != nil {
 		return err
 	}
+	defer reloadOnHangup(d)()
 	if lo := s.linkOptions(d); lo.URL != "" {
 		lctx, stop := context.WithCancel(ctx)
 		wait, err := d.StartLink(lctx, lo)
@@ -55,6 +56,9 @@ func (s *serveCmd) Run(ctx context.Context, c *cli) error {
 		for _, t := range d.Status().Transports {
 			if t.Name == "ipc" {
 				fmt.Fprintf(os.Stderr, "  control channel: %s (`hostlink status`, `hostlink call`)\n", t.Address)
+			}
+			if t.Name == "console" {
+				fmt.Fprintf(os.Stderr, "  web console: %s (approvals, activity, audit; log in with the token)\n", t.Address)
 			}
 		}
 	})

@@ -29,6 +29,7 @@ type Config struct {
 	Computer Computer  `toml:"computer"`
 	Log      Log       `toml:"log"`
 	Agents   Agents    `toml:"agents"`
+	Policy   Policy    `toml:"policy"`
 }
 
 // Workdir is a directory that clients may work in, named by an alias.
@@ -121,6 +122,7 @@ func Default() *Config {
 		Computer: Computer{SettleMS: 150, MaxAccessibilityBytes: 32 << 10},
 		Log:      Log{Level: "info", MaxFileBytes: 10 << 20},
 		Agents:   defaultAgents(),
+		Policy:   defaultPolicy(),
 	}
 }
 

@@ -71,6 +71,7 @@ func (c *Config) fillDefaults() {
 	setIfZero(&c.Log.Level, d.Log.Level)
 	setIfZero(&c.Log.MaxFileBytes, d.Log.MaxFileBytes)
 	c.fillAgentDefaults()
+	c.fillPolicyDefaults()
 }
 
 func setIfZero[T comparable](p *T, def T) {

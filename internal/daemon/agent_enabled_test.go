@@ -32,7 +32,7 @@ func TestAgentsEnabled(t *testing.T) {
 	work := filepath.Join(home, "w")
 	os.MkdirAll(work, 0o755)
 	cfg := filepath.Join(home, "config.toml")
-	os.WriteFile(cfg, []byte("[agents]\nenabled = true\nruntimes = [\"fake\"]\n[[workdirs]]\nalias = \"w\"\npath = '"+work+"'\nagent_mode = \"workspace-write\"\n"), 0o600)
+	os.WriteFile(cfg, []byte("[agents]\nenabled = true\nruntimes = [\"fake\"]\n[[workdirs]]\nalias = \"w\"\npath = '"+work+"'\nagent_mode = \"workspace-write\"\n[policy]\nfiles_write = \"allow\"\nagents = \"allow\"\n"), 0o600)
 	d, err := Open(Options{ConfigPath: cfg})
 	if err != nil {
 		t.Fatal(err)

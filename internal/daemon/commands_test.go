@@ -38,6 +38,7 @@ func TestCommandsEnabled(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	allowAll(d)
 	out, err := d.Registry.Call(context.Background(), ops.Caller{}, "start_command", []byte(`{"argv":["sleep","60"]}`), nil)
 	if err != nil {
 		d.Close()

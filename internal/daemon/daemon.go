@@ -48,7 +48,8 @@ type Daemon struct {
 	transports  transports
 	captures    *capture.Store
 	stopCleanup context.CancelFunc
-	link        linkHolder // the platform link, once StartLink runs
+	link        linkHolder  // the platform link, once StartLink runs
+	pol         policyState // the approval policy and its broker (policy.go)
 }
 
 // Open loads configuration, opens the workdirs and the audit log, and
@@ -91,7 +92,8 @@ func Open(o Options) (*Daemon, error) {
 	if err := d.openAudit(); err != nil {
 		return nil, err
 	}
-	d.Registry = ops.New(d.Audit, nil)
+	d.openPolicy(cfgPath, explicit)
+	d.Registry = ops.New(d.Audit, d.gate(d.Files))
 	files.Register(d.Registry, d.Files)
 	if err := d.openCommands(o.EnableShell); err != nil {
 		return nil, err
@@ -130,7 +132,10 @@ func (d *Daemon) openWorkdirs(allowedRoot string) error {
 	}
 	var list []*files.Workdir
 	for _, w := range wds {
-		root, err := jail.Open(w.Path, jail.Options{ReadOnly: w.ReadOnly})
+		if err := d.checkWorkdir(w.Path); err != nil {
+			return fmt.Errorf("workdir %q: %w", w.Alias, err)
+		}
+		root, err := jail.Open(w.Path, jail.Options{ReadOnly: w.ReadOnly, Protected: d.protectedDirs()})
 		if err != nil {
 			return fmt.Errorf("workdir %q (%s): %w", w.Alias, w.Path, err)
 		}

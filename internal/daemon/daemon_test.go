@@ -23,6 +23,7 @@ func openTemp(t *testing.T) (*Daemon, string) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { d.Close() })
+	allowAll(d)
 	return d, home
 }
 

@@ -14,6 +14,7 @@ import (
 	"github.com/hostlink/hostlink/internal/audit"
 	"github.com/hostlink/hostlink/internal/commands"
 	"github.com/hostlink/hostlink/internal/desktop"
+	"github.com/hostlink/hostlink/internal/errcode"
 	"github.com/hostlink/hostlink/internal/files"
 	"github.com/hostlink/hostlink/internal/jail"
 	"github.com/hostlink/hostlink/internal/link"
@@ -117,7 +118,10 @@ func linkToken(file string) (string, error) {
 // output store), so sessions are isolated from one another and from the
 // configured workdirs.
 func (d *Daemon) sessionRuntime(root string) (*link.Runtime, error) {
-	jr, err := jail.Open(root, jail.Options{})
+	if err := d.checkWorkdir(root); err != nil {
+		return nil, errcode.New(errcode.DirectoryUnavailable, "the folder is inside hostlink's own configuration or state")
+	}
+	jr, err := jail.Open(root, jail.Options{Protected: d.protectedDirs()})
 	if err != nil {
 		return nil, err
 	}
@@ -130,7 +134,7 @@ func (d *Daemon) sessionRuntime(root string) (*link.Runtime, error) {
 		MaxSearchBytes:     l.MaxSearchBytes,
 		MaxSearchFileBytes: l.MaxSearchFileBytes,
 	})
-	reg := ops.New(d.Audit, nil)
+	reg := ops.New(d.Audit, d.gate(fs))
 	files.Register(reg, fs)
 	var cmds *commands.Service
 	if d.Commands != nil {

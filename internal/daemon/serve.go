@@ -14,6 +14,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/hostlink/hostlink/internal/console"
 	"github.com/hostlink/hostlink/internal/ipc"
 	"github.com/hostlink/hostlink/internal/mcpserve"
 	"github.com/hostlink/hostlink/internal/ops"
@@ -83,6 +84,7 @@ func (d *Daemon) ServeHTTP(ctx context.Context, ready func(addr net.Addr)) error
 	h := mcpserve.NewHTTPHandler(d.Registry, mcpserve.HTTPOptions{Token: tok, MaxBodyBytes: maxBody, Audit: d.Audit})
 	mux := http.NewServeMux()
 	mux.Handle("/mcp", h)
+	mux.Handle(console.Prefix, d.consoleHandler(tok))
 	srv := &http.Server{
 		Handler:           mux,
 		ReadHeaderTimeout: 10 * time.Second,
@@ -90,10 +92,11 @@ func (d *Daemon) ServeHTTP(ctx context.Context, ready func(addr net.Addr)) error
 	}
 	d.transports.add(ops.TransportMCPHTTP, "http://"+ln.Addr().String()+"/mcp")
 	d.transports.add(ipc.Transport, ipcAddr)
+	d.transports.add(console.Transport, "http://"+ln.Addr().String()+console.Prefix)
 	d.Event("daemon_start", map[string]any{"transport": "mcp-http", "listen": ln.Addr().String(), "ipc": ipcAddr})
 	ctx, stopIPC := context.WithCancel(ctx)
 	defer stopIPC()
-	ipcSrv := &ipc.Server{Registry: d.Registry, Audit: d.Audit, Status: func() any { return d.Status() }}
+	ipcSrv := &ipc.Server{Registry: d.Registry, Audit: d.Audit, Status: func() any { return d.Status() }, Local: d.localMethods()}
 	ipcDone := make(chan error, 1)
 	go func() { ipcDone <- ipcSrv.Serve(ctx, ipcLn) }()
 	if ready != nil {

@@ -74,7 +74,7 @@ func TestServeHTTPStartsControlChannel(t *testing.T) {
 	defer cl.Close()
 	res, err := cl.Call(ctx, "status", nil)
 	var s Status
-	if err != nil || json.Unmarshal(res, &s) != nil || s.PID != os.Getpid() || len(s.Transports) != 2 || s.Transports[1].Address != addr {
+	if err != nil || json.Unmarshal(res, &s) != nil || s.PID != os.Getpid() || len(s.Transports) != 3 || s.Transports[1].Address != addr {
 		t.Fatalf("status over ipc: %s %v", res, err)
 	}
 	if _, err := cl.Call(ctx, "stat", json.RawMessage(`{"path":"."}`)); err != nil {

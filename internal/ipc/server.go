@@ -34,6 +34,12 @@ type Server struct {
 	Audit ops.Auditor
 	// Status answers the "status" method.
 	Status func() any
+	// Local are methods only this channel offers, answered before the
+	// registry's operations: what only the local user may do (deciding
+	// approvals, reloading the policy), which therefore is never an
+	// operation that MCP or the platform link could call. peer is the
+	// measured peer, for the audit log.
+	Local map[string]LocalMethod
 	// FrameTimeout bounds the wait for each request frame, from the end of
 	// the previous response: an idle or slow peer is disconnected after it.
 	FrameTimeout time.Duration
@@ -50,6 +56,9 @@ type Server struct {
 	conns map[net.Conn]struct{}
 	wg    sync.WaitGroup
 }
+
+// LocalMethod answers one of Server.Local's methods.
+type LocalMethod func(ctx context.Context, peer string, params json.RawMessage) (any, error)
 
 // Serve accepts connections on ln until ctx is done or ln fails, then
 // closes ln and every connection and waits for their handlers.
@@ -183,7 +192,9 @@ func (s *Server) handle(ctx context.Context, peer Peer, line []byte) Response {
 		out any
 		err error
 	)
-	if req.Method == "status" && s.Status != nil {
+	if m, ok := s.Local[req.Method]; ok {
+		out, err = m(ctx, peer.String(), req.Params)
+	} else if req.Method == "status" && s.Status != nil {
 		out = s.Status()
 	} else {
 		caller := ops.Caller{Transport: Transport, Peer: peer.String(), RequestID: req.RequestID}

@@ -17,6 +17,9 @@ const maxHops = 40
 // Lstat describes p without following a final symlink. A symlink whose
 // target is outside the root is refused.
 func (r *Root) Lstat(p Path) (fs.FileInfo, error) {
+	if err := r.shield(p); err != nil {
+		return nil, err
+	}
 	fi, err := r.root.Lstat(p.os())
 	if err != nil {
 		return nil, translate(err, p)
@@ -31,6 +34,9 @@ func (r *Root) Lstat(p Path) (fs.FileInfo, error) {
 
 // Stat describes p, following symlinks that stay inside the root.
 func (r *Root) Stat(p Path) (fs.FileInfo, error) {
+	if err := r.shield(p); err != nil {
+		return nil, err
+	}
 	fi, err := r.root.Stat(p.os())
 	return fi, translate(err, p)
 }
@@ -39,6 +45,9 @@ func (r *Root) Stat(p Path) (fs.FileInfo, error) {
 // inside the root (a dangling link inside the root counts as inside). It is
 // for listings, which show outside links without following them.
 func (r *Root) LinkTarget(p Path) (target string, inside bool, err error) {
+	if err := r.shield(p); err != nil {
+		return "", false, err
+	}
 	target, err = r.root.Readlink(p.os())
 	if err != nil {
 		return "", false, translate(err, p)
@@ -153,6 +162,9 @@ func splitRel(rel string) []string {
 // OpenFile opens p for reading. Only regular files are opened: FIFOs and
 // devices are refused without blocking on them.
 func (r *Root) OpenFile(p Path) (*os.File, fs.FileInfo, error) {
+	if err := r.shield(p); err != nil {
+		return nil, nil, err
+	}
 	f, err := r.root.OpenFile(p.os(), os.O_RDONLY|nonblock, 0)
 	if err != nil {
 		return nil, nil, translate(err, p)
@@ -174,6 +186,9 @@ func (r *Root) OpenFile(p Path) (*os.File, fs.FileInfo, error) {
 
 // OpenDir opens p for listing.
 func (r *Root) OpenDir(p Path) (*os.File, error) {
+	if err := r.shield(p); err != nil {
+		return nil, err
+	}
 	fi, err := r.root.Stat(p.os())
 	if err != nil {
 		return nil, translate(err, p)
@@ -188,6 +203,9 @@ func (r *Root) OpenDir(p Path) (*os.File, error) {
 // CreateTemp creates a new private file in dir for an atomic replace.
 func (r *Root) CreateTemp(dir Path) (*os.File, Path, error) {
 	if err := r.writable(); err != nil {
+		return nil, Path{}, err
+	}
+	if err := r.shield(dir); err != nil {
 		return nil, Path{}, err
 	}
 	for range 10 {
@@ -213,6 +231,9 @@ func (r *Root) CreateTemp(dir Path) (*os.File, Path, error) {
 // files, before they are renamed into place.
 func (r *Root) Chmod(p Path, mode fs.FileMode) error {
 	if err := r.writable(); err != nil {
+		return err
+	}
+	if err := r.shield(p); err != nil {
 		return err
 	}
 	return translate(r.root.Chmod(p.os(), mode), p)
@@ -278,6 +299,9 @@ func (r *Root) mutable(ps ...Path) error {
 	if err := r.writable(); err != nil {
 		return err
 	}
+	if err := r.shield(ps...); err != nil {
+		return err
+	}
 	for _, p := range ps {
 		if p.IsRoot() {
 			return errcode.New(errcode.InvalidArgument, "the workdir root itself cannot be changed")
@@ -291,4 +315,9 @@ func (r *Root) mutable(ps ...Path) error {
 
 // FS returns a read-only file system view of the root for walking. Walking
 // does not follow symlinks.
-func (r *Root) FS() fs.FS { return r.root.FS() }
+func (r *Root) FS() fs.FS {
+	if len(r.protected) > 0 {
+		return shieldedFS{r.root.FS(), r}
+	}
+	return r.root.FS()
+}

@@ -21,12 +21,18 @@ type Root struct {
 	fold     bool // names compare case-insensitively on this volume
 	readOnly bool
 	goos     string
+	// protected are root-relative directories no operation may reach.
+	protected [][]string
 }
 
 // Options configure Open.
 type Options struct {
 	// ReadOnly makes every mutation fail with READ_ONLY.
 	ReadOnly bool
+	// Protected are absolute directories (hostlink's configuration and
+	// state) that no path may reach, lexically or through a symlink, when
+	// the root contains them. Walks do not see them.
+	Protected []string
 }
 
 // Open opens dir as a Root. dir must be an absolute path to an existing
@@ -71,6 +77,7 @@ func Open(dir string, opts Options) (*Root, error) {
 		osr.Close()
 		return nil, errcode.New(errcode.InvalidArgument, "workdir path is not a valid path on this OS")
 	}
+	r.protected = r.protectedComps(opts.Protected)
 	return r, nil
 }
 
@@ -155,6 +162,9 @@ func (r *Root) Resolve(p string) (Path, error) {
 	}
 	if err := r.checkLength(comps); err != nil {
 		return Path{}, err
+	}
+	if r.underProtected(comps) {
+		return Path{}, protectedError(pathOf(comps))
 	}
 	return pathOf(comps), nil
 }

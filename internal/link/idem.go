@@ -15,6 +15,7 @@ import (
 
 	_ "modernc.org/sqlite" // the database/sql driver "sqlite"
 
+	"github.com/hostlink/hostlink/internal/approvals"
 	"github.com/hostlink/hostlink/internal/errcode"
 	"github.com/hostlink/hostlink/internal/private"
 )
@@ -186,8 +187,9 @@ func (s *IdemStore) runAndRecord(scope, key, mk string, done chan struct{}, fn f
 	typ, payload, err := fn()
 	if err != nil {
 		e := errcode.As(err)
-		if e.Code == errcode.AuditUnavailable || e.Code == errcode.Overloaded {
-			// Refused before it ran: a re-send may run it.
+		if e.Code == errcode.AuditUnavailable || e.Code == errcode.Overloaded || e.Code == approvals.CodePending {
+			// Refused before it ran (or not run yet, waiting for the
+			// user's approval): a re-send may run it.
 			s.db.Exec(`DELETE FROM requests WHERE scope=? AND key=?`, scope, key)
 			return "", nil, err
 		}

@@ -61,22 +61,38 @@ func (g *guard) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 
 // check returns a non-zero status and a reason when r must be refused.
 func (g *guard) check(r *http.Request) (int, string) {
-	if !loopbackAddr(r.RemoteAddr) {
-		return http.StatusForbidden, "only loopback clients are served"
-	}
-	if !loopbackHost(r.Host) {
-		return http.StatusForbidden, "the Host header must name a loopback address"
-	}
-	if origin := r.Header.Get("Origin"); origin != "" && !loopbackOrigin(origin) {
-		return http.StatusForbidden, "cross-origin requests are refused"
+	if why := LocalRequest(r); why != "" {
+		return http.StatusForbidden, why
 	}
 	auth := r.Header.Get("Authorization")
 	scheme, token, ok := strings.Cut(auth, " ")
-	if !ok || !strings.EqualFold(scheme, "Bearer") || g.opts.Token == "" ||
-		subtle.ConstantTimeCompare([]byte(strings.TrimSpace(token)), []byte(g.opts.Token)) != 1 {
+	if !ok || !strings.EqualFold(scheme, "Bearer") || !TokenMatches(token, g.opts.Token) {
 		return http.StatusUnauthorized, "a valid bearer token is required (see `hostlink token`)"
 	}
 	return 0, ""
+}
+
+// LocalRequest returns why r is not a local request, or "": it must come
+// from a loopback address, name a loopback Host (against DNS rebinding)
+// and carry no Origin other than a loopback one. The web console shares
+// these checks (and adds its own same-origin rule).
+func LocalRequest(r *http.Request) string {
+	if !loopbackAddr(r.RemoteAddr) {
+		return "only loopback clients are served"
+	}
+	if !loopbackHost(r.Host) {
+		return "the Host header must name a loopback address"
+	}
+	if origin := r.Header.Get("Origin"); origin != "" && !loopbackOrigin(origin) {
+		return "cross-origin requests are refused"
+	}
+	return ""
+}
+
+// TokenMatches reports, in constant time, whether the presented token is
+// the expected one; an empty expected token matches nothing.
+func TokenMatches(presented, want string) bool {
+	return want != "" && subtle.ConstantTimeCompare([]byte(strings.TrimSpace(presented)), []byte(want)) == 1
 }
 
 func loopbackAddr(hostport string) bool {

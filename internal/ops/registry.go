@@ -52,9 +52,11 @@ type Auditor interface {
 }
 
 // Policy decides whether a caller may run an operation, after the request
-// is validated and before the handler runs.
+// is validated and before the handler runs. in is the decoded request (the
+// operation's In value), so that a policy can judge the exact action; a
+// policy may block (waiting for the user) and must honour ctx.
 type Policy interface {
-	Allow(ctx context.Context, c *Call, op *Op) error
+	Allow(ctx context.Context, c *Call, op *Op, in any) error
 }
 
 // Registry holds the operations. It is safe for concurrent use once
@@ -97,7 +99,7 @@ func Register[In, Out any](r *Registry, spec Spec, h Handler[In, Out]) *Op {
 			return nil, err
 		}
 		if r.policy != nil {
-			if err := r.policy.Allow(ctx, c, op); err != nil {
+			if err := r.policy.Allow(ctx, c, op, v); err != nil {
 				return nil, err
 			}
 		}

@@ -135,7 +135,7 @@ func TestUnknownOperation(t *testing.T) {
 
 type denyAll struct{}
 
-func (denyAll) Allow(context.Context, *Call, *Op) error {
+func (denyAll) Allow(context.Context, *Call, *Op, any) error {
 	return errcode.New(errcode.CapabilityNotGranted, "denied")
 }
 

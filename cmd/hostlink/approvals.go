@@ -1,0 +1,168 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/hostlink/hostlink/internal/approvals"
+	"github.com/hostlink/hostlink/internal/daemon"
+)
+
+type approvalsCmd struct {
+	List    approvalsListCmd `cmd:"" default:"withargs" help:"List pending approvals (--all: decided and expired ones too)."`
+	Show    approvalsShowCmd `cmd:"" help:"Show one approval: the exact action it covers."`
+	Approve approveCmd       `cmd:"" help:"Approve a pending approval: the identical request then runs once."`
+	Deny    denyCmd          `cmd:"" help:"Deny a pending approval."`
+}
+
+type approvalsListCmd struct {
+	All  bool `help:"Include decided, used and expired approvals."`
+	JSON bool `help:"Print JSON, for scripts."`
+}
+
+func (c *approvalsListCmd) Run(ctx context.Context) error {
+	params, _ := json.Marshal(daemon.ApprovalsListParams{All: c.All})
+	res, err := daemonCall(ctx, daemon.MethodApprovalsList, params)
+	if err != nil {
+		return err
+	}
+	if c.JSON {
+		return printIndented(res)
+	}
+	var list []approvals.Approval
+	if err := json.Unmarshal(res, &list); err != nil {
+		return fmt.Errorf("malformed response: %w", err)
+	}
+	if len(list) == 0 {
+		fmt.Println("no pending approvals")
+		return nil
+	}
+	for _, a := range list {
+		fmt.Printf("%s  %-8s %-9s %s\n", a.ID, a.State, until(a), a.Action.Summary)
+	}
+	return nil
+}
+
+// until says how long a pending approval has left.
+func until(a approvals.Approval) string {
+	if a.State != approvals.Pending {
+		return ""
+	}
+	return time.Until(a.Deadline).Round(time.Second).String()
+}
+
+type approvalsShowCmd struct {
+	ID   string `arg:"" help:"Approval id (apr_…)."`
+	JSON bool   `help:"Print JSON, for scripts."`
+}
+
+func (c *approvalsShowCmd) Run(ctx context.Context) error {
+	params, _ := json.Marshal(daemon.ApprovalParams{ID: c.ID})
+	res, err := daemonCall(ctx, daemon.MethodApprovalsShow, params)
+	if err != nil {
+		return err
+	}
+	if c.JSON {
+		return printIndented(res)
+	}
+	var a approvals.Approval
+	if err := json.Unmarshal(res, &a); err != nil {
+		return fmt.Errorf("malformed response: %w", err)
+	}
+	printApproval(os.Stdout, a)
+	return nil
+}
+
+func printApproval(w io.Writer, a approvals.Approval) {
+	fmt.Fprintf(w, "%s  %s\n", a.ID, a.State)
+	fmt.Fprintf(w, "  %s\n", a.Action.Summary)
+	for _, f := range a.Action.Fields {
+		v := strings.ReplaceAll(f.Value, "\n", "\n      ")
+		fmt.Fprintf(w, "  %-18s %s\n", f.Label+":", v)
+	}
+	fmt.Fprintf(w, "  %-18s %s\n", "Requested:", a.Created.Local().Format(time.RFC3339))
+	fmt.Fprintf(w, "  %-18s %s\n", "Deadline:", a.Deadline.Local().Format(time.RFC3339))
+	if a.DecidedBy != "" {
+		fmt.Fprintf(w, "  %-18s %s via %s at %s\n", "Decided by:", a.DecidedBy, a.DecidedVia, a.Decided.Local().Format(time.RFC3339))
+	}
+	fmt.Fprintf(w, "  %-18s %s\n", "Action SHA-256:", a.Action.SHA256)
+}
+
+type approveCmd struct {
+	ID   string `arg:"" help:"Approval id (apr_…)."`
+	JSON bool   `help:"Print JSON, for scripts."`
+}
+
+func (c *approveCmd) Run(ctx context.Context) error { return decide(ctx, c.ID, "approve", c.JSON) }
+
+type denyCmd struct {
+	ID   string `arg:"" help:"Approval id (apr_…)."`
+	JSON bool   `help:"Print JSON, for scripts."`
+}
+
+func (c *denyCmd) Run(ctx context.Context) error { return decide(ctx, c.ID, "deny", c.JSON) }
+
+func decide(ctx context.Context, id, decision string, asJSON bool) error {
+	params, _ := json.Marshal(daemon.DecideParams{ID: id, Decision: decision})
+	res, err := daemonCall(ctx, daemon.MethodApprovalsDecide, params)
+	if err != nil {
+		return err
+	}
+	if asJSON {
+		return printIndented(res)
+	}
+	var a approvals.Approval
+	if err := json.Unmarshal(res, &a); err != nil {
+		return fmt.Errorf("malformed response: %w", err)
+	}
+	fmt.Printf("%s %s: %s\n", a.ID, a.State, a.Action.Summary)
+	return nil
+}
+
+type reloadCmd struct {
+	JSON bool `help:"Print JSON, for scripts."`
+}
+
+func (c *reloadCmd) Run(ctx context.Context) error {
+	res, err := daemonCall(ctx, daemon.MethodReload, nil)
+	if err != nil {
+		return err
+	}
+	if c.JSON {
+		return printIndented(res)
+	}
+	var r daemon.ReloadResult
+	if err := json.Unmarshal(res, &r); err != nil {
+		return fmt.Errorf("malformed response: %w", err)
+	}
+	fmt.Printf("policy reloaded from %s: %v\n", r.Config, r.Policy["modes"])
+	return nil
+}
+
+// reloadOnHangup reloads the policy on SIGHUP until the returned stop is
+// called. (Windows has no SIGHUP to send: use `hostlink reload`.)
+func reloadOnHangup(d *daemon.Daemon) (stop func()) {
+	ch := make(chan os.Signal, 1)
+	signal.Notify(ch, syscall.SIGHUP)
+	done := make(chan struct{})
+	go func() {
+		for {
+			select {
+			case <-ch:
+				if _, err := d.Reload("signal SIGHUP"); err != nil {
+					fmt.Fprintln(os.Stderr, "hostlink: reload:", err)
+				}
+			case <-done:
+				return
+			}
+		}
+	}()
+	return func() { signal.Stop(ch); close(done) }
+}

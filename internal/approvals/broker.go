@@ -1,0 +1,361 @@
+package approvals
+
+import (
+	"context"
+	"crypto/rand"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"slices"
+	"sync"
+	"time"
+
+	"github.com/hostlink/hostlink/internal/audit"
+	"github.com/hostlink/hostlink/internal/errcode"
+	"github.com/hostlink/hostlink/internal/ops"
+)
+
+// State is where an approval is in its life.
+type State string
+
+// States. Pending is the only one a user can decide; an approved approval
+// becomes used when the one call it covers runs.
+const (
+	Pending  State = "pending"
+	Approved State = "approved"
+	Denied   State = "denied"
+	Expired  State = "expired"
+	Used     State = "used"
+)
+
+// Field is one labelled part of an action, as the user is shown it.
+type Field struct {
+	Label string `json:"label"`
+	Value string `json:"value"`
+}
+
+// Action is the exact action an approval covers.
+type Action struct {
+	Op          string  `json:"op"`
+	Class       string  `json:"class"` // the policy key that asked, e.g. "commands"
+	Transport   string  `json:"transport"`
+	Peer        string  `json:"peer,omitempty"`
+	Workdir     string  `json:"workdir,omitempty"`      // alias
+	WorkdirPath string  `json:"workdir_path,omitempty"` // canonical directory
+	Summary     string  `json:"summary"`                // one line, safe for the audit log
+	Fields      []Field `json:"fields"`
+	// SHA256 binds the approval to the action: see Digest.
+	SHA256 string `json:"sha256"`
+}
+
+// Digest returns the hex SHA-256 of v's canonical JSON (object keys sorted
+// at every level, as encoding/json writes maps). It is what binds an
+// approval to one exact action.
+func Digest(v any) string {
+	b, err := json.Marshal(v)
+	if err == nil {
+		var generic any
+		if json.Unmarshal(b, &generic) == nil {
+			b, err = json.Marshal(generic)
+		}
+	}
+	if err != nil {
+		// Everything a request decodes to marshals; never bind to nothing.
+		panic("approvals: action is not JSON: " + err.Error())
+	}
+	sum := sha256.Sum256(b)
+	return hex.EncodeToString(sum[:])
+}
+
+// Approval is one action waiting for, or having had, the user's decision.
+type Approval struct {
+	ID         string    `json:"id"`
+	State      State     `json:"state"`
+	Action     Action    `json:"action"`
+	Created    time.Time `json:"created"`
+	Deadline   time.Time `json:"deadline" jsonschema:"pending: decide before it; approved: used before it"`
+	Decided    time.Time `json:"decided,omitzero"`
+	DecidedBy  string    `json:"decided_by,omitempty"`
+	DecidedVia string    `json:"decided_via,omitempty"`
+}
+
+// Options configure a Broker.
+type Options struct {
+	// Timeout is how long a pending approval waits for a decision, and how
+	// long a granted one stays usable.
+	Timeout time.Duration
+	// Wait bounds how long Require holds a caller before answering
+	// APPROVAL_PENDING.
+	Wait time.Duration
+	// Audit records requests, decisions and expiries.
+	Audit ops.Auditor
+	// Notify, if set, is told of each new pending approval (in its own
+	// goroutine), e.g. to show a desktop notification.
+	Notify func(Approval)
+	// Keep is how many finished approvals are kept for display (default 200).
+	Keep int
+}
+
+// Broker holds approvals. It is safe for concurrent use.
+type Broker struct {
+	opts Options
+
+	mu      sync.Mutex
+	all     map[string]*entry // by id
+	live    map[string]*entry // by action hash: pending, or decided and not yet reported to the caller
+	order   []string          // ids, oldest first
+	changed chan struct{}     // closed and replaced on every change
+}
+
+type entry struct {
+	a     Approval
+	done  chan struct{} // closed when the approval stops being pending
+	timer *time.Timer
+}
+
+// New returns a Broker.
+func New(o Options) *Broker {
+	if o.Keep <= 0 {
+		o.Keep = 200
+	}
+	return &Broker{opts: o, all: make(map[string]*entry), live: make(map[string]*entry), changed: make(chan struct{})}
+}
+
+// SetTimes changes the timeout and wait for approvals made from now on (on
+// a policy reload).
+func (b *Broker) SetTimes(timeout, wait time.Duration) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.opts.Timeout, b.opts.Wait = timeout, wait
+}
+
+// Require returns nil when the user approved exactly this action (using the
+// approval up), or a typed error: APPROVAL_PENDING while undecided after
+// the wait, APPROVAL_DENIED or APPROVAL_EXPIRED. A cancelled ctx returns
+// CANCELLED and leaves the approval pending. The id of the approval is
+// returned in every case.
+func (b *Broker) Require(ctx context.Context, act Action) (string, error) {
+	b.mu.Lock()
+	now := time.Now()
+	e := b.live[act.SHA256]
+	if e != nil {
+		b.expireLocked(e, now)
+	}
+	if e == nil {
+		e = b.createLocked(act, now)
+	}
+	waited := false
+	for {
+		switch e.a.State {
+		case Approved:
+			e.a.State = Used
+			delete(b.live, act.SHA256)
+			b.changedLocked()
+			b.mu.Unlock()
+			return e.a.ID, nil
+		case Denied:
+			delete(b.live, act.SHA256)
+			b.changedLocked()
+			b.mu.Unlock()
+			return e.a.ID, errcode.New(CodeDenied, "the user denied this action").With("approval_id", e.a.ID)
+		case Expired:
+			delete(b.live, act.SHA256)
+			b.changedLocked()
+			b.mu.Unlock()
+			return e.a.ID, errcode.New(CodeExpired, "the approval expired before it was used or decided; send the request again to ask anew").With("approval_id", e.a.ID)
+		case Used:
+			// A concurrent identical call used the grant: this one needs
+			// its own.
+			e = b.createLocked(act, now)
+		}
+		if waited {
+			b.mu.Unlock()
+			return e.a.ID, pendingError(e.a)
+		}
+		wait := min(b.opts.Wait, time.Until(e.a.Deadline))
+		done := e.done
+		b.mu.Unlock()
+		t := time.NewTimer(max(wait, 0))
+		select {
+		case <-done:
+		case <-t.C:
+		case <-ctx.Done():
+			t.Stop()
+			return e.a.ID, errcode.New(errcode.Cancelled, "the operation was cancelled while waiting for approval").With("approval_id", e.a.ID)
+		}
+		t.Stop()
+		b.mu.Lock()
+		now = time.Now()
+		b.expireLocked(e, now)
+		waited = true
+	}
+}
+
+func pendingError(a Approval) *errcode.Error {
+	return errcode.New(CodePending, "waiting for the user to approve this exact action on this computer (hostlink approvals, or the web console); it has not run. Send the identical request again to run it once approved").
+		With("approval_id", a.ID).With("expires_at", a.Deadline.UTC().Format(time.RFC3339))
+}
+
+func (b *Broker) createLocked(act Action, now time.Time) *entry {
+	var raw [9]byte
+	rand.Read(raw[:])
+	id := "apr_" + hex.EncodeToString(raw[:])
+	e := &entry{done: make(chan struct{}), a: Approval{ID: id, State: Pending, Action: act, Created: now, Deadline: now.Add(b.opts.Timeout)}}
+	b.all[id] = e
+	b.live[act.SHA256] = e
+	b.order = append(b.order, id)
+	b.trimLocked()
+	e.timer = time.AfterFunc(b.opts.Timeout, func() { b.expire(id) })
+	b.auditLocked(audit.Record{
+		Transport: act.Transport, Peer: act.Peer, Op: "approval_requested", Workdir: act.Workdir, Code: "OK",
+		Details: map[string]any{"approval_id": id, "op": act.Op, "class": act.Class, "summary": act.Summary,
+			"action_sha256": act.SHA256, "deadline": e.a.Deadline.UTC().Format(time.RFC3339)},
+	})
+	b.changedLocked()
+	if b.opts.Notify != nil {
+		go b.opts.Notify(e.a)
+	}
+	return e
+}
+
+// trimLocked forgets the oldest finished approvals beyond Keep.
+func (b *Broker) trimLocked() {
+	for len(b.order) > b.opts.Keep {
+		drop := -1
+		for i, id := range b.order {
+			if e := b.all[id]; e != nil && b.live[e.a.Action.SHA256] != e {
+				drop = i
+				break
+			}
+		}
+		if drop < 0 {
+			return
+		}
+		delete(b.all, b.order[drop])
+		b.order = slices.Delete(b.order, drop, drop+1)
+	}
+}
+
+func (b *Broker) expire(id string) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if e := b.all[id]; e != nil {
+		b.expireLocked(e, time.Now())
+	}
+}
+
+// expireLocked ends a pending or unused approved approval whose deadline
+// has passed.
+func (b *Broker) expireLocked(e *entry, now time.Time) {
+	if (e.a.State != Pending && e.a.State != Approved) || now.Before(e.a.Deadline) {
+		return
+	}
+	was := e.a.State
+	e.a.State = Expired
+	if was == Pending {
+		close(e.done)
+	}
+	b.auditLocked(audit.Record{
+		Transport: "internal", Op: "approval_expired", Workdir: e.a.Action.Workdir, Code: string(CodeExpired),
+		Details: map[string]any{"approval_id": e.a.ID, "op": e.a.Action.Op, "action_sha256": e.a.Action.SHA256, "was": string(was)},
+	})
+	b.changedLocked()
+}
+
+// Decide approves or denies a pending approval. by names who decided (the
+// control channel's measured peer, the console session) and via how
+// ("ipc", "console", "notification"); both go to the audit log.
+func (b *Broker) Decide(id string, approve bool, by, via string) (Approval, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	e := b.all[id]
+	if e == nil {
+		return Approval{}, errcode.New(CodeNotFound, "no approval has id %q", trunc(id))
+	}
+	now := time.Now()
+	b.expireLocked(e, now)
+	if e.a.State != Pending {
+		return e.a, errcode.New(CodeDecided, "approval %s is %s, not pending", id, e.a.State).With("state", string(e.a.State))
+	}
+	decision := "denied"
+	e.a.State = Denied
+	if approve {
+		decision = "approved"
+		e.a.State = Approved
+		// The grant must be used within a timeout of the decision.
+		e.a.Deadline = now.Add(b.opts.Timeout)
+		e.timer.Reset(b.opts.Timeout)
+	} else {
+		e.timer.Stop()
+	}
+	e.a.Decided, e.a.DecidedBy, e.a.DecidedVia = now, by, via
+	close(e.done)
+	b.auditLocked(audit.Record{
+		Transport: via, Peer: by, Op: "approval_decided", Workdir: e.a.Action.Workdir, Code: "OK",
+		Details: map[string]any{"approval_id": id, "decision": decision, "op": e.a.Action.Op,
+			"summary": e.a.Action.Summary, "action_sha256": e.a.Action.SHA256, "requested_by": e.a.Action.Transport},
+	})
+	b.changedLocked()
+	return e.a, nil
+}
+
+// Get returns one approval.
+func (b *Broker) Get(id string) (Approval, bool) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	e := b.all[id]
+	if e == nil {
+		return Approval{}, false
+	}
+	b.expireLocked(e, time.Now())
+	return e.a, true
+}
+
+// List returns the approvals, newest first; only the pending ones if
+// pendingOnly.
+func (b *Broker) List(pendingOnly bool) []Approval {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	now := time.Now()
+	out := []Approval{}
+	for i := len(b.order) - 1; i >= 0; i-- {
+		e := b.all[b.order[i]]
+		if e == nil {
+			continue
+		}
+		b.expireLocked(e, now)
+		if pendingOnly && e.a.State != Pending {
+			continue
+		}
+		out = append(out, e.a)
+	}
+	return out
+}
+
+// Changed returns a channel that is closed at the next change (a new
+// approval, a decision, an expiry, a use).
+func (b *Broker) Changed() <-chan struct{} {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.changed
+}
+
+func (b *Broker) changedLocked() {
+	close(b.changed)
+	b.changed = make(chan struct{})
+}
+
+func (b *Broker) auditLocked(r audit.Record) {
+	if b.opts.Audit == nil {
+		return
+	}
+	r.Time = time.Now()
+	b.opts.Audit.Append(r)
+}
+
+func trunc(s string) string {
+	if len(s) > 64 {
+		return s[:64] + "…"
+	}
+	return s
+}

@@ -1,0 +1,81 @@
+package approvals
+
+import (
+	"bufio"
+	"context"
+	"os"
+	"os/exec"
+	"runtime"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// Notifier shows each new approval as a desktop notification, where the
+// OS offers one, and takes the user's answer from its buttons where the
+// notification server supports actions. Everything is best effort: with
+// no notification service (no session bus, no notify-send) nothing is
+// shown and approvals are answered through the CLI or the console.
+type Notifier struct {
+	Broker *Broker
+	// ConsoleURL is mentioned in the notification, if set.
+	ConsoleURL string
+}
+
+// Notify shows a for at most the approval's life. It blocks while the
+// notification is up, so run it in its own goroutine (Options.Notify does).
+func (n *Notifier) Notify(a Approval) {
+	title := "hostlink: approve " + a.Action.Op + "?"
+	body := a.Action.Summary
+	if n.ConsoleURL != "" {
+		body += "\n" + n.ConsoleURL
+	}
+	ctx, cancel := context.WithDeadline(context.Background(), a.Deadline)
+	defer cancel()
+	switch runtime.GOOS {
+	case "linux", "freebsd", "openbsd", "netbsd":
+		n.notifySend(ctx, a, title, body)
+	case "darwin":
+		// Notification Center has no buttons for a script; the user
+		// answers in the console or the CLI.
+		script := `display notification ` + appleQuote(body) + ` with title ` + appleQuote(title)
+		exec.CommandContext(ctx, "osascript", "-e", script).Run()
+	}
+}
+
+// notifySend uses libnotify's notify-send with two actions; --wait keeps
+// it running until the user clicks one (it prints the action's name) or
+// the notification closes.
+func (n *Notifier) notifySend(ctx context.Context, a Approval, title, body string) {
+	if os.Getenv("DBUS_SESSION_BUS_ADDRESS") == "" && os.Getenv("XDG_RUNTIME_DIR") == "" {
+		return
+	}
+	path, err := exec.LookPath("notify-send")
+	if err != nil {
+		return
+	}
+	cmd := exec.CommandContext(ctx, path, "--app-name=hostlink", "--urgency=critical",
+		"--expire-time="+strconv.FormatInt(max(time.Until(a.Deadline).Milliseconds(), 0), 10),
+		"--action=approve=Approve", "--action=deny=Deny", "--wait", title, body)
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		return
+	}
+	if err := cmd.Start(); err != nil {
+		return
+	}
+	sc := bufio.NewScanner(out)
+	for sc.Scan() {
+		switch strings.TrimSpace(sc.Text()) {
+		case "approve":
+			n.Broker.Decide(a.ID, true, "desktop notification", "notification")
+		case "deny":
+			n.Broker.Decide(a.ID, false, "desktop notification", "notification")
+		}
+	}
+	cmd.Wait()
+}
+
+func appleQuote(s string) string {
+	return `"` + strings.NewReplacer(`\`, `\\`, `"`, `\"`).Replace(s) + `"`
+}

@@ -1,0 +1,242 @@
+package console
+
+import (
+	"encoding/json"
+	"net/http"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/hostlink/hostlink/internal/audit"
+)
+
+func (s *Server) route(w http.ResponseWriter, r *http.Request, sess *session, path string) {
+	parts := strings.Split(strings.Trim(path, "/"), "/")
+	post := r.Method == http.MethodPost
+	switch {
+	case path == "/" || path == "":
+		http.Redirect(w, r, Prefix+"approvals", http.StatusSeeOther)
+	case parts[0] == "logout" && post:
+		s.logout(w, sess)
+		http.Redirect(w, r, Prefix+"login", http.StatusSeeOther)
+	case parts[0] == "approvals" && len(parts) == 1 && !post:
+		s.approvalsPage(w, r, sess)
+	case parts[0] == "approvals" && len(parts) == 2 && !post:
+		s.approvalPage(w, r, sess, parts[1])
+	case parts[0] == "approvals" && len(parts) == 3 && parts[2] == "decide" && post:
+		s.decide(w, r, sess, parts[1])
+	case parts[0] == "activity" && !post:
+		s.activityPage(w, r, sess)
+	case parts[0] == "audit" && !post:
+		s.auditPage(w, r, sess)
+	case parts[0] == "commands" && len(parts) == 1 && !post:
+		s.commandsPage(w, r, sess)
+	case parts[0] == "commands" && len(parts) == 2 && !post:
+		s.commandPage(w, r, sess, parts[1])
+	case parts[0] == "agents" && !post:
+		s.agentsPage(w, r, sess, parts)
+	case parts[0] == "desktop" && !post:
+		s.desktopPage(w, r, sess)
+	case parts[0] == "status" && !post:
+		s.statusPage(w, r, sess)
+	default:
+		http.NotFound(w, r)
+	}
+}
+
+func (s *Server) approvalsPage(w http.ResponseWriter, r *http.Request, sess *session) {
+	all := s.o.Broker.List(false)
+	var pending, done []any
+	for _, a := range all {
+		if a.State == "pending" {
+			pending = append(pending, a)
+		} else if len(done) < 50 {
+			done = append(done, a)
+		}
+	}
+	data := map[string]any{"Title": "Approvals", "Pending": pending, "Done": done}
+	if r.URL.Query().Get("fragment") != "" {
+		data["Fragment"] = "approvals-live"
+	}
+	s.render(w, "approvals", sess, data)
+}
+
+func (s *Server) approvalPage(w http.ResponseWriter, r *http.Request, sess *session, id string) {
+	a, ok := s.o.Broker.Get(id)
+	if !ok {
+		http.NotFound(w, r)
+		return
+	}
+	s.render(w, "approval", sess, map[string]any{"Title": "Approval " + a.ID, "A": a})
+}
+
+// decide approves or denies, recording the console session as who decided.
+func (s *Server) decide(w http.ResponseWriter, r *http.Request, sess *session, id string) {
+	approve := r.PostFormValue("decision") == "approve"
+	if !approve && r.PostFormValue("decision") != "deny" {
+		http.Error(w, "decision must be approve or deny", http.StatusBadRequest)
+		return
+	}
+	by := "console session " + sess.id[:8] + " from " + r.RemoteAddr
+	if _, err := s.o.Broker.Decide(id, approve, by, Transport); err != nil {
+		http.Error(w, err.Error(), http.StatusConflict)
+		return
+	}
+	http.Redirect(w, r, Prefix+"approvals", http.StatusSeeOther)
+}
+
+// auditLines returns the last n audit records, newest first, that match
+// the filters.
+func (s *Server) auditLines(n int, keep func(audit.Line) bool) ([]audit.Line, error) {
+	lines, err := audit.Tail(s.o.AuditDir, 5000)
+	if err != nil {
+		return nil, err
+	}
+	var out []audit.Line
+	for i := len(lines) - 1; i >= 0 && len(out) < n; i-- {
+		if keep == nil || keep(lines[i]) {
+			out = append(out, lines[i])
+		}
+	}
+	return out, nil
+}
+
+func (s *Server) activityPage(w http.ResponseWriter, r *http.Request, sess *session) {
+	after, _ := strconv.ParseUint(r.URL.Query().Get("after"), 10, 64)
+	lines, err := s.auditLines(100, func(l audit.Line) bool { return l.Seq > after })
+	data := map[string]any{"Title": "Live activity", "Lines": lines, "Err": err}
+	if r.URL.Query().Get("fragment") != "" {
+		data["Fragment"] = "activity-rows"
+	}
+	s.render(w, "activity", sess, data)
+}
+
+func (s *Server) auditPage(w http.ResponseWriter, r *http.Request, sess *session) {
+	q := r.URL.Query()
+	n, _ := strconv.Atoi(q.Get("n"))
+	if n <= 0 || n > 2000 {
+		n = 200
+	}
+	op, transport, code, text := q.Get("op"), q.Get("transport"), q.Get("code"), q.Get("q")
+	lines, err := s.auditLines(n, func(l audit.Line) bool {
+		if (op != "" && l.Op != op) || (transport != "" && l.Transport != transport) || (code != "" && l.Code != code) {
+			return false
+		}
+		if text != "" {
+			b, _ := json.Marshal(l.Record)
+			return strings.Contains(strings.ToLower(string(b)), strings.ToLower(text))
+		}
+		return true
+	})
+	data := map[string]any{"Title": "Audit log", "Lines": lines, "Err": err, "Op": op, "Transport": transport,
+		"Code": code, "Q": text, "N": n}
+	if q.Get("verify") != "" && s.o.AuditKey != nil {
+		key, kerr := s.o.AuditKey()
+		if kerr != nil {
+			data["VerifyErr"] = "the audit key cannot be read"
+		} else {
+			rep, verr := audit.Verify(s.o.AuditDir, key)
+			data["Report"] = rep
+			if verr != nil {
+				data["VerifyErr"] = verr.Error()
+			}
+		}
+	}
+	s.render(w, "audit", sess, data)
+}
+
+func (s *Server) commandsPage(w http.ResponseWriter, r *http.Request, sess *session) {
+	res, err := s.call(r.Context(), r, "list_commands", map[string]any{"limit": 100})
+	data := map[string]any{"Title": "Commands", "Err": err}
+	if res != nil {
+		data["Commands"] = res["commands"]
+	} else if err == nil {
+		data["Off"] = true
+	}
+	s.render(w, "commands", sess, data)
+}
+
+func (s *Server) commandPage(w http.ResponseWriter, r *http.Request, sess *session, id string) {
+	st, err := s.call(r.Context(), r, "command_status", map[string]any{"capture_id": id})
+	data := map[string]any{"Title": "Command " + id, "ID": id, "Status": st, "Err": err}
+	for _, stream := range []string{"stdout", "stderr"} {
+		out, err := s.call(r.Context(), r, "read_command_output", map[string]any{"capture_id": id, "stream": stream, "text": true})
+		if err == nil && out != nil {
+			data[stream] = out
+		}
+	}
+	s.render(w, "command", sess, data)
+}
+
+func (s *Server) agentsPage(w http.ResponseWriter, r *http.Request, sess *session, parts []string) {
+	data := map[string]any{"Title": "Agent tasks"}
+	if len(parts) == 2 {
+		id := parts[1]
+		task, err := s.call(r.Context(), r, "get_agent_task", map[string]any{"task_id": id})
+		events, _ := s.call(r.Context(), r, "read_agent_task_events", map[string]any{"task_id": id, "max_events": 500})
+		data["Title"], data["Task"], data["Events"], data["Err"] = "Agent task "+id, task, events, err
+		s.render(w, "agent", sess, data)
+		return
+	}
+	if _, ok := s.o.Registry.Lookup("get_agent_task"); !ok {
+		data["Off"] = true
+		s.render(w, "agents", sess, data)
+		return
+	}
+	// Tasks are found through their audited submissions.
+	lines, err := s.auditLines(100, func(l audit.Line) bool { return l.Op == "submit_agent_task" && l.Details["task_id"] != nil })
+	var tasks []map[string]any
+	var seen []string
+	for _, l := range lines {
+		id, _ := l.Details["task_id"].(string)
+		if slices.Contains(seen, id) {
+			continue
+		}
+		seen = append(seen, id)
+		if t, err := s.call(r.Context(), r, "get_agent_task", map[string]any{"task_id": id}); err == nil && t != nil {
+			tasks = append(tasks, t)
+		}
+	}
+	data["Tasks"], data["Err"] = tasks, err
+	s.render(w, "agents", sess, data)
+}
+
+// desktopPage lists observations with the acts taken on each (an act
+// consumes the observation before it, on the same transport and peer).
+func (s *Server) desktopPage(w http.ResponseWriter, r *http.Request, sess *session) {
+	lines, err := s.auditLines(400, func(l audit.Line) bool {
+		return l.Op == "computer_observe" || l.Op == "computer_act" || l.Op == "computer_desktops"
+	})
+	type obs struct {
+		Observe audit.Line
+		Acts    []audit.Line
+	}
+	var list []*obs
+	pending := map[string][]audit.Line{} // acts not yet matched, newest first
+	for _, l := range lines {            // newest first
+		key := l.Transport + "\x00" + l.Peer
+		switch l.Op {
+		case "computer_act":
+			pending[key] = append(pending[key], l)
+		case "computer_observe":
+			acts := pending[key]
+			slices.Reverse(acts)
+			list = append(list, &obs{Observe: l, Acts: acts})
+			delete(pending, key)
+		}
+	}
+	s.render(w, "desktop", sess, map[string]any{"Title": "Desktop", "Observations": list, "Err": err})
+}
+
+func (s *Server) statusPage(w http.ResponseWriter, r *http.Request, sess *session) {
+	var st, pol any
+	if s.o.Status != nil {
+		b, _ := json.Marshal(s.o.Status())
+		json.Unmarshal(b, &st)
+	}
+	if s.o.Policy != nil {
+		b, _ := json.Marshal(s.o.Policy())
+		json.Unmarshal(b, &pol)
+	}
+	s.render(w, "status", sess, map[string]any{"Title": "Status", "S": st, "Policy": pol})
+}

@@ -1,0 +1,23 @@
+package daemon
+
+import (
+	"net/http"
+
+	"github.com/hostlink/hostlink/internal/audit"
+	"github.com/hostlink/hostlink/internal/console"
+)
+
+// consoleHandler is the web console, served beside MCP at console.Prefix
+// and behind the same token.
+func (d *Daemon) consoleHandler(token string) http.Handler {
+	return console.New(console.Options{
+		Token:    token,
+		Broker:   d.Approvals(),
+		Registry: d.Registry,
+		AuditDir: d.Dirs.Audit,
+		AuditKey: func() ([]byte, error) { return audit.LoadOrCreateKey(AuditKeyPath(d.Dirs)) },
+		Audit:    d.Audit,
+		Status:   func() any { return d.Status() },
+		Policy:   func() any { return d.Policy() },
+	})
+}

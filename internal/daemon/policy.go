@@ -1,0 +1,179 @@
+package daemon
+
+import (
+	"encoding/json"
+	"fmt"
+	"path/filepath"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/hostlink/hostlink/internal/approvals"
+	"github.com/hostlink/hostlink/internal/audit"
+	"github.com/hostlink/hostlink/internal/config"
+	"github.com/hostlink/hostlink/internal/errcode"
+	"github.com/hostlink/hostlink/internal/files"
+	"github.com/hostlink/hostlink/internal/ops"
+	"github.com/hostlink/hostlink/internal/policy"
+)
+
+// policyState is the approval policy in force, where it was loaded from,
+// and the broker holding approvals.
+type policyState struct {
+	mu       sync.Mutex // serializes reloads
+	engine   *policy.Engine
+	cfgPath  string
+	explicit bool
+}
+
+// openPolicy sets up the approval broker and the policy from the loaded
+// configuration, before any operation is registered.
+func (d *Daemon) openPolicy(cfgPath string, explicit bool) {
+	notifier := &approvals.Notifier{}
+	b := approvals.New(approvals.Options{Audit: d.Audit, Notify: func(a approvals.Approval) {
+		if d.Config.Policy.Notifications == "desktop" {
+			notifier.Notify(a)
+		}
+	}})
+	notifier.Broker = b
+	d.pol = policyState{engine: policy.New(PolicyConfig(d.Config.Policy), b), cfgPath: cfgPath, explicit: explicit}
+}
+
+// PolicyConfig turns the [policy] section into the policy package's model.
+func PolicyConfig(p config.Policy) policy.Config {
+	rules := func(r config.PolicyRules) policy.Rules {
+		out := policy.Rules{Modes: map[string]policy.Mode{}, AllowCommands: r.AllowCommands, AllowPaths: r.AllowPaths}
+		for k, v := range r.Modes() {
+			out.Modes[k] = policy.Mode(v)
+		}
+		return out
+	}
+	c := policy.Config{
+		Default: rules(p.PolicyRules),
+		Timeout: time.Duration(p.ApprovalTimeoutSeconds) * time.Second,
+		Wait:    time.Duration(p.WaitSeconds) * time.Second,
+	}
+	if len(p.Workdirs) > 0 {
+		c.Workdirs = map[string]policy.Rules{}
+		for alias, r := range p.Workdirs {
+			c.Workdirs[alias] = rules(r)
+		}
+	}
+	return c
+}
+
+// gate is the policy for a registry whose file operations are fs's.
+func (d *Daemon) gate(fs *files.Service) ops.Policy {
+	return d.pol.engine.Gate(policy.Hooks{
+		Locate: fs.Locate,
+		ActTarget: func(transport, obs string, x, y *int, win string) string {
+			if d.Computer == nil {
+				return "computer use is off"
+			}
+			return d.Computer.ActTarget(transport, obs, x, y, win)
+		},
+	})
+}
+
+// Approvals is the broker of pending approvals; decisions are offered only
+// on the local user's channels (the control channel and the console).
+func (d *Daemon) Approvals() *approvals.Broker { return d.pol.engine.Broker() }
+
+// Policy returns the policy in force.
+func (d *Daemon) Policy() policy.Config { return d.pol.engine.Config() }
+
+// ReloadResult is what `hostlink reload` reports.
+type ReloadResult struct {
+	Config string         `json:"config"`
+	Policy map[string]any `json:"policy"`
+}
+
+// Reload reads the configuration file again and puts its [policy] in force
+// (other sections take effect at the next start). An invalid file changes
+// nothing. Either way the attempt is audited, with who asked.
+func (d *Daemon) Reload(by string) (ReloadResult, error) {
+	d.pol.mu.Lock()
+	defer d.pol.mu.Unlock()
+	cfg, err := config.Load(d.pol.cfgPath, d.pol.explicit)
+	if err == nil {
+		err = d.checkPolicyWorkdirs(cfg.Policy)
+	}
+	if err != nil {
+		d.Audit.Append(audit.Record{Time: time.Now(), Transport: "internal", Peer: by, Op: "policy_reload",
+			Code: string(errcode.InvalidArgument), Details: map[string]any{"error": err.Error()}})
+		return ReloadResult{}, errcode.New(errcode.InvalidArgument, "the configuration was not reloaded: %v", err)
+	}
+	d.pol.engine.Set(PolicyConfig(cfg.Policy))
+	d.Config.Policy.Notifications = cfg.Policy.Notifications
+	summary := policySummary(cfg.Policy)
+	d.Audit.Append(audit.Record{Time: time.Now(), Transport: "internal", Peer: by, Op: "policy_reload", Code: "OK",
+		Details: summary})
+	return ReloadResult{Config: d.pol.cfgPath, Policy: summary}, nil
+}
+
+// checkPolicyWorkdirs refuses overrides for workdirs this daemon does not
+// serve (the configuration's own check knows only the file's workdirs).
+func (d *Daemon) checkPolicyWorkdirs(p config.Policy) error {
+	for alias := range p.Workdirs {
+		found := false
+		for _, wd := range d.Files.Workdirs() {
+			if wd.Alias == alias {
+				found = true
+			}
+		}
+		if !found {
+			return fmt.Errorf("policy.workdirs.%s: no workdir has that alias", alias)
+		}
+	}
+	return nil
+}
+
+// policySummary is the policy as the audit log and `hostlink reload` show
+// it: modes and rule counts, not the rules' text.
+func policySummary(p config.Policy) map[string]any {
+	b, _ := json.Marshal(PolicyConfig(p))
+	out := map[string]any{"modes": p.Modes(), "allow_commands": len(p.AllowCommands), "allow_paths": len(p.AllowPaths),
+		"approval_timeout_seconds": p.ApprovalTimeoutSeconds, "wait_seconds": p.WaitSeconds,
+		"policy_sha256": approvals.Digest(json.RawMessage(b))}
+	var wds []string
+	for alias := range p.Workdirs {
+		wds = append(wds, alias)
+	}
+	if len(wds) > 0 {
+		out["workdir_overrides"] = wds
+	}
+	return out
+}
+
+// protectedDirs are hostlink's own directories: configuration (with the
+// policy), state (tokens, keys, databases), the audit log, logs and
+// runtime sockets. No file operation may reach into them, whatever
+// workdir contains them.
+func (d *Daemon) protectedDirs() []string {
+	return []string{d.Dirs.Config, d.Dirs.State, d.Dirs.Audit, d.Dirs.Logs, d.Dirs.Runtime}
+}
+
+// checkWorkdir refuses a workdir that is one of hostlink's own directories
+// or inside one.
+func (d *Daemon) checkWorkdir(path string) error {
+	canon, err := filepath.EvalSymlinks(path)
+	if err != nil {
+		canon = filepath.Clean(path)
+	}
+	for _, p := range d.protectedDirs() {
+		for _, form := range []string{filepath.Clean(p), evalOr(p)} {
+			rel, err := filepath.Rel(form, canon)
+			if err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) && !filepath.IsAbs(rel) {
+				return fmt.Errorf("%s is inside hostlink's own directory %s, which no operation may reach", path, p)
+			}
+		}
+	}
+	return nil
+}
+
+func evalOr(p string) string {
+	if c, err := filepath.EvalSymlinks(p); err == nil {
+		return c
+	}
+	return filepath.Clean(p)
+}
