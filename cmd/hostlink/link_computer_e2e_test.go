@@ -30,7 +30,7 @@ func TestLinkComputerUse(t *testing.T) {
 	_, env := linkEnv(t, p)
 	env = append(env, x.Env()...)
 	cfg := filepath.Join(t.TempDir(), "config.toml")
-	os.WriteFile(cfg, []byte("[computer]\nenabled = true\nclipboard = true\n"+allowPolicy), 0o600)
+	os.WriteFile(cfg, []byte("[computer]\nenabled = true\nclipboard = true\n"), 0o600)
 	// An installed application for APP_LAUNCH: a desktop entry in the
 	// XDG data home hostlink reads.
 	dataHome := t.TempDir()
@@ -45,6 +45,15 @@ func TestLinkComputerUse(t *testing.T) {
 	h := data.Hello
 	if !slices.Contains(h.Capabilities, "computer_use") || h.ScreenResolution == nil || *h.ScreenResolution != [2]int{1024, 768} {
 		t.Fatalf("HELLO with a display: %v %v", h.Capabilities, h.ScreenResolution)
+	}
+	for _, f := range []string{"screenshot.window", "input.mouse.down_up", "input.key.hold", "window.list", "window.focus",
+		"app.list", "app.launch", "clipboard.read", "clipboard.write", "permissions.check"} {
+		if !slices.Contains(h.ComputerUseFeatures, f) {
+			t.Errorf("HELLO computer_use_features lacks %s: %v", f, h.ComputerUseFeatures)
+		}
+	}
+	if !slices.Equal(h.ComputerUseFeaturesCoarse, []string{"screenshot", "input", "windows", "apps", "clipboard", "permissions"}) {
+		t.Errorf("HELLO computer_use_features_coarse: %v", h.ComputerUseFeaturesCoarse)
 	}
 
 	typ, got := call(t, data, "DISPLAY_INFO_REQUEST", map[string]any{})
@@ -86,7 +95,7 @@ func TestLinkComputerUse(t *testing.T) {
 	typ, got = call(t, data, "INPUT_ACTION", map[string]any{"action": "wait", "duration_ms": 10})
 	want(t, "wait", typ, got, "ACK")
 
-	linkWindows(t, x, data)
+	data = linkWindows(t, x, p, data)
 	linkLowLevelInput(t, x, data)
 	linkClipboard(t, x, data)
 	linkApps(t, x, data)
@@ -111,8 +120,9 @@ func xdo(t *testing.T, x *xvfbtest.Display, args ...string) string {
 }
 
 // WINDOW_LIST, WINDOW_FOCUS, SCREENSHOT_REQUEST.window_id and WINDOW_STALE,
-// checked with xdotool and xwd.
-func linkWindows(t *testing.T, x *xvfbtest.Display, data *devplatform.Peer) {
+// checked with xdotool and xwd. It returns the data connection, which it
+// drops once to show that window ids do not outlive it.
+func linkWindows(t *testing.T, x *xvfbtest.Display, p *platform, data *devplatform.Peer) *devplatform.Peer {
 	dir := t.TempDir()
 	one := x.Xterm("cu-one", 40, 60, dir)
 	two := x.Xterm("cu-two", 420, 300, dir)
@@ -189,6 +199,20 @@ func linkWindows(t *testing.T, x *xvfbtest.Display, data *devplatform.Peer) {
 	want(t, "screenshot destroyed", typ, got, "ERROR", "WINDOW_STALE")
 	typ, got = call(t, data, "WINDOW_FOCUS", map[string]any{"window_id": "win_0123456789abcdef01234567"})
 	want(t, "focus forged", typ, got, "ERROR", "WINDOW_STALE")
+
+	// A new connection (a new HELLO) wipes the ids.
+	dropped := time.Now()
+	data.Close(1011, "forced")
+	data = waitPeer(t, p, "cu", dropped)
+	typ, got = call(t, data, "WINDOW_FOCUS", map[string]any{"window_id": w1["window_id"]})
+	want(t, "focus with an id of the previous connection", typ, got, "ERROR", "WINDOW_STALE")
+	if fresh := windowsByTitle(t, data)["cu-one"]; fresh == nil {
+		t.Fatal("cu-one not listed after the reconnect")
+	} else {
+		typ, got = call(t, data, "WINDOW_FOCUS", map[string]any{"window_id": fresh["window_id"]})
+		want(t, "focus after re-listing", typ, got, "ACK")
+	}
+	return data
 }
 
 // mouse_down, mouse_move and mouse_up drag a window by its title bar;

@@ -92,7 +92,10 @@ type Client struct {
 	// Capabilities returns what this connection advertises now.
 	Capabilities func() []string
 	// Screen returns the screen size when computer use is advertised.
-	Screen      func() *[2]int
+	Screen func() *[2]int
+	// Features returns HELLO's computer_use_features and their coarse
+	// buckets when computer use is advertised.
+	Features    func() (fine, coarse []string)
 	AllowedRoot *string
 	// OnConnect runs after each accepted handshake (the control channel
 	// invalidates its browse references there).
@@ -289,6 +292,9 @@ func (c *Client) handshake(dctx, cctx context.Context, conn *Conn) (*HelloAck, e
 	}
 	if slices.Contains(caps, CapComputerUse) && c.Screen != nil {
 		hello.ScreenResolution = c.Screen()
+	}
+	if slices.Contains(caps, CapComputerUse) && c.Features != nil {
+		hello.ComputerUseFeatures, hello.ComputerUseFeaturesCoarse = c.Features()
 	}
 	id := NewID()
 	env, err := NewEnvelope(TypeHello, id, Version, hello)

@@ -23,8 +23,8 @@ const (
 	TypeCursorPositionResponse = "CURSOR_POSITION_RESPONSE"
 )
 
-// maxWait bounds INPUT_ACTION "wait".
-const maxWait = 30 * time.Second
+// maxWait caps INPUT_ACTION "wait", as the protocol's shim does.
+const maxWait = 5 * time.Second
 
 // ScreenshotRequest is SCREENSHOT_REQUEST's payload.
 type ScreenshotRequest struct {
@@ -307,9 +307,10 @@ func (d *dataChannel) inputAction(ctx context.Context, e *Envelope) (string, any
 			ms = *p.DurationMS
 		}
 		dur := time.Duration(ms) * time.Millisecond
-		if dur < 0 || dur > maxWait {
-			return "", nil, errcode.New(errcode.InvalidArgument, "duration_ms must be 0 to %d", maxWait.Milliseconds())
+		if dur < 0 {
+			return "", nil, errcode.New(errcode.InvalidArgument, "duration_ms must not be negative")
 		}
+		dur = min(dur, maxWait)
 		select {
 		case <-time.After(dur):
 		case <-ctx.Done():

@@ -3,6 +3,7 @@ package link
 import (
 	"context"
 	"errors"
+	"runtime"
 	"sync"
 
 	"github.com/hostlink/hostlink/internal/errcode"
@@ -355,4 +356,39 @@ func (d *dataChannel) windowRegion(ctx context.Context, e *Envelope, id string) 
 		return [4]int{}, errcode.New(CodeWindowNotVisible, "window %s is minimized or off every display", trunc(id, 64)).With("window_id", trunc(id, 64))
 	}
 	return r, nil
+}
+
+// features lists HELLO's computer_use_features and coarse buckets: the
+// protocol's feature flags for what this connection's registry serves.
+// Window, application and clipboard features follow the operations the
+// daemon registered (the clipboard only with the local opt-in); launching
+// is implemented on Linux only.
+func (d *dataChannel) features() (fine, coarse []string) {
+	has := func(op string) bool { _, ok := d.rt.Registry.Lookup(op); return ok }
+	if !d.rt.Computer || !has("computer_observe") {
+		return nil, nil
+	}
+	fine = []string{"screenshot.region", "input.click.modifiers", "input.click.button", "input.drag.path",
+		"input.key.hold", "input.mouse.down_up", "input.scroll.amount", "input.wait", "cursor.position", "display.info"}
+	coarse = []string{"screenshot", "input"}
+	if has("computer_windows") {
+		fine = append(fine, "screenshot.window", "window.list", "window.focus")
+		coarse = append(coarse, "windows")
+	}
+	if has("computer_apps") {
+		fine = append(fine, "app.list")
+		if runtime.GOOS == "linux" {
+			fine = append(fine, "app.launch")
+		}
+		coarse = append(coarse, "apps")
+	}
+	if has("computer_clipboard_read") {
+		fine = append(fine, "clipboard.read", "clipboard.write")
+		coarse = append(coarse, "clipboard")
+	}
+	if has("computer_permissions") {
+		fine = append(fine, "permissions.check")
+		coarse = append(coarse, "permissions")
+	}
+	return fine, coarse
 }

@@ -65,6 +65,9 @@ type Hello struct {
 	AllowedRoot      *string  `json:"allowed_root"`
 	LocalLLMModels   []string `json:"local_llm_models"`
 	HardwareDevices  []any    `json:"hardware_devices"`
+	// The computer-use features this data connection serves (COMPUTER_USE.md).
+	ComputerUseFeatures       []string `json:"computer_use_features,omitempty"`
+	ComputerUseFeaturesCoarse []string `json:"computer_use_features_coarse,omitempty"`
 }
 
 // HelloAck is HELLO_ACK's payload. Pointers tell an omitted field from a

@@ -207,7 +207,8 @@ func (s *Service) runLegacy(ctx context.Context) error {
 	defer rt.Close()
 	root := rt.Root
 	c := s.newClient(s.opts.URL+"/"+s.opts.Session, s.opts.Session, &root)
-	c.routes = (&dataChannel{c: c, rt: rt, limits: s.limits}).routes()
+	dc := &dataChannel{c: c, rt: rt, limits: s.limits}
+	c.routes, c.Features = dc.routes(), dc.features
 	s.mu.Lock()
 	s.legacy = c
 	s.mu.Unlock()

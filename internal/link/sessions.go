@@ -195,7 +195,7 @@ func (m *manager) start(id string, s *session) error {
 	root := rt.Root
 	c := m.svc.newClient(m.svc.opts.URL+"/"+id, id, &root)
 	dc := &dataChannel{c: c, rt: rt, limits: m.svc.limits}
-	c.routes = dc.routes()
+	c.routes, c.Features = dc.routes(), dc.features
 	ctx, cancel := context.WithCancel(m.ctx)
 	a := &activeSession{client: c, rt: rt, cancel: cancel, done: make(chan struct{})}
 	s.active = a
