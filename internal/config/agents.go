@@ -2,6 +2,7 @@ package config
 
 import (
 	"fmt"
+	"path/filepath"
 	"slices"
 )
 
@@ -16,6 +17,11 @@ type Agents struct {
 	ApprovalTimeoutSeconds int      `toml:"approval_timeout_seconds"` // a pending approval or question expires after it
 	TurnTimeoutSeconds     int      `toml:"turn_timeout_seconds"`     // a turn is interrupted after it
 	MaxResultBytes         int64    `toml:"max_result_bytes"`         // longer final answers are cut
+	// Where the runtime CLIs are: an executable, or a directory holding
+	// the npm install; "" finds them on PATH.
+	CodexPath  string `toml:"codex_path"`
+	ClaudePath string `toml:"claude_path"`
+	QoderPath  string `toml:"qoder_path"`
 }
 
 // AgentRuntimes are the runtime names agents.runtimes and
@@ -68,6 +74,11 @@ func (c *Config) agentProblems() []problem {
 		}
 	}
 	checkNames("agents.runtimes", c.Agents.Runtimes)
+	for _, p := range [][2]string{{"agents.codex_path", c.Agents.CodexPath}, {"agents.claude_path", c.Agents.ClaudePath}, {"agents.qoder_path", c.Agents.QoderPath}} {
+		if p[1] != "" && !filepath.IsAbs(p[1]) {
+			probs = append(probs, keyProblem(p[0], "%q is not an absolute path", p[1]))
+		}
+	}
 	for i, w := range c.Workdirs {
 		key := fmt.Sprintf("workdirs[%d]", i)
 		if w.AgentMode != "" && !slices.Contains(AgentModes, w.AgentMode) {

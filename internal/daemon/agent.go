@@ -8,6 +8,7 @@ import (
 
 	"github.com/hostlink/hostlink/internal/agent"
 	"github.com/hostlink/hostlink/internal/agent/fakeruntime"
+	agentruntimes "github.com/hostlink/hostlink/internal/agent/runtimes"
 	"github.com/hostlink/hostlink/internal/version"
 )
 
@@ -31,7 +32,7 @@ func (d *Daemon) openAgents() error {
 	}
 	// Runtime adapters are created at first use, so an absent or broken
 	// runtime never stops the others or hostlink.
-	runtimes := map[string]agent.Factory{}
+	runtimes := agentruntimes.Factories(agentruntimes.Paths{Codex: cfg.Agents.CodexPath, Claude: cfg.Agents.ClaudePath, Qoder: cfg.Agents.QoderPath})
 	if prog := os.Getenv(FakeRuntimeEnv); prog != "" {
 		runtimes[fakeruntime.Name] = func() (agent.Runtime, error) {
 			return &fakeruntime.Runtime{Argv: []string{prog}}, nil
