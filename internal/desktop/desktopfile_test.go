@@ -3,6 +3,7 @@ package desktop
 import (
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"testing"
 )
@@ -67,7 +68,7 @@ func TestInstalledApps(t *testing.T) {
 	write(sys, "link.desktop", "[Desktop Entry]\nType=Link\nName=L\nURL=http://x\n")
 	write(sys, "noexec.desktop", "[Desktop Entry]\nType=Application\nName=N\n")
 	getenv := func(k string) string {
-		return map[string]string{"XDG_DATA_HOME": home, "XDG_DATA_DIRS": sys + ":relative/ignored"}[k]
+		return map[string]string{"XDG_DATA_HOME": home, "XDG_DATA_DIRS": sys + string(os.PathListSeparator) + "relative"}[k]
 	}
 	got := map[string]desktopEntry{}
 	for _, e := range installedApps(getenv, 100) {
@@ -85,8 +86,12 @@ func TestInstalledApps(t *testing.T) {
 }
 
 func TestDataDirs(t *testing.T) {
-	got := dataDirs(func(k string) string { return map[string]string{"HOME": "/home/u"}[k] })
-	want := []string{"/home/u/.local/share", "/usr/local/share", "/usr/share"}
+	home := t.TempDir()
+	got := dataDirs(func(k string) string { return map[string]string{"HOME": home}[k] })
+	want := []string{filepath.Join(home, ".local", "share"), "/usr/local/share", "/usr/share"}
+	if runtime.GOOS == "windows" {
+		want = want[:1] // the Unix defaults are not absolute paths there
+	}
 	if !slices.Equal(got, want) {
 		t.Errorf("dataDirs = %q, want %q", got, want)
 	}

@@ -170,15 +170,8 @@ func (d *dataChannel) screenshot(ctx context.Context, e *Envelope) (string, any,
 	if err != nil {
 		return "", nil, err
 	}
-	if p.WindowID != nil {
-		if p.Region != nil {
-			return "", nil, errcode.New(errcode.InvalidArgument, "region and window_id are mutually exclusive")
-		}
-		r, err := d.windowRegion(ctx, e, *p.WindowID)
-		if err != nil {
-			return "", nil, err
-		}
-		p.Region = &r
+	if p.WindowID != nil && p.Region != nil {
+		return "", nil, errcode.New(errcode.InvalidArgument, "region and window_id are mutually exclusive")
 	}
 	format := "jpeg"
 	switch p.Format {
@@ -197,6 +190,13 @@ func (d *dataChannel) screenshot(ctx context.Context, e *Envelope) (string, any,
 	}
 	if err := d.limits.screenshot(); err != nil {
 		return "", nil, err
+	}
+	if p.WindowID != nil {
+		r, err := d.windowRegion(ctx, e, *p.WindowID)
+		if err != nil {
+			return "", nil, err
+		}
+		p.Region = &r
 	}
 	mon := 0
 	if p.Monitor != nil {

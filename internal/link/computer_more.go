@@ -361,8 +361,8 @@ func (d *dataChannel) windowRegion(ctx context.Context, e *Envelope, id string) 
 // features lists HELLO's computer_use_features and coarse buckets: the
 // protocol's feature flags for what this connection's registry serves.
 // Window, application and clipboard features follow the operations the
-// daemon registered (the clipboard only with the local opt-in); launching
-// is implemented on Linux only.
+// daemon registered (the clipboard only with the local opt-in, and not on
+// macOS yet); launching is implemented on Linux only.
 func (d *dataChannel) features() (fine, coarse []string) {
 	has := func(op string) bool { _, ok := d.rt.Registry.Lookup(op); return ok }
 	if !d.rt.Computer || !has("computer_observe") {
@@ -382,7 +382,7 @@ func (d *dataChannel) features() (fine, coarse []string) {
 		}
 		coarse = append(coarse, "apps")
 	}
-	if has("computer_clipboard_read") {
+	if has("computer_clipboard_read") && runtime.GOOS != "darwin" {
 		fine = append(fine, "clipboard.read", "clipboard.write")
 		coarse = append(coarse, "clipboard")
 	}
