@@ -8,22 +8,20 @@ import (
 	"github.com/hostlink/hostlink/internal/agent"
 	"github.com/hostlink/hostlink/internal/agent/agenttest"
 	"github.com/hostlink/hostlink/internal/agent/claude"
-	"github.com/hostlink/hostlink/internal/agent/fakemodel"
 	"github.com/hostlink/hostlink/internal/agent/runtimes"
 )
 
 // TestMissingRuntimes: with Codex and Qoder absent, list_agent_runtimes
-// reports them not installed, and Claude still runs a task.
+// reports them not installed and their tasks fail to start, while Claude
+// (the stub, in its npm layout) still runs a task.
 func TestMissingRuntimes(t *testing.T) {
-	t.Parallel()
-	clis := agenttest.CLIs(t)
 	empty := t.TempDir()
-	f := runtimes.Factories(runtimes.Paths{Codex: empty, Claude: clis, Qoder: empty})
-	model := fakemodel.Messages(t, func(*fakemodel.Request) fakemodel.Reply { return fakemodel.Reply{Text: "still here"} })
-	home, config := t.TempDir(), t.TempDir()
+	f := runtimes.Factories(runtimes.Paths{Codex: empty, Claude: stubLayout(t, "claude"), Qoder: empty})
+	base := f[claude.Name]
 	f[claude.Name] = func() (agent.Runtime, error) {
-		return &claude.Runtime{Path: clis, Env: map[string]string{"HOME": home, "CLAUDE_CONFIG_DIR": config,
-			"ANTHROPIC_BASE_URL": model.URL, "ANTHROPIC_API_KEY": "test-key", "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1"}}, nil
+		rt, err := base()
+		rt.(*claude.Runtime).Env = map[string]string{stubEnv: "1", "GORACE": "atexit_sleep_ms=0"}
+		return rt, err
 	}
 	e := agenttest.New(t, f)
 	got := map[string]map[string]any{}
@@ -35,18 +33,20 @@ func TestMissingRuntimes(t *testing.T) {
 			t.Errorf("%s: %v", n, r)
 		}
 	}
-	if r := got["claude"]; r["installed"] != true || r["version"] != claude.TestedVersion {
+	if r := got["claude"]; r["installed"] != true || r["ready"] != true || r["version"] != claude.TestedVersion {
 		t.Errorf("claude: %v", r)
 	}
 	if _, code := e.Call("list_agent_models", map[string]any{"runtime": "codex"}); code == "" {
 		t.Error("models of a missing runtime: no error")
 	}
 	id := e.Submit("claude", "hello", "read-only", nil)
-	if res := e.Completed(id); res != "still here" {
-		t.Fatalf("result %q", res)
+	p := e.Pending(id, "approval")
+	e.Must("respond_agent_approval", map[string]any{"task_id": id, "request_id": p["request_id"], "decision": "decline"})
+	if res := e.Completed(id); !strings.HasPrefix(res, "behavior deny ") {
+		t.Fatalf("result %.100q", res)
 	}
 	id = e.Submit("codex", "hello", "read-only", nil)
-	if task := e.End(id, time.Minute); task["status"] != "failed" {
+	if task := e.End(id, time.Minute); task["status"] != "failed" || !strings.Contains(task["reason"].(string), "not installed") {
 		t.Fatalf("task on a missing runtime: %v", task)
 	}
 }
