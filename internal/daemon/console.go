@@ -18,6 +18,10 @@ func (d *Daemon) consoleHandler(token string) http.Handler {
 		AuditKey: func() ([]byte, error) { return audit.LoadOrCreateKey(AuditKeyPath(d.Dirs)) },
 		Audit:    d.Audit,
 		Status:   func() any { return d.Status() },
-		Policy:   func() any { return d.Policy() },
+		Policy: func() any {
+			p := d.Policy()
+			return map[string]any{"default": p.Default, "workdirs": p.Workdirs,
+				"approval_timeout": p.Timeout.String(), "wait": p.Wait.String()}
+		},
 	})
 }
