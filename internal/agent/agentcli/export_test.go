@@ -1,0 +1,5 @@
+package agentcli
+
+import "os/exec"
+
+var execLookPath = exec.LookPath
