@@ -46,6 +46,13 @@ func script(r *fakemodel.Request) fakemodel.Reply {
 		return fakemodel.Reply{Text: strings.Repeat("working ", 40), Chunks: 40, Delay: 250 * time.Millisecond}
 	case strings.Contains(user, "slow:"):
 		return fakemodel.Reply{Text: strings.Repeat("slow ", 120), Chunks: 120, Delay: time.Second}
+	case r.UserSaid("ask:"):
+		if len(results) > 0 {
+			return fakemodel.Reply{Text: "the answer was: " + results[len(results)-1].Text}
+		}
+		return fakemodel.Reply{Calls: []fakemodel.Call{{Name: "request_user_input", Args: map[string]any{"questions": []any{map[string]any{
+			"id": "colour", "header": "Colour", "question": "Which colour?",
+			"options": []any{map[string]any{"label": "red", "description": "warm"}, map[string]any{"label": "blue", "description": "cold"}}}}}}}}
 	case strings.Contains(user, "big:"):
 		return fakemodel.Reply{Text: bigText}
 	case strings.Contains(user, "remember:"):
@@ -313,3 +320,28 @@ func (discard) Request(agent.Request)   {}
 func (discard) Withdraw(string)         {}
 func (discard) TurnEnded(agent.TurnEnd) {}
 func (discard) Exited(error)            {}
+
+// TestCodexQuestion: in plan mode Codex relays the model's questions
+// (request_user_input); the answer reaches the model as the tool's output.
+func TestCodexQuestion(t *testing.T) {
+	t.Parallel()
+	clis := agenttest.CLIs(t)
+	model := fakemodel.Responses(t, script)
+	home := codexHome(t, model.URL)
+	e := agenttest.New(t, map[string]agent.Factory{"codex": func() (agent.Runtime, error) {
+		rt, err := factory(t, clis, home)()
+		rt.(*codex.Runtime).CollaborationMode = "plan"
+		return rt, err
+	}})
+	id := e.Submit("codex", "ask: something", "read-only", nil)
+	p := e.Pending(id, "question")
+	q := p["questions"].([]any)[0].(map[string]any)
+	if q["id"] != "colour" || q["text"] != "Which colour?" || len(q["options"].([]any)) != 2 {
+		t.Fatalf("question: %v", p)
+	}
+	e.Must("answer_agent_question", map[string]any{"task_id": id, "request_id": p["request_id"],
+		"answers": map[string]any{"colour": []string{"blue"}}})
+	if got := e.Completed(id); !strings.Contains(got, "blue") {
+		t.Fatalf("result %q\n%s", got, e.Dump(id))
+	}
+}

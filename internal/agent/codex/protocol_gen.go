@@ -393,9 +393,9 @@ type ThreadSection struct {
 
 // Settings is the app-server's Settings.
 type Settings struct {
-	Developer_instructions string `json:"developer_instructions,omitempty"`
-	Model                  string `json:"model"`
-	Reasoning_effort       string `json:"reasoning_effort,omitempty"`
+	DeveloperInstructions string `json:"developer_instructions,omitempty"`
+	Model                 string `json:"model"`
+	ReasoningEffort       string `json:"reasoning_effort,omitempty"`
 }
 
 // ModelAccessPrograms is the app-server's ModelAccessPrograms.

@@ -59,6 +59,10 @@ type Runtime struct {
 	Env map[string]string
 	// Stderr receives the app-server's log (nil discards it).
 	Stderr io.Writer
+	// CollaborationMode is the collaboration mode of every turn ("" for
+	// Codex's default). In "plan" mode Codex may ask the user questions
+	// (item/tool/requestUserInput); in the default mode it does not.
+	CollaborationMode string
 
 	mu  sync.Mutex
 	srv *server
@@ -207,7 +211,9 @@ func (r *Runtime) Start(ctx context.Context, spec agent.SessionSpec, sink agent.
 		ApprovalPolicy: approval, ServiceName: "hostlink"}, &res); err != nil {
 		return nil, errcode.New(agent.CodeRuntimeUnavailable, "codex thread/start: %v", err)
 	}
-	return s.attach(res.Thread.ID, sink), nil
+	sess := s.attach(res.Thread.ID, sink)
+	sess.mode, sess.model = r.CollaborationMode, res.Model
+	return sess, nil
 }
 
 // Resume implements agent.Runtime: thread/resume in this hostlink's
@@ -219,10 +225,12 @@ func (r *Runtime) Resume(ctx context.Context, spec agent.SessionSpec, id string,
 	}
 	sandbox, approval := policy(spec.Access)
 	p := ThreadResumeParams{ThreadID: id, Cwd: spec.Dir, Model: spec.Model, Sandbox: sandbox, ApprovalPolicy: approval}
-	if err := s.call(ctx, "thread/resume", p, nil); err != nil {
+	var res ThreadResumeResponse
+	if err := s.call(ctx, "thread/resume", p, &res); err != nil {
 		return nil, agent.TurnState{}, errcode.New(agent.CodeRuntimeUnavailable, "codex thread/resume: %v", err)
 	}
 	sess := s.attach(id, sink)
+	sess.mode, sess.model = r.CollaborationMode, res.Model
 	yes := true
 	var read ThreadReadResponse
 	if err := s.call(ctx, "thread/read", ThreadReadParams{ThreadID: id, IncludeTurns: &yes}, &read); err != nil {

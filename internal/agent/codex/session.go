@@ -13,9 +13,11 @@ import (
 // session is a Codex thread attached to the app-server; it is the task's
 // agent.Session.
 type session struct {
-	srv  *server
-	id   string
-	sink agent.Sink
+	srv   *server
+	id    string
+	sink  agent.Sink
+	mode  string // collaboration mode of its turns, "" for the default
+	model string // the thread's model, which a collaboration mode names
 
 	mu       sync.Mutex
 	closed   bool
@@ -69,8 +71,17 @@ func textInput(text string) []json.RawMessage {
 }
 
 func (s *session) StartTurn(ctx context.Context, input string) (string, error) {
+	var params any = TurnStartParams{ThreadID: s.id, Input: textInput(input)}
+	if s.mode != "" {
+		// collaborationMode is an experimental field, absent from the
+		// generated (stable) TurnStartParams.
+		params = struct {
+			TurnStartParams
+			CollaborationMode CollaborationMode `json:"collaborationMode"`
+		}{params.(TurnStartParams), CollaborationMode{Mode: s.mode, Settings: Settings{Model: s.model}}}
+	}
 	var res TurnStartResponse
-	if err := s.srv.call(ctx, "turn/start", TurnStartParams{ThreadID: s.id, Input: textInput(input)}, &res); err != nil {
+	if err := s.srv.call(ctx, "turn/start", params, &res); err != nil {
 		return "", errcode.New(agent.CodeRuntimeUnavailable, "codex turn/start: %v", err)
 	}
 	return res.Turn.ID, nil

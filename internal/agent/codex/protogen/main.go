@@ -217,7 +217,12 @@ func primary(t any) string {
 }
 
 func goName(k string) string {
-	n := strings.ToUpper(k[:1]) + k[1:]
+	var n string
+	for _, part := range strings.Split(k, "_") {
+		if part != "" {
+			n += strings.ToUpper(part[:1]) + part[1:]
+		}
+	}
 	if strings.HasSuffix(n, "Id") {
 		n = strings.TrimSuffix(n, "Id") + "ID"
 	}
