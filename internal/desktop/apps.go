@@ -2,7 +2,6 @@ package desktop
 
 import (
 	"context"
-	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -131,19 +130,6 @@ func (s *Service) installed() []desktopEntry {
 		return nil
 	}
 	return installedApps(os.Getenv, maxInstalled)
-}
-
-// exePath is a process's program on Linux (empty elsewhere, or when the
-// process is not the caller's to inspect).
-func exePath(pid int) string {
-	if runtime.GOOS != "linux" {
-		return ""
-	}
-	p, err := os.Readlink(fmt.Sprintf("/proc/%d/exe", pid))
-	if err != nil {
-		return ""
-	}
-	return p
 }
 
 // matchEntry finds the installed application of a window: by the window

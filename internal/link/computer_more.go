@@ -229,9 +229,29 @@ func (d *dataChannel) appList(ctx context.Context, e *Envelope) (string, any, er
 	return TypeAppListResponse, map[string]any{"apps": apps}, nil
 }
 
+// MaxAppLaunchesPerMinute bounds APP_LAUNCH machine-wide, like the
+// command and screenshot limits: an application is a process too.
+const MaxAppLaunchesPerMinute = 10
+
+// appLaunch admits one APP_LAUNCH.
+func (r *rateLimits) appLaunch() error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	now := r.now()
+	r.launches = recent(r.launches, now)
+	if len(r.launches) >= MaxAppLaunchesPerMinute {
+		return overloaded("app_launches_per_minute", MaxAppLaunchesPerMinute)
+	}
+	r.launches = append(r.launches, now)
+	return nil
+}
+
 func (d *dataChannel) appLaunch(ctx context.Context, e *Envelope) (string, any, error) {
 	p, err := DecodePayload[AppLaunch](e)
 	if err != nil {
+		return "", nil, err
+	}
+	if err := d.limits.appLaunch(); err != nil {
 		return "", nil, err
 	}
 	args := map[string]any{"activate": p.Activate == nil || *p.Activate}

@@ -23,6 +23,7 @@ type rateLimits struct {
 	mu       sync.Mutex
 	commands []time.Time // starts within the last minute, oldest first
 	shots    []time.Time
+	launches []time.Time // APP_LAUNCH (computer_more.go)
 	running  int
 }
 
