@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"slices"
 	"strings"
 	"syscall"
 	"time"
@@ -142,7 +143,13 @@ func (c *reloadCmd) Run(ctx context.Context) error {
 	if err := json.Unmarshal(res, &r); err != nil {
 		return fmt.Errorf("malformed response: %w", err)
 	}
-	fmt.Printf("policy reloaded from %s: %v\n", r.Config, r.Policy["modes"])
+	modes, _ := r.Policy["modes"].(map[string]any)
+	var parts []string
+	for k, v := range modes {
+		parts = append(parts, fmt.Sprintf("%s=%v", k, v))
+	}
+	slices.Sort(parts)
+	fmt.Printf("policy reloaded from %s: %s\n", r.Config, strings.Join(parts, " "))
 	return nil
 }
 

@@ -37,16 +37,20 @@ type policyEnv struct {
 	data   *devplatform.Peer
 	policy string // the [policy] in force
 	p      *platform
+	extra  string // more config sections
 }
 
-func newPolicyEnv(t *testing.T) *policyEnv {
+func newPolicyEnv(t *testing.T) *policyEnv { return newPolicyEnvWith(t, "", nil) }
+
+// newPolicyEnvWith adds config sections (before [policy]) and environment.
+func newPolicyEnvWith(t *testing.T, extraConfig string, extraEnv []string) *policyEnv {
 	bin := build(t)
 	p := startPlatform(t, devplatform.Config{})
 	home := t.TempDir()
 	if runtime.GOOS != "windows" {
 		home, _ = filepath.EvalSymlinks(home)
 	}
-	e := &policyEnv{t: t, bin: bin, p: p, hl: filepath.Join(home, "hl"), proj: filepath.Join(home, "proj")}
+	e := &policyEnv{t: t, bin: bin, p: p, extra: extraConfig, hl: filepath.Join(home, "hl"), proj: filepath.Join(home, "proj")}
 	os.MkdirAll(e.proj, 0o755)
 	os.MkdirAll(filepath.Join(e.hl, "config"), 0o700)
 	os.WriteFile(filepath.Join(e.proj, "r.txt"), []byte("readable"), 0o644)
@@ -57,7 +61,8 @@ func newPolicyEnv(t *testing.T) *policyEnv {
 	if out, err := exec.Command("go", "build", "-o", fake, "../../internal/agent/fakeruntime/fakeagent").CombinedOutput(); err != nil {
 		t.Fatalf("building the fake runtime: %v\n%s", err, out)
 	}
-	e.env = append(os.Environ(), "HOSTLINK_HOME="+e.hl, "HOME="+home, "USERPROFILE="+home,
+	// Later entries win: ours over extraEnv's (a display's full environment).
+	e.env = append(append(os.Environ(), extraEnv...), "HOSTLINK_HOME="+e.hl, "HOME="+home, "USERPROFILE="+home,
 		"HOSTLINK_PLATFORM_TOKEN="+p.token, daemon.FakeRuntimeEnv+"="+fake)
 	e.cfg = filepath.Join(e.hl, "config", "config.toml")
 	e.setPolicy("files_write = \"allow\"\ncommands = \"allow\"\nagents = \"allow\"\n", false)
@@ -92,7 +97,7 @@ func (b bearerRT) RoundTrip(r *http.Request) (*http.Response, error) {
 func (e *policyEnv) setPolicy(policy string, reload bool) {
 	e.t.Helper()
 	e.policy = policy
-	cfg := "[agents]\nenabled = true\nruntimes = [\"fake\"]\n\n[[workdirs]]\nalias = \"a\"\npath = '" + e.proj +
+	cfg := e.extra + "\n[agents]\nenabled = true\nruntimes = [\"fake\"]\n\n[[workdirs]]\nalias = \"a\"\npath = '" + e.proj +
 		"'\nagent_mode = \"workspace-write\"\n\n[[workdirs]]\nalias = \"hl\"\npath = '" + e.hl + "'\n\n[policy]\nwait_seconds = 1\n" + policy
 	if err := os.WriteFile(e.cfg, []byte(cfg), 0o600); err != nil {
 		e.t.Fatal(err)

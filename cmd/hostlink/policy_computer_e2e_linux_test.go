@@ -1,0 +1,80 @@
+package main
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/hostlink/hostlink/internal/desktop/xvfbtest"
+)
+
+// TestPolicyComputer: computer_act, over MCP and the platform link, under
+// deny, ask (approved, denied, changed after approval, expired) and allow,
+// on a real X server; the approval names the window under the pointer.
+func TestPolicyComputer(t *testing.T) {
+	x := xvfbtest.Start(t, 1024, 768)
+	e := newPolicyEnvWith(t, "[computer]\nenabled = true\n", x.Env())
+	x.Xterm("policy-target", 100, 100, t.TempDir())
+	transports := map[string]func(string, map[string]any) result{"mcp": e.callMCP, "link": e.callLink}
+	observe := func(t *testing.T, call func(string, map[string]any) result) string {
+		t.Helper()
+		r := call("computer_observe", map[string]any{"format": "jpeg", "quality": 30})
+		id, _ := r.out["observation_id"].(string)
+		if r.code != "" || id == "" {
+			t.Fatalf("computer_observe: %+v", r)
+		}
+		return id
+	}
+	move := func(obs string, x int) map[string]any {
+		return map[string]any{"observation_id": obs, "action": "move", "x": x, "y": 200, "settle_ms": 0}
+	}
+	ran := func(t *testing.T, r result) {
+		t.Helper()
+		if r.code != "" || r.out["receipt"] == nil {
+			t.Fatalf("computer_act: %+v", r)
+		}
+	}
+	pendingID := func(t *testing.T, r result) string {
+		t.Helper()
+		id, _ := r.details["approval_id"].(string)
+		if r.code != "APPROVAL_PENDING" || id == "" {
+			t.Fatalf("under ask: %+v", r)
+		}
+		return id
+	}
+	for _, tr := range []string{"mcp", "link"} {
+		call := transports[tr]
+		t.Run(tr, func(t *testing.T) {
+			e.setPolicy("computer = \"deny\"\n", true)
+			if r := call("computer_act", move(observe(t, call), 300)); r.code != "POLICY_DENIED" {
+				t.Fatalf("under deny: %+v", r)
+			}
+			e.setPolicy("computer = \"allow\"\n", true)
+			ran(t, call("computer_act", move(observe(t, call), 301)))
+
+			e.setPolicy("computer = \"ask\"\n", true)
+			obs := observe(t, call)
+			id := pendingID(t, call("computer_act", move(obs, 302)))
+			shown, err := run(t, e.env, e.bin, "approvals", "show", id)
+			if err != nil || !strings.Contains(shown, `window "policy-target"`) || !strings.Contains(shown, "(302, 200)") {
+				t.Fatalf("the approval does not name the target window and point: %v\n%s", err, shown)
+			}
+			e.decide(id, "approve")
+			// Other coordinates are another action.
+			if other := pendingID(t, call("computer_act", move(obs, 303))); other == id {
+				t.Fatal("the approval covered other coordinates")
+			}
+			ran(t, call("computer_act", move(obs, 302)))
+
+			obs = observe(t, call)
+			id = pendingID(t, call("computer_act", move(obs, 304)))
+			e.decide(id, "deny")
+			if r := call("computer_act", move(obs, 304)); r.code != "APPROVAL_DENIED" {
+				t.Fatalf("after denial: %+v", r)
+			}
+			e.setPolicy("computer = \"ask\"\napproval_timeout_seconds = 1\n", true)
+			if r := call("computer_act", move(observe(t, call), 305)); r.code != "APPROVAL_EXPIRED" {
+				t.Fatalf("unanswered: %+v", r)
+			}
+		})
+	}
+}
