@@ -26,9 +26,15 @@ func own(t *testing.T, d *xvfbtest.Display, text, target string) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
+	// hostlink answers TARGETS too while it owns the clipboard: wait for
+	// what only xclip offers.
 	d.Eventually("xclip to own the clipboard", func() bool {
-		out, _ := d.Output("xclip", "-o", "-selection", "clipboard", "-t", "TARGETS")
-		return strings.Contains(out, "TARGETS")
+		if target != "" {
+			out, _ := d.Output("xclip", "-o", "-selection", "clipboard", "-t", "TARGETS")
+			return strings.Contains(out, target)
+		}
+		out, _ := d.Output("xclip", "-o", "-selection", "clipboard")
+		return out == text
 	})
 }
 
