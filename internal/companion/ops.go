@@ -1,0 +1,155 @@
+package companion
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"slices"
+	"sort"
+
+	"github.com/hostlink/hostlink/internal/errcode"
+	"github.com/hostlink/hostlink/internal/ops"
+)
+
+// Capability is the capability of the companion operations; the command
+// one belongs to the shell capability, as run_command does.
+const Capability = "companion"
+
+// RunArgs is companion_run_command's request.
+type RunArgs struct {
+	Companion      string            `json:"companion,omitempty" jsonschema:"companion id or name (see companion_status); optional when one is connected"`
+	Argv           []string          `json:"argv,omitempty" jsonschema:"program and arguments, run without a shell; exactly one of argv and command"`
+	Command        string            `json:"command,omitempty" jsonschema:"a command line for the shell named by shell"`
+	Shell          string            `json:"shell,omitempty" enum:"auto,sh,bash,zsh,cmd,powershell,pwsh"`
+	Cwd            string            `json:"cwd,omitempty" jsonschema:"absolute directory on the companion's host (default: its home)"`
+	Env            map[string]string `json:"env,omitempty"`
+	TimeoutSeconds float64           `json:"timeout_seconds,omitempty"`
+	IdempotencyKey string            `json:"idempotency_key,omitempty" jsonschema:"a repeated key returns the first run (and retries its output transfer) instead of running again"`
+}
+
+// RunResult is companion_run_command's response.
+type RunResult struct {
+	Companion string  `json:"companion"`
+	Receipt   Receipt `json:"receipt"`
+	Transfer  string  `json:"transfer" enum:"system_command_output_v1,inline" jsonschema:"how the output came: verified chunks, or the bounded inline path of an older companion"`
+	Stdout    string  `json:"stdout" jsonschema:"the output as text (invalid UTF-8 shown as U+FFFD)"`
+	Stderr    string  `json:"stderr"`
+	// Cut reports text past the per-stream delivery bound: the stream was
+	// transferred and verified whole, but not all of it is in Stdout.
+	StdoutCut     bool           `json:"stdout_cut,omitempty"`
+	StderrCut     bool           `json:"stderr_cut,omitempty"`
+	TransferError *errcode.Error `json:"transfer_error,omitempty" jsonschema:"the output did not arrive intact; the receipt stands and the command is not run again"`
+}
+
+// Register adds companion_run_command and companion_status. Call it on the
+// runtime when companions are enabled.
+func Register(r *ops.Registry, rt *Runtime) {
+	ops.Register(r, ops.Spec{Name: "companion_run_command", Title: "Run command on the companion's host",
+		Description: "Run a command on the host through the paired companion (for a hostlink inside a container or WSL). Output travels as verified 64 KiB chunks; the result is the receipt and the whole output, or a transfer_error beside the receipt.",
+		Capability:  "shell", Destructive: true}, rt.runCommand)
+	ops.Register(r, ops.Spec{Name: "companion_status", Title: "Companion status",
+		Description: "The paired and connected companions (version, capabilities, desktops), companions refused as outdated, and the WSL interop route's availability.",
+		Capability:  Capability, ReadOnly: true, Idempotent: true}, rt.status)
+}
+
+func (r *Runtime) runCommand(ctx context.Context, c *ops.Call, a RunArgs) (RunResult, error) {
+	s, err := r.session(a.Companion, CapCommands)
+	if err != nil {
+		return RunResult{}, err
+	}
+	c.Detail("companion", s.ID)
+	if len(a.Argv) > 0 {
+		c.Detail("argv", a.Argv)
+	} else {
+		c.Detail("command", a.Command)
+	}
+	key := a.IdempotencyKey
+	if key == "" {
+		// Ours, so that the run is never repeated under the hood.
+		b := make([]byte, 16)
+		rand.Read(b)
+		key = hex.EncodeToString(b)
+	}
+	transfer := slices.Contains(s.Capabilities, CapOutput)
+	p := runParams{Argv: a.Argv, Command: a.Command, Shell: a.Shell, Cwd: a.Cwd, Env: a.Env,
+		TimeoutSeconds: a.TimeoutSeconds, IdempotencyKey: "runtime:" + key, Transfer: transfer}
+	var res runResult
+	if _, err := s.p.call(ctx, "command.run", p, &res); err != nil {
+		return RunResult{}, err
+	}
+	out := RunResult{Companion: s.ID, Receipt: res.Receipt, Transfer: "inline"}
+	c.Detail("capture_id", res.Receipt.CaptureID)
+	c.Detail("status", res.Receipt.Status)
+	if !transfer || res.Stdout != nil {
+		if res.Stdout != nil {
+			out.Stdout = *res.Stdout
+		}
+		if res.Stderr != nil {
+			out.Stderr = *res.Stderr
+		}
+		return out, nil
+	}
+	out.Transfer = CapOutput
+	if err := r.transfer(ctx, s, &out); err != nil {
+		out.TransferError = errcode.As(err)
+		out.Stdout, out.Stderr, out.StdoutCut, out.StderrCut = "", "", false, false
+		c.Detail("transfer_error", string(out.TransferError.Code))
+	}
+	return out, nil
+}
+
+// transfer opens the receipt's capture, fetches and verifies both streams
+// and closes the transfer (which unpins the capture on the companion).
+func (r *Runtime) transfer(ctx context.Context, s *Session, out *RunResult) error {
+	id := out.Receipt.CaptureID
+	var o openResult
+	if _, err := s.p.call(ctx, "capture.open", openParams{CaptureID: id}, &o); err != nil {
+		return err
+	}
+	defer s.p.call(context.WithoutCancel(ctx), "capture.close", closeParams{TransferID: o.TransferID}, nil)
+	var err error
+	if out.Stdout, out.StdoutCut, err = fetch(ctx, s.p, o.TransferID, id, "stdout", out.Receipt.Stdout, r.o.MaxOutputBytes); err != nil {
+		return err
+	}
+	out.Stderr, out.StderrCut, err = fetch(ctx, s.p, o.TransferID, id, "stderr", out.Receipt.Stderr, r.o.MaxOutputBytes)
+	return err
+}
+
+// StatusResult is companion_status's response.
+type StatusResult struct {
+	Listen     string       `json:"listen"`
+	Version    int          `json:"version" jsonschema:"the runtime's companion protocol version"`
+	Paired     []Paired     `json:"paired"`
+	Connected  []Connection `json:"connected"`
+	Refused    []Refusal    `json:"refused,omitempty" jsonschema:"companions refused recently, e.g. computer_companion_upgrade_required"`
+	WSLInterop Route        `json:"wsl_interop"`
+}
+
+// Connection is a connected companion.
+type Connection struct {
+	ID           string   `json:"id"`
+	Name         string   `json:"name"`
+	Version      int      `json:"version"`
+	OS           string   `json:"os"`
+	Capabilities []string `json:"capabilities"`
+	Desktops     []string `json:"desktops"`
+	Connected    string   `json:"connected_at"`
+}
+
+func (r *Runtime) status(ctx context.Context, _ *ops.Call, _ struct{}) (StatusResult, error) {
+	paired, err := r.o.Pairings.List()
+	if err != nil {
+		return StatusResult{}, err
+	}
+	res := StatusResult{Listen: r.Addr(), Version: ProtocolVersion, Paired: paired, Connected: []Connection{},
+		WSLInterop: WSLInterop(ctx)}
+	r.mu.Lock()
+	for _, s := range r.sessions {
+		res.Connected = append(res.Connected, Connection{ID: s.ID, Name: s.Name, Version: s.Version, OS: s.OS,
+			Capabilities: s.Capabilities, Desktops: append([]string{}, s.desktops...), Connected: s.Connected.UTC().Format("2006-01-02T15:04:05Z")})
+	}
+	res.Refused = append(res.Refused, r.refused...)
+	sort.Slice(res.Connected, func(i, j int) bool { return res.Connected[i].ID < res.Connected[j].ID })
+	r.mu.Unlock()
+	return res, nil
+}
