@@ -30,6 +30,8 @@ type Config struct {
 	Log      Log       `toml:"log"`
 	Agents   Agents    `toml:"agents"`
 	Policy   Policy    `toml:"policy"`
+	// Companion: this hostlink as a runtime that companions connect to.
+	Companion Companion `toml:"companion"`
 }
 
 // Workdir is a directory that clients may work in, named by an alias.
@@ -118,11 +120,12 @@ func Default() *Config {
 			MaxStreamBytes:        1 << 30,
 			RetentionHours:        7 * 24,
 		},
-		Link:     Link{MaxConcurrent: 16},
-		Computer: Computer{SettleMS: 150, MaxAccessibilityBytes: 32 << 10},
-		Log:      Log{Level: "info", MaxFileBytes: 10 << 20},
-		Agents:   defaultAgents(),
-		Policy:   defaultPolicy(),
+		Link:      Link{MaxConcurrent: 16},
+		Computer:  Computer{SettleMS: 150, MaxAccessibilityBytes: 32 << 10},
+		Log:       Log{Level: "info", MaxFileBytes: 10 << 20},
+		Agents:    defaultAgents(),
+		Policy:    defaultPolicy(),
+		Companion: defaultCompanion(),
 	}
 }
 

@@ -72,6 +72,7 @@ func (c *Config) fillDefaults() {
 	setIfZero(&c.Log.MaxFileBytes, d.Log.MaxFileBytes)
 	c.fillAgentDefaults()
 	c.fillPolicyDefaults()
+	c.fillCompanionDefaults()
 }
 
 func setIfZero[T comparable](p *T, def T) {
