@@ -2,6 +2,7 @@ package desktop
 
 import (
 	"context"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -123,13 +124,18 @@ func (s *Service) apps(ctx context.Context, c *ops.Call, a AppsArgs) (*AppsResul
 	return res, nil
 }
 
-// installed lists the installed applications this OS describes in desktop
-// entries (Linux and the BSDs); none elsewhere.
-func (s *Service) installed() []desktopEntry {
-	if runtime.GOOS == "windows" || runtime.GOOS == "darwin" {
-		return nil
+// installed lists the applications computer_launch_app may start: XDG
+// desktop entries (Linux and the BSDs), App Paths registrations (Windows);
+// none on macOS yet. See installed_*.go.
+func (s *Service) installed() []desktopEntry { return platformApps(maxInstalled) }
+
+// sameName compares application ids and program paths: without case on
+// Windows, exactly elsewhere.
+func sameName(a, b string) bool {
+	if runtime.GOOS == "windows" {
+		return strings.EqualFold(a, b)
 	}
-	return installedApps(os.Getenv, maxInstalled)
+	return a == b
 }
 
 // matchEntry finds the installed application of a window: by the window
@@ -142,7 +148,7 @@ func matchEntry(es []desktopEntry, class, exe string) (desktopEntry, bool) {
 	}
 	if exe != "" {
 		for _, e := range es {
-			if p, err := resolveExec(e); err == nil && p == exe {
+			if p, err := resolveExec(e); err == nil && sameName(p, exe) {
 				return e, true
 			}
 		}
@@ -172,17 +178,17 @@ func (s *Service) launchApp(ctx context.Context, c *ops.Call, a LaunchArgs) (*La
 			return nil, errcode.New(errcode.InvalidArgument, "each arg at most %d bytes, without NUL", maxLaunchArgLen)
 		}
 	}
-	if runtime.GOOS == "windows" || runtime.GOOS == "darwin" {
+	if runtime.GOOS == "darwin" {
 		return nil, errcode.New(FeatureNotSupported, "launching applications is not implemented on %s", runtime.GOOS)
 	}
 	e, argv, err := s.resolveLaunch(a)
 	if err != nil {
 		return nil, err
 	}
-	var env map[string]string
+	env := map[string]string{}
 	if err := s.Do(ctx, a.Desktop, func(b native.Backend) error {
 		if le, ok := b.(native.LaunchEnv); ok {
-			env = le.LaunchEnv()
+			maps.Copy(env, le.LaunchEnv())
 		}
 		return nil
 	}); err != nil {
@@ -222,7 +228,7 @@ func (s *Service) resolveLaunch(a LaunchArgs) (desktopEntry, []string, error) {
 	if a.AppID != "" {
 		id := strings.TrimSuffix(a.AppID, ".desktop")
 		for _, e := range installed {
-			if e.ID != id {
+			if !sameName(e.ID, id) {
 				continue
 			}
 			if e.Terminal {
@@ -247,7 +253,7 @@ func (s *Service) resolveLaunch(a LaunchArgs) (desktopEntry, []string, error) {
 		return desktopEntry{}, nil, errcode.New(AppNotFound, "%s does not exist", trunc(a.ExecutablePath))
 	}
 	for _, e := range installed {
-		if p, err := resolveExec(e); err == nil && p == want && !e.Terminal {
+		if p, err := resolveExec(e); err == nil && sameName(p, want) && !e.Terminal {
 			return e, append([]string{a.ExecutablePath}, a.Args...), nil
 		}
 	}

@@ -4,7 +4,13 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
 	"testing"
+	"time"
+
+	"golang.org/x/sys/windows/registry"
 
 	"github.com/hostlink/hostlink/internal/audit"
 	"github.com/hostlink/hostlink/internal/errcode"
@@ -44,8 +50,40 @@ func TestWin32MoreOperations(t *testing.T) {
 	if e != nil || out.(PermissionsResult).Permissions["screen_recording"] != NotApplicable {
 		t.Errorf("permissions: %+v %v", out, e)
 	}
-	if _, err := call("computer_launch_app", LaunchArgs{AppID: "notepad"}); err == nil || err.Code != FeatureNotSupported {
-		t.Errorf("launch on Windows: %v", err)
+
+	// An application registered under App Paths (here cmd.exe, under a
+	// test name) is listed and launched as its program with the args.
+	k, _, err := registry.CreateKey(registry.CURRENT_USER, appPathsKey+`\hostlink-test.exe`, registry.SET_VALUE)
+	if err != nil {
+		t.Fatal(err)
+	}
+	comspec := os.Getenv("ComSpec")
+	k.SetStringValue("", `"`+comspec+`"`)
+	k.Close()
+	defer registry.DeleteKey(registry.CURRENT_USER, appPathsKey+`\hostlink-test.exe`)
+	out, e = call("computer_apps", AppsArgs{Installed: true})
+	found := false
+	for _, a := range out.(AppsResult).Installed {
+		found = found || (a.AppID == "hostlink-test.exe" && strings.EqualFold(a.Executable, comspec))
+	}
+	if e != nil || !found {
+		t.Fatalf("installed apps lack the registration: %+v %v", out, e)
+	}
+	made := filepath.Join(t.TempDir(), "made")
+	out, e = call("computer_launch_app", LaunchArgs{AppID: "HOSTLINK-TEST.EXE", Args: []string{"/c", "mkdir", made}})
+	if e != nil || out.(LaunchResult).PID <= 0 {
+		t.Fatalf("launch: %+v %v", out, e)
+	}
+	deadline := time.Now().Add(20 * time.Second)
+	for _, err := os.Stat(made); err != nil; _, err = os.Stat(made) {
+		if time.Now().After(deadline) {
+			t.Fatal("the launched program did not run")
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	self, _ := os.Executable()
+	if _, e := call("computer_launch_app", LaunchArgs{ExecutablePath: self}); e == nil || e.Code != AppNotFound {
+		t.Errorf("launching a program of no registration: %v", e)
 	}
 	if _, err := call("computer_windows", WindowsArgs{}); err != nil {
 		t.Errorf("windows: %v", err)

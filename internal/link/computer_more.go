@@ -382,7 +382,7 @@ func (d *dataChannel) windowRegion(ctx context.Context, e *Envelope, id string) 
 // protocol's feature flags for what this connection's registry serves.
 // Window, application and clipboard features follow the operations the
 // daemon registered (the clipboard only with the local opt-in, and not on
-// macOS yet); launching is implemented on Linux only.
+// macOS yet); launching is not implemented on macOS yet.
 func (d *dataChannel) features() (fine, coarse []string) {
 	has := func(op string) bool { _, ok := d.rt.Registry.Lookup(op); return ok }
 	if !d.rt.Computer || !has("computer_observe") {
@@ -397,7 +397,7 @@ func (d *dataChannel) features() (fine, coarse []string) {
 	}
 	if has("computer_apps") {
 		fine = append(fine, "app.list")
-		if runtime.GOOS == "linux" {
+		if runtime.GOOS != "darwin" {
 			fine = append(fine, "app.launch")
 		}
 		coarse = append(coarse, "apps")
