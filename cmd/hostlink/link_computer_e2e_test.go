@@ -30,7 +30,7 @@ func TestLinkComputerUse(t *testing.T) {
 	_, env := linkEnv(t, p)
 	env = append(env, x.Env()...)
 	cfg := filepath.Join(t.TempDir(), "config.toml")
-	os.WriteFile(cfg, []byte("[computer]\nenabled = true\nclipboard = true\n"), 0o600)
+	os.WriteFile(cfg, []byte("[computer]\nenabled = true\nclipboard = true\n"+allowPolicy), 0o600)
 	// An installed application for APP_LAUNCH: a desktop entry in the
 	// XDG data home hostlink reads.
 	dataHome := t.TempDir()
