@@ -45,7 +45,7 @@ func hostlinkEnv(t *testing.T) (home string, env []string) {
 
 // allowPolicy is a [policy] that allows every class of action, appended to
 // the configs of tests that are not about the policy.
-const allowPolicy = "\n[policy]\nfiles_write = \"allow\"\ncommands = \"allow\"\ncomputer = \"allow\"\nagents = \"allow\"\n"
+const allowPolicy = "\n[policy]\nfiles_write = \"allow\"\ncommands = \"allow\"\ncomputer = \"allow\"\nagents = \"allow\"\nplatform_folders = \"allow\"\n"
 
 func run(t *testing.T, env []string, bin string, args ...string) (string, error) {
 	t.Helper()

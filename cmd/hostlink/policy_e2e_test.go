@@ -99,6 +99,9 @@ func (e *policyEnv) setPolicy(policy string, reload bool) {
 	e.policy = policy
 	cfg := e.extra + "\n[agents]\nenabled = true\nruntimes = [\"fake\"]\n\n[[workdirs]]\nalias = \"a\"\npath = '" + e.proj +
 		"'\nagent_mode = \"workspace-write\"\n\n[[workdirs]]\nalias = \"hl\"\npath = '" + e.hl + "'\n\n[policy]\nwait_seconds = 1\n" + policy
+	if !strings.Contains(policy, "platform_folders") {
+		cfg += "platform_folders = \"allow\"\n"
+	}
 	if err := os.WriteFile(e.cfg, []byte(cfg), 0o600); err != nil {
 		e.t.Fatal(err)
 	}
@@ -431,5 +434,61 @@ func TestRemoteCannotReachPolicy(t *testing.T) {
 	want(t, "browse", typ, roots, "DIRECTORY_LIST_RESPONSE")
 	if slices.ContainsFunc(roots["entries"].([]any), func(x any) bool { return strings.Contains(fmt.Sprint(x), "http.token") }) {
 		t.Fatal("browse lists hostlink's state")
+	}
+}
+
+// TestPolicyPlatformFolder: a folder a platform session selects is put to
+// the user before the session starts (platform_folders = "ask"); once
+// approved the session activates, a denied one does not, and under deny
+// none does.
+func TestPolicyPlatformFolder(t *testing.T) {
+	e := newPolicyEnv(t)
+	home := filepath.Dir(e.proj)
+	for _, d := range []string{"f1", "f2", "f3"} {
+		os.MkdirAll(filepath.Join(home, d), 0o755)
+	}
+	e.setPolicy("platform_folders = \"ask\"\n", true)
+	activateCode := func(session string) (string, map[string]any) {
+		t.Helper()
+		typ, got := call(t, e.ctrl, "ACTIVATE_SESSION", map[string]any{"session_id": session, "revision": 1})
+		if typ == "SESSION_ACTIVATED" {
+			return "", got
+		}
+		want(t, "activate "+session, typ, got, "ERROR")
+		return got["code"].(string), got
+	}
+	attach(t, e.ctrl, "s1", "f1")
+	code, got := activateCode("s1")
+	if code != "APPROVAL_PENDING" {
+		t.Fatalf("first activation: %s %v", code, got)
+	}
+	id := got["details"].(map[string]any)["approval_id"].(string)
+	shown, err := run(t, e.env, e.bin, "approvals", "show", id)
+	if err != nil || !strings.Contains(shown, filepath.Join(home, "f1")) {
+		t.Fatalf("approvals show: %v\n%s", err, shown)
+	}
+	e.decide(id, "approve")
+	since := time.Now()
+	if code, got := activateCode("s1"); code != "" {
+		t.Fatalf("after approval: %s %v", code, got)
+	}
+	data := waitPeer(t, e.p, "s1", since)
+	typ, got := call(t, data, "FILE_LIST", map[string]any{"path": filepath.Join(home, "f1")})
+	want(t, "list in the approved folder", typ, got, "FILE_LIST_RESPONSE")
+
+	attach(t, e.ctrl, "s2", "f2")
+	code, got = activateCode("s2")
+	if code != "APPROVAL_PENDING" {
+		t.Fatalf("second folder: %s %v", code, got)
+	}
+	e.decide(got["details"].(map[string]any)["approval_id"].(string), "deny")
+	if code, got := activateCode("s2"); code != "APPROVAL_DENIED" {
+		t.Fatalf("after denial: %s %v", code, got)
+	}
+
+	e.setPolicy("platform_folders = \"deny\"\n", true)
+	attach(t, e.ctrl, "s3", "f3")
+	if code, got := activateCode("s3"); code != "POLICY_DENIED" {
+		t.Fatalf("under deny: %s %v", code, got)
 	}
 }

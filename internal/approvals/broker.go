@@ -136,6 +136,18 @@ func (b *Broker) SetTimes(timeout, wait time.Duration) {
 // returned in every case.
 func (b *Broker) Require(ctx context.Context, act Action) (string, error) {
 	b.mu.Lock()
+	return b.require(ctx, act, b.opts.Wait)
+}
+
+// Check is Require without the wait: an undecided action answers
+// APPROVAL_PENDING at once. It is for callers that hold locks.
+func (b *Broker) Check(act Action) (string, error) {
+	b.mu.Lock()
+	return b.require(context.Background(), act, 0)
+}
+
+// require is Require, entered with b.mu held.
+func (b *Broker) require(ctx context.Context, act Action, wait time.Duration) (string, error) {
 	now := time.Now()
 	e := b.live[act.SHA256]
 	if e != nil {
@@ -144,7 +156,7 @@ func (b *Broker) Require(ctx context.Context, act Action) (string, error) {
 	if e == nil {
 		e = b.createLocked(act, now)
 	}
-	waited := false
+	waited := wait <= 0
 	for {
 		switch e.a.State {
 		case Approved:
@@ -172,10 +184,10 @@ func (b *Broker) Require(ctx context.Context, act Action) (string, error) {
 			b.mu.Unlock()
 			return e.a.ID, pendingError(e.a)
 		}
-		wait := min(b.opts.Wait, time.Until(e.a.Deadline))
+		left := min(wait, time.Until(e.a.Deadline))
 		done := e.done
 		b.mu.Unlock()
-		t := time.NewTimer(max(wait, 0))
+		t := time.NewTimer(max(left, 0))
 		select {
 		case <-done:
 		case <-t.C:

@@ -17,6 +17,9 @@ type Policy struct {
 	ApprovalTimeoutSeconds int    `toml:"approval_timeout_seconds"` // a pending approval expires after it
 	WaitSeconds            int    `toml:"wait_seconds"`             // a call is held this long for a decision
 	Notifications          string `toml:"notifications"`            // "desktop" or "off"
+	// PlatformFolders is what happens when a platform session selects a
+	// folder to work in: "ask" (approve each folder once), "allow", "deny".
+	PlatformFolders string `toml:"platform_folders"`
 	// Workdirs override the rules per workdir alias; a class left out
 	// inherits the rule above, and allow rules add to those above.
 	Workdirs map[string]PolicyRules `toml:"workdirs"`
@@ -59,6 +62,7 @@ func defaultPolicy() Policy {
 		ApprovalTimeoutSeconds: 300,
 		WaitSeconds:            20,
 		Notifications:          "desktop",
+		PlatformFolders:        "ask",
 	}
 }
 
@@ -74,6 +78,7 @@ func (c *Config) fillPolicyDefaults() {
 	setIfZero(&p.ApprovalTimeoutSeconds, d.ApprovalTimeoutSeconds)
 	setIfZero(&p.WaitSeconds, d.WaitSeconds)
 	setIfZero(&p.Notifications, d.Notifications)
+	setIfZero(&p.PlatformFolders, d.PlatformFolders)
 }
 
 func (c *Config) policyProblems() []problem {
@@ -112,6 +117,9 @@ func (c *Config) policyProblems() []problem {
 			probs = append(probs, keyProblem(key, "no workdir has alias %q", alias))
 		}
 		check(key+".", r)
+	}
+	if m := c.Policy.PlatformFolders; !slices.Contains(PolicyModes, m) {
+		probs = append(probs, keyProblem("policy.platform_folders", "%q is not one of %q", m, PolicyModes))
 	}
 	if n := c.Policy.Notifications; n != "desktop" && n != "off" {
 		probs = append(probs, keyProblem("policy.notifications", "%q is not one of \"desktop\", \"off\"", n))

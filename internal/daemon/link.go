@@ -121,6 +121,9 @@ func (d *Daemon) sessionRuntime(root string) (*link.Runtime, error) {
 	if err := d.checkWorkdir(root); err != nil {
 		return nil, errcode.New(errcode.DirectoryUnavailable, "the folder is inside hostlink's own configuration or state")
 	}
+	if err := d.approveFolder(root); err != nil {
+		return nil, err
+	}
 	jr, err := jail.Open(root, jail.Options{Protected: d.protectedDirs()})
 	if err != nil {
 		return nil, err

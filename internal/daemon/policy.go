@@ -24,6 +24,9 @@ type policyState struct {
 	engine   *policy.Engine
 	cfgPath  string
 	explicit bool
+
+	foldersMu sync.Mutex
+	folders   map[string]bool // platform folders the user approved, for this process's life
 }
 
 // openPolicy sets up the approval broker and the policy from the loaded
@@ -49,9 +52,10 @@ func PolicyConfig(p config.Policy) policy.Config {
 		return out
 	}
 	c := policy.Config{
-		Default: rules(p.PolicyRules),
-		Timeout: time.Duration(p.ApprovalTimeoutSeconds) * time.Second,
-		Wait:    time.Duration(p.WaitSeconds) * time.Second,
+		Default:         rules(p.PolicyRules),
+		Timeout:         time.Duration(p.ApprovalTimeoutSeconds) * time.Second,
+		Wait:            time.Duration(p.WaitSeconds) * time.Second,
+		PlatformFolders: policy.Mode(p.PlatformFolders),
 	}
 	if len(p.Workdirs) > 0 {
 		c.Workdirs = map[string]policy.Rules{}
@@ -176,4 +180,43 @@ func evalOr(p string) string {
 		return c
 	}
 	return filepath.Clean(p)
+}
+
+// approveFolder decides whether a platform session may work in root, the
+// folder it selected, before its session starts: [policy]
+// platform_folders. Under ask the user approves each folder once (for
+// this daemon's life); the platform is answered APPROVAL_PENDING at once
+// (the link's session manager must not wait) and activates again once
+// approved. A configured workdir is the user's own choice already.
+func (d *Daemon) approveFolder(root string) error {
+	mode := d.Policy().PlatformFolders
+	if mode == policy.Allow {
+		return nil
+	}
+	if mode == policy.Deny {
+		return errcode.New(policy.CodeDenied, "the local policy denies platform sessions a folder (platform_folders = deny)")
+	}
+	for _, wd := range d.Files.Workdirs() {
+		if wd.Root.Dir() == root {
+			return nil
+		}
+	}
+	d.pol.foldersMu.Lock()
+	defer d.pol.foldersMu.Unlock()
+	if d.pol.folders[root] {
+		return nil
+	}
+	act := approvals.Action{Op: "platform_folder", Class: "platform_folders", Transport: "link",
+		Summary: "a platform session may work in " + root,
+		Fields: []approvals.Field{{Label: "Folder", Value: root},
+			{Label: "Means", Value: "the platform may use this folder as its session's root, under the policy's rules for files and commands"}},
+		SHA256: approvals.Digest(map[string]any{"op": "platform_folder", "root": root})}
+	if _, err := d.Approvals().Check(act); err != nil {
+		return err
+	}
+	if d.pol.folders == nil {
+		d.pol.folders = map[string]bool{}
+	}
+	d.pol.folders[root] = true
+	return nil
 }

@@ -1,9 +1,86 @@
 package daemon
 
 import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/hostlink/hostlink/internal/audit"
+	"github.com/hostlink/hostlink/internal/errcode"
+	"github.com/hostlink/hostlink/internal/ops"
 	"github.com/hostlink/hostlink/internal/policy"
 )
 
 // allowAll puts a policy allowing everything in force, for tests of the
 // operations rather than of the policy.
 func allowAll(d *Daemon) { d.pol.engine.Set(policy.AllowAll()) }
+
+// TestWorkdirInsideOwnDirsRefused: a workdir inside hostlink's state or
+// configuration stops start-up.
+func TestWorkdirInsideOwnDirsRefused(t *testing.T) {
+	home := t.TempDir()
+	t.Setenv("HOSTLINK_HOME", home)
+	for _, sub := range []string{"state", "config"} {
+		dir := filepath.Join(home, sub, "inner")
+		os.MkdirAll(dir, 0o700)
+		cfg := filepath.Join(home, "c.toml")
+		os.WriteFile(cfg, []byte("[[workdirs]]\nalias = \"x\"\npath = '"+dir+"'\n"), 0o600)
+		if d, err := Open(Options{ConfigPath: cfg}); err == nil {
+			d.Close()
+			t.Fatalf("a workdir inside %s opened", sub)
+		} else if !strings.Contains(err.Error(), "hostlink's own directory") {
+			t.Fatalf("%s: %v", sub, err)
+		}
+	}
+}
+
+// TestReload: a valid file's policy takes effect and is audited; an
+// invalid one changes nothing and is audited as refused.
+func TestReload(t *testing.T) {
+	home := t.TempDir()
+	t.Setenv("HOSTLINK_HOME", home)
+	cfg := filepath.Join(home, "c.toml")
+	os.WriteFile(cfg, []byte("[policy]\nfiles_write = \"deny\"\n"), 0o600)
+	d, err := Open(Options{ConfigPath: cfg})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer d.Close()
+	write := func() errcode.Code {
+		_, err := d.Registry.Call(context.Background(), ops.Caller{Transport: "test"}, "write_file", []byte(`{"path":"a","content":"x"}`), nil)
+		return errcode.CodeOf(err)
+	}
+	if c := write(); c != policy.CodeDenied {
+		t.Fatalf("under deny: %q", c)
+	}
+	os.WriteFile(cfg, []byte("[policy]\nfiles_write = \"allow\"\n"), 0o600)
+	if _, err := d.Reload("test"); err != nil {
+		t.Fatal(err)
+	}
+	if c := write(); c != "" {
+		t.Fatalf("after reload: %q", c)
+	}
+	os.WriteFile(cfg, []byte("[policy]\nfiles_write = \"sometimes\"\n"), 0o600)
+	if _, err := d.Reload("test"); err == nil {
+		t.Fatal("an invalid policy was loaded")
+	}
+	if c := write(); c != "" {
+		t.Fatalf("after a refused reload: %q", c)
+	}
+	lines, _ := audit.Tail(d.Dirs.Audit, 20)
+	var ok, refused int
+	for _, l := range lines {
+		if l.Op == "policy_reload" {
+			if l.Code == "OK" {
+				ok++
+			} else {
+				refused++
+			}
+		}
+	}
+	if ok != 1 || refused != 1 {
+		t.Fatalf("reload records: %d ok, %d refused", ok, refused)
+	}
+}

@@ -61,6 +61,8 @@ type Config struct {
 	Workdirs map[string]Rules `json:"workdirs,omitempty"` // by alias
 	Timeout  time.Duration    `json:"timeout"`            // a pending approval's life
 	Wait     time.Duration    `json:"wait"`               // how long a call is held for a decision
+	// PlatformFolders is the mode for a platform session's selected folder.
+	PlatformFolders Mode `json:"platform_folders"`
 }
 
 // Defaults is the policy with nothing configured: reading files is
@@ -70,8 +72,9 @@ func Defaults() Config {
 		Default: Rules{Modes: map[string]Mode{
 			FilesRead: Allow, FilesWrite: Ask, Commands: Ask, Computer: Ask, ComputerObserve: Allow, Agents: Ask,
 		}},
-		Timeout: 5 * time.Minute,
-		Wait:    20 * time.Second,
+		Timeout:         5 * time.Minute,
+		Wait:            20 * time.Second,
+		PlatformFolders: Ask,
 	}
 }
 
@@ -82,6 +85,7 @@ func AllowAll() Config {
 	for _, k := range Classes {
 		c.Default.Modes[k] = Allow
 	}
+	c.PlatformFolders = Allow
 	return c
 }
 
