@@ -230,8 +230,15 @@ func (b *Broker) createLocked(act Action, now time.Time) *entry {
 	return e
 }
 
-// trimLocked forgets the oldest finished approvals beyond Keep.
+// trimLocked forgets the oldest finished approvals beyond Keep, and
+// denials and expiries nobody came back for within a timeout.
 func (b *Broker) trimLocked() {
+	cutoff := time.Now().Add(-b.opts.Timeout)
+	for h, e := range b.live {
+		if (e.a.State == Denied || e.a.State == Expired) && e.a.Deadline.Before(cutoff) && e.a.Decided.Before(cutoff) {
+			delete(b.live, h)
+		}
+	}
 	for len(b.order) > b.opts.Keep {
 		drop := -1
 		for i, id := range b.order {
