@@ -279,6 +279,12 @@ func TestCodexRestart(t *testing.T) {
 		t.Fatal(err)
 	}
 	sess.Close()
+	// Closed, the thread is unloaded: the same app-server resumes it again.
+	sess, _, err = rt.Resume(ctx, agent.SessionSpec{Dir: e.Workdir, Access: agent.ReadOnly}, task["session_id"].(string), discard{})
+	if err != nil {
+		t.Fatalf("second resume in one app-server: %v", err)
+	}
+	sess.Close()
 	rt.(*codex.Runtime).Close()
 	if !st.Known || st.Status != agent.TurnCompleted || st.TurnID != task["turn_id"] || st.Result != "noted" {
 		t.Fatalf("reconciled %+v, task %v", st, task)

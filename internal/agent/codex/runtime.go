@@ -90,7 +90,8 @@ func (r *Runtime) env() map[string]string {
 
 var versionRE = regexp.MustCompile(`\d+\.\d+\.\d+[\w.+-]*`)
 
-// Probe runs `codex --version` and `codex login status`, both read-only.
+// Probe runs `codex --version` and `codex login status`, both read-only;
+// the version reported is the running app-server's when one runs.
 func (r *Runtime) Probe(ctx context.Context) agent.Readiness {
 	argv, err := r.argv()
 	if err != nil {
@@ -106,6 +107,14 @@ func (r *Runtime) Probe(ctx context.Context) agent.Readiness {
 		yes := st.ExitCode == 0 && strings.Contains(out, "Logged in")
 		rd.Authenticated = &yes
 	}
+	// An app-server started before an upgrade runs the old version.
+	r.mu.Lock()
+	if s := r.srv; s != nil && !s.dead() {
+		if v := versionRE.FindString(s.userAgent); v != "" && v != rd.Version {
+			rd.Version = v
+		}
+	}
+	r.mu.Unlock()
 	return readiness(rd)
 }
 
