@@ -191,6 +191,22 @@ func (g *gate) describe(op *ops.Op, class string, c *ops.Call, a map[string]any)
 				add("Timeout", fmt.Sprintf("%gs", t))
 			}
 			d.Summary = fmt.Sprintf("%s: %s (in %s)", op.Name, clip(d.commandLine, 200), dir)
+		case "companion_run_command":
+			// Runs on the companion's host: its directory is not a workdir.
+			d.commandLine = CommandLine(a)
+			add("Command", d.commandLine)
+			add("On", "the companion's host: "+orDefault(str(a, "companion"), "the connected companion"))
+			dir := orDefault(str(a, "cwd"), "the companion user's home")
+			add("Directory", dir)
+			env, _ := a["env"].(map[string]any)
+			var names []string
+			for k := range env {
+				names = append(names, k)
+			}
+			slices.Sort(names)
+			d.hasEnv = len(names) > 0
+			add("Environment names", strings.Join(names, ", "))
+			d.Summary = fmt.Sprintf("%s: %s (in %s on the companion's host)", op.Name, clip(d.commandLine, 200), dir)
 		default:
 			add("Capture", str(a, "capture_id"))
 			data := []byte(str(a, "data"))

@@ -234,3 +234,37 @@ func TestMatchGlob(t *testing.T) {
 		}
 	}
 }
+
+// TestClassify: every registered kind of operation lands in its class,
+// and only looking at or stopping approved work goes unasked.
+func TestClassify(t *testing.T) {
+	for _, tt := range []struct {
+		op    ops.Spec
+		class string
+		asks  bool
+	}{
+		{ops.Spec{Name: "read_file", Capability: "files", ReadOnly: true}, policy.FilesRead, true},
+		{ops.Spec{Name: "list_workdirs", Capability: "files", ReadOnly: true}, policy.FilesRead, false},
+		{ops.Spec{Name: "move", Capability: "files"}, policy.FilesWrite, true},
+		{ops.Spec{Name: "run_command", Capability: "shell"}, policy.Commands, true},
+		{ops.Spec{Name: "companion_run_command", Capability: "shell", Destructive: true}, policy.Commands, true},
+		{ops.Spec{Name: "kill_command", Capability: "shell"}, policy.Commands, false},
+		{ops.Spec{Name: "read_command_output", Capability: "shell", ReadOnly: true}, policy.Commands, false},
+		{ops.Spec{Name: "computer_act", Capability: "computer_use"}, policy.Computer, true},
+		{ops.Spec{Name: "computer_launch_app", Capability: "computer_use"}, policy.Computer, true},
+		{ops.Spec{Name: "computer_clipboard_write", Capability: "computer_use", Destructive: true}, policy.Computer, true},
+		{ops.Spec{Name: "computer_observe", Capability: "computer_use", ReadOnly: true}, policy.ComputerObserve, true},
+		{ops.Spec{Name: "computer_clipboard_read", Capability: "computer_use", ReadOnly: true}, policy.ComputerObserve, true},
+		{ops.Spec{Name: "computer_windows", Capability: "computer_use", ReadOnly: true}, policy.ComputerObserve, false},
+		{ops.Spec{Name: "submit_agent_task", Capability: "agents"}, policy.Agents, true},
+		{ops.Spec{Name: "respond_agent_approval", Capability: "agents"}, policy.Agents, true},
+		{ops.Spec{Name: "cancel_agent_task", Capability: "agents"}, policy.Agents, false},
+		{ops.Spec{Name: "something_new", Capability: "gadgets"}, "gadgets", true},
+		{ops.Spec{Name: "gadget_status", Capability: "gadgets", ReadOnly: true}, "gadgets", false},
+	} {
+		class, asks := policy.Classify(&ops.Op{Spec: tt.op})
+		if class != tt.class || asks != tt.asks {
+			t.Errorf("%s: (%s, %v), want (%s, %v)", tt.op.Name, class, asks, tt.class, tt.asks)
+		}
+	}
+}
