@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/hostlink/hostlink/internal/approvals"
@@ -27,6 +28,8 @@ type policyState struct {
 
 	foldersMu sync.Mutex
 	folders   map[string]bool // platform folders the user approved, for this process's life
+
+	quiet atomic.Bool // notifications = "off"
 }
 
 // openPolicy sets up the approval broker and the policy from the loaded
@@ -34,12 +37,13 @@ type policyState struct {
 func (d *Daemon) openPolicy(cfgPath string, explicit bool) {
 	notifier := &approvals.Notifier{}
 	b := approvals.New(approvals.Options{Audit: d.Audit, Notify: func(a approvals.Approval) {
-		if d.Config.Policy.Notifications == "desktop" {
+		if !d.pol.quiet.Load() {
 			notifier.Notify(a)
 		}
 	}})
 	notifier.Broker = b
-	d.pol = policyState{engine: policy.New(PolicyConfig(d.Config.Policy), b), cfgPath: cfgPath, explicit: explicit}
+	d.pol.engine, d.pol.cfgPath, d.pol.explicit = policy.New(PolicyConfig(d.Config.Policy), b), cfgPath, explicit
+	d.pol.quiet.Store(d.Config.Policy.Notifications == "off")
 }
 
 // PolicyConfig turns the [policy] section into the policy package's model.
@@ -108,7 +112,7 @@ func (d *Daemon) Reload(by string) (ReloadResult, error) {
 		return ReloadResult{}, errcode.New(errcode.InvalidArgument, "the configuration was not reloaded: %v", err)
 	}
 	d.pol.engine.Set(PolicyConfig(cfg.Policy))
-	d.Config.Policy.Notifications = cfg.Policy.Notifications
+	d.pol.quiet.Store(cfg.Policy.Notifications == "off")
 	summary := policySummary(cfg.Policy)
 	d.Audit.Append(audit.Record{Time: time.Now(), Transport: "internal", Peer: by, Op: "policy_reload", Code: "OK",
 		Details: summary})
