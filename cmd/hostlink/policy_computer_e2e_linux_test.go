@@ -42,37 +42,48 @@ func TestPolicyComputer(t *testing.T) {
 		return id
 	}
 	for _, tr := range []string{"mcp", "link"} {
-		call := transports[tr]
+		do := transports[tr]
 		t.Run(tr, func(t *testing.T) {
 			e.setPolicy("computer = \"deny\"\n", true)
-			if r := call("computer_act", move(observe(t, call), 300)); r.code != "POLICY_DENIED" {
+			if r := do("computer_act", move(observe(t, do), 300)); r.code != "POLICY_DENIED" {
 				t.Fatalf("under deny: %+v", r)
 			}
 			e.setPolicy("computer = \"allow\"\n", true)
-			ran(t, call("computer_act", move(observe(t, call), 301)))
+			ran(t, do("computer_act", move(observe(t, do), 301)))
 
 			e.setPolicy("computer = \"ask\"\n", true)
-			obs := observe(t, call)
-			id := pendingID(t, call("computer_act", move(obs, 302)))
+			obs := observe(t, do)
+			id := pendingID(t, do("computer_act", move(obs, 302)))
 			shown, err := run(t, e.env, e.bin, "approvals", "show", id)
 			if err != nil || !strings.Contains(shown, `window "policy-target"`) || !strings.Contains(shown, "(302, 200)") {
 				t.Fatalf("the approval does not name the target window and point: %v\n%s", err, shown)
 			}
 			e.decide(id, "approve")
 			// Other coordinates are another action.
-			if other := pendingID(t, call("computer_act", move(obs, 303))); other == id {
+			if other := pendingID(t, do("computer_act", move(obs, 303))); other == id {
 				t.Fatal("the approval covered other coordinates")
 			}
-			ran(t, call("computer_act", move(obs, 302)))
+			ran(t, do("computer_act", move(obs, 302)))
 
-			obs = observe(t, call)
-			id = pendingID(t, call("computer_act", move(obs, 304)))
+			obs = observe(t, do)
+			id = pendingID(t, do("computer_act", move(obs, 304)))
 			e.decide(id, "deny")
-			if r := call("computer_act", move(obs, 304)); r.code != "APPROVAL_DENIED" {
+			if r := do("computer_act", move(obs, 304)); r.code != "APPROVAL_DENIED" {
 				t.Fatalf("after denial: %+v", r)
 			}
+			if tr == "link" {
+				// The platform's own INPUT_ACTION observes afresh on every
+				// attempt: the approval holds for the same input on the
+				// same window, whatever the observation.
+				typ, got := call(t, e.data, "INPUT_ACTION", map[string]any{"action": "mouse_move", "coordinate": []int{306, 200}})
+				want(t, "INPUT_ACTION under ask", typ, got, "ERROR", "APPROVAL_PENDING")
+				e.decide(got["details"].(map[string]any)["approval_id"].(string), "approve")
+				if typ, got := call(t, e.data, "INPUT_ACTION", map[string]any{"action": "mouse_move", "coordinate": []int{306, 200}}); typ == "ERROR" {
+					t.Fatalf("INPUT_ACTION after approval: %v", got)
+				}
+			}
 			e.setPolicy("computer = \"ask\"\napproval_timeout_seconds = 1\n", true)
-			if r := call("computer_act", move(observe(t, call), 305)); r.code != "APPROVAL_EXPIRED" {
+			if r := do("computer_act", move(observe(t, do), 305)); r.code != "APPROVAL_EXPIRED" {
 				t.Fatalf("unanswered: %+v", r)
 			}
 		})

@@ -66,6 +66,9 @@ type described struct {
 	rels        []string // workdir-relative paths a file operation acts on
 	commandLine string   // a command's line, as shown
 	hasEnv      bool     // the command sets environment variables
+	// target replaces the observation in an input's binding: see
+	// gate.Allow.
+	target string
 }
 
 // describe resolves where an action acts and writes it out for the user:
@@ -228,6 +231,7 @@ func (g *gate) describe(op *ops.Op, class string, c *ops.Call, a map[string]any)
 			if g.h.ActTarget != nil {
 				target = g.h.ActTarget(c.Transport, str(a, "observation_id"), x, y, str(a, "window_ref"))
 			}
+			d.target = target
 			add("Action", action)
 			add("Target", target)
 			where := ""

@@ -3,6 +3,7 @@ package policy
 import (
 	"context"
 	"encoding/json"
+	"maps"
 	"path"
 	"slices"
 	"strings"
@@ -198,7 +199,17 @@ func (g *gate) Allow(ctx context.Context, c *ops.Call, op *ops.Op, in any) error
 	}
 	a := act.Action
 	a.Op, a.Class, a.Transport, a.Peer = op.Name, class, c.Transport, c.Peer
-	binding := map[string]any{"op": op.Name, "transport": c.Transport, "dirs": act.dirs, "args": args}
+	bound := args
+	if op.Name == "computer_act" {
+		// An input is bound to its target window and coordinates, not to
+		// the observation it names: a platform's INPUT_ACTION observes
+		// afresh for every attempt, and a retry after the approval must
+		// still match while the same window is under the same point.
+		bound = maps.Clone(args)
+		delete(bound, "observation_id")
+		bound["target"] = act.target
+	}
+	binding := map[string]any{"op": op.Name, "transport": c.Transport, "dirs": act.dirs, "args": bound}
 	if c.Transport == linkTransport {
 		// A platform session's approval is its own.
 		binding["peer"] = c.Peer
