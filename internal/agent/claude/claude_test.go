@@ -161,6 +161,23 @@ func TestClaude(t *testing.T) {
 			}
 		})
 	}
+	t.Run("read-only has no file tools", func(t *testing.T) {
+		e := e.With(t)
+		path := filepath.Join(e.Workdir, "written.txt")
+		os.Remove(path)
+		id := e.Submit("claude", "write: "+path, "read-only", nil)
+		if got := e.Completed(id); got != "write finished" {
+			t.Fatalf("result %q", got)
+		}
+		if _, err := os.Stat(path); err == nil {
+			t.Fatal("a read-only task wrote a file")
+		}
+		for _, ev := range e.Events(id) {
+			if ev["type"] == "approval.requested" {
+				t.Fatalf("a read-only task asked to write:\n%s", e.Dump(id))
+			}
+		}
+	})
 	t.Run("question", func(t *testing.T) {
 		e := e.With(t)
 		id := e.Submit("claude", "ask: something", "read-only", nil)

@@ -203,6 +203,22 @@ func TestCodex(t *testing.T) {
 			}
 		})
 	}
+	t.Run("read-only writes nothing and asks nothing", func(t *testing.T) {
+		e := e.With(t)
+		os.Remove(filepath.Join(e.Workdir, "patched.txt"))
+		id := e.Submit("codex", "patch: write it", "read-only", map[string]any{"cwd": "sub"})
+		if got := e.Completed(id); got != "patch finished" {
+			t.Fatalf("result %q", got)
+		}
+		if _, err := os.Stat(filepath.Join(e.Workdir, "patched.txt")); err == nil {
+			t.Fatal("a read-only task wrote a file")
+		}
+		for _, ev := range e.Events(id) {
+			if ev["type"] == "approval.requested" {
+				t.Fatalf("a read-only task asked for approval:\n%s", e.Dump(id))
+			}
+		}
+	})
 	t.Run("steer", func(t *testing.T) {
 		e := e.With(t)
 		id := e.Submit("codex", "steer: work", "read-only", nil)
