@@ -214,6 +214,23 @@ func TestClaude(t *testing.T) {
 			t.Fatalf("no interrupted turn:\n%s", e.Dump(id))
 		}
 	})
+	t.Run("cancel withdraws a pending approval", func(t *testing.T) {
+		e := e.With(t)
+		os.Remove(filepath.Join(e.Workdir, "ran.txt"))
+		id := e.Submit("claude", "cmd: run it", "workspace-write", nil)
+		e.Pending(id, "approval")
+		e.Must("cancel_agent_task", map[string]any{"task_id": id})
+		if task := e.End(id, time.Minute); task["status"] != "cancelled" {
+			t.Fatalf("task: %v", task)
+		}
+		withdrawn := false
+		for _, ev := range e.Events(id) {
+			withdrawn = withdrawn || ev["type"] == "request.withdrawn"
+		}
+		if _, err := os.Stat(filepath.Join(e.Workdir, "ran.txt")); !withdrawn || err == nil {
+			t.Fatalf("withdrawn %v, ran.txt %v:\n%s", withdrawn, err, e.Dump(id))
+		}
+	})
 	t.Run("restart", func(t *testing.T) {
 		e := e.With(t)
 		first := e.Submit("claude", "remember: PINEAPPLE", "read-only", nil)
