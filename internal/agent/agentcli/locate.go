@@ -3,7 +3,6 @@ package agentcli
 import (
 	"errors"
 	"fmt"
-	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -143,7 +142,7 @@ func fromPackage(p Program, dir, goos, goarch string) ([]string, error) {
 		}
 		return []string{node, script}, nil
 	}
-	return nil, fmt.Errorf("%w: %s", ErrNotInstalled, fs.ErrNotExist)
+	return nil, fmt.Errorf("%w: %s names no binary or script to run", ErrNotInstalled, p.Package)
 }
 
 // NodeArch is Node.js's name for a GOARCH (x64, arm64).

@@ -30,7 +30,6 @@ type Proc struct {
 	stdin io.WriteCloser
 	wmu   sync.Mutex
 	done  chan struct{} // closed after the last line and the exit callback
-	state procs.State
 }
 
 // Start starts spec. line is called for each line of standard output, in
@@ -65,7 +64,6 @@ func Start(spec Spec, line func([]byte), exit func(procs.State)) (*Proc, error) 
 		}
 		pr.Close() // unblocks procs' copy should we stop early
 		st, _ := p.Wait()
-		c.state = st
 		if exit != nil {
 			exit(st)
 		}
@@ -86,15 +84,6 @@ func (c *Proc) Send(v any) error {
 	}
 	return nil
 }
-
-// Pid is the process id.
-func (c *Proc) Pid() int { return c.p.Pid() }
-
-// Done is closed once the process has ended and its output is read.
-func (c *Proc) Done() <-chan struct{} { return c.done }
-
-// State is how the process ended; valid after Done.
-func (c *Proc) State() procs.State { return c.state }
 
 // Stop closes the process's input, which ends the CLIs hostlink drives,
 // waits up to grace, then ends its whole tree.

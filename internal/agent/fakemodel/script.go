@@ -48,14 +48,6 @@ func (r *Request) UserSaid(s string) bool {
 	return false
 }
 
-// Last is the newest entry.
-func (r *Request) Last() Entry {
-	if len(r.Conversation) == 0 {
-		return Entry{}
-	}
-	return r.Conversation[len(r.Conversation)-1]
-}
-
 // Results are the tool results in the conversation, oldest first.
 func (r *Request) Results() []Entry {
 	var out []Entry
@@ -65,16 +57,6 @@ func (r *Request) Results() []Entry {
 		}
 	}
 	return out
-}
-
-// HasTool reports whether the CLI offered tool name.
-func (r *Request) HasTool(name string) bool {
-	for _, t := range r.Tools {
-		if t == name {
-			return true
-		}
-	}
-	return false
 }
 
 // Reply is what the model answers to one request.

@@ -57,7 +57,6 @@ type Session struct {
 	requests  map[string]toolRequest // open can_use_tool requests by request_id
 	lastText  string                 // the running turn's newest assistant text
 	msgID     string                 // the message being streamed
-	exitError error
 }
 
 var _ agent.Session = (*Session)(nil)
@@ -240,9 +239,6 @@ func (s *Session) Close() error {
 	s.proc.Stop(3 * time.Second)
 	return nil
 }
-
-// Done is closed when the process has ended.
-func (s *Session) Done() <-chan struct{} { return s.proc.Done() }
 
 func (s *Session) exit(st procs.State) {
 	s.mu.Lock()
