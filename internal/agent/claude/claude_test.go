@@ -86,9 +86,7 @@ func factory(t *testing.T, clis, url, config string) agent.Factory {
 			"ANTHROPIC_BASE_URL": url, "ANTHROPIC_API_KEY": "test-key", "CLAUDE_CONFIG_DIR": config,
 			"CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1", "DISABLE_AUTOUPDATER": "1",
 		}}
-		if os.Getenv("HOSTLINK_TEST_VERBOSE") != "" {
-			rt.Stderr = os.Stderr
-		}
+		rt.Stderr = agenttest.Stderr(t, "claude")
 		return rt, nil
 	}
 }

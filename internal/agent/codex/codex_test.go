@@ -95,10 +95,7 @@ stream_max_retries = 0
 
 func factory(t *testing.T, clis, home string) agent.Factory {
 	return func() (agent.Runtime, error) {
-		rt := &codex.Runtime{Path: clis, Env: map[string]string{"CODEX_HOME": home}}
-		if os.Getenv("HOSTLINK_TEST_VERBOSE") != "" {
-			rt.Stderr = os.Stderr
-		}
+		rt := &codex.Runtime{Path: clis, Env: map[string]string{"CODEX_HOME": home}, Stderr: agenttest.Stderr(t, "codex")}
 		t.Cleanup(func() { rt.Close() })
 		return rt, nil
 	}

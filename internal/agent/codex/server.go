@@ -12,6 +12,7 @@ import (
 
 	"github.com/hostlink/hostlink/internal/agent"
 	"github.com/hostlink/hostlink/internal/agent/agentcli"
+	"github.com/hostlink/hostlink/internal/errcode"
 	"github.com/hostlink/hostlink/internal/procs"
 	"github.com/hostlink/hostlink/internal/version"
 )
@@ -63,7 +64,7 @@ func startServer(ctx context.Context, argv []string, dir string, env map[string]
 	}
 	if err != nil {
 		p.Stop(0)
-		return nil, fmt.Errorf("codex app-server did not initialize: %w", err)
+		return nil, errcode.New(agent.CodeRuntimeUnavailable, "codex app-server did not initialize: %v", err)
 	}
 	s.userAgent = init.UserAgent
 	return s, nil

@@ -3,11 +3,9 @@ package qoder_test
 import (
 	"encoding/json"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -67,21 +65,12 @@ func envTurnTimeout(t *testing.T, d, delay time.Duration, replies ...string) *ag
 	clis := agenttest.CLIs(t)
 	file := filepath.Join(t.TempDir(), "fake.jsonl")
 	home := t.TempDir()
-	// qodercli's log, shown when the test fails.
-	stderr := &tail{}
-	t.Cleanup(func() {
-		if t.Failed() {
-			t.Logf("qodercli stderr (end):\n%s", stderr)
-		}
-	})
+	stderr := agenttest.Stderr(t, "qodercli")
 	e := agenttest.New(t, map[string]agent.Factory{"qoder": func() (agent.Runtime, error) {
 		rt := &qoder.Runtime{Path: clis,
 			Args: []string{"--fake-responses", file, "--settings", `{"security":{"auth":{"useExternal":true}}}`},
 			Env:  map[string]string{"HOME": home, "QODER_FAKE_STREAM_DELAY_MS": fmt.Sprint(delay.Milliseconds())}}
 		rt.Stderr = stderr
-		if os.Getenv("HOSTLINK_TEST_VERBOSE") != "" {
-			rt.Stderr = io.MultiWriter(stderr, os.Stderr)
-		}
 		return rt, nil
 	}}, func(o *agent.Options) {
 		if d > 0 {
@@ -240,28 +229,6 @@ func waitDelta(e *agenttest.Env, id string) {
 		}
 		return false
 	})
-}
-
-// tail keeps the last 8 KiB written to it.
-type tail struct {
-	mu sync.Mutex
-	b  []byte
-}
-
-func (w *tail) Write(p []byte) (int, error) {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	w.b = append(w.b, p...)
-	if len(w.b) > 8<<10 {
-		w.b = w.b[len(w.b)-8<<10:]
-	}
-	return len(p), nil
-}
-
-func (w *tail) String() string {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	return string(w.b)
 }
 
 func decision(accept bool) string {

@@ -45,18 +45,18 @@ type Session struct {
 	proc *agentcli.Proc
 	sink agent.Sink
 
-	mu        sync.Mutex
-	id        string
-	next      int
-	calls     map[string]chan *inbound
-	turn      string // the running turn, "" between turns
-	turns     int
-	queued    int  // user messages of the running turn without a result yet
-	stopping  bool // an interrupt was asked for the running turn
-	closing   bool
-	requests  map[string]toolRequest // open can_use_tool requests by request_id
-	lastText  string                 // the running turn's newest assistant text
-	msgID     string                 // the message being streamed
+	mu       sync.Mutex
+	id       string
+	next     int
+	calls    map[string]chan *inbound
+	turn     string // the running turn, "" between turns
+	turns    int
+	queued   int  // user messages of the running turn without a result yet
+	stopping bool // an interrupt was asked for the running turn
+	closing  bool
+	requests map[string]toolRequest // open can_use_tool requests by request_id
+	lastText string                 // the running turn's newest assistant text
+	msgID    string                 // the message being streamed
 }
 
 var _ agent.Session = (*Session)(nil)
