@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"os"
 	"strings"
@@ -176,3 +177,11 @@ func Passthrough(names []string, extra map[string]string) map[string]string {
 // through a proxy or a private CA.
 var NetworkEnv = []string{"HTTP_PROXY", "HTTPS_PROXY", "NO_PROXY", "http_proxy", "https_proxy", "no_proxy",
 	"SSL_CERT_FILE", "SSL_CERT_DIR", "NODE_EXTRA_CA_CERTS"}
+
+// Describe says how a process ended: "status N" or the signal's name.
+func Describe(st procs.State) string {
+	if st.Signal != "" {
+		return st.Signal
+	}
+	return fmt.Sprintf("status %d", st.ExitCode)
+}

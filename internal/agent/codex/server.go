@@ -202,7 +202,7 @@ func (s *server) exit(st procs.State) {
 	s.threads = map[string]*session{}
 	s.mu.Unlock()
 	for _, t := range threads {
-		t.exited(fmt.Errorf("the codex app-server exited (status %d)", st.ExitCode))
+		t.exited(fmt.Errorf("the codex app-server exited (%s)", agentcli.Describe(st)))
 	}
 }
 

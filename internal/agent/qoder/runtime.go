@@ -8,6 +8,8 @@ import (
 	"io"
 	"os"
 	"strings"
+	"sync"
+	"time"
 
 	"github.com/hostlink/hostlink/internal/agent"
 	"github.com/hostlink/hostlink/internal/agent/agentcli"
@@ -43,6 +45,9 @@ type Runtime struct {
 	Env map[string]string
 	// Stderr receives qodercli's log (nil discards it).
 	Stderr io.Writer
+
+	mu    sync.Mutex
+	probe *probe // the newest status check
 }
 
 var _ agent.Runtime = (*Runtime)(nil)
@@ -63,12 +68,59 @@ func (r *Runtime) argv() ([]string, error) {
 // SDK auth payload file; hostlink runs it as a plain -p client.)
 func (r *Runtime) env() map[string]string { return agentcli.Passthrough(passEnv, r.Env) }
 
-// Probe runs `qodercli status -o json` (read-only: version and login).
+// Probe reports `qodercli status -o json` (read-only: version and login).
+// qodercli takes 9 s or more to start, longer on a busy machine, so the
+// check runs on its own and its result is kept for probeTTL: a caller
+// whose deadline comes first is told to ask again.
 func (r *Runtime) Probe(ctx context.Context) agent.Readiness {
 	argv, err := r.argv()
 	if err != nil {
 		return agent.Readiness{Reason: errcode.As(err).Message}
 	}
+	r.mu.Lock()
+	p := r.probe
+	if p == nil || p.expired() {
+		p = &probe{done: make(chan struct{})}
+		r.probe = p
+		go func() {
+			ctx, cancel := context.WithTimeout(context.Background(), statusTimeout)
+			defer cancel()
+			p.rd = r.status(ctx, argv)
+			p.at = time.Now()
+			close(p.done)
+		}()
+	}
+	r.mu.Unlock()
+	select {
+	case <-p.done:
+		return p.rd
+	case <-ctx.Done():
+		return agent.Readiness{Installed: true, Reason: "qodercli is still reporting its status (it starts slowly); ask again"}
+	}
+}
+
+const (
+	probeTTL      = 30 * time.Second
+	statusTimeout = 2 * time.Minute
+)
+
+// probe is one status check, running or done.
+type probe struct {
+	done chan struct{}
+	rd   agent.Readiness
+	at   time.Time
+}
+
+func (p *probe) expired() bool {
+	select {
+	case <-p.done:
+		return time.Since(p.at) > probeTTL
+	default:
+		return false
+	}
+}
+
+func (r *Runtime) status(ctx context.Context, argv []string) agent.Readiness {
 	out, st, err := agentcli.Output(ctx, agentcli.Spec{Argv: append(argv, "status", "-o", "json"), Env: r.env()})
 	var status struct {
 		LoggedIn *bool  `json:"logged_in"`

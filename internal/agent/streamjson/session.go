@@ -250,7 +250,7 @@ func (s *Session) exit(st procs.State) {
 	running := s.turn != ""
 	s.mu.Unlock()
 	if !closing && s.sink != nil {
-		err := fmt.Errorf("%s exited (status %d)", s.d.Name, st.ExitCode)
+		err := fmt.Errorf("%s exited (%s)", s.d.Name, agentcli.Describe(st))
 		if !running {
 			err = nil
 		}
