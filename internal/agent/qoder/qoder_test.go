@@ -64,12 +64,13 @@ func envTurnTimeout(t *testing.T, d, delay time.Duration, replies ...string) *ag
 	t.Helper()
 	clis := agenttest.CLIs(t)
 	file := filepath.Join(t.TempDir(), "fake.jsonl")
-	home := t.TempDir()
+	// A throwaway HOME (qodercli writes ~/.qoder) and TMPDIR per engine.
+	home, tmp := t.TempDir(), t.TempDir()
 	stderr := agenttest.Stderr(t, "qodercli")
 	e := agenttest.New(t, map[string]agent.Factory{"qoder": func() (agent.Runtime, error) {
 		rt := &qoder.Runtime{Path: clis,
 			Args: []string{"--fake-responses", file, "--settings", `{"security":{"auth":{"useExternal":true}}}`},
-			Env:  map[string]string{"HOME": home, "QODER_FAKE_STREAM_DELAY_MS": fmt.Sprint(delay.Milliseconds())}}
+			Env:  map[string]string{"HOME": home, "TMPDIR": tmp, "QODER_FAKE_STREAM_DELAY_MS": fmt.Sprint(delay.Milliseconds())}}
 		rt.Stderr = stderr
 		return rt, nil
 	}}, func(o *agent.Options) {
