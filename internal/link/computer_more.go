@@ -114,17 +114,23 @@ func (d *dataChannel) moreComputerRoutes(r map[string]route) {
 // service's current view of it (re-verified there: WINDOW_STALE if gone).
 func (d *dataChannel) window(ctx context.Context, e *Envelope, id string) (listedWindow, error) {
 	if !d.winIDs.has(d.c.State().Connects, id) {
-		return listedWindow{}, errcode.New(errcode.WindowStale, "window_id %s no longer maps to a live window", trunc(id, 64)).
-			With("window_id", trunc(id, 64)).With("hint", "re-list windows")
+		return listedWindow{}, staleWindow(id)
 	}
 	var res windowsResult
 	if _, err := d.callJSON(ctx, e, "computer_windows", map[string]any{"window_id": id}, &res); err != nil {
 		return listedWindow{}, err
 	}
 	if len(res.Windows) != 1 {
-		return listedWindow{}, errcode.New(errcode.WindowStale, "window_id %s no longer maps to a live window", trunc(id, 64))
+		return listedWindow{}, staleWindow(id)
 	}
 	return res.Windows[0], nil
+}
+
+// staleWindow is the protocol's answer to a window id this connection
+// did not list (or listed before a reconnect).
+func staleWindow(id string) error {
+	return errcode.New(errcode.WindowStale, "window_id %s no longer maps to a live window", trunc(id, 64)).
+		With("window_id", trunc(id, 64)).With("hint", "re-list windows")
 }
 
 type (
@@ -180,8 +186,7 @@ func (d *dataChannel) windowFocus(ctx context.Context, e *Envelope) (string, any
 		return "", nil, errcode.New(errcode.InvalidArgument, "WINDOW_FOCUS needs a window_id")
 	}
 	if !d.winIDs.has(d.c.State().Connects, p.WindowID) {
-		_, err := d.window(ctx, e, p.WindowID)
-		return "", nil, err
+		return "", nil, staleWindow(p.WindowID)
 	}
 	var res struct {
 		Receipt struct {
