@@ -37,6 +37,7 @@ type cli struct {
 	Install     installCmd     `cmd:"" help:"Write the autostart unit (launchd, systemd user unit, Task Scheduler) and print the command that registers it."`
 	Uninstall   uninstallCmd   `cmd:"" help:"Remove the autostart unit and print the command that unregisters it."`
 	Doctor      doctorCmd      `cmd:"" help:"Check the installation: each line OK, WARN or FAIL with a fix; exits 1 on a failure."`
+	Companion   companionCmd   `cmd:"" help:"Reach this host's desktop and commands from a hostlink in Docker or WSL (the companion), and manage its pairing."`
 	Version     versionCmd     `cmd:"" help:"Print the version."`
 }
 

@@ -50,6 +50,7 @@ type Daemon struct {
 	stopCleanup context.CancelFunc
 	link        linkHolder  // the platform link, once StartLink runs
 	pol         policyState // the approval policy and its broker (policy.go)
+	companion   companionState
 }
 
 // Open loads configuration, opens the workdirs and the audit log, and
@@ -102,6 +103,9 @@ func Open(o Options) (*Daemon, error) {
 		return nil, err
 	}
 	d.openComputer()
+	if err := d.openCompanion(); err != nil {
+		return nil, err
+	}
 	ok = true
 	return d, nil
 }
@@ -200,6 +204,7 @@ func (d *Daemon) Close() error {
 	defer d.closeLogging()
 	d.closeAgents()
 	d.closeCommands()
+	d.closeCompanion()
 	d.closeComputer()
 	for _, r := range d.roots {
 		r.Close()

@@ -1,0 +1,218 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/hostlink/hostlink/internal/capture"
+	"github.com/hostlink/hostlink/internal/companion"
+	"github.com/hostlink/hostlink/internal/config"
+	"github.com/hostlink/hostlink/internal/credstore"
+	"github.com/hostlink/hostlink/internal/desktop"
+	"github.com/hostlink/hostlink/internal/errcode"
+	"github.com/hostlink/hostlink/internal/paths"
+)
+
+// companionCmd is `hostlink companion`: on the host, the companion itself
+// and its pairing; on the runtime (in the container or WSL), pairing codes
+// and revocation.
+type companionCmd struct {
+	Connect  companionConnectCmd  `cmd:"" default:"withargs" help:"Run the companion on the host: connect to the runtime and serve it (the default)."`
+	Pair     companionPairCmd     `cmd:"" help:"On the host: exchange a pairing code from the runtime for a credential."`
+	PairCode companionPairCodeCmd `cmd:"" name:"pair-code" help:"On the runtime: print a single-use pairing code (valid 10 minutes)."`
+	Unpair   companionUnpairCmd   `cmd:"" help:"Revoke a pairing: on the host with --runtime, on the runtime with --id or --all."`
+	List     companionListCmd     `cmd:"" help:"On the runtime: list the paired companions."`
+}
+
+type companionConnectCmd struct {
+	Runtime   string `help:"The runtime's loopback address, e.g. 127.0.0.1:7718." required:""`
+	Commands  bool   `help:"Let the runtime run commands on this host (off unless given)."`
+	NoDesktop bool   `help:"Do not offer this host's desktop."`
+	Name      string `help:"Name shown on the runtime (default: this host's name)."`
+}
+
+// credentialName is the credential store entry of the pairing with a
+// runtime address.
+func credentialName(runtime string) string { return "companion:" + runtime }
+
+func loadCompanionCredential(ctx context.Context, st *credstore.Store, runtime string) (companion.Credential, error) {
+	var c companion.Credential
+	b, err := st.Get(ctx, credentialName(runtime))
+	if errors.Is(err, credstore.ErrNotFound) {
+		return c, fmt.Errorf("not paired with the runtime at %s: run hostlink companion pair-code there, then hostlink companion pair --runtime %s --code CODE here", runtime, runtime)
+	}
+	if err != nil {
+		return c, err
+	}
+	return c, json.Unmarshal(b, &c)
+}
+
+func (c *companionConnectCmd) Run(ctx context.Context, cl *cli) error {
+	if _, err := companion.RuntimeURL(c.Runtime); err != nil {
+		return err
+	}
+	st, err := credentialStore()
+	if err != nil {
+		return err
+	}
+	cred, err := loadCompanionCredential(ctx, st, c.Runtime)
+	if err != nil {
+		return err
+	}
+	o := companion.HostOptions{Runtime: c.Runtime, Credential: cred, Name: c.Name}
+	if o.Name == "" {
+		o.Name, _ = os.Hostname()
+	}
+	if !c.NoDesktop {
+		o.Open = desktop.Platform
+	}
+	if c.Commands {
+		dirs, err := paths.Resolve()
+		if err != nil {
+			return err
+		}
+		cfgPath, explicit := cl.Config, cl.Config != ""
+		if !explicit {
+			cfgPath = dirs.ConfigFile()
+		}
+		cfg, err := config.Load(cfgPath, explicit)
+		if err != nil {
+			return err
+		}
+		store, err := capture.Open(capture.Options{
+			Dir:            filepath.Join(dirs.State, "companion-captures"),
+			Retention:      time.Duration(cfg.Commands.RetentionHours) * time.Hour,
+			MaxStreamBytes: cfg.Commands.MaxStreamBytes,
+		})
+		if err != nil {
+			return fmt.Errorf("command output store: %w", err)
+		}
+		defer store.Close()
+		go store.RunCleanup(ctx, time.Hour)
+		o.Captures = store
+		o.MaxTimeout = time.Duration(cfg.Commands.MaxTimeoutSeconds) * time.Second
+	}
+	fmt.Fprintf(os.Stderr, "companion: connecting to the runtime at %s (desktop %v, commands %v)\n", c.Runtime, !c.NoDesktop, c.Commands)
+	return companion.Run(ctx, o)
+}
+
+type companionPairCmd struct {
+	Runtime string `help:"The runtime's loopback address, e.g. 127.0.0.1:7718." required:""`
+	Code    string `help:"The code hostlink companion pair-code printed on the runtime." required:""`
+	Name    string `help:"Name shown on the runtime (default: this host's name)."`
+}
+
+func (c *companionPairCmd) Run(ctx context.Context) error {
+	st, err := credentialStore()
+	if err != nil {
+		return err
+	}
+	name := c.Name
+	if name == "" {
+		name, _ = os.Hostname()
+	}
+	cred, err := companion.Pair(ctx, c.Runtime, c.Code, name)
+	if err != nil {
+		return err
+	}
+	b, _ := json.Marshal(cred)
+	if err := st.Set(ctx, credentialName(c.Runtime), b); err != nil {
+		return err
+	}
+	fmt.Printf("Paired with the runtime at %s as %s; the credential is in the %s.\nRun: hostlink companion --runtime %s\n",
+		c.Runtime, cred.ID, st.Describe(), c.Runtime)
+	return nil
+}
+
+// runtimePairings opens the runtime's pairing state.
+func runtimePairings() (*companion.Pairings, error) {
+	dirs, err := paths.Resolve()
+	if err != nil {
+		return nil, err
+	}
+	return companion.OpenPairings(dirs.State)
+}
+
+type companionPairCodeCmd struct{}
+
+func (companionPairCodeCmd) Run() error {
+	p, err := runtimePairings()
+	if err != nil {
+		return err
+	}
+	defer p.Close()
+	code, err := p.NewCode()
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(os.Stderr, "On the host, within %v, run: hostlink companion pair --runtime 127.0.0.1:PORT --code %s\n", companion.CodeTTL, code)
+	fmt.Println(code)
+	return nil
+}
+
+type companionUnpairCmd struct {
+	Runtime string `help:"On the host: the runtime to unpair from (revokes there and deletes the local credential)." xor:"which"`
+	ID      string `help:"On the runtime: the companion id to revoke (see hostlink companion list)." xor:"which"`
+	All     bool   `help:"On the runtime: revoke every companion." xor:"which"`
+}
+
+func (c *companionUnpairCmd) Run(ctx context.Context) error {
+	if c.Runtime == "" {
+		if c.ID == "" && !c.All {
+			return errors.New("give --runtime (on the host), or --id or --all (on the runtime)")
+		}
+		p, err := runtimePairings()
+		if err != nil {
+			return err
+		}
+		defer p.Close()
+		n, err := p.Revoke(c.ID)
+		if err != nil {
+			return err
+		}
+		fmt.Printf("Revoked %d companion pairing(s); a connected companion is disconnected within seconds.\n", n)
+		return nil
+	}
+	st, err := credentialStore()
+	if err != nil {
+		return err
+	}
+	cred, err := loadCompanionCredential(ctx, st, c.Runtime)
+	if err != nil {
+		return err
+	}
+	rerr := companion.Unpair(ctx, c.Runtime, cred)
+	if err := st.Delete(ctx, credentialName(c.Runtime)); err != nil {
+		return err
+	}
+	if errcode.CodeOf(rerr) == companion.CodeNotPaired {
+		fmt.Printf("The runtime at %s had already revoked this pairing; deleted the local credential.\n", c.Runtime)
+		return nil
+	}
+	if rerr != nil {
+		fmt.Printf("Deleted the local credential; the runtime did not confirm the revocation (%v): run hostlink companion unpair --id %s there.\n", rerr, cred.ID)
+		return nil
+	}
+	fmt.Printf("Unpaired from the runtime at %s and deleted the local credential.\n", c.Runtime)
+	return nil
+}
+
+type companionListCmd struct{}
+
+func (companionListCmd) Run() error {
+	p, err := runtimePairings()
+	if err != nil {
+		return err
+	}
+	defer p.Close()
+	list, err := p.List()
+	if err != nil {
+		return err
+	}
+	return printJSON(list)
+}
