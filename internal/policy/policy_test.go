@@ -30,7 +30,7 @@ type fixture struct {
 	broker *approvals.Broker
 }
 
-func newFixture(t *testing.T, cfg policy.Config) *fixture {
+func newFixture(t testing.TB, cfg policy.Config) *fixture {
 	t.Helper()
 	base := t.TempDir()
 	log, err := audit.Open(audit.Options{Dir: filepath.Join(base, "audit"), Key: make([]byte, 32), MaxBytes: 1 << 20})
