@@ -23,7 +23,7 @@ import (
 
 // rig is a runtime and its registry, listening on loopback.
 type rig struct {
-	t     *testing.T
+	t     testing.TB
 	rt    *Runtime
 	pairs *Pairings
 	reg   *ops.Registry
@@ -31,7 +31,7 @@ type rig struct {
 	addr  string
 }
 
-func newRig(t *testing.T, withDesktop bool) *rig {
+func newRig(t testing.TB, withDesktop bool) *rig {
 	t.Helper()
 	pairs, err := OpenPairings(t.TempDir())
 	if err != nil {

@@ -7,7 +7,7 @@ import (
 
 var jsonMarshal = json.Marshal
 
-func remarshal(t *testing.T, in, out any) {
+func remarshal(t testing.TB, in, out any) {
 	t.Helper()
 	b, err := json.Marshal(in)
 	if err != nil {
