@@ -45,20 +45,26 @@ func TestCompanionTwoProcesses(t *testing.T) {
 	x := xvfbtest.Start(t, 640, 480)
 	bin := build(t)
 	addr := freeLoopbackPort(t)
+	companionScenario(t, x, bin, bin, fmt.Sprintf("listen = %q\n", addr), addr)
+}
 
+// companionScenario runs the runtime through rtBin (hostlink, or a
+// wrapper that puts it in a network namespace) with the [companion]
+// settings listen, and the companion through bin, dialing addr.
+func companionScenario(t *testing.T, x *xvfbtest.Display, rtBin, bin, listen, addr string) {
 	rtHome, rtEnv := hostlinkEnv(t)
-	cfg := fmt.Sprintf("[computer]\nenabled = true\n[companion]\nlisten = %q\n", addr) + allowPolicy
+	cfg := "[computer]\nenabled = true\n[companion]\n" + listen + allowPolicy
 	if err := os.WriteFile(filepath.Join(rtHome, "config", "config.toml"), []byte(cfg), 0o600); err != nil {
 		t.Fatal(err)
 	}
 	rtEnv = append(rtEnv, "DISPLAY=", "WAYLAND_DISPLAY=")
-	startServe(t, bin, rtEnv)
+	startServe(t, rtBin, rtEnv)
 
 	_, hostEnv := hostlinkEnv(t)
 	hostEnv = append(hostEnv, "DISPLAY="+x.Name, "WAYLAND_DISPLAY=", "DBUS_SESSION_BUS_ADDRESS=",
 		"HOSTLINK_CREDENTIAL_BACKEND=encrypted-file", "KEYCHAIN_PASSPHRASE=companion-test")
 
-	out, err := run(t, rtEnv, bin, "companion", "pair-code")
+	out, err := run(t, rtEnv, rtBin, "companion", "pair-code")
 	if err != nil {
 		t.Fatalf("pair-code: %v\n%s", err, out)
 	}
@@ -83,7 +89,7 @@ func TestCompanionTwoProcesses(t *testing.T) {
 	_, done, stderr := startCompanion()
 	deadline := time.Now().Add(20 * time.Second)
 	for {
-		st := companionCall(t, rtEnv, bin, "companion_status", map[string]any{})
+		st := companionCall(t, rtEnv, rtBin, "companion_status", map[string]any{})
 		if c, _ := st["connected"].([]any); len(c) == 1 {
 			break
 		}
@@ -93,21 +99,21 @@ func TestCompanionTwoProcesses(t *testing.T) {
 		time.Sleep(100 * time.Millisecond)
 	}
 
-	res := companionCall(t, rtEnv, bin, "companion_run_command", map[string]any{"argv": []string{"sh", "-c", "echo hello from the host; echo oops >&2; exit 3"}})
+	res := companionCall(t, rtEnv, rtBin, "companion_run_command", map[string]any{"argv": []string{"sh", "-c", "echo hello from the host; echo oops >&2; exit 3"}})
 	if res["transfer"] != "system_command_output_v1" || res["stdout"] != "hello from the host\n" || res["stderr"] != "oops\n" ||
 		res["receipt"].(map[string]any)["exit_code"] != float64(3) {
 		t.Fatalf("companion_run_command: %v", res)
 	}
 
-	ds := companionCall(t, rtEnv, bin, "computer_desktops", map[string]any{})["desktops"].([]any)
+	ds := companionCall(t, rtEnv, rtBin, "computer_desktops", map[string]any{})["desktops"].([]any)
 	if len(ds) != 1 || !strings.HasPrefix(ds[0].(map[string]any)["id"].(string), "companion:") {
 		t.Fatalf("desktops: %v", ds)
 	}
-	obs := companionCall(t, rtEnv, bin, "computer_observe", map[string]any{})
+	obs := companionCall(t, rtEnv, rtBin, "computer_observe", map[string]any{})
 	if img, _ := obs["image"].(map[string]any); img == nil || img["width"] != float64(640) {
 		t.Fatalf("observe: %v", obs)
 	}
-	act := companionCall(t, rtEnv, bin, "computer_act", map[string]any{"observation_id": obs["observation_id"], "action": "move", "x": 200, "y": 100})
+	act := companionCall(t, rtEnv, rtBin, "computer_act", map[string]any{"observation_id": obs["observation_id"], "action": "move", "x": 200, "y": 100})
 	if rc, _ := act["receipt"].(map[string]any); rc == nil || rc["status"] != "accepted" {
 		t.Fatalf("act: %v", act)
 	}
@@ -115,7 +121,7 @@ func TestCompanionTwoProcesses(t *testing.T) {
 		t.Fatalf("cursor after the act: %v", c)
 	}
 
-	if out, err := run(t, rtEnv, bin, "companion", "unpair", "--all"); err != nil {
+	if out, err := run(t, rtEnv, rtBin, "companion", "unpair", "--all"); err != nil {
 		t.Fatalf("unpair on the runtime: %v\n%s", err, out)
 	}
 	select {
@@ -133,7 +139,7 @@ func TestCompanionTwoProcesses(t *testing.T) {
 	if out, err := run(t, hostEnv, bin, "companion", "unpair", "--runtime", addr); err != nil || !strings.Contains(out, "deleted the local credential") {
 		t.Fatalf("unpair on the host: %v\n%s", err, out)
 	}
-	if out, err := run(t, rtEnv, bin, "audit", "verify"); err != nil {
+	if out, err := run(t, rtEnv, rtBin, "audit", "verify"); err != nil {
 		t.Fatalf("audit verify: %v\n%s", err, out)
 	}
 }

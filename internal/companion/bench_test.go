@@ -13,7 +13,7 @@ import (
 func BenchmarkTransfer8MiB(b *testing.B) {
 	r := newRig(b, false)
 	r.companion(HostOptions{Credential: r.pair()})
-	args := map[string]any{"command": "head -c 8388608 /dev/zero", "shell": "sh"}
+	args := map[string]any{"command": "yes hostlink | head -c 8388608", "shell": "sh"}
 	b.SetBytes(8 << 20)
 	for b.Loop() {
 		m, code := opstest.Call(context.Background(), r.reg, "companion_run_command", args)
