@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"runtime"
 	"testing"
+
+	"github.com/hostlink/hostlink/internal/private"
 )
 
 func TestLinkToken(t *testing.T) {
@@ -18,11 +20,17 @@ func TestLinkToken(t *testing.T) {
 		t.Errorf("from the environment: %q %v", tok, err)
 	}
 	p := filepath.Join(dir, "tok")
-	os.WriteFile(p, []byte("file-token\n"), 0o600)
+	// private.WriteFile, not os.WriteFile: on Windows only it makes the
+	// file private (the temp directory's DACL may let everyone read).
+	if err := private.WriteFile(p, []byte("file-token\n")); err != nil {
+		t.Fatal(err)
+	}
 	if tok, err := linkToken(p); err != nil || tok != "file-token" {
 		t.Errorf("from a file: %q %v", tok, err)
 	}
-	os.WriteFile(filepath.Join(dir, "empty"), []byte("\n"), 0o600)
+	if err := private.WriteFile(filepath.Join(dir, "empty"), []byte("\n")); err != nil {
+		t.Fatal(err)
+	}
 	if _, err := linkToken(filepath.Join(dir, "empty")); err == nil {
 		t.Error("an empty token file was accepted")
 	}
