@@ -191,7 +191,12 @@ func Run(ctx context.Context, o HostOptions) error {
 	stop := context.AfterFunc(ctx, func() { p.shut(ctx.Err(), websocket.StatusGoingAway, "companion stopping") })
 	defer stop()
 	go h.frames.expireLoop(p.closed)
-	err = h.serve(ctx)
+	// A command in flight lives as long as the connection that asked
+	// for it: a drop ends it, and its receipt stays in the capture.
+	cctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	go func() { <-p.closed; cancel() }()
+	err = h.serve(cctx)
 	if ctx.Err() != nil {
 		return nil
 	}
