@@ -379,3 +379,29 @@ func mustJSON(v any) []byte {
 	}
 	return b
 }
+
+// TestCallerGone: when the runtime's caller goes away, the companion ends
+// the command; asking again with the same key returns that receipt and
+// does not run it again.
+func TestCallerGone(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("POSIX shell")
+	}
+	r := newRig(t, false)
+	r.companion(HostOptions{Credential: r.pair()})
+	dir := t.TempDir()
+	args := map[string]any{"command": "echo run >> runs; sleep 30", "shell": "sh", "cwd": dir, "idempotency_key": "gone"}
+	ctx, cancel := context.WithTimeout(context.Background(), 500*time.Millisecond)
+	defer cancel()
+	if _, code := opstest.Call(ctx, r.reg, "companion_run_command", args); code != errcode.Cancelled {
+		t.Fatalf("cancelled call: %q", code)
+	}
+	start := time.Now()
+	res := r.run(args)
+	if res.Receipt.Status != "killed" || !res.Receipt.Reused || time.Since(start) > 20*time.Second {
+		t.Fatalf("receipt after the caller left: %+v", res.Receipt)
+	}
+	if n := runs(t, dir); n != 1 {
+		t.Fatalf("ran %d times", n)
+	}
+}

@@ -140,6 +140,9 @@ type host struct {
 
 	transfers *transfers
 	frames    *frames
+
+	runMu   sync.Mutex
+	running map[string]chan struct{} // capture id → closed when its receipt is recorded
 }
 
 // Run connects to the runtime and serves it until ctx ends or the
@@ -155,7 +158,7 @@ func Run(ctx context.Context, o HostOptions) error {
 	if o.FrameIdle <= 0 {
 		o.FrameIdle = 30 * time.Second
 	}
-	h := &host{o: o, desktops: make(map[string]native.Backend)}
+	h := &host{o: o, desktops: make(map[string]native.Backend), running: make(map[string]chan struct{})}
 	caps := o.caps
 	if caps == nil {
 		if o.Open != nil {
@@ -220,21 +223,41 @@ const closeReplaced websocket.StatusCode = 4002
 func (h *host) serve(ctx context.Context) error {
 	var wg sync.WaitGroup
 	defer wg.Wait()
+	var mu sync.Mutex
+	inflight := make(map[uint64]context.CancelFunc)
 	for {
 		req, _, err := h.p.recv(ctx)
 		if err != nil {
 			h.p.shut(err, websocket.StatusNormalClosure, "")
 			return err
 		}
+		if req.Kind == kindCancel {
+			mu.Lock()
+			if cancel := inflight[req.ID]; cancel != nil {
+				cancel()
+			}
+			mu.Unlock()
+			continue
+		}
 		if req.Kind != kindRequest {
 			h.p.shut(nil, websocket.StatusProtocolError, "unexpected frame")
 			return errors.New("companion: unexpected frame from the runtime")
 		}
+		rctx, cancel := context.WithCancel(ctx)
+		mu.Lock()
+		inflight[req.ID] = cancel
+		mu.Unlock()
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
+			defer func() {
+				mu.Lock()
+				delete(inflight, req.ID)
+				mu.Unlock()
+				cancel()
+			}()
 			res := header{Kind: kindResponse, ID: req.ID}
-			out, payload, err := h.handle(ctx, req.Method, req.Params)
+			out, payload, err := h.handle(rctx, req.Method, req.Params)
 			if err != nil {
 				errorHeader(&res, err)
 				payload = nil

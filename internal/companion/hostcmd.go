@@ -113,6 +113,18 @@ func (h *host) runCommand(ctx context.Context, a runParams) (any, []byte, error)
 	}
 	info := reused
 	if reused == nil {
+		// Registered before the start, so a retry with the same key
+		// always finds it and waits for this run's receipt.
+		done := make(chan struct{})
+		h.runMu.Lock()
+		h.running[cp.ID()] = done
+		h.runMu.Unlock()
+		defer func() {
+			h.runMu.Lock()
+			delete(h.running, cp.ID())
+			h.runMu.Unlock()
+			close(done)
+		}()
 		p, err := procs.Start(procs.Spec{Argv: a.Argv, Command: a.Command, Shell: a.Shell, Dir: dir, Env: a.Env}, cp.Stdout(), cp.Stderr())
 		if err != nil {
 			cp.Discard()
@@ -123,6 +135,8 @@ func (h *host) runCommand(ctx context.Context, a runParams) (any, []byte, error)
 		if err != nil {
 			return nil, nil, err
 		}
+	} else if info, err = h.awaitReused(ctx, info); err != nil {
+		return nil, nil, err
 	}
 	// The capture is this connection's to transfer; a repeated
 	// idempotency key (a retry after a failed transfer) adopts it.
@@ -140,6 +154,24 @@ func (h *host) runCommand(ctx context.Context, a runParams) (any, []byte, error)
 		res.Stdout, res.Stderr = &out, &errText
 	}
 	return res, nil, nil
+}
+
+// awaitReused waits for a reused capture whose command is still running
+// (a retry that arrived while the first run ends) and returns its final
+// receipt; the command is not started again.
+func (h *host) awaitReused(ctx context.Context, info *capture.Info) (*capture.Info, error) {
+	h.runMu.Lock()
+	done := h.running[info.ID]
+	h.runMu.Unlock()
+	if done == nil {
+		return info, nil
+	}
+	select {
+	case <-done:
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+	return h.o.Captures.Get(info.ID)
 }
 
 // offers reports whether this companion advertised capability c.

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/coder/websocket"
 
@@ -63,6 +64,7 @@ const (
 	kindPair     = "pair"   // companion → runtime: pairing code
 	kindUnpair   = "unpair" // companion → runtime: revoke this credential
 	kindWelcome  = "welcome"
+	kindCancel   = "cancel" // runtime → companion: the caller of request ID is gone
 )
 
 // header is a frame's JSON part.
@@ -222,6 +224,10 @@ func (p *peer) call(ctx context.Context, method string, params, out any) ([]byte
 	case <-p.closed:
 		return nil, lost(p.err)
 	case <-ctx.Done():
+		// Tell the companion, so a command whose caller is gone ends.
+		sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), time.Second)
+		p.send(sctx, header{Kind: kindCancel, ID: id}, nil)
+		cancel()
 		return nil, ctx.Err()
 	}
 }
