@@ -3,6 +3,7 @@ package codex
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -177,6 +178,14 @@ func (r *Runtime) server(ctx context.Context, dir string) (*server, error) {
 		return nil, err
 	}
 	s, err := startServer(ctx, append(argv, "app-server"), dir, r.env(), r.Stderr)
+	if errors.Is(err, errGone) && ctx.Err() == nil {
+		// Ended before it answered initialize (a busy machine): nothing
+		// has happened in it yet, so start it once more.
+		s, err = startServer(ctx, append(argv, "app-server"), dir, r.env(), r.Stderr)
+	}
+	if errors.Is(err, errGone) {
+		err = errcode.New(agent.CodeRuntimeUnavailable, "codex app-server did not initialize: %v", err)
+	}
 	if err != nil {
 		return nil, err
 	}

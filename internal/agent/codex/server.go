@@ -64,6 +64,10 @@ func startServer(ctx context.Context, argv []string, dir string, env map[string]
 	}
 	if err != nil {
 		p.Stop(0)
+		var rerr *rpcError
+		if errors.As(err, &rerr) && rerr.Code == -1 || errors.Is(err, errGone) {
+			return nil, errGone
+		}
 		return nil, errcode.New(agent.CodeRuntimeUnavailable, "codex app-server did not initialize: %v", err)
 	}
 	s.userAgent = init.UserAgent

@@ -58,6 +58,14 @@ func stub(args []string, in io.Reader, out io.Writer) int {
 		fmt.Fprintln(out, `{"loggedIn":true}`)
 		return 0
 	}
+	// The first session process ends before it answers initialize, as a
+	// CLI killed during its start-up does; the adapter starts it again.
+	if f := os.Getenv("HOSTLINK_STUB_DIE_ONCE"); f != "" {
+		if _, err := os.Stat(f); err != nil {
+			os.WriteFile(f, nil, 0o600)
+			return 3
+		}
+	}
 	// The grandchild that must not outlive the session.
 	if f := os.Getenv("HOSTLINK_STUB_PIDFILE"); f != "" {
 		c := exec.Command(os.Args[0])
@@ -198,11 +206,13 @@ func nodeOS() string {
 }
 
 // TestStubRuntimes runs a task through the Codex and Claude adapters
-// against the stub, found in its npm package layout.
+// against the stub, found in its npm package layout; each stub's first
+// process dies during start-up.
 func TestStubRuntimes(t *testing.T) {
 	pids := filepath.Join(t.TempDir(), "pid")
 	env := func(name string) map[string]string {
-		return map[string]string{stubEnv: "1", "HOSTLINK_STUB_PIDFILE": pids + "-" + name, "GORACE": "atexit_sleep_ms=0"}
+		return map[string]string{stubEnv: "1", "HOSTLINK_STUB_PIDFILE": pids + "-" + name, "GORACE": "atexit_sleep_ms=0",
+			"HOSTLINK_STUB_DIE_ONCE": pids + "-" + name + "-died"}
 	}
 	codexNM, claudeNM := stubLayout(t, "codex"), stubLayout(t, "claude")
 	var codexRT *codex.Runtime

@@ -54,6 +54,7 @@ type Session struct {
 	queued   int  // user messages of the running turn without a result yet
 	stopping bool // an interrupt was asked for the running turn
 	closing  bool
+	ready    bool                   // initialized: from now on the sink hears of an exit
 	requests map[string]toolRequest // open can_use_tool requests by request_id
 	lastText string                 // the running turn's newest assistant text
 	msgID    string                 // the message being streamed
@@ -63,7 +64,25 @@ var _ agent.Session = (*Session)(nil)
 
 // Start starts the CLI, sends initialize, and returns the session and
 // what initialize reported. Until a turn starts nothing reaches sink.
+//
+// A process that ends before it answers initialize is started once more:
+// nothing has happened in the session yet, and a CLI that starts slowly
+// (qodercli takes 9 s or more) can be ended by a busy machine.
 func Start(ctx context.Context, c Config, sink agent.Sink) (*Session, InitInfo, error) {
+	s, info, err := start(ctx, c, sink)
+	if errors.Is(err, errExited) && ctx.Err() == nil {
+		s, info, err = start(ctx, c, sink)
+	}
+	if err != nil {
+		return nil, InitInfo{}, errcode.New(agent.CodeRuntimeUnavailable, "%s did not initialize: %v", c.Dialect.Name, err)
+	}
+	return s, info, nil
+}
+
+// errExited fails the calls waiting when the process ends.
+var errExited = errors.New("the process exited")
+
+func start(ctx context.Context, c Config, sink agent.Sink) (*Session, InitInfo, error) {
 	s := &Session{d: c.Dialect, sink: sink, id: c.SessionID, calls: map[string]chan *inbound{}, requests: map[string]toolRequest{}}
 	p, err := agentcli.Start(c.Spec, s.line, s.exit)
 	if err != nil {
@@ -72,9 +91,15 @@ func Start(ctx context.Context, c Config, sink agent.Sink) (*Session, InitInfo, 
 	s.proc = p
 	var info InitInfo
 	if err := s.control(ctx, map[string]any{"subtype": "initialize", "hooks": map[string]any{}}, &info); err != nil {
+		s.mu.Lock()
+		s.closing = true
+		s.mu.Unlock()
 		p.Kill()
-		return nil, InitInfo{}, errcode.New(agent.CodeRuntimeUnavailable, "%s did not initialize: %v", c.Dialect.Name, err)
+		return nil, InitInfo{}, err
 	}
+	s.mu.Lock()
+	s.ready = true
+	s.mu.Unlock()
 	return s, info, nil
 }
 
@@ -92,7 +117,7 @@ func (s *Session) control(ctx context.Context, req map[string]any, out any) erro
 	select {
 	case m := <-ch:
 		if m == nil {
-			return errors.New("the process exited")
+			return errExited
 		}
 		if m.Response.Subtype != "success" {
 			return fmt.Errorf("%s", m.Response.Error)
@@ -246,10 +271,10 @@ func (s *Session) exit(st procs.State) {
 		ch <- nil
 		delete(s.calls, id)
 	}
-	closing := s.closing
+	closing, ready := s.closing, s.ready
 	running := s.turn != ""
 	s.mu.Unlock()
-	if !closing && s.sink != nil {
+	if !closing && ready && s.sink != nil {
 		err := fmt.Errorf("%s exited (%s)", s.d.Name, agentcli.Describe(st))
 		if !running {
 			err = nil
