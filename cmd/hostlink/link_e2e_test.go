@@ -190,7 +190,7 @@ func TestLinkHandshakeSessionsAndFiles(t *testing.T) {
 			t.Errorf("HELLO capabilities %v lack %s", h.Capabilities, c)
 		}
 	}
-	for _, c := range []string{"computer_use", "local_llm", "hardware_serial", "recording"} {
+	for _, c := range []string{"computer_use", "agents", "local_llm", "hardware_serial", "recording"} {
 		if slices.Contains(h.Capabilities, c) {
 			t.Errorf("HELLO advertises %s, which does not work here", c)
 		}

@@ -32,7 +32,7 @@ func TestAgentsEnabled(t *testing.T) {
 	work := filepath.Join(home, "w")
 	os.MkdirAll(work, 0o755)
 	cfg := filepath.Join(home, "config.toml")
-	os.WriteFile(cfg, []byte("[agents]\nenabled = true\nruntimes = [\"fake\"]\n[[workdirs]]\nalias = \"w\"\npath = '"+work+"'\nagent_mode = \"workspace-write\"\n[policy]\nfiles_write = \"allow\"\nagents = \"allow\"\n"), 0o600)
+	os.WriteFile(cfg, []byte("[agents]\nenabled = true\nruntimes = [\"fake\"]\n[[workdirs]]\nalias = \"w\"\npath = '"+work+"'\nagent_mode = \"workspace-write\"\n[policy]\nfiles_write = \"allow\"\nagents = \"allow\"\nplatform_folders = \"allow\"\n"), 0o600)
 	d, err := Open(Options{ConfigPath: cfg})
 	if err != nil {
 		t.Fatal(err)
@@ -73,6 +73,17 @@ func TestAgentsEnabled(t *testing.T) {
 	if len(st.Tasks) != 1 || st.Tasks[0].ID != id || !slices.ContainsFunc(st.Capabilities, func(c CapabilityStatus) bool { return c.Name == "agents" && c.Ready }) {
 		t.Fatalf("status: tasks %+v, capabilities %+v", st.Tasks, st.Capabilities)
 	}
+	// A platform session's registry carries the agent operations too; they
+	// see the configured workdirs, not the session's folder.
+	rt, err := d.sessionRuntime(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := rt.Registry.Call(context.Background(), ops.Caller{Transport: "link"}, "get_agent_task", []byte(`{"task_id":"`+id+`"}`), nil)
+	if err != nil || out == nil {
+		t.Fatalf("get_agent_task through a session's registry: %v %v", out, err)
+	}
+	rt.Close()
 	if _, err := call("write_file", `{"workdir":"w","path":"x.txt","content":"x"}`); errcode.CodeOf(err) != lease.CodeBusy {
 		t.Fatalf("write_file beside a writer task: %v", err)
 	}

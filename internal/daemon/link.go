@@ -11,6 +11,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/hostlink/hostlink/internal/agent"
 	"github.com/hostlink/hostlink/internal/audit"
 	"github.com/hostlink/hostlink/internal/commands"
 	"github.com/hostlink/hostlink/internal/desktop"
@@ -62,7 +63,7 @@ func (d *Daemon) StartLink(ctx context.Context, o LinkOptions) (wait func(), err
 		legacyRoot = wds[0].Root.Dir()
 	}
 	svc, err := link.New(link.Options{
-		URL: o.URL, Token: tok, Tokens: tokens, Info: d.Info, Local: local, Shell: d.Commands != nil,
+		URL: o.URL, Token: tok, Tokens: tokens, Info: d.Info, Local: local, Shell: d.Commands != nil, Agents: d.Agents != nil,
 		ComputerUse: o.ComputerUse, NewRuntime: d.sessionRuntime, Secret: secret,
 		Session: o.Session, LegacyRoot: legacyRoot,
 		IdemPath: filepath.Join(d.Dirs.State, "link.db"),
@@ -153,6 +154,11 @@ func (d *Daemon) sessionRuntime(root string) (*link.Runtime, error) {
 	if d.Computer != nil {
 		// The desktop is the machine's, not the session's: one service.
 		desktop.Register(reg, d.Computer)
+	}
+	if d.Agents != nil {
+		// So is the agent engine: its tasks run in the configured workdirs
+		// the local user opened to agents, whatever folder the session has.
+		agent.Register(reg, d.Agents)
 	}
 	return &link.Runtime{Registry: reg, Root: jr.Dir(), Shell: cmds != nil, Computer: d.Computer != nil, Close: func() {
 		if cmds != nil {

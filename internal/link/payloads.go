@@ -51,6 +51,10 @@ const (
 	CapIdempotency = "idempotency"    // idempotency_key on mutating requests
 	CapOperations  = "operations"     // OPERATION_CALL
 	CapCommandOut  = "command_output" // COMMAND_RESULT.capture_id + read_command_output
+	// CapAgents: the agent-task operations through OPERATION_CALL. They act
+	// on the locally configured workdirs whose agent_mode allows it, never
+	// on a session's root.
+	CapAgents = "agents"
 )
 
 // Hello is HELLO's payload.

@@ -26,6 +26,8 @@ type Options struct {
 	Local  Limits
 	// Shell reports that command execution is enabled locally.
 	Shell bool
+	// Agents reports that agent tasks are enabled locally.
+	Agents bool
 	// ComputerUse, if set, reports whether a desktop backend is ready and
 	// the screen size; until one exists computer_use is not advertised.
 	ComputerUse func() (ready bool, screen [2]int)
@@ -118,6 +120,9 @@ func (s *Service) capabilities(control bool) []string {
 	caps = append(caps, CapOperations)
 	if s.opts.Shell {
 		caps = append(caps, CapCommandOut)
+	}
+	if s.opts.Agents {
+		caps = append(caps, CapAgents)
 	}
 	return caps
 }

@@ -1,0 +1,36 @@
+package link
+
+import (
+	"slices"
+	"testing"
+)
+
+// TestCapabilities checks that HELLO offers only what is enabled locally.
+func TestCapabilities(t *testing.T) {
+	tests := []struct {
+		opts    Options
+		control bool
+		want    []string
+		not     []string
+	}{
+		{Options{}, true, []string{CapDirectoryBrowse, CapFiles, CapOperations}, []string{CapShell, CapCommandOut, CapAgents, CapComputerUse}},
+		{Options{}, false, []string{CapFiles}, []string{CapDirectoryBrowse}},
+		{Options{Shell: true}, false, []string{CapShell, CapCommandOut}, []string{CapAgents}},
+		{Options{Agents: true}, false, []string{CapAgents}, []string{CapShell}},
+		{Options{ComputerUse: func() (bool, [2]int) { return false, [2]int{} }}, false, nil, []string{CapComputerUse}},
+		{Options{ComputerUse: func() (bool, [2]int) { return true, [2]int{800, 600} }}, false, []string{CapComputerUse}, nil},
+	}
+	for i, tt := range tests {
+		got := (&Service{opts: tt.opts}).capabilities(tt.control)
+		for _, c := range tt.want {
+			if !slices.Contains(got, c) {
+				t.Errorf("%d: %v lacks %s", i, got, c)
+			}
+		}
+		for _, c := range tt.not {
+			if slices.Contains(got, c) {
+				t.Errorf("%d: %v offers %s", i, got, c)
+			}
+		}
+	}
+}
