@@ -276,9 +276,12 @@ func TestInlinePathForOldCompanion(t *testing.T) {
 }
 
 func TestUpgradeRequired(t *testing.T) {
-	r := newRig(t, false)
+	r := newRig(t, true)
+	r.rt.mu.Lock()
 	r.rt.o.minVersion = ProtocolVersion + 1 // this companion is then too old
-	err := Run(context.Background(), HostOptions{Runtime: r.addr, Credential: r.pair()})
+	r.rt.mu.Unlock()
+	cred := r.pair()
+	err := Run(context.Background(), HostOptions{Runtime: r.addr, Credential: cred})
 	var e *errcode.Error
 	if !errors.As(err, &e) || e.Code != CodeUpgradeRequired || e.Details["needed_version"] != float64(ProtocolVersion+1) {
 		t.Fatalf("old companion: %v", err)
@@ -286,6 +289,20 @@ func TestUpgradeRequired(t *testing.T) {
 	m, _ := opstest.Call(context.Background(), r.reg, "companion_status", nil)
 	if refused := m["refused"].([]any); len(refused) != 1 || refused[0].(map[string]any)["code"] != string(CodeUpgradeRequired) {
 		t.Fatalf("status: %v", m)
+	}
+	// Discovery reports it too, until the companion is updated.
+	m, _ = opstest.Call(context.Background(), r.reg, "computer_desktops", map[string]any{})
+	ds := m["desktops"].([]any)
+	if len(ds) != 1 || ds[0].(map[string]any)["operations"].(map[string]any)["computer_observe"].(map[string]any)["reason"] != string(CodeUpgradeRequired) {
+		t.Fatalf("computer_desktops: %v", m)
+	}
+	r.rt.mu.Lock()
+	r.rt.o.minVersion = ProtocolVersion
+	r.rt.mu.Unlock()
+	r.companion(HostOptions{Credential: cred})
+	m, _ = opstest.Call(context.Background(), r.reg, "computer_desktops", map[string]any{})
+	if ds := m["desktops"].([]any); len(ds) != 0 {
+		t.Fatalf("the outdated entry outlived the update: %v", m)
 	}
 }
 

@@ -196,18 +196,28 @@ func (r *Runtime) accept(w http.ResponseWriter, req *http.Request) {
 	case kindHello:
 		var a helloParams
 		json.Unmarshal(h.Params, &a)
-		if need := r.o.minVersion; a.Version < need {
+		// The hello's credential fields are the same in every protocol
+		// version, so an outdated companion is authenticated first: only
+		// a paired one can put an entry into discovery.
+		name, err := r.o.Pairings.Verify(a.ID, a.Secret)
+		if err != nil {
+			refuse(errcode.As(err))
+			return
+		}
+		r.mu.Lock()
+		need := r.o.minVersion
+		r.mu.Unlock()
+		if a.Version < need {
+			e := errcode.New(CodeUpgradeRequired, "this companion speaks protocol %d; the runtime needs %d: update the companion from the runtime's hostlink",
+				a.Version, need).With("needed_version", need)
 			r.mu.Lock()
 			r.refused = append(r.refused[max(0, len(r.refused)-9):], Refusal{Name: a.Name, Version: a.Version,
 				Code: string(CodeUpgradeRequired), Needed: need, At: time.Now()})
 			r.mu.Unlock()
-			refuse(errcode.New(CodeUpgradeRequired, "this companion speaks protocol %d; the runtime needs %d: update the companion from the runtime's hostlink",
-				a.Version, need).With("needed_version", need))
-			return
-		}
-		name, err := r.o.Pairings.Verify(a.ID, a.Secret)
-		if err != nil {
-			refuse(errcode.As(err))
+			if r.o.Desktops != nil {
+				r.o.Desktops.Attach(ctx, outdated{id: a.ID, err: e}, outdatedQueue)
+			}
+			refuse(e)
 			return
 		}
 		if a.Name != "" {
@@ -232,6 +242,9 @@ func (r *Runtime) serve(ctx context.Context, s *Session) {
 	r.mu.Lock()
 	r.sessions[s.ID] = s
 	r.mu.Unlock()
+	if r.o.Desktops != nil {
+		r.o.Desktops.Detach(outdated{id: s.ID}.ID())
+	}
 	slog.Info("companion connected", "companion", s.ID, "name", s.Name, "version", s.Version, "capabilities", s.Capabilities)
 	go s.p.readResponses(ctx)
 	if r.o.Desktops != nil && slices.Contains(s.Capabilities, CapDesktop) {
