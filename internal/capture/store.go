@@ -40,6 +40,7 @@ import (
 
 	"github.com/hostlink/hostlink/internal/errcode"
 	"github.com/hostlink/hostlink/internal/private"
+	"github.com/hostlink/hostlink/internal/sqlitedb"
 
 	_ "modernc.org/sqlite" // registers the pure-Go "sqlite" driver
 )
@@ -60,16 +61,9 @@ const (
 	DefaultMaxStreamBytes = 256 << 20
 )
 
-// dbName is the SQLite database inside Options.Dir. The DSN's pragmas
-// apply to every pooled connection: WAL lets readers run beside the
-// writer, busy_timeout makes concurrent writers wait instead of failing,
-// and _txlock=immediate takes the write lock at BEGIN so two transactions
-// never deadlock upgrading from read to write.
-const (
-	dbName    = "captures.db"
-	dsnParams = "?_pragma=foreign_keys(1)&_pragma=journal_mode(WAL)&_pragma=busy_timeout(5000)" +
-		"&_pragma=synchronous(NORMAL)&_txlock=immediate"
-)
+// dbName is the SQLite database inside Options.Dir (see package sqlitedb
+// for its pragmas).
+const dbName = "captures.db"
 
 // Options configures a Store.
 type Options struct {
@@ -109,10 +103,6 @@ func Open(o Options) (*Store, error) {
 	if o.Dir == "" {
 		return nil, errors.New("capture: no directory")
 	}
-	if strings.ContainsRune(o.Dir, '?') {
-		// The driver would read the rest as DSN parameters.
-		return nil, fmt.Errorf("capture: directory %q contains '?'", o.Dir)
-	}
 	if o.Retention <= 0 {
 		o.Retention = DefaultRetention
 	}
@@ -125,19 +115,7 @@ func Open(o Options) (*Store, error) {
 	if err := private.MkdirAll(o.Dir); err != nil {
 		return nil, fmt.Errorf("capture: %w", err)
 	}
-	// Create the database and its WAL files privately before SQLite does.
-	// On Unix SQLite would copy the database file's mode to the others; on
-	// Windows they would inherit the private directory's DACL, but Wine
-	// has no inheritance. SQLite accepts empty -wal and -shm files.
-	dbPath := filepath.Join(o.Dir, dbName)
-	for _, suffix := range []string{"", "-wal", "-shm"} {
-		f, err := private.OpenFile(dbPath+suffix, os.O_RDWR|os.O_CREATE)
-		if err != nil {
-			return nil, fmt.Errorf("capture: %w", err)
-		}
-		f.Close()
-	}
-	db, err := sql.Open("sqlite", dbPath+dsnParams)
+	db, err := sqlitedb.Open(filepath.Join(o.Dir, dbName), sqlitedb.Options{ForeignKeys: true, Migrations: migrations})
 	if err != nil {
 		return nil, fmt.Errorf("capture: %w", err)
 	}
@@ -150,10 +128,6 @@ func Open(o Options) (*Store, error) {
 		active:    make(map[string]*Capture),
 		readers:   make(map[string]int),
 		removing:  make(map[string]bool),
-	}
-	if err := migrate(db); err != nil {
-		db.Close()
-		return nil, fmt.Errorf("capture: %s: %w", dbPath, err)
 	}
 	if err := s.recover(); err != nil {
 		db.Close()

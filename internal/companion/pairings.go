@@ -5,19 +5,18 @@ import (
 	"crypto/sha256"
 	"crypto/subtle"
 	"database/sql"
+	"embed"
 	"encoding/base32"
 	"encoding/hex"
 	"errors"
 	"fmt"
-	"os"
 	"path/filepath"
 	"strings"
 	"time"
 
 	"github.com/hostlink/hostlink/internal/errcode"
 	"github.com/hostlink/hostlink/internal/private"
-
-	_ "modernc.org/sqlite" // the pure-Go "sqlite" driver
+	"github.com/hostlink/hostlink/internal/sqlitedb"
 )
 
 // CodeTTL is how long a pairing code can be redeemed.
@@ -26,7 +25,10 @@ const CodeTTL = 10 * time.Minute
 // pairingsDB is the runtime's pairing state in its state directory.
 const pairingsDB = "companions.db"
 
-const pairingsDSN = "?_pragma=journal_mode(WAL)&_pragma=busy_timeout(5000)&_txlock=immediate"
+// pairingsSchema is the pairing database's schema.
+//
+//go:embed sql/*.sql
+var pairingsSchema embed.FS
 
 // Pairings is the runtime's record of pairing codes and paired companions.
 // It holds only SHA-256 verifiers of codes and secrets, never the secrets.
@@ -49,29 +51,9 @@ func OpenPairings(stateDir string) (*Pairings, error) {
 	if err := private.MkdirAll(stateDir); err != nil {
 		return nil, err
 	}
-	path := filepath.Join(stateDir, pairingsDB)
-	for _, suffix := range []string{"", "-wal", "-shm"} {
-		f, err := private.OpenFile(path+suffix, os.O_RDWR|os.O_CREATE)
-		if err != nil {
-			return nil, fmt.Errorf("companion pairings: %w", err)
-		}
-		f.Close()
-	}
-	db, err := sql.Open("sqlite", path+pairingsDSN)
+	// Every commit is synced: a revoked pairing must stay revoked.
+	db, err := sqlitedb.Open(filepath.Join(stateDir, pairingsDB), sqlitedb.Options{FullSync: true, Migrations: pairingsSchema})
 	if err != nil {
-		return nil, err
-	}
-	if _, err := db.Exec(`CREATE TABLE IF NOT EXISTS codes (
-			verifier   TEXT PRIMARY KEY,
-			expires_at INTEGER NOT NULL
-		);
-		CREATE TABLE IF NOT EXISTS companions (
-			id        TEXT PRIMARY KEY,
-			name      TEXT NOT NULL,
-			verifier  TEXT NOT NULL,
-			paired_at INTEGER NOT NULL
-		)`); err != nil {
-		db.Close()
 		return nil, fmt.Errorf("companion pairings: %w", err)
 	}
 	return &Pairings{db: db, now: time.Now}, nil

@@ -4,20 +4,19 @@ import (
 	"context"
 	"crypto/sha256"
 	"database/sql"
+	"embed"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"os"
 	"path/filepath"
 	"sync"
 	"time"
 
-	_ "modernc.org/sqlite" // the database/sql driver "sqlite"
-
 	"github.com/hostlink/hostlink/internal/approvals"
 	"github.com/hostlink/hostlink/internal/errcode"
 	"github.com/hostlink/hostlink/internal/private"
+	"github.com/hostlink/hostlink/internal/sqlitedb"
 )
 
 // idemRetention is how long a recorded response is kept.
@@ -26,18 +25,10 @@ const idemRetention = 7 * 24 * time.Hour
 // maxKeyLen bounds an idempotency key.
 const maxKeyLen = 128
 
-const idemSchema = `
-CREATE TABLE IF NOT EXISTS requests (
-	scope      TEXT NOT NULL,
-	key        TEXT NOT NULL,
-	hash       TEXT NOT NULL,
-	state      TEXT NOT NULL, -- running, done, unknown
-	resp_type  TEXT,
-	resp       BLOB,
-	created_at INTEGER NOT NULL,
-	PRIMARY KEY (scope, key)
-);
-`
+// idemMigrations is the idempotency store's schema.
+//
+//go:embed sql/*.sql
+var idemMigrations embed.FS
 
 // IdemStore records the responses of requests that carry an idempotency
 // key, so a re-sent request (after a reconnect or a restart) gets the first
@@ -56,18 +47,10 @@ func OpenIdemStore(path string) (*IdemStore, error) {
 	if err := private.MkdirAll(filepath.Dir(path)); err != nil {
 		return nil, err
 	}
-	if _, err := os.Stat(path); errors.Is(err, os.ErrNotExist) {
-		if err := private.WriteFile(path, nil); err != nil {
-			return nil, err
-		}
-	}
-	db, err := sql.Open("sqlite", "file:"+filepath.ToSlash(path)+
-		"?_pragma=journal_mode(WAL)&_pragma=busy_timeout(5000)&_pragma=synchronous(FULL)&_txlock=immediate")
+	// Every commit is synced: a recorded response must outlive a power loss
+	// as surely as the side effect it stands for.
+	db, err := sqlitedb.Open(path, sqlitedb.Options{FullSync: true, Migrations: idemMigrations})
 	if err != nil {
-		return nil, err
-	}
-	if _, err := db.Exec(idemSchema); err != nil {
-		db.Close()
 		return nil, fmt.Errorf("idempotency store: %w", err)
 	}
 	if _, err := db.Exec(`UPDATE requests SET state='unknown' WHERE state='running'`); err != nil {
