@@ -4,7 +4,10 @@ import (
 	"context"
 	"errors"
 	"os"
+	"runtime"
+	"sync"
 	"testing"
+	"time"
 	"unsafe"
 
 	"golang.org/x/sys/windows"
@@ -107,7 +110,7 @@ func TestWindowList(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	h := createWindow(t, "hostlink-win32-test")
+	h, destroy := createWindow(t, "hostlink-win32-test")
 	ctx := context.Background()
 	ws, err := b.Windows(ctx)
 	if err != nil {
@@ -125,7 +128,7 @@ func TestWindowList(t *testing.T) {
 	if err := b.Focus(ctx, *w); err != nil {
 		t.Logf("focus: %v", err)
 	}
-	procDestroyWindow.Call(uintptr(h))
+	destroy()
 	if err := b.Focus(ctx, *w); !errors.Is(err, native.ErrWindowGone) {
 		t.Fatalf("focus of a destroyed window: %v", err)
 	}
@@ -136,15 +139,44 @@ var (
 	procDestroyWindow   = user32.NewProc("DestroyWindow")
 )
 
-func createWindow(t *testing.T, title string) windows.HWND {
+// createWindow creates a window on its own locked OS thread, which pumps
+// its messages until destroy is called. Without a pump, anything that
+// sends the window a message from another thread (GetWindowText does)
+// waits forever; DestroyWindow must run on the owning thread.
+func createWindow(t *testing.T, title string) (h windows.HWND, destroy func()) {
 	t.Helper()
-	class, _ := windows.UTF16PtrFromString("STATIC")
-	name, _ := windows.UTF16PtrFromString(title)
-	const wsVisible, wsOverlapped = 0x10000000, 0x00CF0000
-	h, _, err := procCreateWindowExW.Call(0, uintptr(unsafe.Pointer(class)), uintptr(unsafe.Pointer(name)),
-		wsVisible|wsOverlapped, 50, 60, 300, 200, 0, 0, 0, 0)
+	created := make(chan windows.HWND)
+	quit, done := make(chan struct{}), make(chan struct{})
+	go func() {
+		runtime.LockOSThread()
+		defer runtime.UnlockOSThread()
+		defer close(done)
+		class, _ := windows.UTF16PtrFromString("STATIC")
+		name, _ := windows.UTF16PtrFromString(title)
+		const wsVisible, wsOverlapped = 0x10000000, 0x00CF0000
+		h, _, _ := procCreateWindowExW.Call(0, uintptr(unsafe.Pointer(class)), uintptr(unsafe.Pointer(name)),
+			wsVisible|wsOverlapped, 50, 60, 300, 200, 0, 0, 0, 0)
+		created <- windows.HWND(h)
+		if h == 0 {
+			return
+		}
+		for {
+			select {
+			case <-quit:
+				procDestroyWindow.Call(h)
+				pump(50 * time.Millisecond)
+				return
+			default:
+				pump(20 * time.Millisecond)
+			}
+		}
+	}()
+	h = <-created
 	if h == 0 {
-		t.Fatalf("CreateWindowExW: %v", err)
+		t.Fatal("CreateWindowExW failed")
 	}
-	return windows.HWND(h)
+	var once sync.Once
+	destroy = func() { once.Do(func() { close(quit); <-done }) }
+	t.Cleanup(destroy)
+	return h, destroy
 }
