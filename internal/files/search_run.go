@@ -87,11 +87,12 @@ func (s *searcher) run(ctx context.Context, walk walkFunc) (SearchTextResult, er
 	pending := map[int]scanned{}
 	next, done := 0, false
 	for r := range results {
-		if done {
-			continue // draining after a limit was reached
+		if done || ctx.Err() != nil {
+			continue // draining after a limit was reached or the caller left
 		}
 		pending[r.idx] = r
-		for !done {
+		// The caller may cancel from a progress report: take nothing more.
+		for !done && ctx.Err() == nil {
 			r, ok := pending[next]
 			if !ok {
 				break
