@@ -13,8 +13,10 @@ import (
 	"github.com/hostlink/hostlink/internal/companion"
 	"github.com/hostlink/hostlink/internal/config"
 	"github.com/hostlink/hostlink/internal/credstore"
+	"github.com/hostlink/hostlink/internal/daemon"
 	"github.com/hostlink/hostlink/internal/desktop"
 	"github.com/hostlink/hostlink/internal/errcode"
+	"github.com/hostlink/hostlink/internal/hostinfo"
 	"github.com/hostlink/hostlink/internal/paths"
 )
 
@@ -30,7 +32,8 @@ type companionCmd struct {
 }
 
 type companionConnectCmd struct {
-	Runtime   string `help:"The runtime's loopback address, e.g. 127.0.0.1:7718." required:""`
+	Runtime   string `help:"The runtime's loopback address, e.g. 127.0.0.1:7718." xor:"route" required:""`
+	Stdio     bool   `help:"Reach the runtime over standard input and output: how a runtime in WSL starts this hostlink.exe as its interop helper (no pairing; not for interactive use)." xor:"route" required:""`
 	Commands  bool   `help:"Let the runtime run commands on this host (off unless given)."`
 	NoDesktop bool   `help:"Do not offer this host's desktop."`
 	Name      string `help:"Name shown on the runtime (default: this host's name)."`
@@ -53,37 +56,54 @@ func loadCompanionCredential(ctx context.Context, st *credstore.Store, runtime s
 }
 
 func (c *companionConnectCmd) Run(ctx context.Context, cl *cli) error {
-	if _, err := companion.RuntimeURL(c.Runtime); err != nil {
-		return err
+	o := companion.HostOptions{Runtime: c.Runtime, Name: c.Name}
+	if c.Stdio {
+		o.Streams = &companion.Streams{In: os.Stdin, Out: os.Stdout}
+		o.AuditPeer = fmt.Sprintf("parent pid %d", os.Getppid())
+	} else {
+		if _, err := companion.RuntimeURL(c.Runtime); err != nil {
+			return err
+		}
+		st, err := credentialStore()
+		if err != nil {
+			return err
+		}
+		if o.Credential, err = loadCompanionCredential(ctx, st, c.Runtime); err != nil {
+			return err
+		}
+		o.AuditPeer = "runtime " + c.Runtime
 	}
-	st, err := credentialStore()
-	if err != nil {
-		return err
-	}
-	cred, err := loadCompanionCredential(ctx, st, c.Runtime)
-	if err != nil {
-		return err
-	}
-	o := companion.HostOptions{Runtime: c.Runtime, Credential: cred, Name: c.Name}
 	if o.Name == "" {
 		o.Name, _ = os.Hostname()
 	}
+	dirs, err := paths.Resolve()
+	if err != nil {
+		return err
+	}
+	cfgPath, explicit := cl.Config, cl.Config != ""
+	if !explicit {
+		cfgPath = dirs.ConfigFile()
+	}
+	cfg, err := config.Load(cfgPath, explicit)
+	if err != nil {
+		return err
+	}
+	info, err := hostinfo.Collect()
+	if err != nil {
+		return err
+	}
+	// What the runtime does on this host is recorded in this host's
+	// audit log, beside what the daemon here does.
+	log, err := daemon.OpenAudit(dirs, cfg, info.MachineID)
+	if err != nil {
+		return err
+	}
+	defer log.Close()
+	o.Audit = log
 	if !c.NoDesktop {
 		o.Open = desktop.Platform
 	}
 	if c.Commands {
-		dirs, err := paths.Resolve()
-		if err != nil {
-			return err
-		}
-		cfgPath, explicit := cl.Config, cl.Config != ""
-		if !explicit {
-			cfgPath = dirs.ConfigFile()
-		}
-		cfg, err := config.Load(cfgPath, explicit)
-		if err != nil {
-			return err
-		}
 		store, err := capture.Open(capture.Options{
 			Dir:            filepath.Join(dirs.State, "companion-captures"),
 			Retention:      time.Duration(cfg.Commands.RetentionHours) * time.Hour,
@@ -97,7 +117,11 @@ func (c *companionConnectCmd) Run(ctx context.Context, cl *cli) error {
 		o.Captures = store
 		o.MaxTimeout = time.Duration(cfg.Commands.MaxTimeoutSeconds) * time.Second
 	}
-	fmt.Fprintf(os.Stderr, "companion: connecting to the runtime at %s (desktop %v, commands %v)\n", c.Runtime, !c.NoDesktop, c.Commands)
+	where := "the runtime at " + c.Runtime
+	if c.Stdio {
+		where = "the runtime over standard input and output"
+	}
+	fmt.Fprintf(os.Stderr, "companion: connecting to %s (desktop %v, commands %v)\n", where, !c.NoDesktop, c.Commands)
 	return companion.Run(ctx, o)
 }
 

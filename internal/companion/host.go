@@ -14,6 +14,7 @@ import (
 	"github.com/hostlink/hostlink/internal/capture"
 	"github.com/hostlink/hostlink/internal/desktop/native"
 	"github.com/hostlink/hostlink/internal/errcode"
+	"github.com/hostlink/hostlink/internal/ops"
 )
 
 // handshakeTimeout bounds the hello exchange.
@@ -23,13 +24,22 @@ const handshakeTimeout = 10 * time.Second
 type HostOptions struct {
 	Runtime    string     // the runtime's loopback address, host:port
 	Credential Credential // from Pair
-	Name       string     // shown on the runtime (the host's name)
+	// Streams, when set, reach the runtime over a helper's standard input
+	// and output instead of dialing Runtime: the WSL interop route, where
+	// the runtime started this companion itself, so no credential is sent.
+	Streams *Streams
+	Name    string // shown on the runtime (the host's name)
 	// Open reaches the host's desktops; nil means no desktop capability.
 	Open func(ctx context.Context) ([]native.Backend, native.Readiness)
 	// Captures stores command output; nil means no command capability.
 	Captures *capture.Store
 	// MaxTimeout bounds a command's timeout (default 1 hour).
 	MaxTimeout time.Duration
+	// Audit, when set, is the host's audit log: every request the runtime
+	// makes is recorded there (see hostaudit.go), with AuditPeer naming
+	// the runtime.
+	Audit     ops.Auditor
+	AuditPeer string
 	// FrameIdle is how long an untransferred screen frame is kept
 	// (default 30 s).
 	FrameIdle time.Duration
@@ -57,18 +67,32 @@ func RuntimeURL(addr string) (string, error) {
 	return "ws://" + addr + "/companion", nil
 }
 
+// dialer opens the WebSocket to the runtime.
+type dialer func(ctx context.Context) (*websocket.Conn, error)
+
+// dialAddr dials the runtime at the loopback address addr.
+func dialAddr(addr string) dialer {
+	return func(ctx context.Context) (*websocket.Conn, error) {
+		url, err := RuntimeURL(addr)
+		if err != nil {
+			return nil, err
+		}
+		ws, _, err := websocket.Dial(ctx, url, nil)
+		if err != nil {
+			return nil, errcode.New(CodeUnavailable, "cannot reach the runtime at %s: %v", addr, err)
+		}
+		return ws, nil
+	}
+}
+
 // handshake dials the runtime and sends one first frame, returning the
 // peer and the runtime's answer.
-func handshake(ctx context.Context, addr, kind string, params any) (*peer, header, error) {
-	url, err := RuntimeURL(addr)
-	if err != nil {
-		return nil, header{}, err
-	}
+func handshake(ctx context.Context, dial dialer, kind string, params any) (*peer, header, error) {
 	hctx, cancel := context.WithTimeout(ctx, handshakeTimeout)
 	defer cancel()
-	ws, _, err := websocket.Dial(hctx, url, nil)
+	ws, err := dial(hctx)
 	if err != nil {
-		return nil, header{}, errcode.New(CodeUnavailable, "cannot reach the runtime at %s: %v", addr, err)
+		return nil, header{}, err
 	}
 	p := newPeer(ws)
 	raw, _ := json.Marshal(params)
@@ -95,7 +119,7 @@ type pairParams struct {
 
 // Pair exchanges a pairing code shown by the runtime for a credential.
 func Pair(ctx context.Context, addr, code, name string) (Credential, error) {
-	p, h, err := handshake(ctx, addr, kindPair, pairParams{Code: code, Name: name})
+	p, h, err := handshake(ctx, dialAddr(addr), kindPair, pairParams{Code: code, Name: name})
 	if err != nil {
 		return Credential{}, err
 	}
@@ -110,7 +134,7 @@ func Pair(ctx context.Context, addr, code, name string) (Credential, error) {
 // Unpair asks the runtime to revoke cred. The caller deletes its copy
 // whatever the answer.
 func Unpair(ctx context.Context, addr string, cred Credential) error {
-	p, _, err := handshake(ctx, addr, kindUnpair, cred)
+	p, _, err := handshake(ctx, dialAddr(addr), kindUnpair, cred)
 	if err != nil {
 		return err
 	}
@@ -179,13 +203,26 @@ func Run(ctx context.Context, o HostOptions) error {
 			}
 		}()
 	}
-	p, _, err := handshake(ctx, o.Runtime, kindHello, helloParams{
+	dial := dialAddr(o.Runtime)
+	if o.Streams != nil {
+		s := *o.Streams
+		dial = func(ctx context.Context) (*websocket.Conn, error) {
+			ws, err := dialStdio(ctx, s)
+			if err != nil {
+				return nil, errcode.New(CodeUnavailable, "cannot reach the runtime over standard input and output: %v", err)
+			}
+			return ws, nil
+		}
+	}
+	p, _, err := handshake(ctx, dial, kindHello, helloParams{
 		Credential: o.Credential, Name: o.Name, Version: o.version, Capabilities: caps, OS: goos,
 	})
 	if err != nil {
 		return err
 	}
 	h.p = p
+	h.auditEvent("companion_connect", map[string]any{"version": o.version, "capabilities": caps})
+	defer func() { h.auditEvent("companion_disconnect", nil) }()
 	h.transfers = newTransfers(o.Captures)
 	h.transfers.fault = o.fault
 	h.frames = newFrames(o.FrameIdle)
@@ -257,7 +294,16 @@ func (h *host) serve(ctx context.Context) error {
 				cancel()
 			}()
 			res := header{Kind: kindResponse, ID: req.ID}
-			out, payload, err := h.handle(rctx, req.Method, req.Params)
+			start := time.Now()
+			var out any
+			var payload []byte
+			err := h.auditCheck(req.Method)
+			if err == nil {
+				out, payload, err = h.handle(rctx, req.Method, req.Params)
+				if aerr := h.auditRequest(req.Method, req.Params, out, payload, err, start); aerr != nil {
+					err = aerr
+				}
+			}
 			if err != nil {
 				errorHeader(&res, err)
 				payload = nil

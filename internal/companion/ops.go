@@ -123,6 +123,10 @@ type StatusResult struct {
 	Connected  []Connection `json:"connected"`
 	Refused    []Refusal    `json:"refused,omitempty" jsonschema:"companions refused recently, e.g. computer_companion_upgrade_required"`
 	WSLInterop Route        `json:"wsl_interop"`
+	// Helper is the companion this runtime starts over WSL interop
+	// ([companion] wsl_helper), when one is configured and the route is
+	// available.
+	Helper *HelperStatus `json:"helper,omitempty"`
 }
 
 // Connection is a connected companion.
@@ -131,6 +135,7 @@ type Connection struct {
 	Name         string   `json:"name"`
 	Version      int      `json:"version"`
 	OS           string   `json:"os"`
+	Route        string   `json:"route" enum:"companion,wsl_interop"`
 	Capabilities []string `json:"capabilities"`
 	Desktops     []string `json:"desktops"`
 	Connected    string   `json:"connected_at"`
@@ -142,10 +147,10 @@ func (r *Runtime) status(ctx context.Context, _ *ops.Call, _ struct{}) (StatusRe
 		return StatusResult{}, err
 	}
 	res := StatusResult{Listen: r.Addr(), Version: ProtocolVersion, Paired: paired, Connected: []Connection{},
-		WSLInterop: WSLInterop(ctx)}
+		WSLInterop: WSLInterop(ctx), Helper: r.helperStatus()}
 	r.mu.Lock()
 	for _, s := range r.sessions {
-		res.Connected = append(res.Connected, Connection{ID: s.ID, Name: s.Name, Version: s.Version, OS: s.OS,
+		res.Connected = append(res.Connected, Connection{ID: s.ID, Name: s.Name, Version: s.Version, OS: s.OS, Route: s.Route,
 			Capabilities: s.Capabilities, Desktops: append([]string{}, s.desktops...), Connected: s.Connected.UTC().Format("2006-01-02T15:04:05Z")})
 	}
 	res.Refused = append(res.Refused, r.refused...)

@@ -51,6 +51,12 @@ type Runtime struct {
 	refused  []Refusal
 	srv      *http.Server
 	addr     string
+	helper   *helperState // nil unless StartHelper was called
+
+	// ctx ends at Close; it bounds the helpers the runtime started.
+	ctx     context.Context
+	stop    context.CancelFunc
+	helpers sync.WaitGroup
 }
 
 // Session is one connected, authenticated companion.
@@ -61,6 +67,9 @@ type Session struct {
 	Capabilities []string
 	OS           string
 	Connected    time.Time
+	// Route is how it reached the runtime: RouteCompanion (dialed in,
+	// paired) or RouteWSLInterop (a helper this runtime started).
+	Route string
 
 	p        *peer
 	desktops []string
@@ -86,7 +95,8 @@ func NewRuntime(o RuntimeOptions) *Runtime {
 	if o.RevokeCheck <= 0 {
 		o.RevokeCheck = 2 * time.Second
 	}
-	return &Runtime{o: o, sessions: make(map[string]*Session)}
+	ctx, stop := context.WithCancel(context.Background())
+	return &Runtime{o: o, sessions: make(map[string]*Session), ctx: ctx, stop: stop}
 }
 
 // Listen starts serving on addr, which must be a loopback address unless
@@ -105,7 +115,7 @@ func (r *Runtime) Listen(addr string, anyInterface bool) (string, error) {
 		return "", err
 	}
 	mux := http.NewServeMux()
-	mux.HandleFunc("/companion", r.accept)
+	mux.HandleFunc("/companion", func(w http.ResponseWriter, req *http.Request) { r.accept(w, req, RouteCompanion) })
 	r.mu.Lock()
 	r.srv = &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
 	r.addr = l.Addr().String()
@@ -131,18 +141,28 @@ func (r *Runtime) Close() error {
 		ss = append(ss, s)
 	}
 	r.mu.Unlock()
+	r.stop()
 	for _, s := range ss {
 		s.p.shut(nil, websocket.StatusGoingAway, "runtime stopping")
 	}
+	r.helpers.Wait()
 	if srv != nil {
 		return srv.Close()
 	}
 	return nil
 }
 
+// Routes by which a companion reaches the runtime.
+const (
+	RouteCompanion  = "companion"   // dialed the runtime's loopback listener with a paired credential
+	RouteWSLInterop = "wsl_interop" // a Windows helper the runtime started over WSL interop
+)
+
 // accept runs one companion connection: handshake, then requests from
-// this side until it ends.
-func (r *Runtime) accept(w http.ResponseWriter, req *http.Request) {
+// this side until it ends. A helper's connection (route
+// RouteWSLInterop) is the runtime's own child's standard streams: it is
+// trusted without a credential, and pairing frames are refused on it.
+func (r *Runtime) accept(w http.ResponseWriter, req *http.Request, route string) {
 	if req.Header.Get("Origin") != "" {
 		// A browser page; companions send no Origin.
 		http.Error(w, "forbidden", http.StatusForbidden)
@@ -169,8 +189,11 @@ func (r *Runtime) accept(w http.ResponseWriter, req *http.Request) {
 		raw, _ := json.Marshal(v)
 		return p.send(ctx, header{Kind: kindWelcome, Params: raw}, nil)
 	}
-	switch h.Kind {
-	case kindPair:
+	helper := route == RouteWSLInterop
+	switch {
+	case helper && h.Kind != kindHello:
+		refuse(errcode.New(errcode.InvalidArgument, "a helper's connection carries no pairing"))
+	case h.Kind == kindPair:
 		var a pairParams
 		json.Unmarshal(h.Params, &a)
 		c, err := r.o.Pairings.Redeem(a.Code, a.Name)
@@ -181,7 +204,7 @@ func (r *Runtime) accept(w http.ResponseWriter, req *http.Request) {
 		slog.Info("companion paired", "companion", c.ID, "name", a.Name)
 		welcome(c)
 		ws.Close(websocket.StatusNormalClosure, "")
-	case kindUnpair:
+	case h.Kind == kindUnpair:
 		var c Credential
 		json.Unmarshal(h.Params, &c)
 		if _, err := r.o.Pairings.Verify(c.ID, c.Secret); err != nil {
@@ -193,14 +216,16 @@ func (r *Runtime) accept(w http.ResponseWriter, req *http.Request) {
 		slog.Info("companion unpaired", "companion", c.ID)
 		welcome(struct{}{})
 		ws.Close(websocket.StatusNormalClosure, "")
-	case kindHello:
+	case h.Kind == kindHello:
 		var a helloParams
 		json.Unmarshal(h.Params, &a)
 		// The hello's credential fields are the same in every protocol
 		// version, so an outdated companion is authenticated first: only
 		// a paired one can put an entry into discovery.
-		name, err := r.o.Pairings.Verify(a.ID, a.Secret)
-		if err != nil {
+		var name string
+		if helper {
+			a.ID, name = helperID, "WSL interop helper"
+		} else if name, err = r.o.Pairings.Verify(a.ID, a.Secret); err != nil {
 			refuse(errcode.As(err))
 			return
 		}
@@ -228,7 +253,7 @@ func (r *Runtime) accept(w http.ResponseWriter, req *http.Request) {
 			return
 		}
 		s := &Session{ID: a.ID, Name: name, Version: a.Version, Capabilities: a.Capabilities, OS: a.OS,
-			Connected: time.Now(), p: p}
+			Connected: time.Now(), Route: route, p: p}
 		r.serve(ctx, s)
 	default:
 		refuse(errcode.New(errcode.InvalidArgument, "unexpected first frame"))
@@ -266,7 +291,7 @@ func (r *Runtime) serve(ctx context.Context, s *Session) {
 		case <-s.p.closed:
 			done = true
 		case <-t.C:
-			if !r.o.Pairings.Paired(s.ID) {
+			if s.Route == RouteCompanion && !r.o.Pairings.Paired(s.ID) {
 				s.p.shut(errors.New("unpaired"), closeUnpaired, "unpaired")
 			}
 		}

@@ -1,6 +1,7 @@
 package daemon
 
 import (
+	"context"
 	"fmt"
 	"log/slog"
 
@@ -14,12 +15,13 @@ type companionState struct {
 	runtime  *companion.Runtime
 }
 
-// openCompanion listens for companions when [companion] listen is set and
-// registers companion_run_command and companion_status. Companion desktops
-// join computer_desktops only when computer control is enabled here too.
+// openCompanion serves companions when [companion] listen or wsl_helper
+// is set, and registers companion_run_command and companion_status.
+// Companion desktops join computer_desktops only when computer control is
+// enabled here too.
 func (d *Daemon) openCompanion() error {
 	cc := d.Config.Companion
-	if cc.Listen == "" {
+	if cc.Listen == "" && cc.WSLHelper == "" {
 		return nil
 	}
 	pairs, err := companion.OpenPairings(d.Dirs.State)
@@ -31,16 +33,31 @@ func (d *Daemon) openCompanion() error {
 		o.Desktops = d.Computer
 	}
 	rt := companion.NewRuntime(o)
-	addr, err := rt.Listen(cc.Listen, cc.ContainerInterface)
-	if err != nil {
-		pairs.Close()
-		return fmt.Errorf("companion listen %s: %w", cc.Listen, err)
+	if cc.Listen != "" {
+		addr, err := rt.Listen(cc.Listen, cc.ContainerInterface)
+		if err != nil {
+			pairs.Close()
+			return fmt.Errorf("companion listen %s: %w", cc.Listen, err)
+		}
+		slog.Info("listening for companions", "addr", addr)
+	}
+	if cc.WSLHelper != "" {
+		// Outside WSL, or with interop off, the helper cannot run;
+		// companion_status says why.
+		if route := wslInterop(context.Background()); route.Available {
+			rt.StartHelper(companion.Helper{Argv: []string{cc.WSLHelper}, Commands: cc.WSLHelperCommands, NoDesktop: d.Computer == nil})
+			slog.Info("starting the WSL interop helper", "program", cc.WSLHelper)
+		} else {
+			slog.Warn("[companion] wsl_helper is set but the WSL interop route is not available", "reason", route.Reason, "detail", route.Detail)
+		}
 	}
 	companion.Register(d.Registry, rt)
 	d.companion = companionState{pairings: pairs, runtime: rt}
-	slog.Info("listening for companions", "addr", addr)
 	return nil
 }
+
+// wslInterop detects the WSL interop route; tests replace it.
+var wslInterop = companion.WSLInterop
 
 // closeCompanion drops the companions and stops listening.
 func (d *Daemon) closeCompanion() {

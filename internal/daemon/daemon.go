@@ -169,25 +169,36 @@ func wdsWithout(wds []config.Workdir, alias string) []config.Workdir {
 }
 
 func (d *Daemon) openAudit() error {
-	if err := private.MkdirAll(d.Dirs.State); err != nil {
-		return fmt.Errorf("state directory: %w", err)
-	}
-	key, err := audit.LoadOrCreateKey(AuditKeyPath(d.Dirs))
+	log, err := OpenAudit(d.Dirs, d.Config, d.Info.MachineID)
 	if err != nil {
-		return fmt.Errorf("audit key: %w", err)
-	}
-	log, err := audit.Open(audit.Options{
-		Dir:       d.Dirs.Audit,
-		Key:       key,
-		MaxBytes:  d.Config.Audit.MaxFileBytes,
-		MachineID: d.Info.MachineID,
-		Version:   version.Version,
-	})
-	if err != nil {
-		return fmt.Errorf("audit log: %w (hostlink does not run without its audit log)", err)
+		return err
 	}
 	d.Audit = log
 	return nil
+}
+
+// OpenAudit opens the audit log of dirs as the daemon does. Other
+// processes that act on this machine (a companion) append to the same
+// chain through it.
+func OpenAudit(dirs paths.Dirs, cfg *config.Config, machineID string) (*audit.Log, error) {
+	if err := private.MkdirAll(dirs.State); err != nil {
+		return nil, fmt.Errorf("state directory: %w", err)
+	}
+	key, err := audit.LoadOrCreateKey(AuditKeyPath(dirs))
+	if err != nil {
+		return nil, fmt.Errorf("audit key: %w", err)
+	}
+	log, err := audit.Open(audit.Options{
+		Dir:       dirs.Audit,
+		Key:       key,
+		MaxBytes:  cfg.Audit.MaxFileBytes,
+		MachineID: machineID,
+		Version:   version.Version,
+	})
+	if err != nil {
+		return nil, fmt.Errorf("audit log: %w (hostlink does not run without its audit log)", err)
+	}
+	return log, nil
 }
 
 // AuditKeyPath is where the audit log's HMAC key is kept: in the state

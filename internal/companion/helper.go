@@ -1,0 +1,199 @@
+package companion
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"os"
+	"os/exec"
+	"strings"
+	"sync"
+	"time"
+)
+
+// helperID is the companion id of the helper a runtime starts itself.
+const helperID = "wsl-interop"
+
+// Helper is a companion the runtime starts and supervises itself: on the
+// WSL interop route, the Windows hostlink.exe run from WSL through
+// /mnt/c/... The helper is started as
+//
+//	Argv... companion --stdio [--commands] [--no-desktop]
+//
+// and speaks the companion protocol over its standard input and output,
+// so nothing listens and no credential exists: the connection is the
+// runtime's own child's pipes. It is restarted with backoff when it exits
+// and stopped when the runtime closes.
+type Helper struct {
+	Argv      []string // the helper program and any leading arguments
+	Commands  bool     // let the runtime run commands through it
+	NoDesktop bool     // do not offer the desktop
+	Env       []string // extra environment, KEY=VALUE
+}
+
+// helperState is what companion_status reports about the helper.
+type helperState struct {
+	mu       sync.Mutex
+	argv     []string
+	starts   int
+	lastErr  string
+	lastExit time.Time
+}
+
+// HelperStatus is the state of the helper the runtime supervises.
+type HelperStatus struct {
+	Program   string `json:"program"`
+	Starts    int    `json:"starts" jsonschema:"times the helper was started"`
+	Connected bool   `json:"connected"`
+	LastError string `json:"last_error,omitempty" jsonschema:"why the last run of the helper ended"`
+	LastExit  string `json:"last_exit,omitempty"`
+}
+
+// helperBackoff bounds the wait between helper restarts.
+var helperBackoff = [2]time.Duration{time.Second, time.Minute}
+
+// StartHelper starts h and keeps it running until the runtime closes.
+func (r *Runtime) StartHelper(h Helper) {
+	st := &helperState{argv: h.Argv}
+	r.mu.Lock()
+	r.helper = st
+	r.mu.Unlock()
+	r.helpers.Add(1)
+	go func() {
+		defer r.helpers.Done()
+		delay := helperBackoff[0]
+		for r.ctx.Err() == nil {
+			started := time.Now()
+			err := r.runHelper(r.ctx, h, st)
+			if r.ctx.Err() != nil {
+				return
+			}
+			st.mu.Lock()
+			st.lastErr, st.lastExit = err.Error(), time.Now()
+			st.mu.Unlock()
+			if time.Since(started) > helperBackoff[1] {
+				delay = helperBackoff[0]
+			}
+			slog.Warn("companion helper ended; restarting", "program", h.Argv[0], "err", err, "in", delay)
+			select {
+			case <-r.ctx.Done():
+				return
+			case <-time.After(delay):
+			}
+			delay = min(2*delay, helperBackoff[1])
+		}
+	}()
+}
+
+// runHelper runs the helper once and serves its connection until either
+// ends, returning why.
+func (r *Runtime) runHelper(ctx context.Context, h Helper, st *helperState) error {
+	args := append(append([]string{}, h.Argv[1:]...), "companion", "--stdio")
+	if h.Commands {
+		args = append(args, "--commands")
+	}
+	if h.NoDesktop {
+		args = append(args, "--no-desktop")
+	}
+	cmd := exec.CommandContext(ctx, h.Argv[0], args...)
+	cmd.Env = append(os.Environ(), h.Env...)
+	cmd.WaitDelay = 5 * time.Second
+	// Our own pipes, not StdinPipe/StdoutPipe: Wait must not close the
+	// ends the WebSocket is still using.
+	inR, inW, err := os.Pipe()
+	if err != nil {
+		return err
+	}
+	outR, outW, err := os.Pipe()
+	if err != nil {
+		inR.Close()
+		inW.Close()
+		return err
+	}
+	stderr := &tail{max: 2048}
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = inR, outW, stderr
+	err = cmd.Start()
+	inR.Close()
+	outW.Close()
+	if err != nil {
+		inW.Close()
+		outR.Close()
+		return fmt.Errorf("starting %s: %w", h.Argv[0], err)
+	}
+	st.mu.Lock()
+	st.starts++
+	st.mu.Unlock()
+	conn := &pipeConn{r: outR, w: inW}
+	l := newOneConnListener(conn)
+	served := make(chan struct{})
+	srv := &http.Server{ReadHeaderTimeout: handshakeTimeout, Handler: http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
+		defer close(served)
+		r.accept(w, req, RouteWSLInterop)
+	})}
+	go srv.Serve(l)
+	exited := make(chan error, 1)
+	go func() { exited <- cmd.Wait() }()
+	var werr error
+	select {
+	case <-served:
+		// The session is over: closing its streams tells the helper,
+		// which exits on end of input; WaitDelay bounds the wait.
+		conn.Close()
+		werr = <-exited
+	case werr = <-exited:
+	}
+	l.Close()
+	srv.Close()
+	conn.Close()
+	msg := "the helper exited"
+	if werr != nil {
+		msg = "the helper ended: " + werr.Error()
+	}
+	if t := strings.TrimSpace(stderr.String()); t != "" {
+		msg += " (" + t + ")"
+	}
+	return fmt.Errorf("%s", msg)
+}
+
+// helperStatus reports the supervised helper, or nil.
+func (r *Runtime) helperStatus() *HelperStatus {
+	r.mu.Lock()
+	st := r.helper
+	_, connected := r.sessions[helperID]
+	r.mu.Unlock()
+	if st == nil {
+		return nil
+	}
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	hs := &HelperStatus{Program: st.argv[0], Starts: st.starts, Connected: connected, LastError: st.lastErr}
+	if !st.lastExit.IsZero() {
+		hs.LastExit = st.lastExit.UTC().Format(time.RFC3339)
+	}
+	return hs
+}
+
+// tail keeps the last max bytes written to it: a helper's stderr, for
+// the reason it ended.
+type tail struct {
+	mu  sync.Mutex
+	max int
+	b   []byte
+}
+
+func (t *tail) Write(p []byte) (int, error) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.b = append(t.b, p...)
+	if len(t.b) > t.max {
+		t.b = append(t.b[:0], t.b[len(t.b)-t.max:]...)
+	}
+	return len(p), nil
+}
+
+func (t *tail) String() string {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return string(t.b)
+}
