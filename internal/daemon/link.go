@@ -20,6 +20,7 @@ import (
 	"github.com/hostlink/hostlink/internal/jail"
 	"github.com/hostlink/hostlink/internal/link"
 	"github.com/hostlink/hostlink/internal/ops"
+	"github.com/hostlink/hostlink/internal/policy"
 	"github.com/hostlink/hostlink/internal/private"
 )
 
@@ -64,7 +65,7 @@ func (d *Daemon) StartLink(ctx context.Context, o LinkOptions) (wait func(), err
 	}
 	svc, err := link.New(link.Options{
 		URL: o.URL, Token: tok, Tokens: tokens, Info: d.Info, Local: local, Shell: d.Commands != nil, Agents: d.Agents != nil,
-		ComputerUse: o.ComputerUse, NewRuntime: d.sessionRuntime, Secret: secret,
+		CommandsDenied: d.linkCommandsDenied, ComputerUse: o.ComputerUse, NewRuntime: d.sessionRuntime, Secret: secret,
 		Session: o.Session, LegacyRoot: legacyRoot,
 		IdemPath: filepath.Join(d.Dirs.State, "link.db"),
 		Event: func(op string, details map[string]any) {
@@ -130,7 +131,7 @@ func (d *Daemon) sessionRuntime(root string) (*link.Runtime, error) {
 		return nil, err
 	}
 	l := d.Config.Limits
-	fs := files.NewService([]*files.Workdir{{Alias: "session", Description: "platform session root", Root: jr}}, files.Limits{
+	fs := files.NewService([]*files.Workdir{{Alias: sessionAlias, Description: "platform session root", Root: jr}}, files.Limits{
 		MaxReadBytes:       l.MaxReadBytes,
 		MaxWriteBytes:      l.MaxWriteBytes,
 		MaxListEntries:     l.MaxListEntries,
@@ -166,6 +167,22 @@ func (d *Daemon) sessionRuntime(root string) (*link.Runtime, error) {
 		}
 		jr.Close()
 	}}, nil
+}
+
+// sessionAlias is the workdir alias of a platform session's folder in its
+// own registry: the policy judges the session's actions as in that workdir.
+const sessionAlias = "session"
+
+// linkCommandsDenied reports whether the policy in force denies commands
+// in a platform session, as its gate would decide: the session workdir's
+// own mode if the policy sets one, else the default's.
+func (d *Daemon) linkCommandsDenied() bool {
+	p := d.Policy()
+	mode := p.Default.Modes[policy.Commands]
+	if m := p.Workdirs[sessionAlias].Modes[policy.Commands]; m != "" {
+		mode = m
+	}
+	return mode == policy.Deny
 }
 
 // linkHolder holds the running link, set once StartLink runs.

@@ -16,6 +16,10 @@ func TestCapabilities(t *testing.T) {
 		{Options{}, true, []string{CapDirectoryBrowse, CapFiles, CapOperations}, []string{CapShell, CapCommandOut, CapAgents, CapComputerUse}},
 		{Options{}, false, []string{CapFiles}, []string{CapDirectoryBrowse}},
 		{Options{Shell: true}, false, []string{CapShell, CapCommandOut}, []string{CapAgents}},
+		// A policy that denies commands takes shell away; one that asks does not.
+		{Options{Shell: true, CommandsDenied: func() bool { return true }}, true, []string{CapFiles, CapOperations}, []string{CapShell, CapCommandOut}},
+		{Options{Shell: true, CommandsDenied: func() bool { return false }}, true, []string{CapShell, CapCommandOut}, nil},
+		{Options{CommandsDenied: func() bool { return false }}, false, nil, []string{CapShell, CapCommandOut}},
 		{Options{Agents: true}, false, []string{CapAgents}, []string{CapShell}},
 		{Options{ComputerUse: func() (bool, [2]int) { return false, [2]int{} }}, false, nil, []string{CapComputerUse}},
 		{Options{ComputerUse: func() (bool, [2]int) { return true, [2]int{800, 600} }}, false, []string{CapComputerUse}, nil},

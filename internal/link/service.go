@@ -26,6 +26,12 @@ type Options struct {
 	Local  Limits
 	// Shell reports that command execution is enabled locally.
 	Shell bool
+	// CommandsDenied, if set, reports whether the local policy denies
+	// platform callers commands now. Then shell and command_output are not
+	// advertised: they could not work. (Commands that ask still work.) It
+	// is asked at every HELLO, so a policy reload counts from the next
+	// connection.
+	CommandsDenied func() bool
 	// Agents reports that agent tasks are enabled locally.
 	Agents bool
 	// ComputerUse, if set, reports whether a desktop backend is ready and
@@ -106,7 +112,8 @@ func (s *Service) capabilities(control bool) []string {
 		caps = append(caps, CapDirectoryBrowse)
 	}
 	caps = append(caps, CapFiles)
-	if s.opts.Shell {
+	shell := s.opts.Shell && (s.opts.CommandsDenied == nil || !s.opts.CommandsDenied())
+	if shell {
 		caps = append(caps, CapShell)
 	}
 	if s.opts.ComputerUse != nil {
@@ -118,7 +125,7 @@ func (s *Service) capabilities(control bool) []string {
 		caps = append(caps, CapIdempotency)
 	}
 	caps = append(caps, CapOperations)
-	if s.opts.Shell {
+	if shell {
 		caps = append(caps, CapCommandOut)
 	}
 	if s.opts.Agents {
