@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -12,7 +11,6 @@ import (
 	"github.com/hostlink/hostlink/internal/capture"
 	"github.com/hostlink/hostlink/internal/companion"
 	"github.com/hostlink/hostlink/internal/config"
-	"github.com/hostlink/hostlink/internal/credstore"
 	"github.com/hostlink/hostlink/internal/daemon"
 	"github.com/hostlink/hostlink/internal/desktop"
 	"github.com/hostlink/hostlink/internal/errcode"
@@ -39,20 +37,14 @@ type companionConnectCmd struct {
 	Name      string `help:"Name shown on the runtime (default: this host's name)."`
 }
 
-// credentialName is the credential store entry of the pairing with a
-// runtime address.
-func credentialName(runtime string) string { return "companion:" + runtime }
-
-func loadCompanionCredential(ctx context.Context, st *credstore.Store, runtime string) (companion.Credential, error) {
-	var c companion.Credential
-	b, err := st.Get(ctx, credentialName(runtime))
-	if errors.Is(err, credstore.ErrNotFound) {
-		return c, fmt.Errorf("not paired with the runtime at %s: run hostlink companion pair-code there, then hostlink companion pair --runtime %s --code CODE here", runtime, runtime)
-	}
+// companionCredentials opens the companion's credentials in the
+// credential store.
+func companionCredentials() (*companion.Credentials, error) {
+	st, err := credentialStore()
 	if err != nil {
-		return c, err
+		return nil, err
 	}
-	return c, json.Unmarshal(b, &c)
+	return companion.NewCredentials(st), nil
 }
 
 func (c *companionConnectCmd) Run(ctx context.Context, cl *cli) error {
@@ -64,11 +56,11 @@ func (c *companionConnectCmd) Run(ctx context.Context, cl *cli) error {
 		if _, err := companion.RuntimeURL(c.Runtime); err != nil {
 			return err
 		}
-		st, err := credentialStore()
+		creds, err := companionCredentials()
 		if err != nil {
 			return err
 		}
-		if o.Credential, err = loadCompanionCredential(ctx, st, c.Runtime); err != nil {
+		if o.Credential, err = creds.Load(ctx, c.Runtime); err != nil {
 			return err
 		}
 		o.AuditPeer = "runtime " + c.Runtime
@@ -144,8 +136,7 @@ func (c *companionPairCmd) Run(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	b, _ := json.Marshal(cred)
-	if err := st.Set(ctx, credentialName(c.Runtime), b); err != nil {
+	if err := companion.NewCredentials(st).Save(ctx, c.Runtime, cred); err != nil {
 		return err
 	}
 	fmt.Printf("Paired with the runtime at %s as %s; the credential is in the %s.\nRun: hostlink companion --runtime %s\n",
@@ -202,28 +193,42 @@ func (c *companionUnpairCmd) Run(ctx context.Context) error {
 		fmt.Printf("Revoked %d companion pairing(s); a connected companion is disconnected within seconds.\n", n)
 		return nil
 	}
-	st, err := credentialStore()
+	creds, err := companionCredentials()
 	if err != nil {
 		return err
 	}
-	cred, err := loadCompanionCredential(ctx, st, c.Runtime)
+	msg, err := unpairFromRuntime(ctx, creds, c.Runtime, false)
 	if err != nil {
 		return err
 	}
-	rerr := companion.Unpair(ctx, c.Runtime, cred)
-	if err := st.Delete(ctx, credentialName(c.Runtime)); err != nil {
-		return err
-	}
-	if errcode.CodeOf(rerr) == companion.CodeNotPaired {
-		fmt.Printf("The runtime at %s had already revoked this pairing; deleted the local credential.\n", c.Runtime)
-		return nil
-	}
-	if rerr != nil {
-		fmt.Printf("Deleted the local credential; the runtime did not confirm the revocation (%v): run hostlink companion unpair --id %s there.\n", rerr, cred.ID)
-		return nil
-	}
-	fmt.Printf("Unpaired from the runtime at %s and deleted the local credential.\n", c.Runtime)
+	fmt.Println(msg)
 	return nil
+}
+
+// unpairFromRuntime revokes this companion's pairing with the runtime at
+// addr (unless local) and deletes the local credential whatever the
+// runtime answers, returning what happened.
+func unpairFromRuntime(ctx context.Context, creds *companion.Credentials, addr string, local bool) (string, error) {
+	cred, err := creds.Load(ctx, addr)
+	if err != nil {
+		return "", err
+	}
+	var rerr error
+	if !local {
+		rerr = companion.Unpair(ctx, addr, cred)
+	}
+	if err := creds.Delete(ctx, addr); err != nil {
+		return "", err
+	}
+	switch {
+	case local:
+		return fmt.Sprintf("Deleted the local credential for the runtime at %s (not revoked there: run hostlink companion unpair --id %s on it).", addr, cred.ID), nil
+	case errcode.CodeOf(rerr) == companion.CodeNotPaired:
+		return fmt.Sprintf("The runtime at %s had already revoked this pairing; deleted the local credential.", addr), nil
+	case rerr != nil:
+		return fmt.Sprintf("Deleted the local credential; the runtime at %s did not confirm the revocation (%v): run hostlink companion unpair --id %s there.", addr, rerr, cred.ID), nil
+	}
+	return fmt.Sprintf("Unpaired from the runtime at %s and deleted the local credential.", addr), nil
 }
 
 type companionListCmd struct{}

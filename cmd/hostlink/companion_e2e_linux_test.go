@@ -57,7 +57,8 @@ func companionScenario(t *testing.T, x *xvfbtest.Display, rtBin, bin, listen, ad
 	if err := os.WriteFile(filepath.Join(rtHome, "config", "config.toml"), []byte(cfg), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	rtEnv = append(rtEnv, "DISPLAY=", "WAYLAND_DISPLAY=")
+	// As in a container: no display, no keychain.
+	rtEnv = append(rtEnv, "DISPLAY=", "WAYLAND_DISPLAY=", "DBUS_SESSION_BUS_ADDRESS=", "KEYCHAIN_PASSPHRASE=")
 	startServe(t, rtBin, rtEnv)
 
 	_, hostEnv := hostlinkEnv(t)
@@ -99,8 +100,8 @@ func companionScenario(t *testing.T, x *xvfbtest.Display, rtBin, bin, listen, ad
 		time.Sleep(100 * time.Millisecond)
 	}
 
-	res := companionCall(t, rtEnv, rtBin, "companion_run_command", map[string]any{"argv": []string{"sh", "-c", "echo hello from the host; echo oops >&2; exit 3"}})
-	if res["transfer"] != "system_command_output_v1" || res["stdout"] != "hello from the host\n" || res["stderr"] != "oops\n" ||
+	res := companionCall(t, rtEnv, rtBin, "companion_run_command", map[string]any{"argv": []string{"sh", "-c", "echo hello from the host | tr a-z A-Z; echo oops >&2; exit 3"}})
+	if res["transfer"] != "system_command_output_v1" || res["stdout"] != "HELLO FROM THE HOST\n" || res["stderr"] != "oops\n" ||
 		res["receipt"].(map[string]any)["exit_code"] != float64(3) {
 		t.Fatalf("companion_run_command: %v", res)
 	}
@@ -121,23 +122,84 @@ func companionScenario(t *testing.T, x *xvfbtest.Display, rtBin, bin, listen, ad
 		t.Fatalf("cursor after the act: %v", c)
 	}
 
-	if out, err := run(t, rtEnv, rtBin, "companion", "unpair", "--all"); err != nil {
+	// The host's audit log shows what the runtime did there, and who asked.
+	tail, err := run(t, hostEnv, bin, "audit", "tail", "-n", "200", "--json")
+	if err != nil {
+		t.Fatalf("audit tail on the host: %v\n%s", err, tail)
+	}
+	for _, want := range []string{`"Op": "companion.command.run"`, `"Op": "companion.desktop.dispatch"`, `"Peer": "runtime ` + addr + `"`, `"Transport": "companion"`} {
+		if !strings.Contains(tail, want) {
+			t.Fatalf("the host's audit log lacks %s:\n%s", want, tail)
+		}
+	}
+	if strings.Contains(tail, "HELLO FROM THE HOST") {
+		t.Fatal("command output in the host's audit log")
+	}
+	if out, err := run(t, hostEnv, bin, "audit", "verify"); err != nil {
+		t.Fatalf("audit verify on the host: %v\n%s", err, out)
+	}
+
+	waitGone := func(done chan error, stderr *strings.Builder) {
+		t.Helper()
+		select {
+		case err := <-done:
+			if err == nil || !strings.Contains(stderr.String(), "COMPANION_NOT_PAIRED") {
+				t.Fatalf("companion after revocation: %v\n%s", err, stderr.String())
+			}
+		case <-time.After(20 * time.Second):
+			t.Fatal("the companion stayed connected after its pairing was revoked")
+		}
+	}
+	paired := func() int {
+		p, _ := companionCall(t, rtEnv, rtBin, "companion_status", map[string]any{})["paired"].([]any)
+		return len(p)
+	}
+
+	// hostlink unpair on the host: revoked at the runtime, which drops the
+	// connection, and deleted locally.
+	if out, err := run(t, hostEnv, bin, "unpair"); err != nil || !strings.Contains(out, "Unpaired from the runtime at "+addr) {
+		t.Fatalf("unpair on the host: %v\n%s", err, out)
+	}
+	waitGone(done, stderr)
+	if n := paired(); n != 0 {
+		t.Fatalf("%d pairings left on the runtime after unpair on the host", n)
+	}
+	if out, err := run(t, hostEnv, bin, "companion", "--runtime", addr); err == nil || !strings.Contains(out, "not paired with the runtime") {
+		t.Fatalf("companion after unpair on the host: %v\n%s", err, out)
+	}
+
+	// Pair again; hostlink unpair on the runtime revokes it.
+	out, err = run(t, rtEnv, rtBin, "companion", "pair-code")
+	if err != nil {
+		t.Fatalf("pair-code: %v\n%s", err, out)
+	}
+	code = string(lastLineOf([]byte(out)))
+	if out, err := run(t, hostEnv, bin, "companion", "pair", "--runtime", addr, "--code", code); err != nil {
+		t.Fatalf("pair again: %v\n%s", err, out)
+	}
+	_, done, stderr = startCompanion()
+	for deadline := time.Now().Add(20 * time.Second); ; {
+		if c, _ := companionCall(t, rtEnv, rtBin, "companion_status", map[string]any{})["connected"].([]any); len(c) == 1 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the companion did not reconnect:\n%s", stderr.String())
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	if out, err := run(t, rtEnv, rtBin, "unpair"); err != nil || !strings.Contains(out, "Revoked 1 companion pairing") {
 		t.Fatalf("unpair on the runtime: %v\n%s", err, out)
 	}
-	select {
-	case err := <-done:
-		if err == nil || !strings.Contains(stderr.String(), "COMPANION_NOT_PAIRED") {
-			t.Fatalf("companion after revocation: %v\n%s", err, stderr.String())
-		}
-	case <-time.After(20 * time.Second):
-		t.Fatal("the companion stayed connected after its pairing was revoked")
-	}
+	waitGone(done, stderr)
 	// The same credential, still in the host's store, is refused.
 	if out, err := run(t, hostEnv, bin, "companion", "--runtime", addr); err == nil || !strings.Contains(out, "COMPANION_NOT_PAIRED") {
 		t.Fatalf("the revoked credential: %v\n%s", err, out)
 	}
-	if out, err := run(t, hostEnv, bin, "companion", "unpair", "--runtime", addr); err != nil || !strings.Contains(out, "deleted the local credential") {
-		t.Fatalf("unpair on the host: %v\n%s", err, out)
+	if out, err := run(t, hostEnv, bin, "unpair"); err != nil || !strings.Contains(out, "had already revoked this pairing") {
+		t.Fatalf("unpair on the host after the runtime revoked: %v\n%s", err, out)
+	}
+	if out, err := run(t, hostEnv, bin, "unpair"); err != nil || !strings.Contains(out, "nothing to do") {
+		t.Fatalf("unpair with nothing paired: %v\n%s", err, out)
 	}
 	if out, err := run(t, rtEnv, rtBin, "audit", "verify"); err != nil {
 		t.Fatalf("audit verify: %v\n%s", err, out)

@@ -33,7 +33,7 @@ type cli struct {
 	Agent       agentCmd       `cmd:"" help:"Manage agent tasks' workdir state."`
 	DevPlatform devPlatformCmd `cmd:"" name:"dev-platform" help:"A reference platform on loopback for trying and testing the platform link (not a production platform)."`
 	Pair        pairCmd        `cmd:"" help:"Pair with a platform account (OAuth in the browser, or --device); tokens go to the OS keychain."`
-	Unpair      unpairCmd      `cmd:"" help:"Revoke the platform tokens and delete them locally."`
+	Unpair      unpairCmd      `cmd:"" help:"Revoke every pairing: the platform tokens, the companions paired with this hostlink, and its own pairings as a companion."`
 	Install     installCmd     `cmd:"" help:"Write the autostart unit (launchd, systemd user unit, Task Scheduler) and print the command that registers it."`
 	Uninstall   uninstallCmd   `cmd:"" help:"Remove the autostart unit and print the command that unregisters it."`
 	Doctor      doctorCmd      `cmd:"" help:"Check the installation: each line OK, WARN or FAIL with a fix; exits 1 on a failure."`

@@ -7,6 +7,7 @@ import (
 	"os"
 	"time"
 
+	"github.com/hostlink/hostlink/internal/companion"
 	"github.com/hostlink/hostlink/internal/credstore"
 	"github.com/hostlink/hostlink/internal/pairing"
 	"github.com/hostlink/hostlink/internal/paths"
@@ -58,26 +59,71 @@ func (p *pairCmd) Run(ctx context.Context) error {
 }
 
 type unpairCmd struct {
-	Local bool `help:"Only delete the local tokens, without revoking them at the platform."`
+	Local bool `help:"Only delete local credentials: revoke nothing at the platform or at a companion's runtime."`
 }
 
+// Run revokes every pairing this machine holds: the platform's tokens,
+// the companions paired with this hostlink as their runtime, and this
+// hostlink's own credentials as a companion of other runtimes. A
+// container without a credential store still revokes its companions.
 func (u *unpairCmd) Run(ctx context.Context) error {
-	st, err := credentialStore()
+	did := false
+	st, serr := credentialStore()
+	if serr == nil {
+		res, err := pairing.Unpair(ctx, st, nil, u.Local)
+		switch {
+		case errors.Is(err, pairing.ErrNotPaired):
+		case err != nil:
+			return err
+		case res.Revoked:
+			fmt.Printf("Revoked the tokens at %s and deleted them from the %s.\n", res.Platform, st.Describe())
+			did = true
+		default:
+			fmt.Printf("Deleted the tokens for %s from the %s (not revoked at the platform).\n", res.Platform, st.Describe())
+			did = true
+		}
+		creds := companion.NewCredentials(st)
+		addrs, err := creds.Runtimes(ctx)
+		if err != nil {
+			return err
+		}
+		for _, addr := range addrs {
+			msg, err := unpairFromRuntime(ctx, creds, addr, u.Local)
+			if err != nil {
+				return err
+			}
+			fmt.Println(msg)
+			did = true
+		}
+	}
+	dirs, err := paths.Resolve()
 	if err != nil {
 		return err
 	}
-	res, err := pairing.Unpair(ctx, st, nil, u.Local)
-	if errors.Is(err, pairing.ErrNotPaired) {
-		fmt.Println("hostlink is not paired; nothing to do.")
-		return nil
+	if companion.PairingsExist(dirs.State) {
+		p, err := companion.OpenPairings(dirs.State)
+		if err != nil {
+			return err
+		}
+		defer p.Close()
+		n, err := p.Revoke("")
+		if err != nil {
+			return err
+		}
+		if n > 0 {
+			fmt.Printf("Revoked %d companion pairing(s); a connected companion is disconnected within seconds.\n", n)
+			did = true
+		}
 	}
-	if err != nil {
-		return err
+	if serr != nil {
+		if did {
+			fmt.Fprintf(os.Stderr, "Platform and companion credentials were not checked: %v\n", serr)
+			return nil
+		}
+		return serr
 	}
-	if res.Revoked {
-		fmt.Printf("Revoked the tokens at %s and deleted them from the %s.\n", res.Platform, st.Describe())
-	} else {
-		fmt.Printf("Deleted the tokens for %s from the %s (not revoked at the platform).\n", res.Platform, st.Describe())
+	if !did {
+		fmt.Println("hostlink is not paired with a platform, a companion or a runtime; nothing to do.")
 	}
 	return nil
 }

@@ -72,6 +72,19 @@ func printStatus(w io.Writer, st daemon.Status) {
 		}
 		fmt.Fprintf(w, "  %-10s %s (%s)\n", wd.Alias, wd.Path, mode)
 	}
+	if c := st.Companion; c != nil {
+		where := "listening on " + c.Listen
+		if c.Listen == "" {
+			where = "not listening"
+		}
+		fmt.Fprintf(w, "companions: %s, %s connected\n", where, countOrNone(len(c.Connected)))
+		for _, s := range c.Connected {
+			fmt.Fprintf(w, "  %-10s %s (%s, %s, protocol %d, since %s)\n", s.ID, s.Name, s.Route, s.OS, s.Version, s.Connected)
+		}
+		if h := c.Helper; h != nil && !h.Connected {
+			fmt.Fprintf(w, "  WSL interop helper %s not connected (started %d times): %s\n", h.Program, h.Starts, h.LastError)
+		}
+	}
 	fmt.Fprintf(w, "running commands: %s\n", countOrNone(len(st.Commands)))
 	for _, c := range st.Commands {
 		fmt.Fprintf(w, "  %s  %s (since %s)\n", c.ID, c.Command, c.Started.Format(time.RFC3339))

@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/hostlink/hostlink/internal/companion"
 	"github.com/hostlink/hostlink/internal/daemon"
 )
 
@@ -32,6 +33,14 @@ func TestPrintStatus(t *testing.T) {
 		}, []string{
 			"running commands: 1\n  c1  make test (since 2026-12-01T04:00:00Z)",
 			"running tasks: 1\n  t1  fix the build (since 2026-12-01T04:00:00Z)",
+		}},
+		{"companions", daemon.Status{
+			Companion: &daemon.CompanionStatus{Listen: "127.0.0.1:7718", Connected: []companion.Connection{
+				{ID: "c-1", Name: "desk", Route: "companion", OS: "linux", Version: 1, Connected: "2026-12-01T04:00:00Z"}},
+				Helper: &companion.HelperStatus{Program: "/mnt/c/hl.exe", Starts: 3, LastError: "the helper exited"}},
+		}, []string{
+			"companions: listening on 127.0.0.1:7718, 1 connected\n  c-1        desk (companion, linux, protocol 1, since 2026-12-01T04:00:00Z)",
+			"WSL interop helper /mnt/c/hl.exe not connected (started 3 times): the helper exited",
 		}},
 	}
 	for _, tt := range tests {

@@ -146,15 +146,24 @@ func (r *Runtime) status(ctx context.Context, _ *ops.Call, _ struct{}) (StatusRe
 	if err != nil {
 		return StatusResult{}, err
 	}
-	res := StatusResult{Listen: r.Addr(), Version: ProtocolVersion, Paired: paired, Connected: []Connection{},
-		WSLInterop: WSLInterop(ctx), Helper: r.helperStatus()}
+	res := StatusResult{Listen: r.Addr(), Version: ProtocolVersion, Paired: paired,
+		WSLInterop: WSLInterop(ctx), Helper: r.Helper()}
+	res.Connected = r.Connections()
 	r.mu.Lock()
-	for _, s := range r.sessions {
-		res.Connected = append(res.Connected, Connection{ID: s.ID, Name: s.Name, Version: s.Version, OS: s.OS, Route: s.Route,
-			Capabilities: s.Capabilities, Desktops: append([]string{}, s.desktops...), Connected: s.Connected.UTC().Format("2006-01-02T15:04:05Z")})
-	}
 	res.Refused = append(res.Refused, r.refused...)
-	sort.Slice(res.Connected, func(i, j int) bool { return res.Connected[i].ID < res.Connected[j].ID })
 	r.mu.Unlock()
 	return res, nil
+}
+
+// Connections lists the connected companions, by id.
+func (r *Runtime) Connections() []Connection {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	out := []Connection{}
+	for _, s := range r.sessions {
+		out = append(out, Connection{ID: s.ID, Name: s.Name, Version: s.Version, OS: s.OS, Route: s.Route,
+			Capabilities: s.Capabilities, Desktops: append([]string{}, s.desktops...), Connected: s.Connected.UTC().Format("2006-01-02T15:04:05Z")})
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].ID < out[j].ID })
+	return out
 }

@@ -6,6 +6,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/hostlink/hostlink/internal/companion"
 	"github.com/hostlink/hostlink/internal/version"
 )
 
@@ -21,6 +22,16 @@ type Status struct {
 	Workdirs      []WorkdirStatus    `json:"workdirs"`
 	Commands      []CommandStatus    `json:"commands"` // running commands
 	Tasks         []TaskStatus       `json:"tasks"`    // running agent tasks
+	// Companion is the runtime side of the companion route, when
+	// [companion] listen or wsl_helper is set.
+	Companion *CompanionStatus `json:"companion,omitempty"`
+}
+
+// CompanionStatus is who reaches this hostlink as its companion.
+type CompanionStatus struct {
+	Listen    string                  `json:"listen,omitempty"`
+	Connected []companion.Connection  `json:"connected"`
+	Helper    *companion.HelperStatus `json:"helper,omitempty"`
 }
 
 // TransportStatus is one endpoint the daemon serves.
@@ -118,6 +129,9 @@ func (d *Daemon) Status() Status {
 		for _, r := range d.Commands.Running() {
 			s.Commands = append(s.Commands, CommandStatus{ID: r.CaptureID, Command: r.Command, Pid: r.Pid, Started: r.Started.UTC()})
 		}
+	}
+	if rt := d.companion.runtime; rt != nil {
+		s.Companion = &CompanionStatus{Listen: rt.Addr(), Connected: rt.Connections(), Helper: rt.Helper()}
 	}
 	return s
 }
