@@ -1,7 +1,8 @@
 // Package agenttest runs agent runtime adapters through hostlink's
 // operations in tests: a workdir, an engine, and the operation registry
 // the daemon would build, plus the location of the real agent CLIs that
-// .ci/run installs.
+// .ci/run installs and the checks every runtime suite makes (approvals,
+// streaming, cancelling, turn deadlines).
 package agenttest
 
 import (

@@ -2,7 +2,6 @@ package claude_test
 
 import (
 	"fmt"
-	"net"
 	"os"
 	"path/filepath"
 	"strings"
@@ -14,9 +13,6 @@ import (
 	"github.com/hostlink/hostlink/internal/agent/claude"
 	"github.com/hostlink/hostlink/internal/agent/fakemodel"
 )
-
-// bigText makes protocol lines far over 64 KiB.
-var bigText = strings.Repeat("0123456789abcdé ", 20<<10)
 
 // script is the fake model's side of the tests, chosen by what the user
 // said in the session.
@@ -37,7 +33,7 @@ func script(r *fakemodel.Request) fakemodel.Reply {
 	case r.UserSaid("plain:"):
 		return fakemodel.Reply{Text: "plain answer"}
 	case r.UserSaid("big:"):
-		return fakemodel.Reply{Text: bigText}
+		return fakemodel.Reply{Text: agenttest.BigText}
 	case r.UserSaid("cmd:"):
 		if len(results) > 0 {
 			return fakemodel.Reply{Text: "command finished"}
@@ -99,14 +95,11 @@ func TestClaude(t *testing.T) {
 
 	t.Run("readiness", func(t *testing.T) {
 		e := e.With(t)
-		rt := e.Must("list_agent_runtimes", nil)["runtimes"].([]any)[0].(map[string]any)
+		rt := e.Runtime()
 		if rt["installed"] != true || rt["version"] != claude.TestedVersion || rt["authenticated"] != true {
 			t.Fatalf("runtime: %v", rt)
 		}
-		models := e.Must("list_agent_models", map[string]any{"runtime": "claude"})
-		if models["supported"] != true || len(models["models"].([]any)) == 0 {
-			t.Fatalf("models: %v", models)
-		}
+		e.WantModels("claude")
 	})
 	t.Run("plain", func(t *testing.T) {
 		e := e.With(t)
@@ -118,46 +111,24 @@ func TestClaude(t *testing.T) {
 	t.Run("long lines", func(t *testing.T) {
 		e := e.With(t)
 		id := e.Submit("claude", "big: please", "read-only", nil)
-		if got := e.Completed(id); got != bigText {
-			t.Fatalf("result of %d bytes, want %d", len(got), len(bigText))
+		if got := e.Completed(id); got != agenttest.BigText {
+			t.Fatalf("result of %d bytes, want %d", len(got), len(agenttest.BigText))
 		}
 	})
-	for _, accept := range []bool{false, true} {
-		t.Run(fmt.Sprintf("command accepted=%v", accept), func(t *testing.T) {
-			e := e.With(t)
-			os.Remove(filepath.Join(e.Workdir, "ran.txt"))
-			id := e.Submit("claude", "cmd: run it", "workspace-write", nil)
-			p := e.Pending(id, "approval")
-			if !strings.Contains(p["summary"].(string), "echo ran") {
-				t.Fatalf("approval: %v", p)
-			}
-			e.Must("respond_agent_approval", map[string]any{"task_id": id, "request_id": p["request_id"], "decision": decision(accept)})
-			if got := e.Completed(id); got != "command finished" {
-				t.Fatalf("result %q", got)
-			}
-			if _, err := os.Stat(filepath.Join(e.Workdir, "ran.txt")); accept != (err == nil) {
-				t.Fatalf("accepted %v, ran.txt: %v\n%s", accept, err, e.Dump(id))
-			}
-		})
+	approvals := []struct {
+		name string
+		agenttest.Approval
+	}{
+		{"command", agenttest.Approval{Prompt: "cmd: run it", Asks: "echo ran", Result: "command finished", File: "ran.txt"}},
+		{"file change", agenttest.Approval{Prompt: "write: " + filepath.Join(e.Workdir, "written.txt"), Asks: "Write",
+			Result: "write finished", File: "written.txt"}},
 	}
-	for _, accept := range []bool{false, true} {
-		t.Run(fmt.Sprintf("file change accepted=%v", accept), func(t *testing.T) {
-			e := e.With(t)
-			path := filepath.Join(e.Workdir, "written.txt")
-			os.Remove(path)
-			id := e.Submit("claude", "write: "+path, "workspace-write", nil)
-			p := e.Pending(id, "approval")
-			if !strings.Contains(p["summary"].(string), "Write") {
-				t.Fatalf("approval: %v", p)
-			}
-			e.Must("respond_agent_approval", map[string]any{"task_id": id, "request_id": p["request_id"], "decision": decision(accept)})
-			if got := e.Completed(id); got != "write finished" {
-				t.Fatalf("result %q", got)
-			}
-			if _, err := os.Stat(path); accept != (err == nil) {
-				t.Fatalf("accepted %v, written.txt: %v\n%s", accept, err, e.Dump(id))
-			}
-		})
+	for _, a := range approvals {
+		for _, accept := range []bool{false, true} {
+			t.Run(fmt.Sprintf("%s accepted=%v", a.name, accept), func(t *testing.T) {
+				e.With(t).RunApproval("claude", a.Approval, accept)
+			})
+		}
 	}
 	t.Run("read-only has no file tools", func(t *testing.T) {
 		e := e.With(t)
@@ -167,13 +138,9 @@ func TestClaude(t *testing.T) {
 		if got := e.Completed(id); got != "write finished" {
 			t.Fatalf("result %q", got)
 		}
-		if _, err := os.Stat(path); err == nil {
-			t.Fatal("a read-only task wrote a file")
-		}
-		for _, ev := range e.Events(id) {
-			if ev["type"] == "approval.requested" {
-				t.Fatalf("a read-only task asked to write:\n%s", e.Dump(id))
-			}
+		e.WantFile(id, "written.txt", false)
+		if e.HasEvent(id, "approval.requested") {
+			t.Fatalf("a read-only task asked to write:\n%s", e.Dump(id))
 		}
 	})
 	t.Run("question", func(t *testing.T) {
@@ -193,7 +160,7 @@ func TestClaude(t *testing.T) {
 	t.Run("steer", func(t *testing.T) {
 		e := e.With(t)
 		id := e.Submit("claude", "steer: work", "read-only", nil)
-		waitDelta(e, id)
+		e.WaitDelta(id)
 		e.Must("send_agent_message", map[string]any{"task_id": id, "text": "STEERED", "mode": "steer"})
 		if got := e.Completed(id); !strings.Contains(got, "steered ok") {
 			t.Fatalf("result %q\n%s", got, e.Dump(id))
@@ -201,16 +168,7 @@ func TestClaude(t *testing.T) {
 	})
 	t.Run("cancel", func(t *testing.T) {
 		e := e.With(t)
-		id := e.Submit("claude", "slow: go", "workspace-write", nil)
-		waitDelta(e, id)
-		e.Must("cancel_agent_task", map[string]any{"task_id": id})
-		task := e.End(id, time.Minute)
-		if task["status"] != "cancelled" {
-			t.Fatalf("task: %v", task)
-		}
-		if !turnEnded(e, id, "interrupted") {
-			t.Fatalf("no interrupted turn:\n%s", e.Dump(id))
-		}
+		e.Cancel(e.Submit("claude", "slow: go", "workspace-write", nil))
 	})
 	t.Run("cancel withdraws a pending approval", func(t *testing.T) {
 		e := e.With(t)
@@ -221,13 +179,10 @@ func TestClaude(t *testing.T) {
 		if task := e.End(id, time.Minute); task["status"] != "cancelled" {
 			t.Fatalf("task: %v", task)
 		}
-		withdrawn := false
-		for _, ev := range e.Events(id) {
-			withdrawn = withdrawn || ev["type"] == "request.withdrawn"
+		if !e.HasEvent(id, "request.withdrawn") {
+			t.Fatalf("not withdrawn:\n%s", e.Dump(id))
 		}
-		if _, err := os.Stat(filepath.Join(e.Workdir, "ran.txt")); !withdrawn || err == nil {
-			t.Fatalf("withdrawn %v, ran.txt %v:\n%s", withdrawn, err, e.Dump(id))
-		}
+		e.WantFile(id, "ran.txt", false)
 	})
 	t.Run("restart", func(t *testing.T) {
 		e := e.With(t)
@@ -251,46 +206,7 @@ func TestClaude(t *testing.T) {
 func TestClaudeUnreachableModel(t *testing.T) {
 	t.Parallel()
 	clis := agenttest.CLIs(t)
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	url := "http://" + ln.Addr().String()
-	ln.Close()
-	e := agenttest.New(t, map[string]agent.Factory{"claude": factory(t, clis, url, t.TempDir())},
+	e := agenttest.New(t, map[string]agent.Factory{"claude": factory(t, clis, agenttest.UnreachableURL(t), t.TempDir())},
 		func(o *agent.Options) { o.Limits.TurnTimeout = 5 * time.Second })
-	id := e.Submit("claude", "plain: anyone there?", "read-only", nil)
-	task := e.End(id, time.Minute)
-	if task["status"] != "failed" || !strings.Contains(task["reason"].(string), "turn_timeout") {
-		t.Fatalf("task: %v\n%s", task, e.Dump(id))
-	}
-}
-
-func decision(accept bool) string {
-	if accept {
-		return "accept"
-	}
-	return "decline"
-}
-
-func turnEnded(e *agenttest.Env, id, status string) bool {
-	for _, ev := range e.Events(id) {
-		if ev["type"] == "turn.ended" && ev["data"].(map[string]any)["status"] == status {
-			return true
-		}
-	}
-	return false
-}
-
-// waitDelta waits for the first streamed agent message delta of a task.
-func waitDelta(e *agenttest.Env, id string) {
-	e.T.Helper()
-	e.Wait(id, "a streamed message", time.Minute, func(map[string]any) bool {
-		for _, ev := range e.Events(id) {
-			if ev["type"] == "item.delta" {
-				return true
-			}
-		}
-		return false
-	})
+	e.WantTurnTimeout("claude", "plain: anyone there?")
 }

@@ -3,7 +3,6 @@ package codex_test
 import (
 	"context"
 	"fmt"
-	"net"
 	"os"
 	"path/filepath"
 	"strings"
@@ -54,7 +53,7 @@ func script(r *fakemodel.Request) fakemodel.Reply {
 			"id": "colour", "header": "Colour", "question": "Which colour?",
 			"options": []any{map[string]any{"label": "red", "description": "warm"}, map[string]any{"label": "blue", "description": "cold"}}}}}}}}
 	case strings.Contains(user, "big:"):
-		return fakemodel.Reply{Text: bigText}
+		return fakemodel.Reply{Text: agenttest.BigText}
 	case strings.Contains(user, "remember:"):
 		return fakemodel.Reply{Text: "noted"}
 	case strings.Contains(user, "recall"):
@@ -101,9 +100,6 @@ func factory(t *testing.T, clis, home string) agent.Factory {
 	}
 }
 
-// bigText makes protocol lines far over 64 KiB.
-var bigText = strings.Repeat("0123456789abcdé ", 20<<10)
-
 func TestCodex(t *testing.T) {
 	t.Parallel()
 	clis := agenttest.CLIs(t)
@@ -113,15 +109,10 @@ func TestCodex(t *testing.T) {
 
 	t.Run("readiness", func(t *testing.T) {
 		e := e.With(t)
-		rts := e.Must("list_agent_runtimes", nil)["runtimes"].([]any)
-		rt := rts[0].(map[string]any)
-		if rt["installed"] != true || rt["version"] != codex.TestedVersion {
-			t.Fatalf("runtimes: %v", rts)
+		if rt := e.Runtime(); rt["installed"] != true || rt["version"] != codex.TestedVersion {
+			t.Fatalf("runtime: %v", rt)
 		}
-		models := e.Must("list_agent_models", map[string]any{"runtime": "codex"})
-		if models["supported"] != true || len(models["models"].([]any)) == 0 {
-			t.Fatalf("models: %v", models)
-		}
+		e.WantModels("codex")
 	})
 	t.Run("plain", func(t *testing.T) {
 		e := e.With(t)
@@ -167,37 +158,20 @@ func TestCodex(t *testing.T) {
 			default:
 				t.Fatalf("decision %v: task %v\n%s", decision, task, e.Dump(id))
 			}
-			_, err := os.Stat(filepath.Join(e.Workdir, "ran.txt"))
-			if accept != (err == nil) {
-				t.Fatalf("accepted %v, ran.txt: %v\napproval %v\n%s", accept, err, p, e.Dump(id))
-			}
+			e.WantFile(id, "ran.txt", accept)
 		})
 	}
 	t.Run("long lines", func(t *testing.T) {
 		e := e.With(t)
 		id := e.Submit("codex", "big: please", "read-only", nil)
-		if got := e.Completed(id); got != bigText {
-			t.Fatalf("result of %d bytes, want %d", len(got), len(bigText))
+		if got := e.Completed(id); got != agenttest.BigText {
+			t.Fatalf("result of %d bytes, want %d", len(got), len(agenttest.BigText))
 		}
 	})
 	for _, accept := range []bool{true, false} {
 		t.Run(fmt.Sprintf("file change accepted=%v", accept), func(t *testing.T) {
-			e := e.With(t)
-			os.Remove(filepath.Join(e.Workdir, "patched.txt"))
-			id := e.Submit("codex", "patch: write it", "workspace-write", map[string]any{"cwd": "sub"})
-			p := e.Pending(id, "approval")
-			decision := "decline"
-			if accept {
-				decision = "accept"
-			}
-			e.Must("respond_agent_approval", map[string]any{"task_id": id, "request_id": p["request_id"], "decision": decision})
-			if got := e.Completed(id); got != "patch finished" {
-				t.Fatalf("result %q", got)
-			}
-			_, err := os.Stat(filepath.Join(e.Workdir, "patched.txt"))
-			if accept != (err == nil) {
-				t.Fatalf("accepted %v, patched.txt: %v", accept, err)
-			}
+			e.With(t).RunApproval("codex", agenttest.Approval{Prompt: "patch: write it", Extra: map[string]any{"cwd": "sub"},
+				Asks: "change files", Result: "patch finished", File: "patched.txt"}, accept)
 		})
 	}
 	t.Run("read-only writes nothing and asks nothing", func(t *testing.T) {
@@ -207,19 +181,15 @@ func TestCodex(t *testing.T) {
 		if got := e.Completed(id); got != "patch finished" {
 			t.Fatalf("result %q", got)
 		}
-		if _, err := os.Stat(filepath.Join(e.Workdir, "patched.txt")); err == nil {
-			t.Fatal("a read-only task wrote a file")
-		}
-		for _, ev := range e.Events(id) {
-			if ev["type"] == "approval.requested" {
-				t.Fatalf("a read-only task asked for approval:\n%s", e.Dump(id))
-			}
+		e.WantFile(id, "patched.txt", false)
+		if e.HasEvent(id, "approval.requested") {
+			t.Fatalf("a read-only task asked for approval:\n%s", e.Dump(id))
 		}
 	})
 	t.Run("steer", func(t *testing.T) {
 		e := e.With(t)
 		id := e.Submit("codex", "steer: work", "read-only", nil)
-		waitDelta(e, id)
+		e.WaitDelta(id)
 		e.Must("send_agent_message", map[string]any{"task_id": id, "text": "STEERED", "mode": "steer"})
 		if got := e.Completed(id); !strings.Contains(got, "steered ok") {
 			t.Fatalf("result %q", got)
@@ -227,35 +197,7 @@ func TestCodex(t *testing.T) {
 	})
 	t.Run("cancel", func(t *testing.T) {
 		e := e.With(t)
-		id := e.Submit("codex", "slow: go", "workspace-write", nil)
-		waitDelta(e, id)
-		e.Must("cancel_agent_task", map[string]any{"task_id": id})
-		task := e.End(id, time.Minute)
-		if task["status"] != "cancelled" {
-			t.Fatalf("task: %v", task)
-		}
-		ended := false
-		for _, ev := range e.Events(id) {
-			if ev["type"] == "turn.ended" && ev["data"].(map[string]any)["status"] == "interrupted" {
-				ended = true
-			}
-		}
-		if !ended {
-			t.Fatalf("no interrupted turn:\n%s", e.Dump(id))
-		}
-	})
-}
-
-// waitDelta waits for the first streamed agent message delta of a task.
-func waitDelta(e *agenttest.Env, id string) {
-	e.T.Helper()
-	e.Wait(id, "a streamed message", time.Minute, func(map[string]any) bool {
-		for _, ev := range e.Events(id) {
-			if ev["type"] == "item.delta" {
-				return true
-			}
-		}
-		return false
+		e.Cancel(e.Submit("codex", "slow: go", "workspace-write", nil))
 	})
 }
 
@@ -317,19 +259,9 @@ func TestCodexRestart(t *testing.T) {
 func TestCodexUnreachableModel(t *testing.T) {
 	t.Parallel()
 	clis := agenttest.CLIs(t)
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	url := "http://" + ln.Addr().String()
-	ln.Close()
-	e := agenttest.New(t, map[string]agent.Factory{"codex": factory(t, clis, codexHome(t, url))},
+	e := agenttest.New(t, map[string]agent.Factory{"codex": factory(t, clis, codexHome(t, agenttest.UnreachableURL(t)))},
 		func(o *agent.Options) { o.Limits.TurnTimeout = 5 * time.Second })
-	id := e.Submit("codex", "plain: anyone there?", "read-only", nil)
-	task := e.End(id, time.Minute)
-	if task["status"] != "failed" || !strings.Contains(task["reason"].(string), "turn_timeout") {
-		t.Fatalf("task: %v\n%s", task, e.Dump(id))
-	}
+	e.WantTurnTimeout("codex", "plain: anyone there?")
 }
 
 type discard struct{}

@@ -4,10 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"io"
 	"os"
-	"regexp"
 	"strings"
 	"sync"
 	"time"
@@ -89,8 +87,6 @@ func (r *Runtime) env() map[string]string {
 	return e
 }
 
-var versionRE = regexp.MustCompile(`\d+\.\d+\.\d+[\w.+-]*`)
-
 // Probe runs `codex --version` and `codex login status`, both read-only;
 // the version reported is the running app-server's when one runs.
 func (r *Runtime) Probe(ctx context.Context) agent.Readiness {
@@ -102,7 +98,7 @@ func (r *Runtime) Probe(ctx context.Context) agent.Readiness {
 	if err != nil || st.ExitCode != 0 {
 		return agent.Readiness{Installed: true, Reason: "codex --version failed"}
 	}
-	rd := agent.Readiness{Installed: true, Version: versionRE.FindString(out)}
+	rd := agent.Readiness{Installed: true, Version: agentcli.Version(out)}
 	out, st, err = agentcli.Output(ctx, agentcli.Spec{Argv: append(argv, "login", "status"), Env: r.env()})
 	if err == nil {
 		yes := st.ExitCode == 0 && strings.Contains(out, "Logged in")
@@ -111,26 +107,13 @@ func (r *Runtime) Probe(ctx context.Context) agent.Readiness {
 	// An app-server started before an upgrade runs the old version.
 	r.mu.Lock()
 	if s := r.srv; s != nil && !s.dead() {
-		if v := versionRE.FindString(s.userAgent); v != "" && v != rd.Version {
+		if v := agentcli.Version(s.userAgent); v != "" && v != rd.Version {
 			rd.Version = v
 		}
 	}
 	r.mu.Unlock()
-	return readiness(rd)
-}
-
-// readiness settles Ready and Reason from what Probe found.
-func readiness(rd agent.Readiness) agent.Readiness {
-	switch {
-	case rd.Authenticated != nil && !*rd.Authenticated:
-		rd.Reason = "not logged in (run `codex login`, or configure a model provider that needs no login)"
-	case rd.Version != TestedVersion:
-		rd.Ready = true
-		rd.Reason = fmt.Sprintf("codex %s is not the tested version %s", rd.Version, TestedVersion)
-	default:
-		rd.Ready = true
-	}
-	return rd
+	loggedOut := rd.Authenticated != nil && !*rd.Authenticated
+	return rd.Judge("codex", TestedVersion, loggedOut, "run `codex login`, or configure a model provider that needs no login")
 }
 
 // Models asks the app-server's model/list (it works offline, from the

@@ -91,7 +91,7 @@ func TestQoderReadiness(t *testing.T) {
 	e := env(t, 0, reply("x", 1))
 	var rt map[string]any
 	for deadline := time.Now().Add(2 * time.Minute); ; time.Sleep(time.Second) {
-		rt = e.Must("list_agent_runtimes", nil)["runtimes"].([]any)[0].(map[string]any)
+		rt = e.Runtime()
 		if !strings.Contains(rt["reason"].(string), "ask again") || time.Now().After(deadline) {
 			break
 		}
@@ -117,18 +117,7 @@ func TestQoderCommand(t *testing.T) {
 			t.Parallel()
 			e := env(t, 0, reply("", 0, call("Bash", map[string]any{"command": "echo ran > ran.txt", "description": "write ran.txt"})),
 				reply("command finished", 1))
-			id := e.Submit("qoder", "run it", "workspace-write", nil)
-			p := e.Pending(id, "approval")
-			if !strings.Contains(p["summary"].(string), "echo ran") {
-				t.Fatalf("approval: %v", p)
-			}
-			e.Must("respond_agent_approval", map[string]any{"task_id": id, "request_id": p["request_id"], "decision": decision(accept)})
-			if got := e.Completed(id); got != "command finished" {
-				t.Fatalf("result %q", got)
-			}
-			if _, err := os.Stat(filepath.Join(e.Workdir, "ran.txt")); accept != (err == nil) {
-				t.Fatalf("accepted %v, ran.txt: %v\n%s", accept, err, e.Dump(id))
-			}
+			e.RunApproval("qoder", agenttest.Approval{Prompt: "run it", Asks: "echo ran", Result: "command finished", File: "ran.txt"}, accept)
 		})
 	}
 }
@@ -139,18 +128,7 @@ func TestQoderFileChange(t *testing.T) {
 			t.Parallel()
 			e := env(t, 0, reply("", 0, call("Write", map[string]any{"file_path": "WORKDIR/written.txt", "content": "written\n"})),
 				reply("write finished", 1))
-			id := e.Submit("qoder", "write it", "workspace-write", nil)
-			p := e.Pending(id, "approval")
-			if !strings.Contains(p["summary"].(string), "Write") {
-				t.Fatalf("approval: %v", p)
-			}
-			e.Must("respond_agent_approval", map[string]any{"task_id": id, "request_id": p["request_id"], "decision": decision(accept)})
-			if got := e.Completed(id); got != "write finished" {
-				t.Fatalf("result %q", got)
-			}
-			if _, err := os.Stat(filepath.Join(e.Workdir, "written.txt")); accept != (err == nil) {
-				t.Fatalf("accepted %v, written.txt: %v\n%s", accept, err, e.Dump(id))
-			}
+			e.RunApproval("qoder", agenttest.Approval{Prompt: "write it", Asks: "Write", Result: "write finished", File: "written.txt"}, accept)
 		})
 	}
 }
@@ -165,7 +143,7 @@ func TestQoderSteer(t *testing.T) {
 	t.Parallel()
 	e := env(t, 300*time.Millisecond, reply(strings.Repeat("working ", 100), 100), reply("steered ok", 1))
 	id := e.Submit("qoder", "work", "read-only", nil)
-	waitDelta(e, id)
+	e.WaitDelta(id)
 	e.Must("send_agent_message", map[string]any{"task_id": id, "text": "STEERED", "mode": "steer"})
 	if got := e.Completed(id); !strings.Contains(got, "steered ok") {
 		t.Fatalf("result %q\n%s", got, e.Dump(id))
@@ -177,13 +155,7 @@ func TestQoderSteer(t *testing.T) {
 func TestQoderCancel(t *testing.T) {
 	t.Parallel()
 	e := env(t, time.Second, reply(strings.Repeat("slow ", 100), 100))
-	id := e.Submit("qoder", "go slowly", "workspace-write", nil)
-	waitDelta(e, id)
-	e.Must("cancel_agent_task", map[string]any{"task_id": id})
-	task := e.End(id, time.Minute)
-	if task["status"] != "cancelled" || !turnEnded(e, id, "interrupted") {
-		t.Fatalf("task: %v\n%s", task, e.Dump(id))
-	}
+	e.Cancel(e.Submit("qoder", "go slowly", "workspace-write", nil))
 }
 
 // TestQoderRestart: after a restart the session resumes (--resume) under
@@ -209,38 +181,5 @@ func TestQoderRestart(t *testing.T) {
 func TestQoderUnresponsiveModel(t *testing.T) {
 	t.Parallel()
 	e := envTurnTimeout(t, 5*time.Second, 10*time.Minute, reply("never ending", 2))
-	id := e.Submit("qoder", "hello", "read-only", nil)
-	task := e.End(id, 2*time.Minute)
-	if task["status"] != "failed" || !strings.Contains(task["reason"].(string), "turn_timeout") {
-		t.Fatalf("task: %v\n%s", task, e.Dump(id))
-	}
-}
-
-func turnEnded(e *agenttest.Env, id, status string) bool {
-	for _, ev := range e.Events(id) {
-		if ev["type"] == "turn.ended" && ev["data"].(map[string]any)["status"] == status {
-			return true
-		}
-	}
-	return false
-}
-
-// waitDelta waits for the first streamed agent message delta of a task.
-func waitDelta(e *agenttest.Env, id string) {
-	e.T.Helper()
-	e.Wait(id, "a streamed message", 2*time.Minute, func(map[string]any) bool {
-		for _, ev := range e.Events(id) {
-			if ev["type"] == "item.delta" {
-				return true
-			}
-		}
-		return false
-	})
-}
-
-func decision(accept bool) string {
-	if accept {
-		return "accept"
-	}
-	return "decline"
+	e.WantTurnTimeout("qoder", "hello")
 }

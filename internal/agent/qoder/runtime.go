@@ -2,11 +2,8 @@ package qoder
 
 import (
 	"context"
-	"crypto/rand"
 	"encoding/json"
-	"fmt"
 	"io"
-	"os"
 	"strings"
 	"sync"
 	"time"
@@ -55,12 +52,14 @@ var _ agent.Runtime = (*Runtime)(nil)
 // Name implements agent.Runtime.
 func (r *Runtime) Name() string { return Name }
 
-func (r *Runtime) argv() ([]string, error) {
-	argv, err := agentcli.Find(Program, r.Path)
-	if err != nil {
-		return nil, errcode.New(agent.CodeRuntimeUnavailable, "qoder: %v", err)
+// cli is how qodercli runs a session.
+func (r *Runtime) cli() streamjson.CLI {
+	return streamjson.CLI{
+		Dialect: streamjson.Dialect{Name: Name, EchoToolUseID: true},
+		Program: Program, Path: r.Path, Env: r.env(), Stderr: r.Stderr,
+		ReadOnly: []string{"--disallowed-tools", "Write,Edit,NotebookEdit"},
+		Args:     r.Args,
 	}
-	return argv, nil
 }
 
 // env is qodercli's environment. (QODER_AGENT_SDK_ENTRYPOINT, which
@@ -73,7 +72,7 @@ func (r *Runtime) env() map[string]string { return agentcli.Passthrough(passEnv,
 // check runs on its own and its result is kept for probeTTL: a caller
 // whose deadline comes first is told to ask again.
 func (r *Runtime) Probe(ctx context.Context) agent.Readiness {
-	argv, err := r.argv()
+	argv, err := r.cli().Argv()
 	if err != nil {
 		return agent.Readiness{Reason: errcode.As(err).Message}
 	}
@@ -132,84 +131,27 @@ func (r *Runtime) status(ctx context.Context, argv []string) agent.Readiness {
 		return agent.Readiness{Installed: true, Reason: "qodercli status failed"}
 	}
 	rd := agent.Readiness{Installed: true, Version: status.Version, Authenticated: status.LoggedIn}
-	switch {
-	case status.LoggedIn == nil || !*status.LoggedIn:
-		rd.Reason = "not logged in (run `qodercli login`, or set QODER_PERSONAL_ACCESS_TOKEN)"
-	case rd.Version != TestedVersion:
-		rd.Ready = true
-		rd.Reason = fmt.Sprintf("qodercli %s is not the tested version %s", rd.Version, TestedVersion)
-	default:
-		rd.Ready = true
-	}
-	return rd
+	loggedOut := status.LoggedIn == nil || !*status.LoggedIn
+	return rd.Judge("qodercli", TestedVersion, loggedOut, "run `qodercli login`, or set QODER_PERSONAL_ACCESS_TOKEN")
 }
 
 // Models starts qodercli, reads the models its initialize response lists
 // (when it lists any), and ends it.
 func (r *Runtime) Models(ctx context.Context) ([]agent.Model, error) {
-	s, info, err := r.start(ctx, agent.SessionSpec{Dir: os.TempDir(), Access: agent.ReadOnly}, newSessionID(), false, nil)
-	if err != nil {
-		return nil, err
-	}
-	s.Close()
-	if len(info.Models) == 0 {
+	models, err := r.cli().Models(ctx)
+	if err == nil && len(models) == 0 {
 		return nil, agent.ErrModelsUnsupported
 	}
-	out := make([]agent.Model, 0, len(info.Models))
-	for _, m := range info.Models {
-		out = append(out, agent.Model{ID: m.Value, Name: m.DisplayName, Description: m.Description})
-	}
-	return out, nil
+	return models, err
 }
 
 // Start implements agent.Runtime.
 func (r *Runtime) Start(ctx context.Context, spec agent.SessionSpec, sink agent.Sink) (agent.Session, error) {
-	s, _, err := r.start(ctx, spec, newSessionID(), false, sink)
-	return s, err
+	return r.cli().Start(ctx, spec, sink)
 }
 
 // Resume implements agent.Runtime (--resume); qodercli cannot say how
 // the last turn ended.
 func (r *Runtime) Resume(ctx context.Context, spec agent.SessionSpec, id string, sink agent.Sink) (agent.Session, agent.TurnState, error) {
-	s, _, err := r.start(ctx, spec, id, true, sink)
-	return s, agent.TurnState{}, err
-}
-
-func (r *Runtime) start(ctx context.Context, spec agent.SessionSpec, id string, resume bool, sink agent.Sink) (*streamjson.Session, streamjson.InitInfo, error) {
-	argv, err := r.argv()
-	if err != nil {
-		return nil, streamjson.InitInfo{}, err
-	}
-	argv = append(argv, "-p", "--input-format", "stream-json", "--output-format", "stream-json",
-		"--include-partial-messages", "--permission-prompt-tool", "stdio", "--permission-mode", "default")
-	if resume {
-		argv = append(argv, "--resume", id)
-	} else {
-		argv = append(argv, "--session-id", id)
-	}
-	if spec.Model != "" {
-		argv = append(argv, "--model", spec.Model)
-	}
-	if spec.Access != agent.WorkspaceWrite {
-		argv = append(argv, "--disallowed-tools", "Write,Edit,NotebookEdit")
-	}
-	argv = append(argv, r.Args...)
-	dir := spec.Dir
-	if dir == "" {
-		dir = os.TempDir()
-	}
-	return streamjson.Start(ctx, streamjson.Config{
-		Dialect:   streamjson.Dialect{Name: Name, EchoToolUseID: true},
-		Spec:      agentcli.Spec{Argv: argv, Dir: dir, Env: r.env(), Stderr: r.Stderr},
-		SessionID: id,
-	}, sink)
-}
-
-// newSessionID is a random UUID (version 4).
-func newSessionID() string {
-	var b [16]byte
-	rand.Read(b[:])
-	b[6] = b[6]&0x0f | 0x40
-	b[8] = b[8]&0x3f | 0x80
-	return fmt.Sprintf("%x-%x-%x-%x-%x", b[0:4], b[4:6], b[6:8], b[8:10], b[10:])
+	return r.cli().Resume(ctx, spec, id, sink)
 }

@@ -12,4 +12,8 @@
 // ends at the result for its last user message; is_error is checked on
 // every result, since a CLI that is not logged in reports success with
 // is_error set.
+//
+// CLI is how an adapter runs one such CLI (its flags, environment and
+// model list), so that the Claude Code and Qoder adapters start, resume
+// and list models the same way.
 package streamjson
