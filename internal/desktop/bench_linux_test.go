@@ -33,13 +33,7 @@ func busyScreen(b *testing.B) *xvfbtest.Display {
 // screen: state, GetImage, PNG encoding, windows, reference.
 func BenchmarkObserve1080p(b *testing.B) {
 	d := busyScreen(b)
-	s := New(Options{Open: func(context.Context) ([]native.Backend, native.Readiness) {
-		bk, err := x11.Open(d.Name)
-		if err != nil {
-			return nil, native.Readiness{Reason: "x11_unreachable"}
-		}
-		return []native.Backend{bk}, native.Readiness{Ready: true}
-	}})
+	s := New(Options{Open: openX11(d.Name, nil)})
 	defer s.Close()
 	ctx := context.Background()
 	var size int

@@ -1,8 +1,6 @@
 package desktop
 
 import (
-	"context"
-	"crypto/rand"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -10,9 +8,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/hostlink/hostlink/internal/audit"
-	"github.com/hostlink/hostlink/internal/desktop/native"
-	"github.com/hostlink/hostlink/internal/desktop/x11"
 	"github.com/hostlink/hostlink/internal/errcode"
 	"github.com/hostlink/hostlink/internal/ops"
 )
@@ -20,23 +15,9 @@ import (
 // clipEnv is env with a Service whose clipboard policy is p.
 func clipEnv(t *testing.T, p ClipboardPolicy) *env {
 	e := newEnv(t, 320, 240)
-	key := make([]byte, audit.KeySize)
-	rand.Read(key)
 	e.auditDir = t.TempDir()
-	log, err := audit.Open(audit.Options{Dir: e.auditDir, Key: key, MachineID: "m", Version: "v"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { log.Close() })
-	e.reg = ops.New(log, nil)
-	d := e.d
-	e.s = New(Options{Clipboard: p, Open: func(context.Context) ([]native.Backend, native.Readiness) {
-		b, err := x11.Open(d.Name)
-		if err != nil {
-			return nil, native.Readiness{Reason: "x11_unreachable"}
-		}
-		return []native.Backend{b}, native.Readiness{Ready: true}
-	}})
+	e.reg = auditedRegistry(t, e.auditDir)
+	e.s = New(Options{Clipboard: p, Open: openX11(e.d.Name, nil)})
 	e.s.opts.now = func() time.Time { return e.now }
 	t.Cleanup(func() { e.s.Close() })
 	Register(e.reg, e.s)

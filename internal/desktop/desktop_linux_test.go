@@ -3,7 +3,6 @@ package desktop
 import (
 	"bytes"
 	"context"
-	"crypto/rand"
 	"encoding/json"
 	"fmt"
 	"image"
@@ -16,9 +15,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/hostlink/hostlink/internal/audit"
 	"github.com/hostlink/hostlink/internal/desktop/native"
-	"github.com/hostlink/hostlink/internal/desktop/x11"
 	"github.com/hostlink/hostlink/internal/desktop/xvfbtest"
 	"github.com/hostlink/hostlink/internal/errcode"
 	"github.com/hostlink/hostlink/internal/ops"
@@ -39,25 +36,9 @@ type env struct {
 func newEnv(t *testing.T, w, h int) *env {
 	t.Helper()
 	d := xvfbtest.Start(t, w, h)
-	key := make([]byte, audit.KeySize)
-	rand.Read(key)
 	dir := t.TempDir()
-	log, err := audit.Open(audit.Options{Dir: dir, Key: key, MachineID: "m", Version: "v"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { log.Close() })
-	e := &env{t: t, d: d, reg: ops.New(log, nil), now: time.Now(), auditDir: dir}
-	e.s = New(Options{
-		Open: func(context.Context) ([]native.Backend, native.Readiness) {
-			b, err := x11.Open(d.Name)
-			if err != nil {
-				return nil, native.Readiness{Reason: "x11_unreachable"}
-			}
-			return []native.Backend{b}, native.Readiness{Ready: true}
-		},
-		Settle: 300 * time.Millisecond,
-	})
+	e := &env{t: t, d: d, reg: auditedRegistry(t, dir), now: time.Now(), auditDir: dir}
+	e.s = New(Options{Open: openX11(d.Name, nil), Settle: 300 * time.Millisecond})
 	e.s.opts.now = func() time.Time { return e.now }
 	t.Cleanup(func() { e.s.Close() })
 	Register(e.reg, e.s)
@@ -72,12 +53,7 @@ func (e *env) call(op string, args any) (any, *errcode.Error) {
 
 func (e *env) callAs(transport, op string, args any) (any, *errcode.Error) {
 	e.t.Helper()
-	raw, _ := json.Marshal(args)
-	out, err := e.reg.Call(context.Background(), ops.Caller{Transport: transport}, op, raw, nil)
-	if err != nil {
-		return nil, errcode.As(err)
-	}
-	return out, nil
+	return callOp(context.Background(), e.reg, transport, op, args)
 }
 
 func (e *env) observe(args map[string]any) *Observation {

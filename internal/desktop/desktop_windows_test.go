@@ -2,33 +2,20 @@ package desktop
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/json"
 	"testing"
-
-	"github.com/hostlink/hostlink/internal/audit"
-	"github.com/hostlink/hostlink/internal/ops"
 )
 
 // TestWin32Service runs the operations on this Windows session's desktop
 // (Wine's, on a private Xvfb, in CI): observe, then move the pointer and
 // see the fresh observation report it where asked.
 func TestWin32Service(t *testing.T) {
-	key := make([]byte, audit.KeySize)
-	rand.Read(key)
-	log, err := audit.Open(audit.Options{Dir: t.TempDir(), Key: key, MachineID: "m", Version: "v"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer log.Close()
-	reg := ops.New(log, nil)
+	reg := auditedRegistry(t, t.TempDir())
 	s := New(Options{})
 	defer s.Close()
 	Register(reg, s)
 	ctx := context.Background()
 	call := func(op string, args map[string]any) any {
-		raw, _ := json.Marshal(args)
-		out, err := reg.Call(ctx, ops.Caller{Transport: "test"}, op, raw, nil)
+		out, err := callOp(ctx, reg, "test", op, args)
 		if err != nil {
 			t.Fatalf("%s: %v", op, err)
 		}

@@ -2,8 +2,6 @@ package desktop
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
@@ -12,32 +10,18 @@ import (
 
 	"golang.org/x/sys/windows/registry"
 
-	"github.com/hostlink/hostlink/internal/audit"
 	"github.com/hostlink/hostlink/internal/errcode"
-	"github.com/hostlink/hostlink/internal/ops"
 )
 
 // TestWin32MoreOperations runs the clipboard, permissions and launch
 // operations on this Windows session (Wine's, in CI).
 func TestWin32MoreOperations(t *testing.T) {
-	key := make([]byte, audit.KeySize)
-	rand.Read(key)
-	log, err := audit.Open(audit.Options{Dir: t.TempDir(), Key: key, MachineID: "m", Version: "v"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer log.Close()
-	reg := ops.New(log, nil)
+	reg := auditedRegistry(t, t.TempDir())
 	s := New(Options{Clipboard: ClipboardPolicy{Enabled: true}})
 	defer s.Close()
 	Register(reg, s)
 	call := func(op string, args any) (any, *errcode.Error) {
-		raw, _ := json.Marshal(args)
-		out, err := reg.Call(context.Background(), ops.Caller{Transport: "test"}, op, raw, nil)
-		if err != nil {
-			return nil, errcode.As(err)
-		}
-		return out, nil
+		return callOp(context.Background(), reg, "test", op, args)
 	}
 	if _, err := call("computer_clipboard_write", ClipboardWriteArgs{Content: "from hostlink ✓"}); err != nil {
 		t.Fatal(err)

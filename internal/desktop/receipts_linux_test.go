@@ -2,19 +2,15 @@ package desktop
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/json"
 	"errors"
 	"strings"
 	"testing"
 	"time"
 
-	"github.com/hostlink/hostlink/internal/audit"
 	"github.com/hostlink/hostlink/internal/desktop/native"
 	"github.com/hostlink/hostlink/internal/desktop/x11"
 	"github.com/hostlink/hostlink/internal/desktop/xvfbtest"
 	"github.com/hostlink/hostlink/internal/errcode"
-	"github.com/hostlink/hostlink/internal/ops"
 )
 
 // cutOff is the real X11 backend with its input cut after a number of
@@ -37,28 +33,13 @@ func (c cutOff) Dispatch(ctx context.Context, steps []native.Step) (int, error) 
 
 func TestReceipts(t *testing.T) {
 	d := xvfbtest.Start(t, 640, 480)
-	key := make([]byte, audit.KeySize)
-	rand.Read(key)
-	log, err := audit.Open(audit.Options{Dir: t.TempDir(), Key: key, MachineID: "m", Version: "v"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer log.Close()
+	reg := auditedRegistry(t, t.TempDir())
 	after := 0
-	s := New(Options{Open: func(context.Context) ([]native.Backend, native.Readiness) {
-		b, err := x11.Open(d.Name)
-		if err != nil {
-			return nil, native.Readiness{Reason: "x11_unreachable"}
-		}
-		return []native.Backend{cutOff{b, &after}}, native.Readiness{Ready: true}
-	}})
+	s := New(Options{Open: openX11(d.Name, func(b *x11.Backend) native.Backend { return cutOff{b, &after} })})
 	defer s.Close()
-	reg := ops.New(log, nil)
 	Register(reg, s)
 	call := func(ctx context.Context, op string, args map[string]any) (any, *errcode.Error) {
-		raw, _ := json.Marshal(args)
-		out, err := reg.Call(ctx, ops.Caller{Transport: "test"}, op, raw, nil)
-		return out, errcode.As(err)
+		return callOp(ctx, reg, "test", op, args)
 	}
 	ctx := context.Background()
 	pointer := func() string { return strings.Join(strings.Fields(d.Run("xdotool", "getmouselocation"))[:2], " ") }

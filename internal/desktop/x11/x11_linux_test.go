@@ -25,6 +25,25 @@ func open(t *testing.T, d *xvfbtest.Display) *Backend {
 	return b
 }
 
+// shellXterm starts a display with a focused xterm whose shell runs in a
+// fresh directory, and opens the backend on that display.
+func shellXterm(t *testing.T, title string) (d *xvfbtest.Display, b *Backend, dir string) {
+	t.Helper()
+	d = xvfbtest.Start(t, 800, 600)
+	dir = t.TempDir()
+	id := d.Xterm(title, 20, 20, dir)
+	d.Run("xdotool", "windowactivate", "--sync", id)
+	return d, open(t, d), dir
+}
+
+// waitFile waits for the xterm's shell to write want to name in dir.
+func waitFile(d *xvfbtest.Display, dir, name, want string) {
+	d.Eventually(name, func() bool {
+		got, err := os.ReadFile(filepath.Join(dir, name))
+		return err == nil && string(got) == want
+	})
+}
+
 // diff counts the pixels where a and b differ, comparing a's bounds with
 // b's from b's origin.
 func diff(a, b *image.RGBA) int {
@@ -147,11 +166,7 @@ func TestClickLandsWhereAsked(t *testing.T) {
 // characters the keyboard map lacks, and checks what the shell received
 // through the file the command writes.
 func TestTypeIntoXterm(t *testing.T) {
-	d := xvfbtest.Start(t, 800, 600)
-	dir := t.TempDir()
-	id := d.Xterm("typing", 20, 20, dir)
-	d.Run("xdotool", "windowactivate", "--sync", id)
-	b := open(t, d)
+	d, b, dir := shellXterm(t, "typing")
 	ctx := context.Background()
 	before, err := b.loadKeymap()
 	if err != nil {
@@ -161,11 +176,7 @@ func TestTypeIntoXterm(t *testing.T) {
 	if n, err := b.Dispatch(ctx, []native.Step{{Kind: native.Text, Text: text}}); err != nil || n != 1 {
 		t.Fatalf("dispatch: %d %v", n, err)
 	}
-	want := "Hello, World! ~|{}"
-	d.Eventually("out.txt", func() bool {
-		got, err := os.ReadFile(filepath.Join(dir, "out.txt"))
-		return err == nil && string(got) == want
-	})
+	waitFile(d, dir, "out.txt", "Hello, World! ~|{}")
 	// A key chord: ctrl+u clears the line typed so far.
 	steps := []native.Step{{Kind: native.Text, Text: "echo wrong > chord.txt"},
 		{Kind: native.KeyDown, Key: "ctrl"}, {Kind: native.KeyDown, Key: "u"},
@@ -175,10 +186,7 @@ func TestTypeIntoXterm(t *testing.T) {
 	if n, err := b.Dispatch(ctx, steps); err != nil || n != len(steps) {
 		t.Fatalf("dispatch: %d %v", n, err)
 	}
-	d.Eventually("chord.txt", func() bool {
-		got, err := os.ReadFile(filepath.Join(dir, "chord.txt"))
-		return err == nil && string(got) == "right\n"
-	})
+	waitFile(d, dir, "chord.txt", "right\n")
 	after, err := b.loadKeymap()
 	if err != nil || len(after.spares) != len(before.spares) {
 		t.Fatalf("keymap not restored: %d spares before, %d after (%v)", len(before.spares), len(after.spares), err)
@@ -188,11 +196,7 @@ func TestTypeIntoXterm(t *testing.T) {
 // TestTypeUnmappedCharacters types characters that are not on the US
 // keyboard map, through temporarily bound keycodes, into a UTF-8 xterm.
 func TestTypeUnmappedCharacters(t *testing.T) {
-	d := xvfbtest.Start(t, 800, 600)
-	dir := t.TempDir()
-	id := d.Xterm("unicode", 20, 20, dir)
-	d.Run("xdotool", "windowactivate", "--sync", id)
-	b := open(t, d)
+	d, b, dir := shellXterm(t, "unicode")
 	ctx := context.Background()
 	km, err := b.loadKeymap()
 	if err != nil {
@@ -206,10 +210,7 @@ func TestTypeUnmappedCharacters(t *testing.T) {
 	if _, err := b.Dispatch(ctx, []native.Step{{Kind: native.Text, Text: "printf '%s' 'é€ß' > u.txt\n"}}); err != nil {
 		t.Fatal(err)
 	}
-	d.Eventually("u.txt", func() bool {
-		got, err := os.ReadFile(filepath.Join(dir, "u.txt"))
-		return err == nil && string(got) == "é€ß"
-	})
+	waitFile(d, dir, "u.txt", "é€ß")
 }
 
 func TestUnmappedKeyDispatchesNothing(t *testing.T) {
@@ -297,18 +298,11 @@ func TestAccessibilityATSPI(t *testing.T) {
 
 // TestTypeWithCapsLock: typed text stays literal with Caps Lock on.
 func TestTypeWithCapsLock(t *testing.T) {
-	d := xvfbtest.Start(t, 800, 600)
-	dir := t.TempDir()
-	id := d.Xterm("caps", 20, 20, dir)
-	d.Run("xdotool", "windowactivate", "--sync", id)
+	d, b, dir := shellXterm(t, "caps")
 	d.Run("xdotool", "key", "Caps_Lock")
 	t.Cleanup(func() { d.Output("xdotool", "key", "Caps_Lock") })
-	b := open(t, d)
 	if _, err := b.Dispatch(context.Background(), []native.Step{{Kind: native.Text, Text: "echo MixedCase > caps.txt\n"}}); err != nil {
 		t.Fatal(err)
 	}
-	d.Eventually("caps.txt", func() bool {
-		got, err := os.ReadFile(filepath.Join(dir, "caps.txt"))
-		return err == nil && string(got) == "MixedCase\n"
-	})
+	waitFile(d, dir, "caps.txt", "MixedCase\n")
 }
