@@ -111,25 +111,26 @@ func TestQoderPlain(t *testing.T) {
 	}
 }
 
-func TestQoderCommand(t *testing.T) {
-	for _, accept := range []bool{false, true} {
-		t.Run(fmt.Sprintf("accepted=%v", accept), func(t *testing.T) {
-			t.Parallel()
-			e := env(t, 0, reply("", 0, call("Bash", map[string]any{"command": "echo ran > ran.txt", "description": "write ran.txt"})),
-				reply("command finished", 1))
-			e.RunApproval("qoder", agenttest.Approval{Prompt: "run it", Asks: "echo ran", Result: "command finished", File: "ran.txt"}, accept)
-		})
+// TestQoderApprovals: a command and a file change each wait for an
+// approval, and run only when it is accepted.
+func TestQoderApprovals(t *testing.T) {
+	cases := []struct {
+		name  string
+		model string // the model's tool call
+		agenttest.Approval
+	}{
+		{"command", reply("", 0, call("Bash", map[string]any{"command": "echo ran > ran.txt", "description": "write ran.txt"})),
+			agenttest.Approval{Prompt: "run it", Asks: "echo ran", Result: "command finished", File: "ran.txt"}},
+		{"file change", reply("", 0, call("Write", map[string]any{"file_path": "WORKDIR/written.txt", "content": "written\n"})),
+			agenttest.Approval{Prompt: "write it", Asks: "Write", Result: "write finished", File: "written.txt"}},
 	}
-}
-
-func TestQoderFileChange(t *testing.T) {
-	for _, accept := range []bool{false, true} {
-		t.Run(fmt.Sprintf("accepted=%v", accept), func(t *testing.T) {
-			t.Parallel()
-			e := env(t, 0, reply("", 0, call("Write", map[string]any{"file_path": "WORKDIR/written.txt", "content": "written\n"})),
-				reply("write finished", 1))
-			e.RunApproval("qoder", agenttest.Approval{Prompt: "write it", Asks: "Write", Result: "write finished", File: "written.txt"}, accept)
-		})
+	for _, c := range cases {
+		for _, accept := range []bool{false, true} {
+			t.Run(fmt.Sprintf("%s accepted=%v", c.name, accept), func(t *testing.T) {
+				t.Parallel()
+				env(t, 0, c.model, reply(c.Result, 1)).RunApproval("qoder", c.Approval, accept)
+			})
+		}
 	}
 }
 
