@@ -1,8 +1,11 @@
 package mcpserve
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
+	"io"
+	"os"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -14,13 +17,20 @@ import (
 // NewServer returns an MCP server exposing every operation in reg. Calls are
 // attributed to transport and peer in the audit log.
 func NewServer(reg *ops.Registry, transport, peer string) *mcp.Server {
+	return newServer(reg, transport, peer, nil)
+}
+
+// newServer is NewServer whose tool results, when enc is not nil, are
+// encoded once by the handler and stored in enc for the connection (see
+// encodedResults).
+func newServer(reg *ops.Registry, transport, peer string, enc *encodedResults) *mcp.Server {
 	s := mcp.NewServer(&mcp.Implementation{Name: "hostlink", Title: "hostlink", Version: version.Version}, &mcp.ServerOptions{
 		Instructions: "hostlink acts on this computer's files inside configured workdirs. " +
 			"Call list_workdirs first; every path is relative to a workdir (or absolute inside one). " +
 			"Errors carry a stable code such as PATH_OUTSIDE_ALLOWED_ROOT.",
 	})
 	for _, op := range reg.Ops() {
-		s.AddTool(tool(op), handler(reg, op.Name, transport, peer))
+		s.AddTool(tool(op), handler(reg, op.Name, transport, peer, enc))
 	}
 	return s
 }
@@ -49,7 +59,7 @@ type errorResult struct {
 	Error *errcode.Error `json:"error"`
 }
 
-func handler(reg *ops.Registry, name, transport, peer string) mcp.ToolHandler {
+func handler(reg *ops.Registry, name, transport, peer string, enc *encodedResults) mcp.ToolHandler {
 	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		var progress ops.ProgressFunc
 		if token := req.Params.GetProgressToken(); token != nil && req.Session != nil {
@@ -65,24 +75,52 @@ func handler(reg *ops.Registry, name, transport, peer string) mcp.ToolHandler {
 			body, _ := json.Marshal(errorResult{errcode.As(err)})
 			return &mcp.CallToolResult{IsError: true, Content: []mcp.Content{&mcp.TextContent{Text: string(body)}}}, nil
 		}
-		body, merr := json.Marshal(out)
+		body, merr := encodeJSON(out)
 		if merr != nil {
 			return nil, merr
 		}
-		content := []mcp.Content{&mcp.TextContent{Text: string(body)}}
 		// Images go as image content beside the JSON, never inside it.
+		var images []mcp.Content
 		for _, im := range ops.ImagesOf(out) {
-			content = append(content, &mcp.ImageContent{Data: im.Data, MIMEType: im.MIMEType})
+			images = append(images, &mcp.ImageContent{Data: im.Data, MIMEType: im.MIMEType})
+		}
+		if enc != nil {
+			return enc.result(body, images), nil
 		}
 		return &mcp.CallToolResult{
-			Content:           content,
+			Content:           append([]mcp.Content{&mcp.TextContent{Text: string(body)}}, images...),
 			StructuredContent: json.RawMessage(body),
 		}, nil
 	}
 }
 
+// encodeJSON encodes v like the SDK does (no HTML escaping).
+func encodeJSON(v any) ([]byte, error) {
+	var b bytes.Buffer
+	e := json.NewEncoder(&b)
+	e.SetEscapeHTML(false)
+	if err := e.Encode(v); err != nil {
+		return nil, err
+	}
+	return bytes.TrimSuffix(b.Bytes(), []byte("\n")), nil
+}
+
 // ServeStdio serves reg on standard input and output until the client
 // disconnects or ctx is done. peer describes the client for the audit log.
 func ServeStdio(ctx context.Context, reg *ops.Registry, peer string) error {
-	return NewServer(reg, ops.TransportMCPStdio, peer).Run(ctx, &mcp.StdioTransport{})
+	return Serve(ctx, reg, ops.TransportMCPStdio, peer, os.Stdin, nopCloser{os.Stdout})
 }
+
+// Serve serves reg with newline-delimited JSON-RPC read from r and written
+// to w (MCP's stdio transport) until the client disconnects or ctx is done.
+// Tool results are encoded once (see encodedResults). transport and peer
+// are recorded in the audit log.
+func Serve(ctx context.Context, reg *ops.Registry, transport, peer string, r io.ReadCloser, w io.WriteCloser) error {
+	enc := newEncodedResults()
+	return newServer(reg, transport, peer, enc).Run(ctx, enc.transport(r, w))
+}
+
+// nopCloser keeps standard output open when the session ends.
+type nopCloser struct{ io.Writer }
+
+func (nopCloser) Close() error { return nil }

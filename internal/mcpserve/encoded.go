@@ -1,0 +1,272 @@
+package mcpserve
+
+import (
+	"bytes"
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"io"
+	"strconv"
+	"sync"
+	"sync/atomic"
+
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// The SDK encodes a tool result several times on its way out: each content
+// block, the CallToolResult, then the JSON-RPC message, and encoding/json
+// re-validates (compacts) every pre-encoded part at each level. For a large
+// result (a 10 MiB file, a 10,000-entry listing) that is most of the call's
+// time. On the connections hostlink owns (stdio) a tool result is therefore
+// encoded once by the handler, and the SDK carries a short placeholder in
+// its place that the connection swaps for the encoded bytes as it writes the
+// response. What goes on the wire is the same result the SDK would send.
+
+// encodedResults holds tool results encoded by the handler until the
+// connection writes their responses.
+type encodedResults struct {
+	prefix string // "hostlink-result-<random>-", never guessable by a result
+
+	mu   sync.Mutex
+	next uint64
+	m    map[string][]byte // placeholder -> structured content (JSON)
+}
+
+func newEncodedResults() *encodedResults {
+	var b [16]byte
+	rand.Read(b[:])
+	return &encodedResults{prefix: "hostlink-result-" + hex.EncodeToString(b[:]) + "-", m: map[string][]byte{}}
+}
+
+// put stores body, a result's structured content, and returns the
+// placeholder that stands for it in the SDK's CallToolResult.
+func (e *encodedResults) put(body []byte) string {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	e.next++
+	key := e.prefix + strconv.FormatUint(e.next, 10)
+	e.m[key] = body
+	return key
+}
+
+func (e *encodedResults) take(key string) ([]byte, bool) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	body, ok := e.m[key]
+	delete(e.m, key)
+	return body, ok
+}
+
+// drop forgets every stored result (their responses will not be written).
+func (e *encodedResults) drop() {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	clear(e.m)
+}
+
+// result returns the CallToolResult the handler hands the SDK for body:
+// the text block and the structured content are both the placeholder;
+// images follow the text block as usual.
+func (e *encodedResults) result(body []byte, images []mcp.Content) *mcp.CallToolResult {
+	key := e.put(body)
+	return &mcp.CallToolResult{
+		Content:           append([]mcp.Content{&mcp.TextContent{Text: key}}, images...),
+		StructuredContent: json.RawMessage(strconv.Quote(key)),
+	}
+}
+
+// encodedConn is the connection of Serve: the SDK's newline-delimited JSON
+// connection over r and w, writing the responses that carry encoded results
+// itself.
+type encodedConn struct {
+	mcp.Connection // the SDK's connection over the same pipes
+	e              *encodedResults
+	in             *batchWatch
+	w              io.Writer
+
+	mu     sync.Mutex // serializes writes to w, the SDK's and ours
+	closed bool
+}
+
+func (e *encodedResults) transport(r io.ReadCloser, w io.WriteCloser) mcp.Transport {
+	return encodedTransport{e: e, r: r, w: w}
+}
+
+type encodedTransport struct {
+	e *encodedResults
+	r io.ReadCloser
+	w io.WriteCloser
+}
+
+func (t encodedTransport) Connect(ctx context.Context) (mcp.Connection, error) {
+	in := &batchWatch{r: t.r, lineStart: true}
+	c, err := (&mcp.IOTransport{Reader: in, Writer: t.w}).Connect(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return &encodedConn{Connection: c, e: t.e, in: in, w: t.w}, nil
+}
+
+var (
+	structuredKey = []byte(`"structuredContent":"`)
+	resultTail    = []byte(`"result":0}`)
+)
+
+func (c *encodedConn) Write(ctx context.Context, msg jsonrpc.Message) error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	resp, ok := msg.(*jsonrpc.Response)
+	if !ok || resp.Error != nil {
+		return c.Connection.Write(ctx, msg)
+	}
+	key := c.placeholder(resp.Result)
+	body, ok := c.e.take(key)
+	if !ok {
+		return c.Connection.Write(ctx, msg)
+	}
+	result := splice(resp.Result, key, body)
+	// A response within a JSON-RPC batch (protocol 2025-03-26) goes out
+	// with the rest of its batch, which only the SDK's connection tracks.
+	if c.in.batches.Load() {
+		r := *resp
+		r.Result = result
+		return c.Connection.Write(ctx, &r)
+	}
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	if c.closed {
+		return errors.New("mcpserve: write on a closed connection")
+	}
+	// The SDK encodes the envelope (version, id); the result, already
+	// valid compact JSON, is written as it is rather than re-validated.
+	head, err := jsonrpc.EncodeMessage(&jsonrpc.Response{ID: resp.ID, Result: json.RawMessage("0")})
+	if err != nil || !bytes.HasSuffix(head, resultTail) {
+		r := *resp
+		r.Result = result
+		return c.Connection.Write(ctx, &r)
+	}
+	// Written in parts to spare a copy of a large result; c.mu keeps them
+	// together.
+	for _, part := range [][]byte{head[:len(head)-2], result, []byte("}\n")} {
+		if _, err := c.w.Write(part); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// placeholder returns the placeholder key in an encoded CallToolResult,
+// or "".
+func (c *encodedConn) placeholder(result []byte) string {
+	i := bytes.Index(result, structuredKey)
+	if i < 0 {
+		return ""
+	}
+	rest := result[i+len(structuredKey):]
+	if !bytes.HasPrefix(rest, []byte(c.e.prefix)) {
+		return ""
+	}
+	j := bytes.IndexByte(rest, '"')
+	if j < 0 {
+		return ""
+	}
+	return string(rest[:j])
+}
+
+func (c *encodedConn) Close() error {
+	c.mu.Lock()
+	c.closed = true
+	c.mu.Unlock()
+	c.e.drop()
+	return c.Connection.Close()
+}
+
+// batchWatch passes the client's messages through, noting whether any was
+// a JSON-RPC batch: messages are newline-delimited, so a batch is a line
+// whose first non-blank byte is '['. (A '[' starting a line inside a
+// multi-line message is taken for a batch too, which is only slower.)
+type batchWatch struct {
+	r         io.ReadCloser
+	lineStart bool // touched only by the SDK's one reading goroutine
+	batches   atomic.Bool
+}
+
+func (b *batchWatch) Read(p []byte) (int, error) {
+	n, err := b.r.Read(p)
+	for _, c := range p[:n] {
+		switch {
+		case c == '\n' || c == '\r':
+			b.lineStart = true
+		case !b.lineStart || c == ' ' || c == '\t':
+		case c == '[':
+			b.batches.Store(true)
+			b.lineStart = false
+		default:
+			b.lineStart = false
+		}
+	}
+	return n, err
+}
+
+func (b *batchWatch) Close() error { return b.r.Close() }
+
+// splice returns the SDK's encoded result with the placeholder key replaced
+// by body as the structured content and by body's JSON text as the text
+// block. If the SDK's encoding is not the expected shape it builds the
+// result afresh (without images, which only the SDK's encoding held).
+func splice(result []byte, key string, body []byte) []byte {
+	textAt := []byte(`"text":"` + key + `"`)
+	structAt := []byte(`"structuredContent":"` + key + `"`)
+	i, j := bytes.Index(result, textAt), bytes.Index(result, structAt)
+	if i < 0 || j < i+len(textAt) {
+		b, _ := json.Marshal(&mcp.CallToolResult{
+			Content:           []mcp.Content{&mcp.TextContent{Text: string(body)}},
+			StructuredContent: json.RawMessage(body),
+		})
+		return b
+	}
+	out := make([]byte, 0, len(result)+2*len(body)+len(body)/8+16)
+	out = append(out, result[:i]...)
+	out = append(out, `"text":`...)
+	out = appendQuoted(out, body)
+	out = append(out, result[i+len(textAt):j]...)
+	out = append(out, `"structuredContent":`...)
+	out = append(out, body...)
+	out = append(out, result[j+len(structAt):]...)
+	return out
+}
+
+// appendQuoted appends s as a JSON string. s is JSON written by
+// encoding/json, so it is valid UTF-8 and its strings already escape
+// control characters; the general cases are handled all the same.
+func appendQuoted(dst, s []byte) []byte {
+	const hexDigits = "0123456789abcdef"
+	dst = append(dst, '"')
+	start := 0
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c >= 0x20 && c != '"' && c != '\\' {
+			continue
+		}
+		dst = append(dst, s[start:i]...)
+		switch c {
+		case '"', '\\':
+			dst = append(dst, '\\', c)
+		case '\n':
+			dst = append(dst, '\\', 'n')
+		case '\r':
+			dst = append(dst, '\\', 'r')
+		case '\t':
+			dst = append(dst, '\\', 't')
+		default:
+			dst = append(dst, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&0xf])
+		}
+		start = i + 1
+	}
+	dst = append(dst, s[start:]...)
+	return append(dst, '"')
+}

@@ -1,0 +1,171 @@
+package mcpserve_test
+
+import (
+	"bufio"
+	"context"
+	"crypto/rand"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/hostlink/hostlink/internal/audit"
+	"github.com/hostlink/hostlink/internal/files"
+	"github.com/hostlink/hostlink/internal/jail"
+	"github.com/hostlink/hostlink/internal/mcpserve"
+	"github.com/hostlink/hostlink/internal/ops"
+)
+
+// The Serve benchmarks measure the server's side of one tools/call on the
+// file operations over a real workdir and audit log: the client writes raw
+// JSON-RPC lines and reads the response line without decoding it, so the
+// figures are what hostlink spends (adapter, registry, jail, audit and the
+// SDK's encoding), not what a client spends parsing the answer.
+
+// rawClient is the client end of a stdio-like pipe to the server.
+type rawClient struct {
+	w  io.Writer
+	r  *bufio.Reader
+	id int
+}
+
+func (c *rawClient) send(b *testing.B, line string) {
+	if _, err := io.WriteString(c.w, line+"\n"); err != nil {
+		b.Fatal(err)
+	}
+}
+
+// recv returns the next response line, skipping notifications.
+func (c *rawClient) recv(b *testing.B) []byte {
+	for {
+		line, err := c.r.ReadBytes('\n')
+		if err != nil {
+			b.Fatal(err)
+		}
+		if !strings.HasPrefix(string(line[:min(len(line), 64)]), `{"jsonrpc":"2.0","method"`) {
+			return line
+		}
+	}
+}
+
+// call sends one tools/call and fails on an error result.
+func (c *rawClient) call(b *testing.B, req []byte) int {
+	c.id++
+	c.send(b, fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,%s`, c.id, req[1:]))
+	line := c.recv(b)
+	if strings.Contains(string(line[:min(len(line), 200)]), `"isError":true`) || strings.Contains(string(line[:min(len(line), 64)]), `"error"`) {
+		b.Fatalf("call failed: %.300s", line)
+	}
+	return len(line)
+}
+
+// serveFiles starts the MCP server over the file operations on a workdir
+// prepared by setup, and returns a connected raw client.
+func serveFiles(b *testing.B, limits files.Limits, setup func(root string)) *rawClient {
+	b.Helper()
+	base := b.TempDir()
+	root := filepath.Join(base, "root")
+	if err := os.Mkdir(root, 0o755); err != nil {
+		b.Fatal(err)
+	}
+	setup(root)
+	jr, err := jail.Open(root, jail.Options{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { jr.Close() })
+	key := make([]byte, 32)
+	rand.Read(key)
+	log, err := audit.Open(audit.Options{Dir: filepath.Join(base, "audit"), Key: key, MachineID: "bench", Version: "bench"})
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { log.Close() })
+	reg := ops.New(log, nil)
+	files.Register(reg, files.NewService([]*files.Workdir{{Alias: "main", Root: jr}}, limits))
+
+	inR, inW := io.Pipe()
+	outR, outW := io.Pipe()
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() {
+		done <- mcpserve.Serve(ctx, reg, ops.TransportMCPStdio, "bench", inR, outW)
+	}()
+	b.Cleanup(func() {
+		cancel()
+		inW.Close()
+		outR.Close()
+		<-done
+	})
+	c := &rawClient{w: inW, r: bufio.NewReaderSize(outR, 1<<20)}
+	c.send(b, `{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"bench","version":"1"}}}`)
+	c.recv(b)
+	c.send(b, `{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+	return c
+}
+
+func benchServe(b *testing.B, c *rawClient, tool string, args any) {
+	req, _ := json.Marshal(map[string]any{"method": "tools/call", "params": map[string]any{"name": tool, "arguments": args}})
+	c.call(b, req) // warm up
+	n := 0
+	for b.Loop() {
+		n = c.call(b, req)
+	}
+	b.ReportMetric(float64(n), "resp-bytes")
+}
+
+var benchLimits = files.Limits{
+	MaxReadBytes:       64 << 20,
+	MaxWriteBytes:      64 << 20,
+	MaxListEntries:     100000,
+	MaxSearchMatches:   100000,
+	MaxSearchBytes:     1 << 30,
+	MaxSearchFileBytes: 16 << 20,
+}
+
+// textOf returns n bytes of 64-byte text lines, like the bench driver's data.
+func textOf(n int) []byte {
+	var sb strings.Builder
+	for i := 0; sb.Len() < n; i++ {
+		fmt.Fprintf(&sb, "line %08d seed %06d the quick brown fox jumps over the lazy dog.\n", i, 2)
+	}
+	return []byte(sb.String()[:n])
+}
+
+func BenchmarkServeListWorkdirs(b *testing.B) {
+	c := serveFiles(b, benchLimits, func(string) {})
+	benchServe(b, c, "list_workdirs", map[string]any{})
+}
+
+func BenchmarkServeReadFile4K(b *testing.B) {
+	c := serveFiles(b, benchLimits, func(root string) {
+		os.WriteFile(filepath.Join(root, "small.txt"), textOf(4096), 0o644)
+	})
+	benchServe(b, c, "read_file", map[string]any{"path": "small.txt"})
+}
+
+func BenchmarkServeReadFile10MiB(b *testing.B) {
+	c := serveFiles(b, benchLimits, func(root string) {
+		os.WriteFile(filepath.Join(root, "big.txt"), textOf(10<<20), 0o644)
+	})
+	benchServe(b, c, "read_file", map[string]any{"path": "big.txt"})
+}
+
+func BenchmarkServeWriteFile4K(b *testing.B) {
+	c := serveFiles(b, benchLimits, func(string) {})
+	benchServe(b, c, "write_file", map[string]any{"path": "w.txt", "content": string(textOf(4096))})
+}
+
+func BenchmarkServeListDirectory10k(b *testing.B) {
+	c := serveFiles(b, benchLimits, func(root string) {
+		dir := filepath.Join(root, "list")
+		os.Mkdir(dir, 0o755)
+		for i := range 10000 {
+			os.WriteFile(filepath.Join(dir, fmt.Sprintf("entry-%06d.txt", i)), []byte("x\n"), 0o644)
+		}
+	})
+	benchServe(b, c, "list_directory", map[string]any{"path": "list", "max_entries": 100000})
+}
