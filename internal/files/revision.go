@@ -24,7 +24,7 @@ func revisionOf(f *os.File, fi fs.FileInfo, hashLimit int64) (string, error) {
 		if _, err := io.Copy(h, f); err != nil {
 			return "", err
 		}
-		return "sha256:" + hex.EncodeToString(h.Sum(nil)), nil
+		return contentRevision(h.Sum(nil)), nil
 	}
 	h := sha256.New()
 	var b [8]byte
@@ -34,6 +34,9 @@ func revisionOf(f *os.File, fi fs.FileInfo, hashLimit int64) (string, error) {
 	}
 	return "meta:" + hex.EncodeToString(h.Sum(nil)[:20]), nil
 }
+
+// contentRevision is the revision of a file whose content has this SHA-256.
+func contentRevision(sum []byte) string { return "sha256:" + hex.EncodeToString(sum) }
 
 // epoch returns t as float seconds since the Unix epoch, as the wire
 // protocol carries times.
