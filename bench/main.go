@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 )
 
 func main() {
@@ -23,6 +24,7 @@ func main() {
 	)
 	verbose := flag.Bool("v", false, "show the servers' stderr")
 	render := flag.String("render", "", "re-render the Markdown of a results JSON file (e.g. bench/results/latest.json) and exit")
+	only := flag.String("only", "", "comma-separated scenario keys to run (e.g. list_dir,read_4k); results go to partial.{md,json}")
 	flag.Parse()
 	if *render != "" {
 		b, err := os.ReadFile(*render)
@@ -76,6 +78,9 @@ func main() {
 	if *quick {
 		cfg = quickConfig()
 	}
+	if *only != "" {
+		cfg.Only = strings.Split(*only, ",")
+	}
 	rep, failed := runAll(ctx, cfg, servers, root)
 	md := rep.markdown()
 	fmt.Print(md)
@@ -85,6 +90,10 @@ func main() {
 	base := "latest"
 	if *quick {
 		base = "quick"
+	}
+	// A partial run must not replace a complete one.
+	if len(cfg.Only) > 0 {
+		base = "partial"
 	}
 	must(os.WriteFile(filepath.Join(*out, base+".md"), []byte(md), 0o644))
 	j, _ := json.MarshalIndent(rep, "", "  ")

@@ -34,45 +34,51 @@ func runAll(ctx context.Context, cfg config, servers []*server, root string) (*r
 	failed := 0
 	logf("generating data (%d-entry directory, %d-file tree)…", cfg.ListN, cfg.TreeN)
 	t0 := time.Now()
-	d, err := generate(root, cfg.ListN, cfg.TreeN, cfg.BigBytes)
+	treeN := cfg.TreeN
+	if !cfg.runs("glob") && !cfg.runs("search") {
+		treeN = 0 // a partial run without the tree scenarios skips the slow part
+	}
+	d, err := generate(root, cfg.ListN, treeN, cfg.BigBytes)
 	must(err)
 	logf("data ready in %s", time.Since(t0).Round(time.Millisecond))
 	rep.Data = d
 
 	// Cold start: spawn → initialized → first tools/list answered.
-	cold := &result{Key: "cold_start", Title: "cold start (spawn → initialize → tools/list)", Cells: map[string]*cell{}}
-	samples := map[string][]float64{}
-	for i := 0; i < cfg.Cold; i++ {
-		for k := range servers {
-			s := servers[(i+k)%len(servers)]
-			if c := cold.Cells[s.Name]; c != nil && c.Error != "" {
-				continue
+	if cfg.runs("cold_start") {
+		cold := &result{Key: "cold_start", Title: "cold start (spawn → initialize → tools/list)", Cells: map[string]*cell{}}
+		samples := map[string][]float64{}
+		for i := 0; i < cfg.Cold; i++ {
+			for k := range servers {
+				s := servers[(i+k)%len(servers)]
+				if c := cold.Cells[s.Name]; c != nil && c.Error != "" {
+					continue
+				}
+				t := time.Now()
+				ss, err := s.start(ctx)
+				if err == nil {
+					err = ss.listTools(ctx)
+				}
+				el := time.Since(t)
+				if ss != nil {
+					ss.close()
+				}
+				if err != nil {
+					cold.Cells[s.Name] = &cell{Error: err.Error()}
+					failed++
+					continue
+				}
+				samples[s.Name] = append(samples[s.Name], ms(el))
 			}
-			t := time.Now()
-			ss, err := s.start(ctx)
-			if err == nil {
-				err = ss.listTools(ctx)
-			}
-			el := time.Since(t)
-			if ss != nil {
-				ss.close()
-			}
-			if err != nil {
-				cold.Cells[s.Name] = &cell{Error: err.Error()}
-				failed++
-				continue
-			}
-			samples[s.Name] = append(samples[s.Name], ms(el))
 		}
-	}
-	for _, s := range servers {
-		if cold.Cells[s.Name] == nil {
-			cold.Cells[s.Name] = &cell{Tools: "initialize + tools/list", Summary: summarize(samples[s.Name], "ms"), Samples: samples[s.Name]}
+		for _, s := range servers {
+			if cold.Cells[s.Name] == nil {
+				cold.Cells[s.Name] = &cell{Tools: "initialize + tools/list", Summary: summarize(samples[s.Name], "ms"), Samples: samples[s.Name]}
+			}
 		}
+		cold.Cells["limit"] = &cell{NA: "no direct equivalent"}
+		rep.Results = append(rep.Results, cold)
+		logf("cold start done")
 	}
-	cold.Cells["limit"] = &cell{NA: "no direct equivalent"}
-	rep.Results = append(rep.Results, cold)
-	logf("cold start done")
 
 	// Idle RSS of the server's process tree after init and after N calls.
 	sc := cfg.scenarios(d, servers)
@@ -82,43 +88,45 @@ func runAll(ctx context.Context, cfg config, servers []*server, root string) (*r
 			read4 = s
 		}
 	}
-	rInit := &result{Key: "rss_init", Title: "idle RSS of the process tree after initialize", Cells: map[string]*cell{}}
-	rAfter := &result{Key: "rss_after_calls", Title: fmt.Sprintf("idle RSS after %d calls (4 KiB reads)", cfg.RSSCalls), Cells: map[string]*cell{}}
-	if !rssSupported() {
-		for _, s := range servers {
-			rInit.Cells[s.Name] = &cell{NA: "RSS is read from /proc (Linux only)"}
-			rAfter.Cells[s.Name] = &cell{NA: "RSS is read from /proc (Linux only)"}
-		}
-	} else {
-		si, sa := map[string][]float64{}, map[string][]float64{}
-		for i := 0; i < cfg.RSSReps; i++ {
-			for k := range servers {
-				s := servers[(i+k)%len(servers)]
-				if rAfter.Cells[s.Name] != nil {
-					continue
+	if cfg.runs("rss_init") || cfg.runs("rss_after_calls") {
+		rInit := &result{Key: "rss_init", Title: "idle RSS of the process tree after initialize", Cells: map[string]*cell{}}
+		rAfter := &result{Key: "rss_after_calls", Title: fmt.Sprintf("idle RSS after %d calls (4 KiB reads)", cfg.RSSCalls), Cells: map[string]*cell{}}
+		if !rssSupported() {
+			for _, s := range servers {
+				rInit.Cells[s.Name] = &cell{NA: "RSS is read from /proc (Linux only)"}
+				rAfter.Cells[s.Name] = &cell{NA: "RSS is read from /proc (Linux only)"}
+			}
+		} else {
+			si, sa := map[string][]float64{}, map[string][]float64{}
+			for i := 0; i < cfg.RSSReps; i++ {
+				for k := range servers {
+					s := servers[(i+k)%len(servers)]
+					if rAfter.Cells[s.Name] != nil {
+						continue
+					}
+					a, b, err := measureRSS(ctx, s, read4.ops[s.Name], cfg.RSSCalls)
+					if err != nil {
+						rAfter.Cells[s.Name] = &cell{Error: err.Error()}
+						rInit.Cells[s.Name] = &cell{Error: err.Error()}
+						failed++
+						continue
+					}
+					si[s.Name] = append(si[s.Name], a)
+					sa[s.Name] = append(sa[s.Name], b)
 				}
-				a, b, err := measureRSS(ctx, s, read4.ops[s.Name], cfg.RSSCalls)
-				if err != nil {
-					rAfter.Cells[s.Name] = &cell{Error: err.Error()}
-					rInit.Cells[s.Name] = &cell{Error: err.Error()}
-					failed++
-					continue
+			}
+			for _, s := range servers {
+				if rInit.Cells[s.Name] == nil {
+					rInit.Cells[s.Name] = &cell{Tools: "VmRSS summed over /proc tree", Summary: summarize(si[s.Name], "MiB"), Samples: si[s.Name]}
+					rAfter.Cells[s.Name] = &cell{Tools: read4.tools[s.Name] + " ×" + fmt.Sprint(cfg.RSSCalls), Summary: summarize(sa[s.Name], "MiB"), Samples: sa[s.Name]}
 				}
-				si[s.Name] = append(si[s.Name], a)
-				sa[s.Name] = append(sa[s.Name], b)
 			}
 		}
-		for _, s := range servers {
-			if rInit.Cells[s.Name] == nil {
-				rInit.Cells[s.Name] = &cell{Tools: "VmRSS summed over /proc tree", Summary: summarize(si[s.Name], "MiB"), Samples: si[s.Name]}
-				rAfter.Cells[s.Name] = &cell{Tools: read4.tools[s.Name] + " ×" + fmt.Sprint(cfg.RSSCalls), Summary: summarize(sa[s.Name], "MiB"), Samples: sa[s.Name]}
-			}
-		}
+		rInit.Cells["limit"] = &cell{NA: "no direct equivalent"}
+		rAfter.Cells["limit"] = &cell{NA: "no direct equivalent"}
+		rep.Results = append(rep.Results, rInit, rAfter)
+		logf("idle RSS done")
 	}
-	rInit.Cells["limit"] = &cell{NA: "no direct equivalent"}
-	rAfter.Cells["limit"] = &cell{NA: "no direct equivalent"}
-	rep.Results = append(rep.Results, rInit, rAfter)
-	logf("idle RSS done")
 
 	// Warm scenarios: one live session per server, servers alternating per repetition.
 	sess := map[string]*session{}
@@ -136,6 +144,9 @@ func runAll(ctx context.Context, cfg config, servers []*server, root string) (*r
 		defer ss.close()
 	}
 	for _, scn := range sc {
+		if !cfg.runs(scn.Key) {
+			continue
+		}
 		r := &result{Key: scn.Key, Title: scn.Title, Cells: map[string]*cell{}}
 		samples := map[string][]float64{}
 		type runner struct {

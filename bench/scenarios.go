@@ -10,6 +10,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"time"
 )
@@ -33,6 +34,13 @@ type config struct {
 	Budget time.Duration `json:"budget_per_scenario_ns"`
 	// OpTimeout: one call longer than this is reported as a timeout.
 	OpTimeout time.Duration `json:"op_timeout_ns"`
+	// Only: when not empty, the scenario keys to run (the rest are skipped).
+	Only []string `json:"only,omitempty"`
+}
+
+// runs reports whether the scenario with this key is part of the run.
+func (c *config) runs(key string) bool {
+	return len(c.Only) == 0 || slices.Contains(c.Only, key)
 }
 
 func fullConfig() config {
