@@ -6,6 +6,7 @@ import (
 	"io"
 	"runtime"
 	"strconv"
+	"strings"
 	"sync"
 
 	"github.com/hostlink/hostlink/internal/jail"
@@ -67,12 +68,14 @@ func (s *searcher) run(ctx context.Context, walk walkFunc) (SearchTextResult, er
 		go func() {
 			defer wg.Done()
 			var buf []byte
+			var dirs dirCache
+			defer dirs.close()
 			for j := range jobs {
 				if ctx.Err() != nil {
 					continue
 				}
 				var r scanned
-				r, buf = s.scan(j.full, buf)
+				r, buf = s.scan(&dirs, j.full, buf)
 				r.idx = j.idx
 				results <- r
 			}
@@ -145,13 +148,49 @@ func (s *searcher) take(res *SearchTextResult, r scanned) bool {
 	return false
 }
 
+// dirCache holds a worker's open directory: the walk yields a directory's
+// files one after another, so each is opened below its directory's handle
+// rather than by resolving its whole path again.
+type dirCache struct {
+	name string // root-relative
+	dir  *jail.Dir
+	err  error
+}
+
+// open returns the open directory called name, opening it if it is not the
+// one held.
+func (c *dirCache) open(root *jail.Root, name string) (*jail.Dir, error) {
+	if c.name == name && (c.dir != nil || c.err != nil) {
+		return c.dir, c.err
+	}
+	c.close()
+	c.name = name
+	p, err := root.Resolve(name)
+	if err == nil {
+		c.dir, err = root.OpenDirectory(p)
+	}
+	c.err = err
+	return c.dir, err
+}
+
+func (c *dirCache) close() {
+	if c.dir != nil {
+		c.dir.Close()
+	}
+	*c = dirCache{}
+}
+
 // scan reads and searches one file through the jail, reusing buf.
-func (s *searcher) scan(full string, buf []byte) (scanned, []byte) {
-	p, err := s.root.Resolve(full)
+func (s *searcher) scan(dirs *dirCache, full string, buf []byte) (scanned, []byte) {
+	dirName, name := ".", full
+	if i := strings.LastIndexByte(full, '/'); i >= 0 {
+		dirName, name = full[:i], full[i+1:]
+	}
+	dir, err := dirs.open(s.root, dirName)
 	if err != nil {
 		return scanned{skipped: true}, buf
 	}
-	f, fi, err := s.root.OpenFile(p)
+	f, fi, err := dir.OpenFile(name)
 	if err != nil {
 		return scanned{skipped: true}, buf
 	}
