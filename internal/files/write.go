@@ -133,14 +133,18 @@ func (s *Service) replace(ctx context.Context, t target, data []byte, o replaceO
 			return WriteFileResult{}, errcode.New(errcode.NotAFile, "%q is not a regular file", t.String())
 		}
 		exists, perm = true, fi.Mode().Perm()
-		f, fi, err := root.OpenFile(real)
-		if err != nil {
-			return WriteFileResult{}, err
-		}
-		rev, err = revisionOf(f, fi, s.limits.MaxReadBytes)
-		f.Close()
-		if err != nil {
-			return WriteFileResult{}, errcode.New(errcode.Internal, "reading %q failed", t.String())
+		// The current revision matters only to a condition on it; a plain
+		// write does not read the old content.
+		if o.ifRevision != "" || o.check != nil {
+			f, fi, err := root.OpenFile(real)
+			if err != nil {
+				return WriteFileResult{}, err
+			}
+			rev, err = revisionOf(f, fi, s.limits.MaxReadBytes)
+			f.Close()
+			if err != nil {
+				return WriteFileResult{}, errcode.New(errcode.Internal, "reading %q failed", t.String())
+			}
 		}
 	} else if errcode.CodeOf(err) != errcode.PathNotFound {
 		return WriteFileResult{}, err
