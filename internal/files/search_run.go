@@ -27,7 +27,6 @@ type searcher struct {
 
 // scanned is what a worker found in one file.
 type scanned struct {
-	idx     int
 	skipped bool  // unreadable or too large: not scanned
 	size    int64 // the file's size when opened
 	n       int64 // bytes read
@@ -39,28 +38,46 @@ type scanned struct {
 // false.
 type walkFunc func(visit func(full string) bool) error
 
+// batchSize is how many files travel together between the walk, the
+// workers and the collector: one channel handoff per file costs more than
+// opening a small file.
+const batchSize = 32
+
 func (s *searcher) run(ctx context.Context, walk walkFunc) (SearchTextResult, error) {
 	ctx, stop := context.WithCancel(ctx)
 	defer stop()
-	type job struct {
-		idx  int
-		full string
+	// A batch holds consecutive files of the walk, the first being the
+	// idx-th.
+	type batch struct {
+		idx   int
+		files []string
 	}
-	jobs := make(chan job, 64)
-	results := make(chan scanned, 64)
+	type found struct {
+		idx int
+		rs  []scanned
+	}
+	jobs := make(chan batch, 4)
+	results := make(chan found, 4)
 	var walkErr error
 	go func() {
 		defer close(jobs)
-		idx := 0
-		walkErr = walk(func(full string) bool {
+		b := batch{files: make([]string, 0, batchSize)}
+		send := func() bool {
 			select {
-			case jobs <- job{idx, full}:
-				idx++
+			case jobs <- b:
+				b = batch{idx: b.idx + len(b.files), files: make([]string, 0, batchSize)}
 				return true
 			case <-ctx.Done():
 				return false
 			}
+		}
+		walkErr = walk(func(full string) bool {
+			b.files = append(b.files, full)
+			return len(b.files) < batchSize || send()
 		})
+		if len(b.files) > 0 {
+			send()
+		}
 	}()
 	var wg sync.WaitGroup
 	for range min(max(runtime.GOMAXPROCS(0), 2), 8) {
@@ -70,14 +87,19 @@ func (s *searcher) run(ctx context.Context, walk walkFunc) (SearchTextResult, er
 			var buf []byte
 			var dirs dirCache
 			defer dirs.close()
-			for j := range jobs {
-				if ctx.Err() != nil {
-					continue
+			for b := range jobs {
+				f := found{idx: b.idx, rs: make([]scanned, 0, len(b.files))}
+				for _, full := range b.files {
+					if ctx.Err() != nil {
+						break
+					}
+					var r scanned
+					r, buf = s.scan(&dirs, full, buf)
+					f.rs = append(f.rs, r)
 				}
-				var r scanned
-				r, buf = s.scan(&dirs, j.full, buf)
-				r.idx = j.idx
-				results <- r
+				if len(f.rs) == len(b.files) {
+					results <- f
+				}
 			}
 		}()
 	}
@@ -87,22 +109,26 @@ func (s *searcher) run(ctx context.Context, walk walkFunc) (SearchTextResult, er
 	}()
 
 	res := SearchTextResult{Matches: []Match{}}
-	pending := map[int]scanned{}
+	pending := map[int][]scanned{}
 	next, done := 0, false
-	for r := range results {
+	for f := range results {
 		if done || ctx.Err() != nil {
 			continue // draining after a limit was reached or the caller left
 		}
-		pending[r.idx] = r
-		// The caller may cancel from a progress report: take nothing more.
+		pending[f.idx] = f.rs
 		for !done && ctx.Err() == nil {
-			r, ok := pending[next]
+			rs, ok := pending[next]
 			if !ok {
 				break
 			}
 			delete(pending, next)
-			next++
-			done = s.take(&res, r)
+			next += len(rs)
+			// The caller may cancel from a progress report: take nothing more.
+			for _, r := range rs {
+				if done = s.take(&res, r); done || ctx.Err() != nil {
+					break
+				}
+			}
 		}
 		if done {
 			stop()
