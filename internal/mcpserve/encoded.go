@@ -1,6 +1,7 @@
 package mcpserve
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"crypto/rand"
@@ -127,12 +128,12 @@ func (c *encodedConn) Write(ctx context.Context, msg jsonrpc.Message) error {
 	if !ok {
 		return c.Connection.Write(ctx, msg)
 	}
-	result := splice(resp.Result, key, body)
+	before, between, after, shaped := spliceParts(resp.Result, key)
 	// A response within a JSON-RPC batch (protocol 2025-03-26) goes out
 	// with the rest of its batch, which only the SDK's connection tracks.
-	if c.in.batches.Load() {
+	if !shaped || c.in.batches.Load() {
 		r := *resp
-		r.Result = result
+		r.Result = splice(resp.Result, key, body)
 		return c.Connection.Write(ctx, &r)
 	}
 	if err := ctx.Err(); err != nil {
@@ -146,17 +147,22 @@ func (c *encodedConn) Write(ctx context.Context, msg jsonrpc.Message) error {
 	head, err := jsonrpc.EncodeMessage(&jsonrpc.Response{ID: resp.ID, Result: json.RawMessage("0")})
 	if err != nil || !bytes.HasSuffix(head, resultTail) {
 		r := *resp
-		r.Result = result
+		r.Result = splice(resp.Result, key, body)
 		return c.Connection.Write(ctx, &r)
 	}
-	// Written in parts to spare a copy of a large result; c.mu keeps them
-	// together.
-	for _, part := range [][]byte{head[:len(head)-2], result, []byte("}\n")} {
-		if _, err := c.w.Write(part); err != nil {
-			return err
-		}
-	}
-	return nil
+	// The response is streamed through a small buffer rather than built
+	// whole: a large result is not copied again. c.mu keeps it together.
+	w := bufio.NewWriterSize(c.w, min(64<<10, len(head)+len(resp.Result)+2*len(body)+64))
+	w.Write(head[:len(head)-2])
+	w.Write(before)
+	w.WriteString(`"text":`)
+	writeQuoted(w, body)
+	w.Write(between)
+	w.WriteString(`"structuredContent":`)
+	w.Write(body)
+	w.Write(after)
+	w.WriteString("}\n")
+	return w.Flush()
 }
 
 // placeholder returns the placeholder key in an encoded CallToolResult,
@@ -214,15 +220,27 @@ func (b *batchWatch) Read(p []byte) (int, error) {
 
 func (b *batchWatch) Close() error { return b.r.Close() }
 
+// spliceParts cuts the SDK's encoded result around the placeholders: the
+// result with key's data is before, the text block's JSON string, between,
+// the structured content, after. shaped is false if the encoding is not
+// the expected shape.
+func spliceParts(result []byte, key string) (before, between, after []byte, shaped bool) {
+	textAt := []byte(`"text":"` + key + `"`)
+	structAt := []byte(`"structuredContent":"` + key + `"`)
+	i, j := bytes.Index(result, textAt), bytes.Index(result, structAt)
+	if i < 0 || j < i+len(textAt) {
+		return nil, nil, nil, false
+	}
+	return result[:i], result[i+len(textAt) : j], result[j+len(structAt):], true
+}
+
 // splice returns the SDK's encoded result with the placeholder key replaced
 // by body as the structured content and by body's JSON text as the text
 // block. If the SDK's encoding is not the expected shape it builds the
 // result afresh (without images, which only the SDK's encoding held).
 func splice(result []byte, key string, body []byte) []byte {
-	textAt := []byte(`"text":"` + key + `"`)
-	structAt := []byte(`"structuredContent":"` + key + `"`)
-	i, j := bytes.Index(result, textAt), bytes.Index(result, structAt)
-	if i < 0 || j < i+len(textAt) {
+	before, between, after, ok := spliceParts(result, key)
+	if !ok {
 		b, _ := json.Marshal(&mcp.CallToolResult{
 			Content:           []mcp.Content{&mcp.TextContent{Text: string(body)}},
 			StructuredContent: json.RawMessage(body),
@@ -230,22 +248,41 @@ func splice(result []byte, key string, body []byte) []byte {
 		return b
 	}
 	out := make([]byte, 0, len(result)+2*len(body)+len(body)/8+16)
-	out = append(out, result[:i]...)
+	out = append(out, before...)
 	out = append(out, `"text":`...)
 	out = appendQuoted(out, body)
-	out = append(out, result[i+len(textAt):j]...)
+	out = append(out, between...)
 	out = append(out, `"structuredContent":`...)
 	out = append(out, body...)
-	out = append(out, result[j+len(structAt):]...)
-	return out
+	return append(out, after...)
 }
 
-// appendQuoted appends s as a JSON string. s is JSON written by
-// encoding/json, so it is valid UTF-8 and its strings already escape
-// control characters; the general cases are handled all the same.
+// writeQuoted writes s to w as a JSON string, escaping it a chunk at a time.
+func writeQuoted(w *bufio.Writer, s []byte) {
+	const chunk = 16 << 10
+	scratch := make([]byte, 0, min(len(s), chunk)+chunk/8)
+	w.WriteByte('"')
+	for len(s) > 0 {
+		n := min(len(s), chunk)
+		scratch = appendEscaped(scratch[:0], s[:n])
+		w.Write(scratch)
+		s = s[n:]
+	}
+	w.WriteByte('"')
+}
+
+// appendQuoted appends s as a JSON string.
 func appendQuoted(dst, s []byte) []byte {
-	const hexDigits = "0123456789abcdef"
 	dst = append(dst, '"')
+	return append(appendEscaped(dst, s), '"')
+}
+
+// appendEscaped appends s escaped for a JSON string. s is JSON written by
+// encoding/json, so it is valid UTF-8 and its strings already escape
+// control characters; the general cases are handled all the same. Only
+// ASCII bytes are escaped, so s may be cut anywhere.
+func appendEscaped(dst, s []byte) []byte {
+	const hexDigits = "0123456789abcdef"
 	start := 0
 	for i := 0; i < len(s); i++ {
 		c := s[i]
@@ -267,6 +304,5 @@ func appendQuoted(dst, s []byte) []byte {
 		}
 		start = i + 1
 	}
-	dst = append(dst, s[start:]...)
-	return append(dst, '"')
+	return append(dst, s[start:]...)
 }

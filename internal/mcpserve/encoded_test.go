@@ -219,3 +219,12 @@ func TestAppendQuoted(t *testing.T) {
 		}
 	}
 }
+
+func BenchmarkAppendQuoted(b *testing.B) {
+	body, _ := json.Marshal(map[string]any{"entries": strings.Repeat(`{"name":"entry-000000.txt","path":"list/entry-000000.txt","type":"file","size_bytes":2,"mtime":1796115024.836984},`, 10000)})
+	buf := make([]byte, 0, 2*len(body))
+	b.SetBytes(int64(len(body)))
+	for b.Loop() {
+		buf = appendQuoted(buf[:0], body)
+	}
+}
