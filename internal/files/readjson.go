@@ -1,0 +1,92 @@
+package files
+
+import (
+	"bytes"
+	"encoding/json"
+	"slices"
+	"unicode/utf8"
+)
+
+// AppendJSON appends r's JSON encoding to b: the same bytes as
+// encoding/json without HTML escaping, but with the content, which can be
+// megabytes, escaped once into a buffer sized for it. (encoding/json grows
+// its buffer by doubling and copies the string again, several times the
+// content's size in allocations for a large read.) Transports that can use
+// it check for the method.
+func (r ReadFileResult) AppendJSON(b []byte) ([]byte, error) {
+	content := r.Content
+	r.Content = ""
+	var head bytes.Buffer
+	e := json.NewEncoder(&head)
+	e.SetEscapeHTML(false)
+	if err := e.Encode(r); err != nil {
+		return nil, err
+	}
+	enc := bytes.TrimSuffix(head.Bytes(), []byte("\n"))
+	// Every '"' inside a JSON string is escaped, so the first unescaped
+	// `"content":""` is the key and its empty value.
+	const key = `"content":""`
+	i := bytes.Index(enc, []byte(key))
+	if i < 0 {
+		return nil, &json.UnsupportedValueError{Str: "read_file result without content"}
+	}
+	i += len(key) - 2
+	b = slices.Grow(b, len(enc)+len(content)+len(content)/16+16)
+	b = append(b, enc[:i]...)
+	b = appendJSONString(b, content)
+	return append(b, enc[i+2:]...), nil
+}
+
+// appendJSONString appends s as a JSON string exactly as encoding/json
+// writes it with HTML escaping off: control characters, '"' and '\'
+// escaped, invalid UTF-8 as \ufffd, U+2028 and U+2029 escaped.
+func appendJSONString(b []byte, s string) []byte {
+	const hex = "0123456789abcdef"
+	b = append(b, '"')
+	start := 0
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c < utf8.RuneSelf {
+			if c >= 0x20 && c != '"' && c != '\\' {
+				i++
+				continue
+			}
+			b = append(b, s[start:i]...)
+			switch c {
+			case '"', '\\':
+				b = append(b, '\\', c)
+			case '\b':
+				b = append(b, '\\', 'b')
+			case '\f':
+				b = append(b, '\\', 'f')
+			case '\n':
+				b = append(b, '\\', 'n')
+			case '\r':
+				b = append(b, '\\', 'r')
+			case '\t':
+				b = append(b, '\\', 't')
+			default:
+				b = append(b, '\\', 'u', '0', '0', hex[c>>4], hex[c&0xf])
+			}
+			i++
+			start = i
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(s[i:])
+		switch {
+		case r == utf8.RuneError && size == 1:
+			b = append(b, s[start:i]...)
+			b = append(b, `\ufffd`...)
+		case r == '\u2028' || r == '\u2029':
+			b = append(b, s[start:i]...)
+			b = append(b, '\\', 'u', '2', '0', '2', hex[r&0xf])
+		default:
+			i += size
+			continue
+		}
+		i += size
+		start = i
+	}
+	b = append(b, s[start:]...)
+	return append(b, '"')
+}
