@@ -94,8 +94,17 @@ func handler(reg *ops.Registry, name, transport, peer string, enc *encodedResult
 	}
 }
 
+// jsonAppender is implemented by results that encode themselves, with the
+// same bytes as encodeJSON but faster (files.ReadFileResult).
+type jsonAppender interface {
+	AppendJSON(b []byte) ([]byte, error)
+}
+
 // encodeJSON encodes v like the SDK does (no HTML escaping).
 func encodeJSON(v any) ([]byte, error) {
+	if a, ok := v.(jsonAppender); ok {
+		return a.AppendJSON(nil)
+	}
 	var b bytes.Buffer
 	e := json.NewEncoder(&b)
 	e.SetEscapeHTML(false)
