@@ -38,7 +38,6 @@ func (w *walker) walk(visit visitFunc) error {
 		if w.start != "." {
 			rel = strings.TrimPrefix(p, w.start+"/")
 		}
-		comps := strings.Split(rel, "/")
 		if !w.includeHidden && strings.HasPrefix(d.Name(), ".") {
 			if d.IsDir() {
 				return fs.SkipDir
@@ -47,6 +46,7 @@ func (w *walker) walk(visit visitFunc) error {
 		}
 		skipTree := d.IsDir() && !w.recursive
 		if w.after != nil {
+			comps := strings.Split(rel, "/")
 			switch c := compareWalk(comps, w.after); {
 			case c <= 0 && isPrefix(comps, w.after):
 				// The cursor's entry or an ancestor of it: already
