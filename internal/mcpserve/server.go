@@ -84,7 +84,9 @@ func handler(reg *ops.Registry, name, transport, peer string, enc *encodedResult
 		for _, im := range ops.ImagesOf(out) {
 			images = append(images, &mcp.ImageContent{Data: im.Data, MIMEType: im.MIMEType})
 		}
-		if enc != nil {
+		// A cancelled call may get no response written, which would leave
+		// its stored result behind until the session ends.
+		if enc != nil && ctx.Err() == nil {
 			return enc.result(body, images), nil
 		}
 		return &mcp.CallToolResult{
