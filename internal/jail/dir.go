@@ -55,21 +55,5 @@ func (d *Dir) OpenFile(name string) (*os.File, fs.FileInfo, error) {
 	if err := d.r.shield(p); err != nil {
 		return nil, nil, err
 	}
-	f, err := d.root.OpenFile(name, os.O_RDONLY|nonblock, 0)
-	if err != nil {
-		return nil, nil, translate(err, p)
-	}
-	fi, err := f.Stat()
-	if err != nil {
-		f.Close()
-		return nil, nil, translate(err, p)
-	}
-	if !fi.Mode().IsRegular() {
-		f.Close()
-		if fi.IsDir() {
-			return nil, nil, errcode.New(errcode.NotAFile, "%q is a directory", p.rel)
-		}
-		return nil, nil, errcode.New(errcode.NotAFile, "%q is not a regular file", p.rel)
-	}
-	return f, fi, nil
+	return openRegular(d.root, name, p)
 }

@@ -165,7 +165,13 @@ func (r *Root) OpenFile(p Path) (*os.File, fs.FileInfo, error) {
 	if err := r.shield(p); err != nil {
 		return nil, nil, err
 	}
-	f, err := r.root.OpenFile(p.os(), os.O_RDONLY|nonblock, 0)
+	return openRegular(r.root, p.os(), p)
+}
+
+// openRegular opens name below root for reading if it is a regular file;
+// p names it in errors.
+func openRegular(root *os.Root, name string, p Path) (*os.File, fs.FileInfo, error) {
+	f, err := root.OpenFile(name, os.O_RDONLY|nonblock, 0)
 	if err != nil {
 		return nil, nil, translate(err, p)
 	}
