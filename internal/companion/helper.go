@@ -156,8 +156,8 @@ func (r *Runtime) runHelper(ctx context.Context, h Helper, st *helperState) erro
 	return fmt.Errorf("%s", msg)
 }
 
-// Helper reports the supervised helper, or nil when there is none.
-func (r *Runtime) Helper() *HelperStatus {
+// HelperState reports the supervised helper, or nil when there is none.
+func (r *Runtime) HelperState() *HelperStatus {
 	r.mu.Lock()
 	st := r.helper
 	_, connected := r.sessions[helperID]

@@ -66,7 +66,7 @@ func TestHelperRouteWindowsExe(t *testing.T) {
 	deadline := time.Now().Add(90 * time.Second)
 	for len(r.rt.Sessions()) != 1 {
 		if time.Now().After(deadline) {
-			t.Fatalf("the Windows helper did not connect: %+v", r.rt.Helper())
+			t.Fatalf("the Windows helper did not connect: %+v", r.rt.HelperState())
 		}
 		time.Sleep(100 * time.Millisecond)
 	}

@@ -147,7 +147,7 @@ func (r *Runtime) status(ctx context.Context, _ *ops.Call, _ struct{}) (StatusRe
 		return StatusResult{}, err
 	}
 	res := StatusResult{Listen: r.Addr(), Version: ProtocolVersion, Paired: paired,
-		WSLInterop: WSLInterop(ctx), Helper: r.Helper()}
+		WSLInterop: WSLInterop(ctx), Helper: r.HelperState()}
 	res.Connected = r.Connections()
 	r.mu.Lock()
 	res.Refused = append(res.Refused, r.refused...)

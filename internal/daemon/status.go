@@ -131,7 +131,7 @@ func (d *Daemon) Status() Status {
 		}
 	}
 	if rt := d.companion.runtime; rt != nil {
-		s.Companion = &CompanionStatus{Listen: rt.Addr(), Connected: rt.Connections(), Helper: rt.Helper()}
+		s.Companion = &CompanionStatus{Listen: rt.Addr(), Connected: rt.Connections(), Helper: rt.HelperState()}
 	}
 	return s
 }
