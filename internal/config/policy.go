@@ -2,10 +2,11 @@ package config
 
 import (
 	"fmt"
-	"path"
 	"slices"
 	"sort"
 	"strings"
+
+	"github.com/hostlink/hostlink/internal/glob"
 )
 
 // Policy is the local approval policy (package policy): for each class of
@@ -101,8 +102,8 @@ func (c *Config) policyProblems() []problem {
 			}
 		}
 		for i, g := range r.AllowPaths {
-			if !validGlob(g) {
-				probs = append(probs, keyProblem(fmt.Sprintf("%sallow_paths[%d]", key, i), "%q is not a valid relative glob", g))
+			if err := glob.Check(g); err != nil {
+				probs = append(probs, keyProblem(fmt.Sprintf("%sallow_paths[%d]", key, i), "%q is not a valid glob: %v", g, err))
 			}
 		}
 	}
@@ -133,21 +134,4 @@ func (c *Config) policyProblems() []problem {
 		}
 	}
 	return probs
-}
-
-// validGlob reports whether g is a relative '/'-separated glob whose
-// components path.Match accepts (** matches any depth).
-func validGlob(g string) bool {
-	if g == "" || strings.HasPrefix(g, "/") || strings.Contains(g, `\`) {
-		return false
-	}
-	for _, c := range strings.Split(g, "/") {
-		if c == "**" {
-			continue
-		}
-		if _, err := path.Match(c, ""); err != nil {
-			return false
-		}
-	}
-	return true
 }

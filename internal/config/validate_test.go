@@ -51,6 +51,16 @@ func TestValidate(t *testing.T) {
 			},
 		},
 		{
+			name:   "allow_paths in the one glob dialect",
+			modify: func(c *Config) { c.Policy.AllowPaths = []string{"src/{a,b}/**", "**/*.md", `\*.txt`} },
+		},
+		{
+			name:   "bad allow_paths",
+			modify: func(c *Config) { c.Policy.AllowPaths = []string{"/abs/**", "src/[", ""} },
+			want: []string{`policy.allow_paths[0]: "/abs/**" is not a valid glob`, `policy.allow_paths[1]: "src/[" is not a valid glob`,
+				`policy.allow_paths[2]: "" is not a valid glob`},
+		},
+		{
 			name:   "empty listen",
 			modify: func(c *Config) { c.Server.Listen = "" },
 			want:   []string{`server.listen: "" is not host:port`},

@@ -7,9 +7,8 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/bmatcuk/doublestar/v4"
-
 	"github.com/hostlink/hostlink/internal/errcode"
+	"github.com/hostlink/hostlink/internal/glob"
 	"github.com/hostlink/hostlink/internal/jail"
 	"github.com/hostlink/hostlink/internal/ops"
 )
@@ -46,7 +45,7 @@ type ListDirectoryResult struct {
 }
 
 func (s *Service) listDirectory(ctx context.Context, c *ops.Call, a ListDirectoryArgs) (ListDirectoryResult, error) {
-	if a.Glob != "" && !doublestar.ValidatePattern(a.Glob) {
+	if a.Glob != "" && glob.Check(a.Glob) != nil {
 		return ListDirectoryResult{}, errcode.New(errcode.InvalidArgument, "glob is not a valid pattern")
 	}
 	t, err := s.resolve(a.Workdir, a.Path)
@@ -56,18 +55,8 @@ func (s *Service) listDirectory(ctx context.Context, c *ops.Call, a ListDirector
 	c.Target(t.wd.Alias, t.String())
 	var match func(rel, name string) bool
 	if a.Glob != "" {
-		glob := a.Glob
-		fold := t.wd.Root.CaseInsensitive()
-		if fold {
-			glob = strings.ToLower(glob)
-		}
-		match = func(_, name string) bool {
-			if fold {
-				name = strings.ToLower(name)
-			}
-			ok, _ := doublestar.Match(glob, name)
-			return ok
-		}
+		pattern, fold := a.Glob, t.wd.Root.CaseInsensitive()
+		match = func(_, name string) bool { return glob.Match(pattern, name, fold) }
 	}
 	entries, next, err := s.collect(ctx, t, a.Recursive, a.IncludeHidden, a.MaxEntries, a.Cursor, match)
 	if err != nil {
@@ -175,7 +164,7 @@ type FindFilesResult struct {
 }
 
 func (s *Service) findFiles(ctx context.Context, c *ops.Call, a FindFilesArgs) (FindFilesResult, error) {
-	if a.Pattern == "" || !doublestar.ValidatePattern(a.Pattern) {
+	if glob.Check(a.Pattern) != nil {
 		return FindFilesResult{}, errcode.New(errcode.InvalidArgument, "pattern is not a valid glob")
 	}
 	if isAbs(a.Pattern) || slices.Contains(strings.Split(strings.ReplaceAll(a.Pattern, `\`, "/"), "/"), "..") {
@@ -188,16 +177,7 @@ func (s *Service) findFiles(ctx context.Context, c *ops.Call, a FindFilesArgs) (
 	c.Target(t.wd.Alias, t.String())
 	pattern := path.Clean(strings.ReplaceAll(a.Pattern, `\`, "/"))
 	fold := t.wd.Root.CaseInsensitive()
-	if fold {
-		pattern = strings.ToLower(pattern)
-	}
-	match := func(rel, _ string) bool {
-		if fold {
-			rel = strings.ToLower(rel)
-		}
-		ok, _ := doublestar.Match(pattern, rel)
-		return ok
-	}
+	match := func(rel, _ string) bool { return glob.Match(pattern, rel, fold) }
 	matches, next, err := s.collect(ctx, t, true, a.IncludeHidden, a.MaxResults, a.Cursor, match)
 	if err != nil {
 		return FindFilesResult{}, err

@@ -7,9 +7,8 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"github.com/bmatcuk/doublestar/v4"
-
 	"github.com/hostlink/hostlink/internal/errcode"
+	"github.com/hostlink/hostlink/internal/glob"
 	"github.com/hostlink/hostlink/internal/ops"
 )
 
@@ -61,7 +60,7 @@ func (s *Service) searchText(ctx context.Context, c *ops.Call, a SearchTextArgs)
 		return SearchTextResult{}, err
 	}
 	for _, g := range append(append([]string(nil), a.Include...), a.Exclude...) {
-		if !doublestar.ValidatePattern(g) {
+		if glob.Check(g) != nil {
 			return SearchTextResult{}, errcode.New(errcode.InvalidArgument, "%q is not a valid glob", g)
 		}
 	}
@@ -84,17 +83,7 @@ func (s *Service) searchText(ctx context.Context, c *ops.Call, a SearchTextArgs)
 		max = s.limits.MaxSearchMatches
 	}
 	fold := root.CaseInsensitive()
-	globMatch := func(globs []string, rel string) bool {
-		for _, g := range globs {
-			if fold {
-				g, rel = strings.ToLower(g), strings.ToLower(rel)
-			}
-			if ok, _ := doublestar.Match(g, rel); ok {
-				return true
-			}
-		}
-		return false
-	}
+	globMatch := func(globs []string, rel string) bool { return glob.MatchAny(globs, rel, fold) }
 	walk := func(visit func(full string) bool) error {
 		if !fi.IsDir() {
 			if len(a.Include) == 0 || globMatch(a.Include, start.Base()) {
