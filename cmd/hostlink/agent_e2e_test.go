@@ -9,8 +9,6 @@ import (
 	"strings"
 	"testing"
 	"time"
-
-	"github.com/hostlink/hostlink/internal/daemon"
 )
 
 // agentHome is a HOSTLINK_HOME whose config enables agents in workdir a
@@ -25,7 +23,7 @@ func agentHome(t *testing.T) (home string, env []string) {
 		t.Fatalf("building the fake runtime: %v\n%s", err, out)
 	}
 	home, env = hostlinkEnv(t)
-	env = append(env, daemon.FakeRuntimeEnv+"="+fake)
+	env = append(env, fakeRuntimeEnv+"="+fake)
 	a := filepath.Join(home, "a")
 	os.MkdirAll(a, 0o755)
 	os.MkdirAll(filepath.Join(home, "config"), 0o700)

@@ -12,6 +12,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/hostlink/hostlink/internal/apitype"
 	"github.com/hostlink/hostlink/internal/approvals"
 	"github.com/hostlink/hostlink/internal/daemon"
 )
@@ -29,8 +30,8 @@ type approvalsListCmd struct {
 }
 
 func (c *approvalsListCmd) Run(ctx context.Context) error {
-	params, _ := json.Marshal(daemon.ApprovalsListParams{All: c.All})
-	res, err := daemonCall(ctx, daemon.MethodApprovalsList, params)
+	params, _ := json.Marshal(apitype.ApprovalsListArgs{All: c.All})
+	res, err := daemonCall(ctx, apitype.MethodApprovalsList, params)
 	if err != nil {
 		return err
 	}
@@ -65,8 +66,8 @@ type approvalsShowCmd struct {
 }
 
 func (c *approvalsShowCmd) Run(ctx context.Context) error {
-	params, _ := json.Marshal(daemon.ApprovalParams{ID: c.ID})
-	res, err := daemonCall(ctx, daemon.MethodApprovalsShow, params)
+	params, _ := json.Marshal(apitype.ApprovalArgs{ID: c.ID})
+	res, err := daemonCall(ctx, apitype.MethodApprovalsShow, params)
 	if err != nil {
 		return err
 	}
@@ -111,8 +112,8 @@ type denyCmd struct {
 func (c *denyCmd) Run(ctx context.Context) error { return decide(ctx, c.ID, "deny", c.JSON) }
 
 func decide(ctx context.Context, id, decision string, asJSON bool) error {
-	params, _ := json.Marshal(daemon.DecideParams{ID: id, Decision: decision})
-	res, err := daemonCall(ctx, daemon.MethodApprovalsDecide, params)
+	params, _ := json.Marshal(apitype.DecideArgs{ID: id, Decision: decision})
+	res, err := daemonCall(ctx, apitype.MethodApprovalsDecide, params)
 	if err != nil {
 		return err
 	}
@@ -132,14 +133,14 @@ type reloadCmd struct {
 }
 
 func (c *reloadCmd) Run(ctx context.Context) error {
-	res, err := daemonCall(ctx, daemon.MethodReload, nil)
+	res, err := daemonCall(ctx, apitype.MethodReload, nil)
 	if err != nil {
 		return err
 	}
 	if c.JSON {
 		return printIndented(res)
 	}
-	var r daemon.ReloadResult
+	var r apitype.ReloadResult
 	if err := json.Unmarshal(res, &r); err != nil {
 		return fmt.Errorf("malformed response: %w", err)
 	}

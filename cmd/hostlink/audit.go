@@ -8,7 +8,6 @@ import (
 	"time"
 
 	"github.com/hostlink/hostlink/internal/audit"
-	"github.com/hostlink/hostlink/internal/daemon"
 	"github.com/hostlink/hostlink/internal/paths"
 )
 
@@ -24,7 +23,7 @@ func auditKey() (paths.Dirs, []byte, error) {
 	if err != nil {
 		return dirs, nil, err
 	}
-	p := daemon.AuditKeyPath(dirs)
+	p := dirs.AuditKey()
 	if _, err := os.Stat(p); errors.Is(err, os.ErrNotExist) {
 		return dirs, nil, fmt.Errorf("no audit key at %s: hostlink has not run here yet", p)
 	}

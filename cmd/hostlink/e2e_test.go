@@ -16,6 +16,10 @@ import (
 	"time"
 )
 
+// fakeRuntimeEnv names the fake agent runtime's program for a hostlink
+// built by build (testruntimes_hostlinktest.go reads it).
+const fakeRuntimeEnv = "HOSTLINK_TEST_FAKE_RUNTIME"
+
 // build compiles hostlink once per test binary run.
 func build(t *testing.T) string {
 	t.Helper()
@@ -23,7 +27,9 @@ func build(t *testing.T) string {
 	if runtime.GOOS == "windows" {
 		bin += ".exe"
 	}
-	cmd := exec.Command("go", "build", "-o", bin, ".")
+	// The test build (tag hostlinktest) can run the fake agent runtime
+	// when fakeRuntimeEnv names it; it is otherwise the release program.
+	cmd := exec.Command("go", "build", "-tags", "hostlinktest", "-o", bin, ".")
 	cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
 	if out, err := cmd.CombinedOutput(); err != nil {
 		t.Fatalf("go build: %v\n%s", err, out)

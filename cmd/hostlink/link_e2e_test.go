@@ -15,7 +15,7 @@ import (
 	"time"
 
 	"github.com/hostlink/hostlink/internal/devplatform"
-	"github.com/hostlink/hostlink/internal/link"
+	"github.com/hostlink/hostlink/internal/link/wire"
 )
 
 // platform is a reference platform serving on loopback for one test.
@@ -99,7 +99,7 @@ func call(t *testing.T, peer *devplatform.Peer, typ string, payload any) (string
 	return e.Type, m
 }
 
-func callEnv(t *testing.T, peer *devplatform.Peer, id, typ string, payload any) *link.Envelope {
+func callEnv(t *testing.T, peer *devplatform.Peer, id, typ string, payload any) *wire.Envelope {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
@@ -437,7 +437,7 @@ func TestLinkOverloadAndFrames(t *testing.T) {
 		slow = append(slow, r)
 	}
 	e := callEnv(t, data, "", "FILE_STAT", map[string]any{"path": "."})
-	var perr link.ErrorPayload
+	var perr wire.ErrorPayload
 	json.Unmarshal(e.Payload, &perr)
 	if e.Type != "ERROR" || perr.Code != "SHIM_OVERLOADED" || e.PendingCapacity == nil || *e.PendingCapacity != 0 {
 		t.Fatalf("request 3 while 2 run: %s %s (pending %v)", e.Type, e.Payload, e.PendingCapacity)
@@ -464,12 +464,12 @@ func TestLinkOverloadAndFrames(t *testing.T) {
 
 	// A frame just under 16 MiB is served; one over it is refused and the
 	// connection stays.
-	b, id, _ := devplatform.Frame("FILE_STAT", "", json.RawMessage(`{"path":"."}`), link.MaxFrameBytes-1024)
+	b, id, _ := devplatform.Frame("FILE_STAT", "", json.RawMessage(`{"path":"."}`), wire.MaxFrameBytes-1024)
 	e, err := data.RequestRaw(ctx, id, b)
 	if err != nil || e.Type != "FILE_STAT_RESPONSE" {
 		t.Fatalf("frame of %d bytes: %v %v", len(b), err, e)
 	}
-	b, id, _ = devplatform.Frame("FILE_STAT", "", json.RawMessage(`{"path":"."}`), link.MaxFrameBytes+1)
+	b, id, _ = devplatform.Frame("FILE_STAT", "", json.RawMessage(`{"path":"."}`), wire.MaxFrameBytes+1)
 	e, err = data.RequestRaw(ctx, id, b)
 	if err != nil {
 		t.Fatalf("oversized frame: %v", err)

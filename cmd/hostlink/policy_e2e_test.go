@@ -16,7 +16,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/hostlink/hostlink/internal/daemon"
+	"github.com/hostlink/hostlink/internal/apitype"
 	"github.com/hostlink/hostlink/internal/devplatform"
 )
 
@@ -63,7 +63,7 @@ func newPolicyEnvWith(t *testing.T, extraConfig string, extraEnv []string) *poli
 	}
 	// Later entries win: ours over extraEnv's (a display's full environment).
 	e.env = append(append(os.Environ(), extraEnv...), "HOSTLINK_HOME="+e.hl, "HOME="+home, "USERPROFILE="+home,
-		"HOSTLINK_PLATFORM_TOKEN="+p.token, daemon.FakeRuntimeEnv+"="+fake)
+		"HOSTLINK_PLATFORM_TOKEN="+p.token, fakeRuntimeEnv+"="+fake)
 	e.cfg = filepath.Join(e.hl, "config", "config.toml")
 	e.setPolicy("files_write = \"allow\"\ncommands = \"allow\"\nagents = \"allow\"\n", false)
 	since := time.Now()
@@ -403,7 +403,7 @@ func TestRemoteCannotReachPolicy(t *testing.T) {
 			t.Errorf("MCP offers %s", tool.Name)
 		}
 	}
-	for _, op := range []string{daemon.MethodApprovalsDecide, daemon.MethodApprovalsList, daemon.MethodReload} {
+	for _, op := range []string{apitype.MethodApprovalsDecide, apitype.MethodApprovalsList, apitype.MethodReload} {
 		if r := e.callLink(op, map[string]any{"id": "apr_x", "decision": "approve"}); r.code != "UNKNOWN_OPERATION" {
 			t.Errorf("link %s: %+v", op, r)
 		}

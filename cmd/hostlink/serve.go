@@ -6,6 +6,7 @@ import (
 	"net"
 	"os"
 
+	"github.com/hostlink/hostlink/internal/audit"
 	"github.com/hostlink/hostlink/internal/daemon"
 	"github.com/hostlink/hostlink/internal/procs"
 )
@@ -18,7 +19,7 @@ type serveCmd struct {
 }
 
 func (s *serveCmd) Run(ctx context.Context, c *cli) error {
-	d, err := daemon.Open(daemon.Options{ConfigPath: c.Config, AllowedRoot: s.AllowedRoot, Listen: s.Listen, EnableShell: s.EnableShell})
+	d, err := daemon.Open(daemon.Options{ConfigPath: c.Config, AllowedRoot: s.AllowedRoot, Listen: s.Listen, EnableShell: s.EnableShell, Runtimes: testRuntimes()})
 	if err != nil {
 		return err
 	}
@@ -54,10 +55,10 @@ func (s *serveCmd) Run(ctx context.Context, c *cli) error {
 			fmt.Fprintf(os.Stderr, "  platform link: %s (`hostlink status` shows it)\n", lo.URL)
 		}
 		for _, t := range d.Status().Transports {
-			if t.Name == "ipc" {
+			if t.Name == audit.IPC {
 				fmt.Fprintf(os.Stderr, "  control channel: %s (`hostlink status`, `hostlink call`)\n", t.Address)
 			}
-			if t.Name == "console" {
+			if t.Name == audit.Console {
 				fmt.Fprintf(os.Stderr, "  web console: %s (approvals, activity, audit; log in with the token)\n", t.Address)
 			}
 		}
@@ -70,7 +71,7 @@ type mcpCmd struct {
 }
 
 func (m *mcpCmd) Run(ctx context.Context, c *cli) error {
-	d, err := daemon.Open(daemon.Options{ConfigPath: c.Config, AllowedRoot: m.AllowedRoot, EnableShell: m.EnableShell})
+	d, err := daemon.Open(daemon.Options{ConfigPath: c.Config, AllowedRoot: m.AllowedRoot, EnableShell: m.EnableShell, Runtimes: testRuntimes()})
 	if err != nil {
 		return err
 	}

@@ -8,7 +8,7 @@ import (
 	"os"
 	"time"
 
-	"github.com/hostlink/hostlink/internal/daemon"
+	"github.com/hostlink/hostlink/internal/apitype"
 )
 
 type statusCmd struct {
@@ -16,14 +16,14 @@ type statusCmd struct {
 }
 
 func (s *statusCmd) Run(ctx context.Context) error {
-	res, err := daemonCall(ctx, "status", nil)
+	res, err := daemonCall(ctx, apitype.MethodStatus, nil)
 	if err != nil {
 		return err
 	}
 	if s.JSON {
 		return printIndented(res)
 	}
-	var st daemon.Status
+	var st apitype.Status
 	if err := json.Unmarshal(res, &st); err != nil {
 		return fmt.Errorf("malformed status: %w", err)
 	}
@@ -31,7 +31,7 @@ func (s *statusCmd) Run(ctx context.Context) error {
 	return nil
 }
 
-func printStatus(w io.Writer, st daemon.Status) {
+func printStatus(w io.Writer, st apitype.Status) {
 	up := (time.Duration(st.UptimeSeconds) * time.Second).String()
 	fmt.Fprintf(w, "hostlink %s running, pid %d, up %s (since %s)\n", st.Version, st.PID, up, st.Started.Format(time.RFC3339))
 	fmt.Fprintln(w, "transports:")

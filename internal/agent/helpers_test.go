@@ -144,7 +144,7 @@ func newEnvAt(t testing.TB, w world, tweak ...func(*agent.Options)) *env {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { log.Close() })
-	reg := ops.New(log, nil)
+	reg := ops.New(ops.Options{Audit: log})
 	files.Register(reg, fs)
 	agent.Register(reg, eng)
 	return &env{t: t, w: w, eng: eng, reg: reg, audit: log, files: fs}
@@ -163,7 +163,7 @@ func (e *env) direct() caller {
 func (e *env) mcpCaller() caller {
 	ctx := context.Background()
 	ct, st := mcp.NewInMemoryTransports()
-	ss, err := mcpserve.NewServer(e.reg, ops.TransportMCPStdio, "test").Connect(ctx, st, nil)
+	ss, err := mcpserve.NewServer(e.reg, audit.MCPStdio, "test").Connect(ctx, st, nil)
 	if err != nil {
 		e.t.Fatal(err)
 	}

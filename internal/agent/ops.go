@@ -5,11 +5,11 @@ import (
 	"encoding/json"
 	"time"
 
-	"github.com/hostlink/hostlink/internal/ops"
-)
+	"fmt"
 
-// Capability is the capability the agent operations belong to.
-const Capability = "agents"
+	"github.com/hostlink/hostlink/internal/ops"
+	"github.com/hostlink/hostlink/internal/policy"
+)
 
 // SubmitArgs is submit_agent_task's request.
 type SubmitArgs struct {
@@ -23,9 +23,49 @@ type SubmitArgs struct {
 	ContinueTaskID string `json:"continue_task_id,omitempty" jsonschema:"continue the runtime session of this finished task (same runtime and workdir): the runtime sees its history"`
 }
 
+func init() {
+	ops.Add(&agentOps, spec("submit_agent_task", "Submit agent task",
+		"Hand a prompt to a local agent runtime working in a workdir. Returns at once with the task; follow it with read_agent_task_events. An idempotency key makes resubmission safe.",
+		ops.Spec{Destructive: true, Idempotent: true}), (*Engine).submitOp)
+}
+
+// Describe implements policy.Describer: the runtime, its access, where it
+// works and the prompt.
+func (a SubmitArgs) Describe(dc policy.DescribeContext) (policy.Action, error) {
+	var act policy.Action
+	dir := orDefault(a.Cwd, ".")
+	if loc, ok, err := dc.Locate(a.Workdir, dir); ok {
+		dir = act.Touch(loc)
+	} else if err != nil {
+		// The engine reports a bad workdir its own way.
+		dir = a.Workdir
+		act.Touches = []policy.Touch{{Location: policy.Location{Workdir: a.Workdir}}}
+	}
+	access := orDefault(a.Access, "read-only")
+	act.Add("Runtime", a.Runtime)
+	act.Add("Model", orDefault(a.Model, "runtime default"))
+	act.Add("Access", access)
+	act.Add("Directory", dir)
+	act.Add("Continues task", a.ContinueTaskID)
+	act.Add("Prompt", a.Prompt)
+	act.Summary = fmt.Sprintf("agent task on %s (%s) in %s, prompt %d bytes", a.Runtime, access, dir, len(a.Prompt))
+	return act, nil
+}
+
 // TaskArgs names a task.
 type TaskArgs struct {
 	TaskID string `json:"task_id"`
+}
+
+func init() {
+	ops.Add(&agentOps, spec("cancel_agent_task", "Cancel agent task",
+		"Stop a task: its turn is interrupted and the runtime ended; it becomes cancelled.",
+		ops.Spec{NoAsk: true, Destructive: true, Idempotent: true}), (*Engine).cancelOp)
+}
+
+// Describe implements policy.Describer.
+func (a TaskArgs) Describe(dc policy.DescribeContext) (policy.Action, error) {
+	return describeTask(dc, a.TaskID, "", nil), nil
 }
 
 // TaskInfo describes a task.
@@ -140,6 +180,17 @@ type GetArgs struct {
 	IncludeManifest bool   `json:"include_manifest,omitempty" jsonschema:"include the execution manifest (canonical JSON)"`
 }
 
+func init() {
+	ops.Add(&agentOps, spec("get_agent_task", "Get agent task",
+		"A task's state, reason, correlation ids, pending approvals and questions (with the decisions offered), and result size.",
+		ops.Spec{NoAsk: true, ReadOnly: true, Idempotent: true}), (*Engine).getOp)
+}
+
+// Describe implements policy.Describer.
+func (a GetArgs) Describe(dc policy.DescribeContext) (policy.Action, error) {
+	return describeTask(dc, a.TaskID, "", nil), nil
+}
+
 func (e *Engine) getOp(_ context.Context, c *ops.Call, a GetArgs) (TaskInfo, error) {
 	c.Detail("task_id", a.TaskID)
 	t, reqs, err := e.Get(a.TaskID)
@@ -155,6 +206,17 @@ type EventsArgs struct {
 	TaskID    string `json:"task_id"`
 	AfterSeq  int64  `json:"after_seq,omitempty" jsonschema:"cursor: return events after this sequence number (0: from the start); pass next_after_seq"`
 	MaxEvents int    `json:"max_events,omitempty" jsonschema:"page size, 1 to 500 (default 100)"`
+}
+
+func init() {
+	ops.Add(&agentOps, spec("read_agent_task_events", "Read agent task events",
+		"A page of a task's events in order (items, approvals, questions, turns, state changes), from a cursor.",
+		ops.Spec{NoAsk: true, ReadOnly: true, Idempotent: true}), (*Engine).eventsOp)
+}
+
+// Describe implements policy.Describer.
+func (a EventsArgs) Describe(dc policy.DescribeContext) (policy.Action, error) {
+	return describeTask(dc, a.TaskID, "", nil), nil
 }
 
 // EventsResult is read_agent_task_events' response.
@@ -186,6 +248,17 @@ type ResultArgs struct {
 	MaxBytes int    `json:"max_bytes,omitempty" jsonschema:"chunk size, up to 1 MiB (default 64 KiB); chunks end on UTF-8 character boundaries"`
 }
 
+func init() {
+	ops.Add(&agentOps, spec("read_agent_task_result", "Read agent task result",
+		"A chunk of a completed task's final answer, from a byte offset; chunks end on UTF-8 boundaries.",
+		ops.Spec{NoAsk: true, ReadOnly: true, Idempotent: true}), (*Engine).resultOp)
+}
+
+// Describe implements policy.Describer.
+func (a ResultArgs) Describe(dc policy.DescribeContext) (policy.Action, error) {
+	return describeTask(dc, a.TaskID, "", nil), nil
+}
+
 // ResultChunk is read_agent_task_result's response.
 type ResultChunk struct {
 	TaskID     string `json:"task_id"`
@@ -215,6 +288,17 @@ type ApprovalArgs struct {
 	Decision  any    `json:"decision" jsonschema:"one of the request's offered decisions, exactly as offered (a string such as accept, or an object)"`
 }
 
+func init() {
+	ops.Add(&agentOps, spec("respond_agent_approval", "Respond to agent approval",
+		"Answer a pending approval with one of the decisions the runtime offered, passed back exactly as offered.",
+		ops.Spec{Destructive: true}), (*Engine).approvalOp)
+}
+
+// Describe implements policy.Describer: the decision sent.
+func (a ApprovalArgs) Describe(dc policy.DescribeContext) (policy.Action, error) {
+	return describeTask(dc, a.TaskID, a.RequestID, map[string]any{"decision": a.Decision}), nil
+}
+
 // QuestionArgs is answer_agent_question's request.
 type QuestionArgs struct {
 	TaskID    string              `json:"task_id"`
@@ -222,11 +306,33 @@ type QuestionArgs struct {
 	Answers   map[string][]string `json:"answers" jsonschema:"question id → answers (options, or free text where allowed)"`
 }
 
+func init() {
+	ops.Add(&agentOps, spec("answer_agent_question", "Answer agent question",
+		"Answer a pending question of a task: every question, by id.",
+		ops.Spec{}), (*Engine).questionOp)
+}
+
+// Describe implements policy.Describer: the answers sent.
+func (a QuestionArgs) Describe(dc policy.DescribeContext) (policy.Action, error) {
+	return describeTask(dc, a.TaskID, a.RequestID, map[string]any{"answers": a.Answers}), nil
+}
+
 // MessageArgs is send_agent_message's request.
 type MessageArgs struct {
 	TaskID string `json:"task_id"`
 	Text   string `json:"text"`
 	Mode   string `json:"mode,omitempty" enum:"steer,follow_up" jsonschema:"steer adds to the running turn; follow_up runs as the next turn after it (default steer)"`
+}
+
+func init() {
+	ops.Add(&agentOps, spec("send_agent_message", "Send agent message",
+		"Steer a task's running turn with more input, or queue a follow-up turn.",
+		ops.Spec{}), (*Engine).messageOp)
+}
+
+// Describe implements policy.Describer: the text sent.
+func (a MessageArgs) Describe(dc policy.DescribeContext) (policy.Action, error) {
+	return describeTask(dc, a.TaskID, "", map[string]any{"text": a.Text}), nil
 }
 
 func (e *Engine) taskAfter(id string) (TaskInfo, error) {
@@ -279,6 +385,17 @@ func (e *Engine) cancelOp(_ context.Context, c *ops.Call, a TaskArgs) (TaskInfo,
 // RuntimesArgs is list_agent_runtimes' (empty) request.
 type RuntimesArgs struct{}
 
+func init() {
+	ops.Add(&agentOps, spec("list_agent_runtimes", "List agent runtimes",
+		"List local agent runtimes (Codex, Claude Code, Qoder...) with their readiness: installed, version, authenticated where it can be checked read-only, and why one is not ready.",
+		ops.Spec{NoAsk: true, ReadOnly: true, Idempotent: true}), (*Engine).runtimesOp)
+}
+
+// Describe implements policy.Describer.
+func (RuntimesArgs) Describe(dc policy.DescribeContext) (policy.Action, error) {
+	return policy.Action{Summary: dc.Op}, nil
+}
+
 // RuntimeInfo is one runtime's readiness.
 type RuntimeInfo struct {
 	Name    string `json:"name"`
@@ -298,6 +415,17 @@ func (e *Engine) runtimesOp(ctx context.Context, _ *ops.Call, _ RuntimesArgs) (R
 // ModelsArgs is list_agent_models' request.
 type ModelsArgs struct {
 	Runtime string `json:"runtime"`
+}
+
+func init() {
+	ops.Add(&agentOps, spec("list_agent_models", "List agent models",
+		"List the models a runtime offers, where it can discover them; supported=false otherwise (never a guessed list).",
+		ops.Spec{NoAsk: true, ReadOnly: true, Idempotent: true}), (*Engine).modelsOp)
+}
+
+// Describe implements policy.Describer.
+func (a ModelsArgs) Describe(dc policy.DescribeContext) (policy.Action, error) {
+	return policy.Action{Summary: dc.Op + " " + a.Runtime}, nil
 }
 
 // ModelsResult is list_agent_models' response.
@@ -322,38 +450,39 @@ func (e *Engine) modelsOp(ctx context.Context, c *ops.Call, a ModelsArgs) (Model
 	return ModelsResult{Runtime: a.Runtime, Supported: true, Models: models}, nil
 }
 
+// agentOps are the agent operations; each adds itself.
+var agentOps ops.Group[*Engine]
+
 // Register adds the ten agent operations to r. Call it only when agents
 // are enabled and some workdir allows them.
-func Register(r *ops.Registry, e *Engine) {
-	spec := ops.SpecsFor(Capability)
-	ops.Register(r, spec("list_agent_runtimes", "List agent runtimes",
-		"List local agent runtimes (Codex, Claude Code, Qoder...) with their readiness: installed, version, authenticated where it can be checked read-only, and why one is not ready.",
-		true, false, true), e.runtimesOp)
-	ops.Register(r, spec("list_agent_models", "List agent models",
-		"List the models a runtime offers, where it can discover them; supported=false otherwise (never a guessed list).",
-		true, false, true), e.modelsOp)
-	ops.Register(r, spec("submit_agent_task", "Submit agent task",
-		"Hand a prompt to a local agent runtime working in a workdir. Returns at once with the task; follow it with read_agent_task_events. An idempotency key makes resubmission safe.",
-		false, true, true), e.submitOp)
-	ops.Register(r, spec("get_agent_task", "Get agent task",
-		"A task's state, reason, correlation ids, pending approvals and questions (with the decisions offered), and result size.",
-		true, false, true), e.getOp)
-	ops.Register(r, spec("read_agent_task_events", "Read agent task events",
-		"A page of a task's events in order (items, approvals, questions, turns, state changes), from a cursor.",
-		true, false, true), e.eventsOp)
-	ops.Register(r, spec("read_agent_task_result", "Read agent task result",
-		"A chunk of a completed task's final answer, from a byte offset; chunks end on UTF-8 boundaries.",
-		true, false, true), e.resultOp)
-	ops.Register(r, spec("respond_agent_approval", "Respond to agent approval",
-		"Answer a pending approval with one of the decisions the runtime offered, passed back exactly as offered.",
-		false, true, false), e.approvalOp)
-	ops.Register(r, spec("answer_agent_question", "Answer agent question",
-		"Answer a pending question of a task: every question, by id.",
-		false, false, false), e.questionOp)
-	ops.Register(r, spec("send_agent_message", "Send agent message",
-		"Steer a task's running turn with more input, or queue a follow-up turn.",
-		false, false, false), e.messageOp)
-	ops.Register(r, spec("cancel_agent_task", "Cancel agent task",
-		"Stop a task: its turn is interrupted and the runtime ended; it becomes cancelled.",
-		false, true, true), e.cancelOp)
+func Register(r *ops.Registry, e *Engine) { agentOps.Register(r, e) }
+
+// spec is an agent operation's spec: class agents, on every transport.
+func spec(name, title, desc string, s ops.Spec) ops.Spec {
+	s.Name, s.Title, s.Description = name, title, desc
+	s.Capability, s.Class, s.Transports = ops.Agents, policy.Agents, ops.AllTransports
+	return s
+}
+
+// orDefault returns s, or def when s is empty.
+func orDefault(s, def string) string {
+	if s == "" {
+		return def
+	}
+	return s
+}
+
+// describeTask describes a request about a task: the task, the request
+// answered, and what is sent to it.
+func describeTask(dc policy.DescribeContext, taskID, requestID string, sent map[string]any) policy.Action {
+	var act policy.Action
+	act.Add("Task", taskID)
+	act.Add("Request", requestID)
+	for _, k := range []string{"message", "text", "decision", "answers"} {
+		if v, ok := sent[k]; ok {
+			act.Add(k, policy.Clip(policy.Compact(v), 4096))
+		}
+	}
+	act.Summary = fmt.Sprintf("%s for task %s", dc.Op, taskID)
+	return act
 }

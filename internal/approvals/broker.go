@@ -6,13 +6,13 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"log/slog"
 	"slices"
 	"sync"
 	"time"
 
 	"github.com/hostlink/hostlink/internal/audit"
 	"github.com/hostlink/hostlink/internal/errcode"
-	"github.com/hostlink/hostlink/internal/ops"
 )
 
 // State is where an approval is in its life.
@@ -36,14 +36,14 @@ type Field struct {
 
 // Action is the exact action an approval covers.
 type Action struct {
-	Op          string  `json:"op"`
-	Class       string  `json:"class"` // the policy key that asked, e.g. "commands"
-	Transport   string  `json:"transport"`
-	Peer        string  `json:"peer,omitempty"`
-	Workdir     string  `json:"workdir,omitempty"`      // alias
-	WorkdirPath string  `json:"workdir_path,omitempty"` // canonical directory
-	Summary     string  `json:"summary"`                // one line, safe for the audit log
-	Fields      []Field `json:"fields"`
+	Op          string          `json:"op"`
+	Class       string          `json:"class"` // the policy key that asked, e.g. "commands"
+	Transport   audit.Transport `json:"transport"`
+	Peer        string          `json:"peer,omitempty"`
+	Workdir     string          `json:"workdir,omitempty"`      // alias
+	WorkdirPath string          `json:"workdir_path,omitempty"` // canonical directory
+	Summary     string          `json:"summary"`                // one line, safe for the audit log
+	Fields      []Field         `json:"fields"`
 	// SHA256 binds the approval to the action: see Digest.
 	SHA256 string `json:"sha256"`
 }
@@ -69,14 +69,19 @@ func Digest(v any) string {
 
 // Approval is one action waiting for, or having had, the user's decision.
 type Approval struct {
-	ID         string    `json:"id"`
-	State      State     `json:"state"`
-	Action     Action    `json:"action"`
-	Created    time.Time `json:"created"`
-	Deadline   time.Time `json:"deadline" jsonschema:"pending: decide before it; approved: used before it"`
-	Decided    time.Time `json:"decided,omitzero"`
-	DecidedBy  string    `json:"decided_by,omitempty"`
-	DecidedVia string    `json:"decided_via,omitempty"`
+	ID         string          `json:"id"`
+	State      State           `json:"state"`
+	Action     Action          `json:"action"`
+	Created    time.Time       `json:"created"`
+	Deadline   time.Time       `json:"deadline" jsonschema:"pending: decide before it; approved: used before it"`
+	Decided    time.Time       `json:"decided,omitzero"`
+	DecidedBy  string          `json:"decided_by,omitempty"`
+	DecidedVia audit.Transport `json:"decided_via,omitempty"`
+}
+
+// Auditor is where a Broker records; audit.Log implements it.
+type Auditor interface {
+	Append(audit.Record) error
 }
 
 // Options configure a Broker.
@@ -88,7 +93,7 @@ type Options struct {
 	// APPROVAL_PENDING.
 	Wait time.Duration
 	// Audit records requests, decisions and expiries.
-	Audit ops.Auditor
+	Audit Auditor
 	// Notify, if set, is told of each new pending approval (in its own
 	// goroutine), e.g. to show a desktop notification.
 	Notify func(Approval)
@@ -275,7 +280,7 @@ func (b *Broker) expireLocked(e *entry, now time.Time) {
 		close(e.done)
 	}
 	b.auditLocked(audit.Record{
-		Transport: "internal", Op: "approval_expired", Workdir: e.a.Action.Workdir, Code: string(CodeExpired),
+		Transport: audit.Internal, Op: "approval_expired", Workdir: e.a.Action.Workdir, Code: string(CodeExpired),
 		Details: map[string]any{"approval_id": e.a.ID, "op": e.a.Action.Op, "action_sha256": e.a.Action.SHA256, "was": string(was)},
 	})
 	b.changedLocked()
@@ -284,7 +289,7 @@ func (b *Broker) expireLocked(e *entry, now time.Time) {
 // Decide approves or denies a pending approval. by names who decided (the
 // control channel's measured peer, the console session) and via how
 // ("ipc", "console", "notification"); both go to the audit log.
-func (b *Broker) Decide(id string, approve bool, by, via string) (Approval, error) {
+func (b *Broker) Decide(id string, approve bool, by string, via audit.Transport) (Approval, error) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	e := b.all[id]
@@ -369,7 +374,11 @@ func (b *Broker) auditLocked(r audit.Record) {
 		return
 	}
 	r.Time = time.Now()
-	b.opts.Audit.Append(r)
+	if err := b.opts.Audit.Append(r); err != nil {
+		// The call that asked is refused by its own record's failure;
+		// a decision or expiry stands, and says so here.
+		slog.Warn("approval not recorded in the audit log", "op", r.Op, "err", err)
+	}
 }
 
 func trunc(s string) string {

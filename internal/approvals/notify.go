@@ -9,6 +9,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/hostlink/hostlink/internal/audit"
 )
 
 // Notifier shows each new approval as a desktop notification, where the
@@ -68,9 +70,9 @@ func (n *Notifier) notifySend(ctx context.Context, a Approval, title, body strin
 	for sc.Scan() {
 		switch strings.TrimSpace(sc.Text()) {
 		case "approve":
-			n.Broker.Decide(a.ID, true, "desktop notification", "notification")
+			n.Broker.Decide(a.ID, true, "desktop notification", audit.Notification)
 		case "deny":
-			n.Broker.Decide(a.ID, false, "desktop notification", "notification")
+			n.Broker.Decide(a.ID, false, "desktop notification", audit.Notification)
 		}
 	}
 	cmd.Wait()

@@ -114,7 +114,7 @@ import (
 // Record is one operation's audit line, as the caller fills it.
 type Record struct {
 	Time      time.Time      // set by Append if zero
-	Transport string         // "mcp-stdio", "mcp-http", "ipc", "link", "cli", "internal"
+	Transport Transport      // what carried the call (see Transport)
 	Peer      string         // who called, as measured by the transport (e.g. "pid 1234", "127.0.0.1:5555")
 	Op        string         // operation name, e.g. "read_file", or an internal event like "daemon_start"
 	RequestID string         // optional
@@ -337,7 +337,7 @@ func (l *Log) Append(r Record) error {
 		Paths:      paths,
 		Peer:       r.Peer,
 		RequestID:  r.RequestID,
-		Transport:  r.Transport,
+		Transport:  string(r.Transport),
 		TS:         ts.UTC().Format(tsLayout),
 		Version:    l.version,
 		Workdir:    r.Workdir,

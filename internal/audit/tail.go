@@ -90,7 +90,7 @@ func parseLine(raw []byte) (Line, error) {
 	return Line{
 		Record: Record{
 			Time:      ts,
-			Transport: e.Transport,
+			Transport: Transport(e.Transport),
 			Peer:      e.Peer,
 			Op:        e.Op,
 			RequestID: e.RequestID,

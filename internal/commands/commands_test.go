@@ -77,7 +77,7 @@ func newEnvStore(t testing.TB, o Options, co capture.Options) *env {
 		MaxReadBytes: 1 << 20, MaxWriteBytes: 1 << 20, MaxListEntries: 100, MaxSearchMatches: 10, MaxSearchBytes: 1 << 20, MaxSearchFileBytes: 1 << 20,
 	})
 	e.svc = New(fs, store, o)
-	e.reg = ops.New(log, nil)
+	e.reg = ops.New(ops.Options{Audit: log})
 	files.Register(e.reg, fs)
 	Register(e.reg, e.svc)
 	t.Cleanup(func() {

@@ -4,10 +4,24 @@ import (
 	"context"
 	"encoding/base64"
 
+	"fmt"
+
 	"github.com/hostlink/hostlink/internal/capture"
 	"github.com/hostlink/hostlink/internal/errcode"
 	"github.com/hostlink/hostlink/internal/ops"
+	"github.com/hostlink/hostlink/internal/policy"
 )
+
+func init() {
+	ops.Add(&operations, ops.Spec{Name: "run_command", Title: "Run command",
+		Description: "Run a program (argv, no shell) or a command line in a shell, in a workdir, and wait for it up to its timeout. Returns exit status and the start and end of each output stream; read the rest with read_command_output.",
+		Capability:  ops.Shell, Class: policy.Commands, Transports: ops.AllTransports, Budget: Budget, Destructive: true},
+		(*Service).runCommand)
+	ops.Add(&operations, ops.Spec{Name: "start_command", Title: "Start command",
+		Description: "Start a command and return at once with its capture id; follow it with command_status, send_command_input, kill_command and read_command_output.",
+		Capability:  ops.Shell, Class: policy.Commands, Transports: ops.AllTransports, Budget: Budget, Destructive: true},
+		(*Service).startCommand)
+}
 
 func (s *Service) runCommand(ctx context.Context, c *ops.Call, a RunArgs) (Receipt, error) {
 	j, reused, err := s.start(c, "run_command", a, false)
@@ -58,6 +72,18 @@ type CaptureArgs struct {
 	CaptureID string `json:"capture_id"`
 }
 
+func init() {
+	ops.Add(&operations, ops.Spec{Name: "command_status", Title: "Command status",
+		Description: "A command's receipt: running or how it ended, exit code or signal, byte counts and output so far.",
+		Capability:  ops.Shell, Class: policy.Commands, NoAsk: true, Transports: ops.AllTransports, ReadOnly: true, Idempotent: true},
+		(*Service).commandStatus)
+}
+
+// Describe implements policy.Describer.
+func (a CaptureArgs) Describe(dc policy.DescribeContext) (policy.Action, error) {
+	return describeCapture(dc, a.CaptureID), nil
+}
+
 func (s *Service) commandStatus(_ context.Context, c *ops.Call, a CaptureArgs) (Receipt, error) {
 	c.Detail("capture_id", a.CaptureID)
 	return s.receipt(a.CaptureID, false)
@@ -69,6 +95,28 @@ type InputArgs struct {
 	Data      string `json:"data,omitempty" jsonschema:"bytes to write to stdin"`
 	Encoding  string `json:"encoding,omitempty" enum:"utf-8,base64"`
 	Close     bool   `json:"close,omitempty" jsonschema:"close stdin after writing"`
+}
+
+func init() {
+	ops.Add(&operations, ops.Spec{Name: "send_command_input", Title: "Send command input",
+		Description: "Write to a running command's stdin (started with start_command), or close it.",
+		Capability:  ops.Shell, Class: policy.Commands, Transports: ops.AllTransports},
+		(*Service).sendInput)
+}
+
+// Describe implements policy.Describer: the bytes going to the command.
+func (a InputArgs) Describe(dc policy.DescribeContext) (policy.Action, error) {
+	act := describeCapture(dc, a.CaptureID)
+	data := []byte(a.Data)
+	if a.Encoding == "base64" {
+		data, _ = base64.StdEncoding.DecodeString(a.Data)
+	}
+	act.Add("Input", fmt.Sprintf("%d bytes: %s", len(data), policy.Preview(data, 512)))
+	if a.Close {
+		act.Add("Close stdin", "yes")
+	}
+	act.Summary = fmt.Sprintf("%s to %s (%d bytes)", dc.Op, a.CaptureID, len(data))
+	return act, nil
 }
 
 // InputResult is send_command_input's response.
@@ -115,6 +163,18 @@ type KillArgs struct {
 	GraceSeconds float64 `json:"grace_seconds,omitempty" jsonschema:"time between the graceful signal and the hard kill (default 2, at most 60)"`
 }
 
+func init() {
+	ops.Add(&operations, ops.Spec{Name: "kill_command", Title: "Kill command",
+		Description: "End a running command and its whole process tree: graceful signal, then a hard kill after the grace period.",
+		Capability:  ops.Shell, Class: policy.Commands, NoAsk: true, Transports: ops.AllTransports, Destructive: true, Idempotent: true},
+		(*Service).killCommand)
+}
+
+// Describe implements policy.Describer.
+func (a KillArgs) Describe(dc policy.DescribeContext) (policy.Action, error) {
+	return describeCapture(dc, a.CaptureID), nil
+}
+
 func (s *Service) killCommand(_ context.Context, c *ops.Call, a KillArgs) (Receipt, error) {
 	c.Detail("capture_id", a.CaptureID)
 	if a.GraceSeconds < 0 || a.GraceSeconds > 60 {
@@ -141,6 +201,18 @@ func (s *Service) killCommand(_ context.Context, c *ops.Call, a KillArgs) (Recei
 type ListArgs struct {
 	Status string `json:"status,omitempty" enum:"running,exited,killed,timed_out,incomplete" jsonschema:"only commands in this state"`
 	Limit  int    `json:"limit,omitempty" jsonschema:"most commands returned, newest first (default 50, at most 500)"`
+}
+
+func init() {
+	ops.Add(&operations, ops.Spec{Name: "list_commands", Title: "List commands",
+		Description: "Commands run by hostlink and still retained, newest first.",
+		Capability:  ops.Shell, Class: policy.Commands, NoAsk: true, Transports: ops.AllTransports, ReadOnly: true, Idempotent: true},
+		(*Service).listCommands)
+}
+
+// Describe implements policy.Describer.
+func (a ListArgs) Describe(dc policy.DescribeContext) (policy.Action, error) {
+	return policy.Action{Summary: dc.Op}, nil
 }
 
 // ListEntry is one command in list_commands.
@@ -194,6 +266,18 @@ type ReadArgs struct {
 	Text      bool   `json:"text,omitempty" jsonschema:"return UTF-8 text ending at a character boundary instead of base64 bytes"`
 }
 
+func init() {
+	ops.Add(&operations, ops.Spec{Name: "read_command_output", Title: "Read command output",
+		Description: "Read a chunk (up to 64 KiB) of a command's stdout or stderr by byte offset, with the chunk's SHA-256 and, once complete, the whole stream's.",
+		Capability:  ops.Shell, Class: policy.Commands, NoAsk: true, Transports: ops.AllTransports, ReadOnly: true, Idempotent: true},
+		(*Service).readOutput)
+}
+
+// Describe implements policy.Describer.
+func (a ReadArgs) Describe(dc policy.DescribeContext) (policy.Action, error) {
+	return describeCapture(dc, a.CaptureID), nil
+}
+
 // ReadResult is read_command_output's response.
 type ReadResult struct {
 	CaptureID    string `json:"capture_id"`
@@ -240,29 +324,16 @@ func (s *Service) readOutput(_ context.Context, c *ops.Call, a ReadArgs) (ReadRe
 	return r, nil
 }
 
+// operations are the command operations; each one adds itself.
+var operations ops.Group[*Service]
+
 // Register adds the command operations to r. Call it only when the local
 // user has enabled command execution.
-func Register(r *ops.Registry, s *Service) {
-	spec := ops.SpecsFor(Capability)
-	ops.Register(r, spec("run_command", "Run command",
-		"Run a program (argv, no shell) or a command line in a shell, in a workdir, and wait for it up to its timeout. Returns exit status and the start and end of each output stream; read the rest with read_command_output.",
-		false, true, false), s.runCommand)
-	ops.Register(r, spec("start_command", "Start command",
-		"Start a command and return at once with its capture id; follow it with command_status, send_command_input, kill_command and read_command_output.",
-		false, true, false), s.startCommand)
-	ops.Register(r, spec("command_status", "Command status",
-		"A command's receipt: running or how it ended, exit code or signal, byte counts and output so far.",
-		true, false, true), s.commandStatus)
-	ops.Register(r, spec("send_command_input", "Send command input",
-		"Write to a running command's stdin (started with start_command), or close it.",
-		false, false, false), s.sendInput)
-	ops.Register(r, spec("kill_command", "Kill command",
-		"End a running command and its whole process tree: graceful signal, then a hard kill after the grace period.",
-		false, true, true), s.killCommand)
-	ops.Register(r, spec("list_commands", "List commands",
-		"Commands run by hostlink and still retained, newest first.",
-		true, false, true), s.listCommands)
-	ops.Register(r, spec("read_command_output", "Read command output",
-		"Read a chunk (up to 64 KiB) of a command's stdout or stderr by byte offset, with the chunk's SHA-256 and, once complete, the whole stream's.",
-		true, false, true), s.readOutput)
+func Register(r *ops.Registry, s *Service) { operations.Register(r, s) }
+
+// describeCapture describes a request about a command already approved.
+func describeCapture(dc policy.DescribeContext, id string) policy.Action {
+	act := policy.Action{Summary: dc.Op + " " + id}
+	act.Add("Capture", id)
+	return act
 }

@@ -14,8 +14,11 @@ import (
 	"github.com/hostlink/hostlink/internal/procs"
 )
 
-// Capability is the capability the command operations belong to.
-const Capability = "shell"
+// Budget is the machine-wide allowance of commands a platform may start:
+// the protocol's 60 a minute and 10 running (run_command holds its slot
+// while it runs, start_command only counts). Local agents are the user's
+// own and are bound only by [commands] max_concurrent.
+var Budget = &ops.Budget{Name: "commands", PerMinute: 60, Concurrent: 10, Transports: ops.Remote}
 
 // gracePeriod is how long a terminated command's tree has between the
 // graceful signal and the hard kill.

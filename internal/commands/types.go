@@ -1,5 +1,12 @@
 package commands
 
+import (
+	"cmp"
+	"fmt"
+
+	"github.com/hostlink/hostlink/internal/policy"
+)
+
 // RunArgs is run_command's and start_command's request.
 type RunArgs struct {
 	Workdir        string            `json:"workdir,omitempty" jsonschema:"workdir alias for cwd (see read_file)"`
@@ -11,6 +18,40 @@ type RunArgs struct {
 	TimeoutSeconds float64           `json:"timeout_seconds,omitempty" jsonschema:"kill the whole process tree after this long (default and maximum from config)"`
 	Stdin          *string           `json:"stdin,omitempty" jsonschema:"run_command: text written to stdin, which is then closed; start_command: keep stdin open for send_command_input"`
 	IdempotencyKey string            `json:"idempotency_key,omitempty" jsonschema:"a repeated request with the same key returns the first run instead of running again"`
+}
+
+// Describe implements policy.Describer: the command line with its
+// directory and environment names (never values), as an approval shows
+// it and allow_commands matches it.
+func (a RunArgs) Describe(dc policy.DescribeContext) (policy.Action, error) {
+	var act policy.Action
+	dir := a.Cwd
+	if dir == "" {
+		dir = "."
+	}
+	loc, ok, err := dc.Locate(a.Workdir, dir)
+	if err != nil {
+		return act, err
+	}
+	if ok {
+		dir = act.Touch(loc)
+	}
+	act.CommandLine = policy.CommandLine(a.Command, a.Argv)
+	act.HasEnv = len(a.Env) > 0
+	act.Add("Command", act.CommandLine)
+	if a.Command != "" {
+		act.Add("Shell", cmp.Or(a.Shell, "auto"))
+	}
+	act.Add("Directory", dir)
+	act.Add("Environment names", policy.EnvNames(a.Env))
+	if a.Stdin != nil {
+		act.Add("Stdin", fmt.Sprintf("%d bytes: %s", len(*a.Stdin), policy.Preview([]byte(*a.Stdin), 512)))
+	}
+	if a.TimeoutSeconds > 0 {
+		act.Add("Timeout", fmt.Sprintf("%gs", a.TimeoutSeconds))
+	}
+	act.Summary = fmt.Sprintf("%s: %s (in %s)", dc.Op, policy.Clip(act.CommandLine, 200), dir)
+	return act, nil
 }
 
 // StreamSummary is the inline view of one output stream.

@@ -45,7 +45,7 @@ func newRig(t testing.TB, withDesktop bool) *rig {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { log.Close() })
-	r := &rig{t: t, pairs: pairs, reg: ops.New(log, nil)}
+	r := &rig{t: t, pairs: pairs, reg: ops.New(ops.Options{Audit: log})}
 	o := RuntimeOptions{Pairings: pairs, RevokeCheck: 50 * time.Millisecond}
 	if withDesktop {
 		// The runtime itself has no desktop, as in a container.

@@ -6,6 +6,8 @@ import (
 	"strings"
 	"time"
 
+	"log/slog"
+
 	"github.com/hostlink/hostlink/internal/audit"
 	"github.com/hostlink/hostlink/internal/errcode"
 )
@@ -18,12 +20,6 @@ import (
 // chunk reads of a transfer (capture.read, frame.read, frame.close):
 // those are parts of a transfer whose open and close are recorded, and a
 // record per 64 KiB would drown the log.
-
-// Transports recorded for companion requests.
-const (
-	auditTransport       = "companion"
-	auditTransportHelper = "wsl_interop"
-)
 
 // unaudited are the methods that belong to a recorded transfer.
 var unaudited = map[string]bool{"capture.read": true, "frame.read": true, "frame.close": true}
@@ -65,16 +61,21 @@ func (h *host) auditRequest(method string, params json.RawMessage, out any, payl
 
 // auditEvent records the connection's life: connect and disconnect.
 func (h *host) auditEvent(op string, details map[string]any) {
-	if h.o.Audit != nil {
-		h.o.Audit.Append(audit.Record{Transport: h.auditTransport(), Peer: h.o.AuditPeer, Op: op, Code: "OK", Details: details})
+	if h.o.Audit == nil {
+		return
+	}
+	if err := h.o.Audit.Append(audit.Record{Transport: h.auditTransport(), Peer: h.o.AuditPeer, Op: op, Code: "OK", Details: details}); err != nil {
+		slog.Warn("companion event not recorded in the audit log", "op", op, "err", err)
 	}
 }
 
-func (h *host) auditTransport() string {
+// auditTransport is companion, or wsl_interop for a companion its runtime
+// started over WSL interop.
+func (h *host) auditTransport() audit.Transport {
 	if h.o.Streams != nil {
-		return auditTransportHelper
+		return audit.WSLInterop
 	}
-	return auditTransport
+	return audit.Companion
 }
 
 // requestDetails are the small facts worth keeping about a request:

@@ -7,13 +7,12 @@ import (
 	"slices"
 	"sort"
 
+	"fmt"
+
 	"github.com/hostlink/hostlink/internal/errcode"
 	"github.com/hostlink/hostlink/internal/ops"
+	"github.com/hostlink/hostlink/internal/policy"
 )
-
-// Capability is the capability of the companion operations; the command
-// one belongs to the shell capability, as run_command does.
-const Capability = "companion"
 
 // RunArgs is companion_run_command's request.
 type RunArgs struct {
@@ -25,6 +24,35 @@ type RunArgs struct {
 	Env            map[string]string `json:"env,omitempty"`
 	TimeoutSeconds float64           `json:"timeout_seconds,omitempty"`
 	IdempotencyKey string            `json:"idempotency_key,omitempty" jsonschema:"a repeated key returns the first run (and retries its output transfer) instead of running again"`
+}
+
+func init() {
+	ops.Add(&companionOps, ops.Spec{Name: "companion_run_command", Title: "Run command on the companion's host",
+		Description: "Run a command on the host through the paired companion (for a hostlink inside a container or WSL). Output travels as verified 64 KiB chunks; the result is the receipt and the whole output, or a transfer_error beside the receipt.",
+		Capability:  ops.Shell, Class: policy.Commands, Transports: ops.AllTransports, Destructive: true},
+		(*Runtime).runCommand)
+}
+
+// Describe implements policy.Describer: the command line, as for
+// run_command, on the companion's host (its directory is no workdir).
+func (a RunArgs) Describe(dc policy.DescribeContext) (policy.Action, error) {
+	var act policy.Action
+	act.CommandLine = policy.CommandLine(a.Command, a.Argv)
+	act.HasEnv = len(a.Env) > 0
+	act.Add("Command", act.CommandLine)
+	on := a.Companion
+	if on == "" {
+		on = "the connected companion"
+	}
+	act.Add("On", "the companion's host: "+on)
+	dir := a.Cwd
+	if dir == "" {
+		dir = "the companion user's home"
+	}
+	act.Add("Directory", dir)
+	act.Add("Environment names", policy.EnvNames(a.Env))
+	act.Summary = fmt.Sprintf("%s: %s (in %s on the companion's host)", dc.Op, policy.Clip(act.CommandLine, 200), dir)
+	return act, nil
 }
 
 // RunResult is companion_run_command's response.
@@ -41,16 +69,12 @@ type RunResult struct {
 	TransferError *errcode.Error `json:"transfer_error,omitempty" jsonschema:"the output did not arrive intact; the receipt stands and the command is not run again"`
 }
 
+// companionOps are the companion operations; each adds itself.
+var companionOps ops.Group[*Runtime]
+
 // Register adds companion_run_command and companion_status. Call it on the
 // runtime when companions are enabled.
-func Register(r *ops.Registry, rt *Runtime) {
-	ops.Register(r, ops.Spec{Name: "companion_run_command", Title: "Run command on the companion's host",
-		Description: "Run a command on the host through the paired companion (for a hostlink inside a container or WSL). Output travels as verified 64 KiB chunks; the result is the receipt and the whole output, or a transfer_error beside the receipt.",
-		Capability:  "shell", Destructive: true}, rt.runCommand)
-	ops.Register(r, ops.Spec{Name: "companion_status", Title: "Companion status",
-		Description: "The paired and connected companions (version, capabilities, desktops), companions refused as outdated, and the WSL interop route's availability.",
-		Capability:  Capability, ReadOnly: true, Idempotent: true}, rt.status)
-}
+func Register(r *ops.Registry, rt *Runtime) { companionOps.Register(r, rt) }
 
 func (r *Runtime) runCommand(ctx context.Context, c *ops.Call, a RunArgs) (RunResult, error) {
 	s, err := r.session(a.Companion, CapCommands)
@@ -141,7 +165,22 @@ type Connection struct {
 	Connected    string   `json:"connected_at"`
 }
 
-func (r *Runtime) status(ctx context.Context, _ *ops.Call, _ struct{}) (StatusResult, error) {
+// StatusArgs is companion_status' (empty) request.
+type StatusArgs struct{}
+
+func init() {
+	ops.Add(&companionOps, ops.Spec{Name: "companion_status", Title: "Companion status",
+		Description: "The paired and connected companions (version, capabilities, desktops), companions refused as outdated, and the WSL interop route's availability.",
+		Capability:  ops.Companion, Class: policy.Hostlink, Transports: ops.AllTransports, ReadOnly: true, Idempotent: true},
+		(*Runtime).status)
+}
+
+// Describe implements policy.Describer.
+func (StatusArgs) Describe(dc policy.DescribeContext) (policy.Action, error) {
+	return policy.Action{Summary: dc.Op}, nil
+}
+
+func (r *Runtime) status(ctx context.Context, _ *ops.Call, _ StatusArgs) (StatusResult, error) {
 	paired, err := r.o.Pairings.List()
 	if err != nil {
 		return StatusResult{}, err

@@ -119,7 +119,7 @@ func (s *Server) auditPage(w http.ResponseWriter, r *http.Request, sess *session
 	}
 	op, transport, code, text := q.Get("op"), q.Get("transport"), q.Get("code"), q.Get("q")
 	lines, err := s.auditLines(n, func(l audit.Line) bool {
-		if (op != "" && l.Op != op) || (transport != "" && l.Transport != transport) || (code != "" && l.Code != code) {
+		if (op != "" && l.Op != op) || (transport != "" && string(l.Transport) != transport) || (code != "" && l.Code != code) {
 			return false
 		}
 		if text != "" {
@@ -214,7 +214,7 @@ func (s *Server) desktopPage(w http.ResponseWriter, r *http.Request, sess *sessi
 	var list []*obs
 	pending := map[string][]audit.Line{} // acts not yet matched, newest first
 	for _, l := range lines {            // newest first
-		key := l.Transport + "\x00" + l.Peer
+		key := string(l.Transport) + "\x00" + l.Peer
 		switch l.Op {
 		case "computer_act":
 			pending[key] = append(pending[key], l)

@@ -2,30 +2,27 @@ package daemon
 
 import (
 	"fmt"
-	"os"
+	"maps"
 	"path/filepath"
 	"time"
 
 	"github.com/hostlink/hostlink/internal/agent"
-	"github.com/hostlink/hostlink/internal/agent/fakeruntime"
 	agentruntimes "github.com/hostlink/hostlink/internal/agent/runtimes"
+	"github.com/hostlink/hostlink/internal/apitype"
+	"github.com/hostlink/hostlink/internal/ops"
 	"github.com/hostlink/hostlink/internal/version"
 )
-
-// FakeRuntimeEnv names the program of the fake agent runtime. It is for
-// tests only: with it unset (always, outside tests) the runtime "fake" has
-// no adapter and cannot run, whatever the configuration says.
-const FakeRuntimeEnv = "HOSTLINK_TEST_FAKE_RUNTIME"
 
 // AgentsDir is the agent engine's private state directory.
 func AgentsDir(state string) string { return filepath.Join(state, "agents") }
 
 // openAgents opens the agent engine when the local user enabled agents and
 // some workdir allows them: it reconciles tasks a previous hostlink left
-// unfinished, guards hostlink's own file mutations with the workdir writer
-// leases, and registers the agent operations. Otherwise nothing is
-// registered, so no transport offers them.
-func (d *Daemon) openAgents() error {
+// unfinished. assemble then guards every registry's file mutations with
+// the workdir writer leases and registers the agent operations; without
+// the engine nothing is registered, so no transport offers them. extra
+// adds runtimes beside the real CLIs' (tests: the fake runtime).
+func (d *Daemon) openAgents(extra map[string]agent.Factory) error {
 	cfg := d.Config
 	if !cfg.AgentsOn() {
 		return nil
@@ -33,11 +30,7 @@ func (d *Daemon) openAgents() error {
 	// Runtime adapters are created at first use, so an absent or broken
 	// runtime never stops the others or hostlink.
 	runtimes := agentruntimes.Factories(agentruntimes.Paths{Codex: cfg.Agents.CodexPath, Claude: cfg.Agents.ClaudePath, Qoder: cfg.Agents.QoderPath})
-	if prog := os.Getenv(FakeRuntimeEnv); prog != "" {
-		runtimes[fakeruntime.Name] = func() (agent.Runtime, error) {
-			return &fakeruntime.Runtime{Argv: []string{prog}}, nil
-		}
-	}
+	maps.Copy(runtimes, extra)
 	var policies []agent.WorkdirPolicy
 	for _, w := range cfg.Workdirs {
 		mode := w.AgentMode
@@ -66,14 +59,12 @@ func (d *Daemon) openAgents() error {
 		return fmt.Errorf("agents: %w", err)
 	}
 	d.Agents = eng
-	d.Files.SetGuard(eng.Leases())
-	agent.Register(d.Registry, eng)
 	return nil
 }
 
 // agentCapability says whether agent tasks are offered, and why not.
-func (d *Daemon) agentCapability() CapabilityStatus {
-	c := CapabilityStatus{Name: "agents", Ready: d.Agents != nil}
+func (d *Daemon) agentCapability() apitype.CapabilityStatus {
+	c := apitype.CapabilityStatus{Name: string(ops.Agents), Ready: d.Agents != nil}
 	if !c.Ready {
 		c.Reason = "disabled (enable locally with [agents] enabled = true and a workdir's agent_mode)"
 	}
@@ -81,13 +72,13 @@ func (d *Daemon) agentCapability() CapabilityStatus {
 }
 
 // agentTasks lists the agent tasks this process drives.
-func (d *Daemon) agentTasks() []TaskStatus {
+func (d *Daemon) agentTasks() []apitype.TaskStatus {
 	if d.Agents == nil {
 		return nil
 	}
-	var out []TaskStatus
+	var out []apitype.TaskStatus
 	for _, t := range d.Agents.Running() {
-		out = append(out, TaskStatus{ID: t.ID, Title: fmt.Sprintf("%s in %s (%s, %s)", t.Runtime, t.Workdir, t.Access, t.Status), Started: t.Created})
+		out = append(out, apitype.TaskStatus{ID: t.ID, Title: fmt.Sprintf("%s in %s (%s, %s)", t.Runtime, t.Workdir, t.Access, t.Status), Started: t.Created})
 	}
 	return out
 }

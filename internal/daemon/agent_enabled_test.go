@@ -12,6 +12,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/hostlink/hostlink/internal/agent"
+	"github.com/hostlink/hostlink/internal/agent/fakeruntime"
+	"github.com/hostlink/hostlink/internal/apitype"
+	"github.com/hostlink/hostlink/internal/audit"
 	"github.com/hostlink/hostlink/internal/errcode"
 	"github.com/hostlink/hostlink/internal/lease"
 	"github.com/hostlink/hostlink/internal/ops"
@@ -26,14 +30,16 @@ func TestAgentsEnabled(t *testing.T) {
 	if out, err := exec.Command("go", "build", "-o", prog, "../agent/fakeruntime/fakeagent").CombinedOutput(); err != nil {
 		t.Fatalf("building the fake runtime: %v\n%s", err, out)
 	}
-	t.Setenv(FakeRuntimeEnv, prog)
+	runtimes := map[string]agent.Factory{fakeruntime.Name: func() (agent.Runtime, error) {
+		return &fakeruntime.Runtime{Argv: []string{prog}}, nil
+	}}
 	home := t.TempDir()
 	t.Setenv("HOSTLINK_HOME", home)
 	work := filepath.Join(home, "w")
 	os.MkdirAll(work, 0o755)
 	cfg := filepath.Join(home, "config.toml")
 	os.WriteFile(cfg, []byte("[agents]\nenabled = true\nruntimes = [\"fake\"]\n[[workdirs]]\nalias = \"w\"\npath = '"+work+"'\nagent_mode = \"workspace-write\"\n[policy]\nfiles_write = \"allow\"\nagents = \"allow\"\nplatform_folders = \"allow\"\n"), 0o600)
-	d, err := Open(Options{ConfigPath: cfg})
+	d, err := Open(Options{ConfigPath: cfg, Runtimes: runtimes})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -44,7 +50,7 @@ func TestAgentsEnabled(t *testing.T) {
 		}
 	}
 	call := func(op, args string) (map[string]any, error) {
-		out, err := d.Registry.Call(context.Background(), ops.Caller{Transport: "test"}, op, []byte(args), nil)
+		out, err := d.Registry.Call(context.Background(), ops.Caller{Transport: audit.MCPStdio}, op, []byte(args), nil)
 		var m map[string]any
 		b, _ := json.Marshal(out)
 		json.Unmarshal(b, &m)
@@ -70,16 +76,16 @@ func TestAgentsEnabled(t *testing.T) {
 		time.Sleep(10 * time.Millisecond)
 	}
 	st := d.Status()
-	if len(st.Tasks) != 1 || st.Tasks[0].ID != id || !slices.ContainsFunc(st.Capabilities, func(c CapabilityStatus) bool { return c.Name == "agents" && c.Ready }) {
+	if len(st.Tasks) != 1 || st.Tasks[0].ID != id || !slices.ContainsFunc(st.Capabilities, func(c apitype.CapabilityStatus) bool { return c.Name == "agents" && c.Ready }) {
 		t.Fatalf("status: tasks %+v, capabilities %+v", st.Tasks, st.Capabilities)
 	}
 	// A platform session's registry carries the agent operations too; they
 	// see the configured workdirs, not the session's folder.
-	rt, err := d.sessionRuntime(t.TempDir())
+	rt, err := d.SessionRuntime(t.TempDir())
 	if err != nil {
 		t.Fatal(err)
 	}
-	out, err := rt.Registry.Call(context.Background(), ops.Caller{Transport: "link"}, "get_agent_task", []byte(`{"task_id":"`+id+`"}`), nil)
+	out, err := rt.Registry.Call(context.Background(), ops.Caller{Transport: audit.Link}, "get_agent_task", []byte(`{"task_id":"`+id+`"}`), nil)
 	if err != nil || out == nil {
 		t.Fatalf("get_agent_task through a session's registry: %v %v", out, err)
 	}
@@ -88,7 +94,7 @@ func TestAgentsEnabled(t *testing.T) {
 		t.Fatalf("write_file beside a writer task: %v", err)
 	}
 	d.Close()
-	d2, err := Open(Options{ConfigPath: cfg})
+	d2, err := Open(Options{ConfigPath: cfg, Runtimes: runtimes})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -97,7 +103,7 @@ func TestAgentsEnabled(t *testing.T) {
 	if err != nil || got.Status != "cancelled" || got.Reason != "hostlink is shutting down" {
 		t.Fatalf("after the daemon closed: %+v %v", got, err)
 	}
-	if _, err := d2.Registry.Call(context.Background(), ops.Caller{Transport: "test"}, "write_file", []byte(`{"workdir":"w","path":"x.txt","content":"x"}`), nil); err != nil {
+	if _, err := d2.Registry.Call(context.Background(), ops.Caller{Transport: audit.MCPStdio}, "write_file", []byte(`{"workdir":"w","path":"x.txt","content":"x"}`), nil); err != nil {
 		t.Fatalf("write_file after an orderly stop: %v", err)
 	}
 }

@@ -7,15 +7,15 @@ import (
 	"time"
 
 	"github.com/hostlink/hostlink/internal/capture"
-	"github.com/hostlink/hostlink/internal/commands"
 )
 
 // cleanupEvery is how often expired captures are removed while running.
 const cleanupEvery = time.Hour
 
-// openCommands opens the capture store and, when the local user enabled
-// command execution, registers the command operations. When disabled they
-// are not registered at all, so no transport can offer them.
+// openCommands opens the capture store when the local user enabled command
+// execution; assemble then gives each registry its command service over
+// it. When disabled no store is opened and the command operations are not
+// registered at all, so no transport can offer them.
 func (d *Daemon) openCommands(enable bool) error {
 	cc := d.Config.Commands
 	if !enable && !cc.Enabled {
@@ -30,25 +30,18 @@ func (d *Daemon) openCommands(enable bool) error {
 		return fmt.Errorf("command output store: %w", err)
 	}
 	d.captures = store
-	d.Commands = commands.New(d.Files, store, commands.Options{
-		MaxConcurrent:  cc.MaxConcurrent,
-		DefaultTimeout: time.Duration(cc.DefaultTimeoutSeconds) * time.Second,
-		MaxTimeout:     time.Duration(cc.MaxTimeoutSeconds) * time.Second,
-		InlineBytes:    cc.InlineOutputBytes,
-	})
-	commands.Register(d.Registry, d.Commands)
 	ctx, cancel := context.WithCancel(context.Background())
 	d.stopCleanup = cancel
 	go store.RunCleanup(ctx, cleanupEvery)
 	return nil
 }
 
-// closeCommands ends every running command and closes the store.
+// closeCommands closes the store, once the registries' command services
+// have ended their commands.
 func (d *Daemon) closeCommands() {
-	if d.Commands == nil {
+	if d.captures == nil {
 		return
 	}
 	d.stopCleanup()
-	d.Commands.Close()
 	d.captures.Close()
 }

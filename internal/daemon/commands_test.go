@@ -11,6 +11,7 @@ import (
 	"syscall"
 	"testing"
 
+	"github.com/hostlink/hostlink/internal/audit"
 	"github.com/hostlink/hostlink/internal/errcode"
 	"github.com/hostlink/hostlink/internal/ops"
 )
@@ -24,7 +25,7 @@ func TestCommandsOffByDefault(t *testing.T) {
 			t.Errorf("%s is registered although commands are disabled", op)
 		}
 	}
-	_, err := d.Registry.Call(context.Background(), ops.Caller{}, "run_command", []byte(`{"argv":["true"]}`), nil)
+	_, err := d.Registry.Call(context.Background(), ops.Caller{Transport: audit.MCPStdio}, "run_command", []byte(`{"argv":["true"]}`), nil)
 	if errcode.CodeOf(err) != errcode.UnknownOperation {
 		t.Fatalf("run_command while disabled: %v", err)
 	}
@@ -39,7 +40,7 @@ func TestCommandsEnabled(t *testing.T) {
 		t.Fatal(err)
 	}
 	allowAll(d)
-	out, err := d.Registry.Call(context.Background(), ops.Caller{}, "start_command", []byte(`{"argv":["sleep","60"]}`), nil)
+	out, err := d.Registry.Call(context.Background(), ops.Caller{Transport: audit.MCPStdio}, "start_command", []byte(`{"argv":["sleep","60"]}`), nil)
 	if err != nil {
 		d.Close()
 		t.Fatal(err)

@@ -16,7 +16,7 @@ type companionState struct {
 }
 
 // openCompanion serves companions when [companion] listen or wsl_helper
-// is set, and registers companion_run_command and companion_status.
+// is set; assemble registers companion_run_command and companion_status.
 // Companion desktops join computer_desktops only when computer control is
 // enabled here too.
 func (d *Daemon) openCompanion() error {
@@ -51,7 +51,6 @@ func (d *Daemon) openCompanion() error {
 			slog.Warn("[companion] wsl_helper is set but the WSL interop route is not available", "reason", route.Reason, "detail", route.Detail)
 		}
 	}
-	companion.Register(d.Registry, rt)
 	d.companion = companionState{pairings: pairs, runtime: rt}
 	return nil
 }

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/hostlink/hostlink/internal/audit"
 	"github.com/hostlink/hostlink/internal/companion"
 	"github.com/hostlink/hostlink/internal/ops"
 )
@@ -45,7 +46,7 @@ func TestWSLHelperConfig(t *testing.T) {
 			allowAll(d)
 			var st companion.StatusResult
 			for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(20 * time.Millisecond) {
-				out, err := d.Registry.Call(context.Background(), ops.Caller{Transport: "test"}, "companion_status", []byte(`{}`), nil)
+				out, err := d.Registry.Call(context.Background(), ops.Caller{Transport: audit.MCPStdio}, "companion_status", []byte(`{}`), nil)
 				if err != nil {
 					t.Fatal(err)
 				}

@@ -15,7 +15,7 @@ func (d *Daemon) consoleHandler(token string) http.Handler {
 		Broker:   d.Approvals(),
 		Registry: d.Registry,
 		AuditDir: d.Dirs.Audit,
-		AuditKey: func() ([]byte, error) { return audit.LoadOrCreateKey(AuditKeyPath(d.Dirs)) },
+		AuditKey: func() ([]byte, error) { return audit.LoadOrCreateKey(d.Dirs.AuditKey()) },
 		Audit:    d.Audit,
 		Status:   func() any { return d.Status() },
 		Policy: func() any {

@@ -10,6 +10,7 @@ import (
 
 	"github.com/hostlink/hostlink/internal/agent"
 	"github.com/hostlink/hostlink/internal/audit"
+	"github.com/hostlink/hostlink/internal/browse"
 	"github.com/hostlink/hostlink/internal/capture"
 	"github.com/hostlink/hostlink/internal/commands"
 	"github.com/hostlink/hostlink/internal/config"
@@ -29,6 +30,9 @@ type Options struct {
 	AllowedRoot string // replaces the default workdir's path
 	Listen      string // replaces server.listen
 	EnableShell bool   // turns on command execution (as commands.enabled does)
+	// Runtimes adds agent runtimes beside the real CLIs', by name: how
+	// tests wire the fake runtime. Production leaves it nil.
+	Runtimes map[string]agent.Factory
 }
 
 // Daemon is an assembled hostlink.
@@ -37,9 +41,9 @@ type Daemon struct {
 	Config   *config.Config
 	Info     hostinfo.Info
 	Audit    *audit.Log
-	Registry *ops.Registry
-	Files    *files.Service
-	Commands *commands.Service // nil unless command execution is enabled
+	Registry *ops.Registry     // the configured workdirs' registry (assemble)
+	Files    *files.Service    // its file service
+	Commands *commands.Service // its command service; nil unless command execution is enabled
 	Agents   *agent.Engine     // nil unless agents are enabled
 	Computer *desktop.Service  // nil unless computer control is enabled
 	Started  time.Time
@@ -51,6 +55,9 @@ type Daemon struct {
 	link        linkHolder  // the platform link, once StartLink runs
 	pol         policyState // the approval policy and its broker (policy.go)
 	companion   companionState
+	browse      *browse.Service // the link control connection's folder browser
+	budgets     *ops.Budgets    // shared by every registry: the machine's limits
+	assembled   registries      // every registry assemble built (assemble.go)
 }
 
 // Open loads configuration, opens the workdirs and the audit log, and
@@ -94,18 +101,20 @@ func Open(o Options) (*Daemon, error) {
 		return nil, err
 	}
 	d.openPolicy(cfgPath, explicit)
-	d.Registry = ops.New(d.Audit, d.gate(d.Files))
-	files.Register(d.Registry, d.Files)
 	if err := d.openCommands(o.EnableShell); err != nil {
 		return nil, err
 	}
-	if err := d.openAgents(); err != nil {
+	if err := d.openAgents(o.Runtimes); err != nil {
 		return nil, err
 	}
 	d.openComputer()
 	if err := d.openCompanion(); err != nil {
 		return nil, err
 	}
+	d.browse = browse.New(browse.Options{})
+	d.budgets = ops.NewBudgets()
+	a := d.assemble(d.Files)
+	d.Registry, d.Commands = a.reg, a.commands
 	ok = true
 	return d, nil
 }
@@ -146,15 +155,7 @@ func (d *Daemon) openWorkdirs(allowedRoot string) error {
 		d.roots = append(d.roots, root)
 		list = append(list, &files.Workdir{Alias: w.Alias, Description: w.Description, Root: root})
 	}
-	l := d.Config.Limits
-	d.Files = files.NewService(list, files.Limits{
-		MaxReadBytes:       l.MaxReadBytes,
-		MaxWriteBytes:      l.MaxWriteBytes,
-		MaxListEntries:     l.MaxListEntries,
-		MaxSearchMatches:   l.MaxSearchMatches,
-		MaxSearchBytes:     l.MaxSearchBytes,
-		MaxSearchFileBytes: l.MaxSearchFileBytes,
-	})
+	d.Files = d.newFiles(list)
 	return nil
 }
 
@@ -184,7 +185,7 @@ func OpenAudit(dirs paths.Dirs, cfg *config.Config, machineID string) (*audit.Lo
 	if err := private.MkdirAll(dirs.State); err != nil {
 		return nil, fmt.Errorf("state directory: %w", err)
 	}
-	key, err := audit.LoadOrCreateKey(AuditKeyPath(dirs))
+	key, err := audit.LoadOrCreateKey(dirs.AuditKey())
 	if err != nil {
 		return nil, fmt.Errorf("audit key: %w", err)
 	}
@@ -201,19 +202,16 @@ func OpenAudit(dirs paths.Dirs, cfg *config.Config, machineID string) (*audit.Lo
 	return log, nil
 }
 
-// AuditKeyPath is where the audit log's HMAC key is kept: in the state
-// directory, private to the user, never in the log's own directory.
-func AuditKeyPath(dirs paths.Dirs) string { return filepath.Join(dirs.State, "audit.key") }
-
 // Event records a daemon life-cycle event (start, stop) in the audit log.
 func (d *Daemon) Event(op string, details map[string]any) error {
-	return d.Audit.Append(audit.Record{Transport: "internal", Op: op, Code: "OK", Details: details})
+	return d.Audit.Append(audit.Record{Transport: audit.Internal, Op: op, Code: "OK", Details: details})
 }
 
 // Close releases the workdirs and the audit log.
 func (d *Daemon) Close() error {
 	defer d.closeLogging()
 	d.closeAgents()
+	d.assembled.close()
 	d.closeCommands()
 	d.closeCompanion()
 	d.closeComputer()

@@ -40,10 +40,10 @@ func TestOpenDefaults(t *testing.T) {
 			}
 		}
 	}
-	if len(d.Registry.Ops()) != 11 {
-		t.Errorf("%d operations registered", len(d.Registry.Ops()))
+	if n := len(d.Registry.OpsFor(audit.MCPStdio)); n != 11 {
+		t.Errorf("%d operations offered on MCP", n)
 	}
-	_, err := d.Registry.Call(context.Background(), ops.Caller{Transport: "test"}, "write_file",
+	_, err := d.Registry.Call(context.Background(), ops.Caller{Transport: audit.MCPStdio}, "write_file",
 		[]byte(`{"path":"a.txt","content":"x"}`), nil)
 	if err != nil {
 		t.Fatal(err)
@@ -108,7 +108,7 @@ func TestAuditLossRefusesCalls(t *testing.T) {
 	if err := os.Remove(d.Audit.Path()); err != nil {
 		t.Fatalf("removing the audit log: %v", err)
 	}
-	_, err := d.Registry.Call(context.Background(), ops.Caller{}, "write_file", []byte(`{"path":"b.txt","content":"x"}`), nil)
+	_, err := d.Registry.Call(context.Background(), ops.Caller{Transport: audit.MCPStdio}, "write_file", []byte(`{"path":"b.txt","content":"x"}`), nil)
 	if errcode.CodeOf(err) != errcode.AuditUnavailable {
 		t.Fatalf("call with no audit log: %v", err)
 	}

@@ -4,16 +4,18 @@ import (
 	"context"
 	"time"
 
+	"github.com/hostlink/hostlink/internal/apitype"
 	"github.com/hostlink/hostlink/internal/desktop"
+	"github.com/hostlink/hostlink/internal/ops"
 )
 
 // readyTimeout bounds the desktop probe behind the link's HELLO.
 const readyTimeout = 5 * time.Second
 
-// openComputer registers the computer operations when the local user
-// enabled them ([computer] enabled). When disabled they are not registered
-// at all, so no transport can offer them. No desktop is contacted here:
-// the first request connects.
+// openComputer opens the desktop service when the local user enabled
+// computer use ([computer] enabled); assemble registers its operations.
+// When disabled they are not registered at all, so no transport can offer
+// them. No desktop is contacted here: the first request connects.
 func (d *Daemon) openComputer() {
 	cc := d.Config.Computer
 	if !cc.Enabled {
@@ -24,7 +26,6 @@ func (d *Daemon) openComputer() {
 		MaxAccessibilityBytes: cc.MaxAccessibilityBytes,
 		Clipboard:             desktop.ClipboardPolicy{Enabled: cc.Clipboard, ReadForeign: cc.Clipboard && cc.ClipboardReadForeign},
 	})
-	desktop.Register(d.Registry, d.Computer)
 }
 
 // closeComputer disconnects the desktops.
@@ -51,8 +52,8 @@ func (d *Daemon) ComputerUse() (bool, [2]int) {
 }
 
 // computerStatus is the computer_use line of `hostlink status`.
-func (d *Daemon) computerStatus() CapabilityStatus {
-	c := CapabilityStatus{Name: "computer_use"}
+func (d *Daemon) computerStatus() apitype.CapabilityStatus {
+	c := apitype.CapabilityStatus{Name: string(ops.ComputerUse)}
 	if d.Computer == nil {
 		c.Reason = "disabled (enable locally with [computer] enabled = true)"
 		return c

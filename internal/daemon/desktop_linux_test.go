@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/hostlink/hostlink/internal/apitype"
+	"github.com/hostlink/hostlink/internal/audit"
 	"github.com/hostlink/hostlink/internal/desktop/xvfbtest"
 	"github.com/hostlink/hostlink/internal/errcode"
 	"github.com/hostlink/hostlink/internal/ops"
@@ -46,13 +48,13 @@ func TestComputerOffByDefault(t *testing.T) {
 	}
 }
 
-func capability(d *Daemon, name string) CapabilityStatus {
+func capability(d *Daemon, name string) apitype.CapabilityStatus {
 	for _, c := range d.Status().Capabilities {
 		if c.Name == name {
 			return c
 		}
 	}
-	return CapabilityStatus{Name: "missing"}
+	return apitype.CapabilityStatus{Name: "missing"}
 }
 
 func TestComputerEnabled(t *testing.T) {
@@ -68,7 +70,7 @@ func TestComputerEnabled(t *testing.T) {
 	if c := capability(d, "computer_use"); !c.Ready {
 		t.Fatalf("status %+v", c)
 	}
-	out, err := d.Registry.Call(context.Background(), ops.Caller{Transport: "test"}, "computer_observe", []byte(`{}`), nil)
+	out, err := d.Registry.Call(context.Background(), ops.Caller{Transport: audit.MCPStdio}, "computer_observe", []byte(`{}`), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -89,7 +91,7 @@ func TestComputerWaylandOnly(t *testing.T) {
 	if c := capability(d, "computer_use"); c.Ready || c.Reason != "wayland" {
 		t.Fatalf("status %+v", c)
 	}
-	out, err := d.Registry.Call(context.Background(), ops.Caller{Transport: "test"}, "computer_desktops", []byte(`{}`), nil)
+	out, err := d.Registry.Call(context.Background(), ops.Caller{Transport: audit.MCPStdio}, "computer_desktops", []byte(`{}`), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -102,7 +104,7 @@ func TestComputerWaylandOnly(t *testing.T) {
 	if len(res.Desktops) != 0 || res.Unavailable.Reason != "wayland" {
 		t.Fatalf("desktops %s", b)
 	}
-	_, err = d.Registry.Call(context.Background(), ops.Caller{Transport: "test"}, "computer_observe", []byte(`{}`), nil)
+	_, err = d.Registry.Call(context.Background(), ops.Caller{Transport: audit.MCPStdio}, "computer_observe", []byte(`{}`), nil)
 	if e := errcode.As(err); e == nil || e.Code != "DESKTOP_UNAVAILABLE" || e.Details["reason"] != "wayland" {
 		t.Fatalf("observe: %v", err)
 	}
@@ -119,7 +121,7 @@ func TestComputerXWayland(t *testing.T) {
 	if ok, _ := d.ComputerUse(); !ok {
 		t.Fatal("XWayland display not usable")
 	}
-	out, err := d.Registry.Call(context.Background(), ops.Caller{Transport: "test"}, "computer_desktops", []byte(`{}`), nil)
+	out, err := d.Registry.Call(context.Background(), ops.Caller{Transport: audit.MCPStdio}, "computer_desktops", []byte(`{}`), nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -9,17 +9,13 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
-	"time"
 
-	"github.com/hostlink/hostlink/internal/agent"
+	"github.com/hostlink/hostlink/internal/apitype"
 	"github.com/hostlink/hostlink/internal/audit"
-	"github.com/hostlink/hostlink/internal/commands"
-	"github.com/hostlink/hostlink/internal/desktop"
 	"github.com/hostlink/hostlink/internal/errcode"
 	"github.com/hostlink/hostlink/internal/files"
 	"github.com/hostlink/hostlink/internal/jail"
 	"github.com/hostlink/hostlink/internal/link"
-	"github.com/hostlink/hostlink/internal/ops"
 	"github.com/hostlink/hostlink/internal/policy"
 	"github.com/hostlink/hostlink/internal/private"
 )
@@ -41,15 +37,39 @@ type LinkOptions struct {
 
 // StartLink connects out to the platform and keeps the link up until ctx
 // is done; the returned wait blocks until it has stopped. The platform
-// never changes the configuration: each session gets its own runtime.
+// never changes the configuration: each session gets its own registry,
+// assembled like the configured workdirs'.
 func (d *Daemon) StartLink(ctx context.Context, o LinkOptions) (wait func(), err error) {
 	tok, tokens, err := d.linkAuth(ctx, o.URL, o.TokenFile)
 	if err != nil {
 		return nil, err
 	}
-	secret, err := audit.LoadOrCreateKey(AuditKeyPath(d.Dirs))
+	lo, err := d.LinkOptions(o)
 	if err != nil {
-		return nil, fmt.Errorf("machine secret: %w", err)
+		return nil, err
+	}
+	lo.Token, lo.Tokens = tok, tokens
+	svc, err := link.New(lo)
+	if err != nil {
+		return nil, err
+	}
+	d.link.set(svc)
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		svc.Run(ctx)
+	}()
+	return func() { <-done }, nil
+}
+
+// LinkOptions are the link's options over this daemon, without its token:
+// sessions open through SessionRuntime, the control connection's browser
+// and records go through the configured workdirs' registry. Tests that
+// run a link against a development platform use them too.
+func (d *Daemon) LinkOptions(o LinkOptions) (link.Options, error) {
+	secret, err := audit.LoadOrCreateKey(d.Dirs.AuditKey())
+	if err != nil {
+		return link.Options{}, fmt.Errorf("machine secret: %w", err)
 	}
 	l := d.Config.Limits
 	local := link.Limits{MaxFileSizeBytes: min(l.MaxReadBytes, l.MaxWriteBytes), CommandTimeoutSeconds: 30, MaxConcurrent: d.Config.Link.MaxConcurrent}
@@ -63,14 +83,12 @@ func (d *Daemon) StartLink(ctx context.Context, o LinkOptions) (wait func(), err
 	if wds := d.Files.Workdirs(); len(wds) > 0 {
 		legacyRoot = wds[0].Root.Dir()
 	}
-	svc, err := link.New(link.Options{
-		URL: o.URL, Token: tok, Tokens: tokens, Info: d.Info, Local: local, Shell: d.Commands != nil, Agents: d.Agents != nil,
-		CommandsDenied: d.linkCommandsDenied, ComputerUse: o.ComputerUse, NewRuntime: d.sessionRuntime, Secret: secret,
+	return link.Options{
+		URL: o.URL, Info: d.Info, Local: local, Shell: d.Commands != nil, Agents: d.Agents != nil,
+		CommandsDenied: d.linkCommandsDenied, ComputerUse: o.ComputerUse, NewRuntime: d.SessionRuntime, Secret: secret,
+		Control: d.Registry, Browse: d.browse,
 		Session: o.Session, LegacyRoot: legacyRoot,
 		IdemPath: filepath.Join(d.Dirs.State, "link.db"),
-		Event: func(op string, details map[string]any) {
-			d.Audit.Append(audit.Record{Transport: link.Transport, Op: op, Code: "OK", Details: details})
-		},
 		AuditBytes: func() int64 {
 			fi, err := os.Stat(d.Audit.Path())
 			if err != nil {
@@ -79,17 +97,7 @@ func (d *Daemon) StartLink(ctx context.Context, o LinkOptions) (wait func(), err
 			return fi.Size()
 		},
 		Log: slog.Default(),
-	})
-	if err != nil {
-		return nil, err
-	}
-	d.link.set(svc)
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		svc.Run(ctx)
-	}()
-	return func() { <-done }, nil
+	}, nil
 }
 
 // linkToken reads the platform token from file, else the environment.
@@ -115,11 +123,12 @@ func linkToken(file string) (string, error) {
 	return tok, nil
 }
 
-// sessionRuntime opens one session's runtime: a jail on root, a file
-// service and a registry of its own (sharing the audit log and the command
-// output store), so sessions are isolated from one another and from the
-// configured workdirs.
-func (d *Daemon) sessionRuntime(root string) (*link.Runtime, error) {
+// SessionRuntime opens one platform session's runtime: a jail on root and
+// a registry of its own, assembled like the configured workdirs' (same
+// audit log, policy, budgets, writer leases, command output store and
+// registrations), so sessions are isolated from one another and from the
+// configured workdirs but never policed differently.
+func (d *Daemon) SessionRuntime(root string) (*link.Runtime, error) {
 	if err := d.checkWorkdir(root); err != nil {
 		return nil, errcode.New(errcode.DirectoryUnavailable, "the folder is inside hostlink's own configuration or state")
 	}
@@ -130,43 +139,15 @@ func (d *Daemon) sessionRuntime(root string) (*link.Runtime, error) {
 	if err != nil {
 		return nil, err
 	}
-	l := d.Config.Limits
-	fs := files.NewService([]*files.Workdir{{Alias: sessionAlias, Description: "platform session root", Root: jr}}, files.Limits{
-		MaxReadBytes:       l.MaxReadBytes,
-		MaxWriteBytes:      l.MaxWriteBytes,
-		MaxListEntries:     l.MaxListEntries,
-		MaxSearchMatches:   l.MaxSearchMatches,
-		MaxSearchBytes:     l.MaxSearchBytes,
-		MaxSearchFileBytes: l.MaxSearchFileBytes,
-	})
-	reg := ops.New(d.Audit, d.gate(fs))
-	files.Register(reg, fs)
-	var cmds *commands.Service
-	if d.Commands != nil {
-		cc := d.Config.Commands
-		cmds = commands.New(fs, d.captures, commands.Options{
-			MaxConcurrent:  cc.MaxConcurrent,
-			DefaultTimeout: time.Duration(cc.DefaultTimeoutSeconds) * time.Second,
-			MaxTimeout:     time.Duration(cc.MaxTimeoutSeconds) * time.Second,
-			InlineBytes:    cc.InlineOutputBytes,
-		})
-		commands.Register(reg, cmds)
-	}
-	if d.Computer != nil {
-		// The desktop is the machine's, not the session's: one service.
-		desktop.Register(reg, d.Computer)
-	}
-	if d.Agents != nil {
-		// So is the agent engine: its tasks run in the configured workdirs
-		// the local user opened to agents, whatever folder the session has.
-		agent.Register(reg, d.Agents)
-	}
-	return &link.Runtime{Registry: reg, Root: jr.Dir(), Shell: cmds != nil, Computer: d.Computer != nil, Close: func() {
-		if cmds != nil {
-			cmds.Close()
-		}
+	a := d.assemble(d.newFiles([]*files.Workdir{{Alias: sessionAlias, Description: "platform session root", Root: jr}}))
+	rt := &link.Runtime{Registry: a.reg, Root: jr.Dir(), Shell: a.commands != nil, Computer: d.Computer != nil, Close: func() {
+		d.assembled.remove(a)
 		jr.Close()
-	}}, nil
+	}}
+	if d.Computer != nil {
+		rt.Supports = d.Computer.Supports
+	}
+	return rt, nil
 }
 
 // sessionAlias is the workdir alias of a platform session's folder in its
@@ -174,15 +155,11 @@ func (d *Daemon) sessionRuntime(root string) (*link.Runtime, error) {
 const sessionAlias = "session"
 
 // linkCommandsDenied reports whether the policy in force denies commands
-// in a platform session, as its gate would decide: the session workdir's
-// own mode if the policy sets one, else the default's.
+// in a platform session: the mode the policy decides by in the session's
+// workdir.
 func (d *Daemon) linkCommandsDenied() bool {
 	p := d.Policy()
-	mode := p.Default.Modes[policy.Commands]
-	if m := p.Workdirs[sessionAlias].Modes[policy.Commands]; m != "" {
-		mode = m
-	}
-	return mode == policy.Deny
+	return p.Mode(policy.Commands, sessionAlias) == policy.Deny
 }
 
 // linkHolder holds the running link, set once StartLink runs.
@@ -203,17 +180,14 @@ func (h *linkHolder) get() *link.Service {
 	return h.svc
 }
 
-// linkDetail is the link's own status, shown under Status.Link.
-type linkDetail = link.LinkStatus
-
 // linkStatus is the link's part of Status.
-func (d *Daemon) linkStatus() LinkStatus {
+func (d *Daemon) linkStatus() apitype.LinkStatus {
 	svc := d.link.get()
 	if svc == nil {
-		return LinkStatus{State: "not_configured", Reason: "no platform link is configured"}
+		return apitype.LinkStatus{State: "not_configured", Reason: "no platform link is configured"}
 	}
 	st := svc.Status()
-	out := LinkStatus{State: "offline", Detail: &st}
+	out := apitype.LinkStatus{State: "offline", Detail: &st}
 	c := st.Control
 	if c == nil {
 		c = st.Legacy

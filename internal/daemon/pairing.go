@@ -39,7 +39,9 @@ func (d *Daemon) linkAuth(ctx context.Context, url, file string) (string, link.T
 	}
 	src.OnRefresh = func() {
 		slog.Info("platform token refreshed", "platform", want)
-		d.Audit.Append(audit.Record{Transport: link.Transport, Op: "token_refreshed", Code: "OK", Details: map[string]any{"platform": want}})
+		if err := d.Audit.Append(audit.Record{Transport: audit.Link, Op: "token_refreshed", Code: "OK", Details: map[string]any{"platform": want}}); err != nil {
+			slog.Warn("a token refresh is not in the audit log", "err", err)
+		}
 	}
 	return "", src, nil
 }

@@ -3,18 +3,18 @@ package daemon
 import (
 	"encoding/json"
 	"fmt"
+	"log/slog"
 	"path/filepath"
 	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
 
+	"github.com/hostlink/hostlink/internal/apitype"
 	"github.com/hostlink/hostlink/internal/approvals"
 	"github.com/hostlink/hostlink/internal/audit"
 	"github.com/hostlink/hostlink/internal/config"
 	"github.com/hostlink/hostlink/internal/errcode"
-	"github.com/hostlink/hostlink/internal/files"
-	"github.com/hostlink/hostlink/internal/ops"
 	"github.com/hostlink/hostlink/internal/policy"
 )
 
@@ -49,9 +49,9 @@ func (d *Daemon) openPolicy(cfgPath string, explicit bool) {
 // PolicyConfig turns the [policy] section into the policy package's model.
 func PolicyConfig(p config.Policy) policy.Config {
 	rules := func(r config.PolicyRules) policy.Rules {
-		out := policy.Rules{Modes: map[string]policy.Mode{}, AllowCommands: r.AllowCommands, AllowPaths: r.AllowPaths}
+		out := policy.Rules{Modes: map[policy.Class]policy.Mode{}, AllowCommands: r.AllowCommands, AllowPaths: r.AllowPaths}
 		for k, v := range r.Modes() {
-			out.Modes[k] = policy.Mode(v)
+			out.Modes[policy.Class(k)] = policy.Mode(v)
 		}
 		return out
 	}
@@ -70,19 +70,6 @@ func PolicyConfig(p config.Policy) policy.Config {
 	return c
 }
 
-// gate is the policy for a registry whose file operations are fs's.
-func (d *Daemon) gate(fs *files.Service) ops.Policy {
-	return d.pol.engine.Gate(policy.Hooks{
-		Locate: fs.Locate,
-		ActTarget: func(transport, obs string, x, y *int, win string) string {
-			if d.Computer == nil {
-				return "computer use is off"
-			}
-			return d.Computer.ActTarget(transport, obs, x, y, win)
-		},
-	})
-}
-
 // Approvals is the broker of pending approvals; decisions are offered only
 // on the local user's channels (the control channel and the console).
 func (d *Daemon) Approvals() *approvals.Broker { return d.pol.engine.Broker() }
@@ -90,16 +77,10 @@ func (d *Daemon) Approvals() *approvals.Broker { return d.pol.engine.Broker() }
 // Policy returns the policy in force.
 func (d *Daemon) Policy() policy.Config { return d.pol.engine.Config() }
 
-// ReloadResult is what `hostlink reload` reports.
-type ReloadResult struct {
-	Config string         `json:"config"`
-	Policy map[string]any `json:"policy"`
-}
-
 // Reload reads the configuration file again and puts its [policy] in force
 // (other sections take effect at the next start). An invalid file changes
 // nothing. Either way the attempt is audited, with who asked.
-func (d *Daemon) Reload(by string) (ReloadResult, error) {
+func (d *Daemon) Reload(by string) (apitype.ReloadResult, error) {
 	d.pol.mu.Lock()
 	defer d.pol.mu.Unlock()
 	cfg, err := config.Load(d.pol.cfgPath, d.pol.explicit)
@@ -107,16 +88,22 @@ func (d *Daemon) Reload(by string) (ReloadResult, error) {
 		err = d.checkPolicyWorkdirs(cfg.Policy)
 	}
 	if err != nil {
-		d.Audit.Append(audit.Record{Time: time.Now(), Transport: "internal", Peer: by, Op: "policy_reload",
-			Code: string(errcode.InvalidArgument), Details: map[string]any{"error": err.Error()}})
-		return ReloadResult{}, errcode.New(errcode.InvalidArgument, "the configuration was not reloaded: %v", err)
+		if aerr := d.Audit.Append(audit.Record{Time: time.Now(), Transport: audit.Internal, Peer: by, Op: "policy_reload",
+			Code: string(errcode.InvalidArgument), Details: map[string]any{"error": err.Error()}}); aerr != nil {
+			slog.Warn("a refused policy reload is not in the audit log", "err", aerr)
+		}
+		return apitype.ReloadResult{}, errcode.New(errcode.InvalidArgument, "the configuration was not reloaded: %v", err)
+	}
+	summary := policySummary(cfg.Policy)
+	// The record comes first: a policy change the log cannot show does
+	// not happen.
+	if err := d.Audit.Append(audit.Record{Time: time.Now(), Transport: audit.Internal, Peer: by, Op: "policy_reload", Code: "OK",
+		Details: summary}); err != nil {
+		return apitype.ReloadResult{}, errcode.New(errcode.AuditUnavailable, "the audit log cannot be written; the policy was not reloaded")
 	}
 	d.pol.engine.Set(PolicyConfig(cfg.Policy))
 	d.pol.quiet.Store(cfg.Policy.Notifications == "off")
-	summary := policySummary(cfg.Policy)
-	d.Audit.Append(audit.Record{Time: time.Now(), Transport: "internal", Peer: by, Op: "policy_reload", Code: "OK",
-		Details: summary})
-	return ReloadResult{Config: d.pol.cfgPath, Policy: summary}, nil
+	return apitype.ReloadResult{Config: d.pol.cfgPath, Policy: summary}, nil
 }
 
 // checkPolicyWorkdirs refuses overrides for workdirs this daemon does not
@@ -210,7 +197,7 @@ func (d *Daemon) approveFolder(root string) error {
 	if d.pol.folders[root] {
 		return nil
 	}
-	act := approvals.Action{Op: "platform_folder", Class: "platform_folders", Transport: "link",
+	act := approvals.Action{Op: "platform_folder", Class: string(policy.PlatformFolders), Transport: audit.Link,
 		Summary: "a platform session may work in " + root,
 		Fields: []approvals.Field{{Label: "Folder", Value: root},
 			{Label: "Means", Value: "the platform may use this folder as its session's root, under the policy's rules for files and commands"}},

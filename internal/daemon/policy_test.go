@@ -49,7 +49,7 @@ func TestReload(t *testing.T) {
 	}
 	defer d.Close()
 	write := func() errcode.Code {
-		_, err := d.Registry.Call(context.Background(), ops.Caller{Transport: "test"}, "write_file", []byte(`{"path":"a","content":"x"}`), nil)
+		_, err := d.Registry.Call(context.Background(), ops.Caller{Transport: audit.MCPStdio}, "write_file", []byte(`{"path":"a","content":"x"}`), nil)
 		return errcode.CodeOf(err)
 	}
 	if c := write(); c != policy.CodeDenied {

@@ -14,10 +14,10 @@ import (
 	"strings"
 	"time"
 
+	"github.com/hostlink/hostlink/internal/audit"
 	"github.com/hostlink/hostlink/internal/console"
 	"github.com/hostlink/hostlink/internal/ipc"
 	"github.com/hostlink/hostlink/internal/mcpserve"
-	"github.com/hostlink/hostlink/internal/ops"
 	"github.com/hostlink/hostlink/internal/paths"
 	"github.com/hostlink/hostlink/internal/private"
 )
@@ -90,13 +90,16 @@ func (d *Daemon) ServeHTTP(ctx context.Context, ready func(addr net.Addr)) error
 		ReadHeaderTimeout: 10 * time.Second,
 		ErrorLog:          slog.NewLogLogger(slog.Default().Handler(), slog.LevelWarn),
 	}
-	d.transports.add(ops.TransportMCPHTTP, "http://"+ln.Addr().String()+"/mcp")
-	d.transports.add(ipc.Transport, ipcAddr)
-	d.transports.add(console.Transport, "http://"+ln.Addr().String()+console.Prefix)
-	d.Event("daemon_start", map[string]any{"transport": "mcp-http", "listen": ln.Addr().String(), "ipc": ipcAddr})
+	d.transports.add(audit.MCPHTTP, "http://"+ln.Addr().String()+"/mcp")
+	d.transports.add(audit.IPC, ipcAddr)
+	d.transports.add(audit.Console, "http://"+ln.Addr().String()+console.Prefix)
+	if err := d.Event("daemon_start", map[string]any{"transport": string(audit.MCPHTTP), "listen": ln.Addr().String(), "ipc": ipcAddr}); err != nil {
+		ln.Close()
+		return fmt.Errorf("audit log: %w", err)
+	}
 	ctx, stopIPC := context.WithCancel(ctx)
 	defer stopIPC()
-	ipcSrv := &ipc.Server{Registry: d.Registry, Audit: d.Audit, Status: func() any { return d.Status() }, Local: d.localMethods()}
+	ipcSrv := &ipc.Server{Registry: d.Registry, Audit: d.Audit}
 	ipcDone := make(chan error, 1)
 	go func() { ipcDone <- ipcSrv.Serve(ctx, ipcLn) }()
 	if ready != nil {
@@ -108,13 +111,13 @@ func (d *Daemon) ServeHTTP(ctx context.Context, ready func(addr net.Addr)) error
 	case err := <-errc:
 		stopIPC()
 		<-ipcDone
-		d.Event("daemon_stop", map[string]any{"reason": "server error"})
+		d.stopped(map[string]any{"reason": "server error"})
 		return err
 	case err := <-ipcDone:
 		// Serve returns nil only once ctx is done; anything else is fatal.
 		if ctx.Err() == nil {
 			srv.Close()
-			d.Event("daemon_stop", map[string]any{"reason": "control channel error"})
+			d.stopped(map[string]any{"reason": "control channel error"})
 			return fmt.Errorf("control channel: %w", err)
 		}
 		ipcDone <- err // for the wait below
@@ -127,17 +130,27 @@ func (d *Daemon) ServeHTTP(ctx context.Context, ready func(addr net.Addr)) error
 	if errors.Is(err, context.DeadlineExceeded) {
 		err = srv.Close()
 	}
-	d.Event("daemon_stop", map[string]any{"reason": "signal"})
+	d.stopped(map[string]any{"reason": "signal"})
 	return err
+}
+
+// stopped records the daemon's stop; a record that cannot be written is
+// logged, since there is nothing left to refuse.
+func (d *Daemon) stopped(details map[string]any) {
+	if err := d.Event("daemon_stop", details); err != nil {
+		slog.Warn("the daemon's stop is not in the audit log", "err", err)
+	}
 }
 
 // ServeStdio serves MCP on standard input and output until the client
 // closes them or ctx is done.
 func (d *Daemon) ServeStdio(ctx context.Context) error {
 	peer := fmt.Sprintf("parent pid %d", os.Getppid())
-	d.Event("daemon_start", map[string]any{"transport": "mcp-stdio"})
+	if err := d.Event("daemon_start", map[string]any{"transport": string(audit.MCPStdio)}); err != nil {
+		return fmt.Errorf("audit log: %w", err)
+	}
 	err := mcpserve.ServeStdio(ctx, d.Registry, peer)
-	d.Event("daemon_stop", nil)
+	d.stopped(nil)
 	if errors.Is(err, context.Canceled) {
 		return nil
 	}

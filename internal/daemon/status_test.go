@@ -7,6 +7,7 @@ import (
 	"os"
 	"testing"
 
+	"github.com/hostlink/hostlink/internal/apitype"
 	"github.com/hostlink/hostlink/internal/ipc"
 )
 
@@ -35,7 +36,7 @@ func TestStatus(t *testing.T) {
 			if len(s.Workdirs) != 1 || s.Workdirs[0].Alias != "workspace" {
 				t.Fatalf("workdirs %+v", s.Workdirs)
 			}
-			caps := map[string]CapabilityStatus{}
+			caps := map[string]apitype.CapabilityStatus{}
 			for _, c := range s.Capabilities {
 				caps[c.Name] = c
 			}
@@ -73,7 +74,7 @@ func TestServeHTTPStartsControlChannel(t *testing.T) {
 	}
 	defer cl.Close()
 	res, err := cl.Call(ctx, "status", nil)
-	var s Status
+	var s apitype.Status
 	if err != nil || json.Unmarshal(res, &s) != nil || s.PID != os.Getpid() || len(s.Transports) != 3 || s.Transports[1].Address != addr {
 		t.Fatalf("status over ipc: %s %v", res, err)
 	}

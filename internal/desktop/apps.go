@@ -14,6 +14,7 @@ import (
 	"github.com/hostlink/hostlink/internal/desktop/native"
 	"github.com/hostlink/hostlink/internal/errcode"
 	"github.com/hostlink/hostlink/internal/ops"
+	"github.com/hostlink/hostlink/internal/policy"
 	"github.com/hostlink/hostlink/internal/procs"
 )
 
@@ -28,6 +29,17 @@ const maxInstalled = 2000
 type AppsArgs struct {
 	Desktop   string `json:"desktop,omitempty"`
 	Installed bool   `json:"installed,omitempty" jsonschema:"also list the installed applications computer_launch_app can start (Linux: XDG desktop entries)"`
+}
+
+func init() {
+	ops.Add(&computerOps, spec("computer_apps", "List applications",
+		"The running applications that have windows (pid, name, program, frontmost, window count) and, if asked, the installed applications computer_launch_app can start.",
+		policy.ComputerObserve, ops.Spec{NoAsk: true, ReadOnly: true, Idempotent: true}), value((*Service).apps))
+}
+
+// Describe implements policy.Describer.
+func (a AppsArgs) Describe(dc policy.DescribeContext) (policy.Action, error) {
+	return describeArgs(dc, a.Desktop, a), nil
 }
 
 // RunningApp is an application with at least one window on the desktop.
@@ -62,6 +74,17 @@ type LaunchArgs struct {
 	ExecutablePath string   `json:"executable_path,omitempty" jsonschema:"or the absolute path of an installed application's program, started with args as given"`
 	Args           []string `json:"args,omitempty" jsonschema:"arguments: for app_id they fill the entry's file or URL field codes"`
 	Activate       bool     `json:"activate,omitempty" jsonschema:"wait briefly for the application's first window and focus it"`
+}
+
+func init() {
+	ops.Add(&computerOps, spec("computer_launch_app", "Launch an application",
+		"Start an installed application (Linux: an XDG desktop entry, by id or by its program's path) without a shell, with a scrubbed environment, as a child of hostlink that ends when hostlink stops.",
+		policy.Computer, ops.Spec{Budget: LaunchBudget}), value((*Service).launchApp))
+}
+
+// Describe implements policy.Describer.
+func (a LaunchArgs) Describe(dc policy.DescribeContext) (policy.Action, error) {
+	return describeArgs(dc, a.Desktop, a), nil
 }
 
 // LaunchResult is computer_launch_app's response.

@@ -13,6 +13,7 @@ import (
 	"github.com/hostlink/hostlink/internal/desktop/native"
 	"github.com/hostlink/hostlink/internal/errcode"
 	"github.com/hostlink/hostlink/internal/ops"
+	"github.com/hostlink/hostlink/internal/policy"
 )
 
 // ClipboardPolicy is the local user's opt-in to clipboard access. The zero
@@ -49,6 +50,21 @@ type ClipboardReadArgs struct {
 	MaxBytes int    `json:"max_bytes,omitempty" jsonschema:"refuse content larger than this (FILE_TOO_LARGE); at most the local limit"`
 }
 
+// clipboardOn: the clipboard operations exist only when the local user
+// opted in ([computer] clipboard).
+func clipboardOn(s *Service) bool { return s.opts.Clipboard.Enabled }
+
+func init() {
+	ops.AddIf(&computerOps, clipboardOn, spec("computer_clipboard_read", "Read the clipboard",
+		"The clipboard's text. Unless the local user allowed foreign reads, only text hostlink wrote within 30 s and still unchanged (else CLIPBOARD_CONCEALED); content its owner marks secret is always concealed. Audited as size and hash only.",
+		policy.ComputerObserve, ops.Spec{ReadOnly: true}), value((*Service).clipboardRead))
+}
+
+// Describe implements policy.Describer.
+func (a ClipboardReadArgs) Describe(dc policy.DescribeContext) (policy.Action, error) {
+	return describeArgs(dc, a.Desktop, a), nil
+}
+
 // ClipboardContent is computer_clipboard_read's response.
 type ClipboardContent struct {
 	Format    string `json:"format"`
@@ -61,6 +77,17 @@ type ClipboardWriteArgs struct {
 	Desktop string `json:"desktop,omitempty"`
 	Format  string `json:"format,omitempty" enum:"text"`
 	Content string `json:"content" jsonschema:"UTF-8 text to put on the clipboard"`
+}
+
+func init() {
+	ops.AddIf(&computerOps, clipboardOn, spec("computer_clipboard_write", "Write the clipboard",
+		"Put text on the clipboard, replacing what is there (nothing is restored). Audited as size and hash only.",
+		policy.Computer, ops.Spec{Destructive: true, Idempotent: true}), value((*Service).clipboardWrite))
+}
+
+// Describe implements policy.Describer.
+func (a ClipboardWriteArgs) Describe(dc policy.DescribeContext) (policy.Action, error) {
+	return describeArgs(dc, a.Desktop, a), nil
 }
 
 // ClipboardWriteResult is computer_clipboard_write's response.

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/hostlink/hostlink/internal/audit"
 	"github.com/hostlink/hostlink/internal/errcode"
 	"github.com/hostlink/hostlink/internal/ops"
 )
@@ -25,7 +26,7 @@ func clipEnv(t *testing.T, p ClipboardPolicy) *env {
 }
 
 func TestClipboardOffByDefault(t *testing.T) {
-	r := ops.New(nil, nil)
+	r := ops.New(ops.Options{Audit: nil})
 	Register(r, New(Options{}))
 	for _, op := range []string{"computer_clipboard_read", "computer_clipboard_write"} {
 		if _, ok := r.Lookup(op); ok {
@@ -48,7 +49,7 @@ func TestClipboardWriteback(t *testing.T) {
 	if err != nil || out.(ClipboardContent).Content != "mine" {
 		t.Fatalf("read back: %+v %v", out, err)
 	}
-	if _, err := e.callAs("other", "computer_clipboard_read", ClipboardReadArgs{MaxBytes: 2}); err == nil || err.Code != errcode.FileTooLarge {
+	if _, err := e.callAs(audit.MCPHTTP, "computer_clipboard_read", ClipboardReadArgs{MaxBytes: 2}); err == nil || err.Code != errcode.FileTooLarge {
 		t.Errorf("read over max_bytes: %v", err)
 	}
 	e.now = e.now.Add(writebackWindow + time.Second)

@@ -15,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/hostlink/hostlink/internal/audit"
 	"github.com/hostlink/hostlink/internal/desktop/native"
 	"github.com/hostlink/hostlink/internal/desktop/xvfbtest"
 	"github.com/hostlink/hostlink/internal/errcode"
@@ -48,10 +49,10 @@ func newEnv(t *testing.T, w, h int) *env {
 // call runs op as transport "test" and returns the typed result or the
 // typed error.
 func (e *env) call(op string, args any) (any, *errcode.Error) {
-	return e.callAs("test", op, args)
+	return e.callAs(audit.MCPStdio, op, args)
 }
 
-func (e *env) callAs(transport, op string, args any) (any, *errcode.Error) {
+func (e *env) callAs(transport audit.Transport, op string, args any) (any, *errcode.Error) {
 	e.t.Helper()
 	return callOp(context.Background(), e.reg, transport, op, args)
 }
@@ -332,7 +333,7 @@ func TestReferences(t *testing.T) {
 		return err
 	}
 	// Foreign: another transport's reference, or one never issued.
-	if _, err := e.callAs("other", "computer_act", map[string]any{"observation_id": obs.ObservationID, "action": "move", "x": 1, "y": 1}); err == nil || err.Code != ObservationUnknown {
+	if _, err := e.callAs(audit.MCPHTTP, "computer_act", map[string]any{"observation_id": obs.ObservationID, "action": "move", "x": 1, "y": 1}); err == nil || err.Code != ObservationUnknown {
 		t.Fatalf("foreign transport: %v", err)
 	}
 	if err := move("obs_nonexistent", 1); err == nil || err.Code != ObservationUnknown {
@@ -521,7 +522,7 @@ func TestRacingActsConsumeOnce(t *testing.T) {
 	for _, x := range []int{100, 200} {
 		go func() {
 			raw, _ := json.Marshal(map[string]any{"observation_id": obs.ObservationID, "action": "move", "x": x, "y": 50, "settle_ms": 0})
-			out, err := e.reg.Call(context.Background(), ops.Caller{Transport: "test"}, "computer_act", raw, nil)
+			out, err := e.reg.Call(context.Background(), ops.Caller{Transport: audit.MCPStdio}, "computer_act", raw, nil)
 			results <- result{out, errcode.As(err)}
 		}()
 	}

@@ -3,6 +3,8 @@ package desktop
 import (
 	"context"
 	"testing"
+
+	"github.com/hostlink/hostlink/internal/audit"
 )
 
 // TestWin32Service runs the operations on this Windows session's desktop
@@ -15,7 +17,7 @@ func TestWin32Service(t *testing.T) {
 	Register(reg, s)
 	ctx := context.Background()
 	call := func(op string, args map[string]any) any {
-		out, err := callOp(ctx, reg, "test", op, args)
+		out, err := callOp(ctx, reg, audit.MCPStdio, op, args)
 		if err != nil {
 			t.Fatalf("%s: %v", op, err)
 		}

@@ -22,12 +22,12 @@ func auditedRegistry(t testing.TB, dir string) *ops.Registry {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { log.Close() })
-	return ops.New(log, nil)
+	return ops.New(ops.Options{Audit: log})
 }
 
 // callOp runs op on reg as transport and returns the typed result or the
 // typed error.
-func callOp(ctx context.Context, reg *ops.Registry, transport, op string, args any) (any, *errcode.Error) {
+func callOp(ctx context.Context, reg *ops.Registry, transport audit.Transport, op string, args any) (any, *errcode.Error) {
 	raw, _ := json.Marshal(args)
 	out, err := reg.Call(ctx, ops.Caller{Transport: transport}, op, raw, nil)
 	if err != nil {

@@ -7,6 +7,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/hostlink/hostlink/internal/audit"
 	"github.com/hostlink/hostlink/internal/mcpserve"
 )
 
@@ -19,7 +20,7 @@ func TestObserveOverMCP(t *testing.T) {
 	e.d.Xterm("mcp-term", 20, 20, t.TempDir())
 	ctx := context.Background()
 	ct, st := mcp.NewInMemoryTransports()
-	srv := mcpserve.NewServer(e.reg, "mcp-test", "test")
+	srv := mcpserve.NewServer(e.reg, audit.MCPStdio, "test")
 	ss, err := srv.Connect(ctx, st, nil)
 	if err != nil {
 		t.Fatal(err)

@@ -10,6 +10,7 @@ import (
 
 	"golang.org/x/sys/windows/registry"
 
+	"github.com/hostlink/hostlink/internal/audit"
 	"github.com/hostlink/hostlink/internal/errcode"
 )
 
@@ -21,7 +22,7 @@ func TestWin32MoreOperations(t *testing.T) {
 	defer s.Close()
 	Register(reg, s)
 	call := func(op string, args any) (any, *errcode.Error) {
-		return callOp(context.Background(), reg, "test", op, args)
+		return callOp(context.Background(), reg, audit.MCPStdio, op, args)
 	}
 	if _, err := call("computer_clipboard_write", ClipboardWriteArgs{Content: "from hostlink ✓"}); err != nil {
 		t.Fatal(err)

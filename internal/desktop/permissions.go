@@ -7,6 +7,7 @@ import (
 	"github.com/hostlink/hostlink/internal/desktop/native"
 	"github.com/hostlink/hostlink/internal/errcode"
 	"github.com/hostlink/hostlink/internal/ops"
+	"github.com/hostlink/hostlink/internal/policy"
 )
 
 // Permission states, as the wire protocol names them.
@@ -24,6 +25,17 @@ var knownPermissions = []string{"screen_recording", "accessibility", "input_moni
 type PermissionsArgs struct {
 	Desktop     string   `json:"desktop,omitempty"`
 	Permissions []string `json:"permissions,omitempty" jsonschema:"screen_recording, accessibility, input_monitoring; all three when omitted"`
+}
+
+func init() {
+	ops.Add(&computerOps, spec("computer_permissions", "Check OS permissions",
+		"Whether the OS permissions computer use needs are granted (screen_recording, accessibility, input_monitoring): granted, denied, unknown or not_applicable. Never prompts.",
+		policy.ComputerObserve, ops.Spec{NoAsk: true, ReadOnly: true, Idempotent: true}), value((*Service).permissions))
+}
+
+// Describe implements policy.Describer.
+func (a PermissionsArgs) Describe(dc policy.DescribeContext) (policy.Action, error) {
+	return describeArgs(dc, a.Desktop, a), nil
 }
 
 // PermissionsResult is computer_permissions' response.

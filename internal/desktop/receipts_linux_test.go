@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/hostlink/hostlink/internal/audit"
 	"github.com/hostlink/hostlink/internal/desktop/native"
 	"github.com/hostlink/hostlink/internal/desktop/x11"
 	"github.com/hostlink/hostlink/internal/desktop/xvfbtest"
@@ -39,7 +40,7 @@ func TestReceipts(t *testing.T) {
 	defer s.Close()
 	Register(reg, s)
 	call := func(ctx context.Context, op string, args map[string]any) (any, *errcode.Error) {
-		return callOp(ctx, reg, "test", op, args)
+		return callOp(ctx, reg, audit.MCPStdio, op, args)
 	}
 	ctx := context.Background()
 	pointer := func() string { return strings.Join(strings.Fields(d.Run("xdotool", "getmouselocation"))[:2], " ") }

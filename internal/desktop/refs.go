@@ -6,6 +6,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/hostlink/hostlink/internal/audit"
 	"github.com/hostlink/hostlink/internal/desktop/native"
 	"github.com/hostlink/hostlink/internal/errcode"
 )
@@ -38,7 +39,7 @@ func (f frame) toImage(r native.Rect) native.Rect {
 // the request that produced them.
 type observation struct {
 	id        string
-	transport string
+	transport audit.Transport
 	desktop   string
 	frame     frame
 	monitor   int // the monitor asked for, -1 for all
@@ -87,13 +88,13 @@ func (s *refStore) add(o *observation, now time.Time) {
 }
 
 // get returns a live reference of this transport, without consuming it.
-func (s *refStore) get(id, transport string, now time.Time) (*observation, error) {
+func (s *refStore) get(id string, transport audit.Transport, now time.Time) (*observation, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.check(id, transport, now)
 }
 
-func (s *refStore) check(id, transport string, now time.Time) (*observation, error) {
+func (s *refStore) check(id string, transport audit.Transport, now time.Time) (*observation, error) {
 	o, ok := s.m[id]
 	if !ok || o.transport != transport {
 		return nil, errcode.New(ObservationUnknown, "observation %q was not issued to this caller by this hostlink; observe again", trunc(id))
@@ -109,7 +110,7 @@ func (s *refStore) check(id, transport string, now time.Time) (*observation, err
 
 // consume checks and consumes a reference in one step, so two acts can
 // never both use it.
-func (s *refStore) consume(id, transport string, now time.Time) (*observation, error) {
+func (s *refStore) consume(id string, transport audit.Transport, now time.Time) (*observation, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	o, err := s.check(id, transport, now)

@@ -35,7 +35,7 @@ type Options struct {
 type Service struct {
 	opts Options
 	refs *refStore
-	more extras // window ids and the clipboard's writeback record (more.go)
+	more extras // window ids and the clipboard's writeback record
 
 	mu    sync.Mutex
 	desks map[string]*desk
@@ -187,4 +187,11 @@ func (s *Service) Do(ctx context.Context, id string, fn func(native.Backend) err
 		return nativeErr(err, "desktop")
 	}
 	return nil
+}
+
+// extras is the Service's state for the operations beyond observe and act.
+// Its zero value is ready.
+type extras struct {
+	windows windowIDs
+	written writeback
 }

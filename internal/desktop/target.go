@@ -3,6 +3,7 @@ package desktop
 import (
 	"fmt"
 
+	"github.com/hostlink/hostlink/internal/audit"
 	"github.com/hostlink/hostlink/internal/desktop/native"
 )
 
@@ -11,7 +12,7 @@ import (
 // window a focus names, or else the focused one), as the observation saw
 // them. It changes nothing and consumes no reference; an unknown or
 // expired reference is described as such (the act itself then fails).
-func (s *Service) ActTarget(transport, observationID string, x, y *int, windowRef string) string {
+func (s *Service) ActTarget(transport audit.Transport, observationID string, x, y *int, windowRef string) string {
 	o, err := s.refs.get(observationID, transport, s.opts.now())
 	if err != nil {
 		return "unknown observation (the act will be refused)"

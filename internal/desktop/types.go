@@ -1,14 +1,30 @@
 package desktop
 
 import (
+	"encoding/json"
+	"fmt"
+	"unicode/utf8"
+
 	"github.com/hostlink/hostlink/internal/desktop/native"
 	"github.com/hostlink/hostlink/internal/errcode"
 	"github.com/hostlink/hostlink/internal/ops"
+	"github.com/hostlink/hostlink/internal/policy"
 )
 
 // DesktopsArgs is computer_desktops' request.
 type DesktopsArgs struct {
 	Windows bool `json:"windows,omitempty" jsonschema:"also list each desktop's top-level windows"`
+}
+
+func init() {
+	ops.Add(&computerOps, spec("computer_desktops", "Computer desktops",
+		"The desktops reachable now: monitors (native geometry and scale), optionally windows, and per-operation readiness with a reason code when not ready (no_display, wayland, wsl2, permission_pending, session_locked, …).",
+		policy.ComputerObserve, ops.Spec{NoAsk: true, ReadOnly: true, Idempotent: true}), value((*Service).desktops))
+}
+
+// Describe implements policy.Describer.
+func (a DesktopsArgs) Describe(dc policy.DescribeContext) (policy.Action, error) {
+	return describeArgs(dc, "", a), nil
 }
 
 // DesktopsResult is computer_desktops' response.
@@ -59,6 +75,17 @@ type ObserveArgs struct {
 	Quality       int     `json:"quality,omitempty" jsonschema:"JPEG quality 1-100 (default 80)"`
 	Cursor        bool    `json:"include_cursor,omitempty" jsonschema:"draw the pointer into the image"`
 	Accessibility bool    `json:"accessibility,omitempty" jsonschema:"include bounded accessibility text where the platform has it"`
+}
+
+func init() {
+	ops.Add(&computerOps, spec("computer_observe", "Observe the screen",
+		"Capture a monitor, all monitors stitched, or a region inside an earlier observation's image, as an image (returned as image content, not in the JSON). Returns an observation_id for computer_act (valid two minutes, used once), window references and, if asked, accessibility text. All coordinates are the image's pixels.",
+		policy.ComputerObserve, ops.Spec{Budget: ScreenshotBudget, ReadOnly: true}), value((*Service).observe))
+}
+
+// Describe implements policy.Describer.
+func (a ObserveArgs) Describe(dc policy.DescribeContext) (policy.Action, error) {
+	return describeArgs(dc, a.Desktop, a), nil
 }
 
 // ImageInfo describes the image returned beside the JSON.
@@ -129,6 +156,56 @@ type ActArgs struct {
 	Modifiers     []string `json:"modifiers,omitempty" jsonschema:"held during click or scroll: shift, ctrl, alt, super"`
 	WindowRef     string   `json:"window_ref,omitempty" jsonschema:"focus: a window reference from the observation"`
 	SettleMS      *int     `json:"settle_ms,omitempty" jsonschema:"wait before the new observation, 0-5000 ms (default 150)"`
+}
+
+func init() {
+	ops.Add(&computerOps, spec("computer_act", "Act on the screen",
+		"Click, move, drag, scroll, type literal text, press a key chord or focus a window, at image coordinates of the named observation, which this consumes. Refused without dispatch if the reference is expired, used or foreign, or if focus, geometry or session drifted. Returns a receipt (accepted means the OS took the input, not that an application acted) and a fresh observation.",
+		policy.Computer, ops.Spec{Destructive: true}), value((*Service).act))
+}
+
+// Describe implements policy.Describer: the input with the window it
+// would reach and where. An approval binds the input to that window and
+// those coordinates, not to the observation it names: a platform's
+// INPUT_ACTION observes afresh for every attempt, and a retry after the
+// approval must still match while the same window is under the same point.
+func (a ActArgs) Describe(dc policy.DescribeContext) (policy.Action, error) {
+	var act policy.Action
+	target := dc.Window(a.ObservationID, a.X, a.Y, a.WindowRef)
+	act.Add("Action", a.Action)
+	act.Add("Target", target)
+	where := ""
+	if a.X != nil && a.Y != nil {
+		where = fmt.Sprintf("(%d, %d) in image coordinates", *a.X, *a.Y)
+		act.Add("At", where)
+	}
+	if a.Path != nil {
+		act.Add("Drag path", policy.Compact(a.Path))
+	}
+	act.Add("Button", a.Button)
+	if a.Count > 0 {
+		act.Add("Clicks", fmt.Sprint(a.Count))
+	}
+	if a.DX != 0 || a.DY != 0 {
+		act.Add("Scroll", fmt.Sprintf("dx %d, dy %d", a.DX, a.DY))
+	}
+	act.Add("Text to type", a.Text)
+	act.Add("Keys", a.Keys)
+	if a.Modifiers != nil {
+		act.Add("Modifiers", policy.Compact(a.Modifiers))
+	}
+	act.Add("Window", a.WindowRef)
+	act.Add("Observation", a.ObservationID)
+	act.Summary = fmt.Sprintf("computer_act %s %s on %s", a.Action, where, target)
+	if a.Text != "" {
+		act.Summary += fmt.Sprintf(" (types %d characters)", utf8.RuneCountInString(a.Text))
+	}
+	var bound map[string]any
+	json.Unmarshal([]byte(policy.Compact(a)), &bound)
+	delete(bound, "observation_id")
+	bound["target"] = target
+	act.Binding = bound
+	return act, nil
 }
 
 // Receipt statuses.

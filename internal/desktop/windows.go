@@ -7,9 +7,11 @@ import (
 	"sync"
 	"time"
 
+	"github.com/hostlink/hostlink/internal/audit"
 	"github.com/hostlink/hostlink/internal/desktop/native"
 	"github.com/hostlink/hostlink/internal/errcode"
 	"github.com/hostlink/hostlink/internal/ops"
+	"github.com/hostlink/hostlink/internal/policy"
 )
 
 // maxWindowIDs bounds the window ids a Service remembers; past it the
@@ -26,6 +28,17 @@ type WindowsArgs struct {
 	IncludeMinimized bool   `json:"include_minimized,omitempty"`
 	IncludeOffscreen bool   `json:"include_offscreen,omitempty" jsonschema:"also windows outside every monitor"`
 	WindowID         string `json:"window_id,omitempty" jsonschema:"only this window, re-verified (WINDOW_STALE when it is gone)"`
+}
+
+func init() {
+	ops.Add(&computerOps, spec("computer_windows", "List windows",
+		"The desktop's top-level windows (native coordinates) with opaque window ids for computer_focus_window. An id never names another window: it is re-verified (same handle, process, application) before each use, else WINDOW_STALE.",
+		policy.ComputerObserve, ops.Spec{NoAsk: true, ReadOnly: true}), value((*Service).windows))
+}
+
+// Describe implements policy.Describer.
+func (a WindowsArgs) Describe(dc policy.DescribeContext) (policy.Action, error) {
+	return describeArgs(dc, a.Desktop, a), nil
 }
 
 // ListedWindow is one window of computer_windows, in native coordinates.
@@ -55,6 +68,17 @@ type FocusWindowArgs struct {
 	WindowID string `json:"window_id" jsonschema:"a window id from computer_windows"`
 }
 
+func init() {
+	ops.Add(&computerOps, spec("computer_focus_window", "Focus a window",
+		"Activate and raise a window listed by computer_windows, through the window manager. Returns a receipt and whether the window was focused afterwards.",
+		policy.Computer, ops.Spec{Idempotent: true}), value((*Service).focusWindow))
+}
+
+// Describe implements policy.Describer.
+func (a FocusWindowArgs) Describe(dc policy.DescribeContext) (policy.Action, error) {
+	return describeArgs(dc, "", a), nil
+}
+
 // FocusWindowResult is computer_focus_window's response: the receipt and
 // what the desktop shows afterwards.
 type FocusWindowResult struct {
@@ -75,11 +99,12 @@ type windowIDs struct {
 }
 
 type windowKey struct {
-	transport, desktop string
-	handle             uint64
-	pid                int
-	app                string
-	created            int64
+	transport audit.Transport
+	desktop   string
+	handle    uint64
+	pid       int
+	app       string
+	created   int64
 }
 
 type windowRecord struct {
@@ -87,13 +112,13 @@ type windowRecord struct {
 	w   native.Window
 }
 
-func keyOf(transport, desktop string, w native.Window) windowKey {
+func keyOf(transport audit.Transport, desktop string, w native.Window) windowKey {
 	return windowKey{transport, desktop, w.Handle, w.PID, w.App, w.Created}
 }
 
 // mint returns the id of w for transport: the same id while the same
 // window lives, a new one for anything else.
-func (t *windowIDs) mint(transport, desktop string, w native.Window) string {
+func (t *windowIDs) mint(transport audit.Transport, desktop string, w native.Window) string {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	if t.byID == nil {
@@ -119,7 +144,7 @@ func (t *windowIDs) mint(transport, desktop string, w native.Window) string {
 }
 
 // lookup returns the record of id if transport minted it.
-func (t *windowIDs) lookup(transport, id string) (windowRecord, bool) {
+func (t *windowIDs) lookup(transport audit.Transport, id string) (windowRecord, bool) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	r, ok := t.byID[id]

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/hostlink/hostlink/internal/link"
+	"github.com/hostlink/hostlink/internal/link/wire"
 )
 
 // SendRequest is POST /api/send's body.
@@ -39,14 +39,14 @@ type AttachRequest struct {
 // PeerInfo is one entry of GET /api/peers.
 type PeerInfo struct {
 	Name         string     `json:"name"`
-	Hello        link.Hello `json:"hello"`
+	Hello        wire.Hello `json:"hello"`
 	Granted      []string   `json:"granted"`
 	ConnectionID string     `json:"connection_id,omitempty"`
 	Connected    time.Time  `json:"connected"`
 }
 
 // maxAPIBody bounds an API request: a frame plus padding instructions.
-const maxAPIBody = link.MaxFrameBytes + 1<<20
+const maxAPIBody = wire.MaxFrameBytes + 1<<20
 
 func (s *Server) apiRoutes(mux *http.ServeMux) {
 	mux.HandleFunc("GET /api/peers", s.api(func(r *http.Request) (any, int) {
@@ -136,7 +136,7 @@ func (s *Server) apiRoutes(mux *http.ServeMux) {
 // many bytes to the payload.
 func Frame(typ, id string, payload json.RawMessage, padBytes int) ([]byte, string, error) {
 	if id == "" {
-		id = link.NewID()
+		id = wire.NewID()
 	}
 	if len(payload) == 0 {
 		payload = json.RawMessage("{}")
@@ -153,7 +153,7 @@ func Frame(typ, id string, payload json.RawMessage, padBytes int) ([]byte, strin
 		}
 		payload = b
 	}
-	e := link.Envelope{Type: typ, ID: id, TS: link.Now(), Version: link.Version.String(), Payload: payload}
+	e := wire.Envelope{Type: typ, ID: id, TS: wire.Now(), Version: wire.Version.String(), Payload: payload}
 	b, err := json.Marshal(e)
 	return b, id, err
 }

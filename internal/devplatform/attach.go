@@ -8,7 +8,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/hostlink/hostlink/internal/link"
+	"github.com/hostlink/hostlink/internal/link/wire"
 )
 
 // listing is the part of DIRECTORY_LIST_RESPONSE the folder walk reads.
@@ -40,7 +40,7 @@ func (s *Server) Attach(ctx context.Context, session, dir string) (*Attached, er
 	}
 	dir = filepath.Clean(dir)
 	var l listing
-	if err := request(ctx, ctrl, link.TypeDirectoryListRequest, map[string]any{"browse_id": nil, "directory_ref": nil}, link.TypeDirectoryListResponse, &l); err != nil {
+	if err := request(ctx, ctrl, wire.TypeDirectoryListRequest, map[string]any{"browse_id": nil, "directory_ref": nil}, wire.TypeDirectoryListResponse, &l); err != nil {
 		return nil, err
 	}
 	browse := l.BrowseID
@@ -53,8 +53,8 @@ func (s *Server) Attach(ctx context.Context, session, dir string) (*Attached, er
 			}
 		}
 		if next == "" && l.NextCursor != nil && ref != "" {
-			if err := request(ctx, ctrl, link.TypeDirectoryListRequest, map[string]any{"browse_id": browse, "directory_ref": ref, "cursor": *l.NextCursor},
-				link.TypeDirectoryListResponse, &l); err != nil {
+			if err := request(ctx, ctrl, wire.TypeDirectoryListRequest, map[string]any{"browse_id": browse, "directory_ref": ref, "cursor": *l.NextCursor},
+				wire.TypeDirectoryListResponse, &l); err != nil {
 				return nil, err
 			}
 			continue
@@ -66,7 +66,7 @@ func (s *Server) Attach(ctx context.Context, session, dir string) (*Attached, er
 		if filepath.Clean(at) == dir {
 			break
 		}
-		if err := request(ctx, ctrl, link.TypeDirectoryListRequest, map[string]any{"browse_id": browse, "directory_ref": ref}, link.TypeDirectoryListResponse, &l); err != nil {
+		if err := request(ctx, ctrl, wire.TypeDirectoryListRequest, map[string]any{"browse_id": browse, "directory_ref": ref}, wire.TypeDirectoryListResponse, &l); err != nil {
 			return nil, err
 		}
 	}
@@ -74,12 +74,12 @@ func (s *Server) Attach(ctx context.Context, session, dir string) (*Attached, er
 	var att struct {
 		Revision int64 `json:"revision"`
 	}
-	if err := request(ctx, ctrl, link.TypeAttachSession, map[string]any{"session_id": session, "browse_id": browse, "directory_ref": ref}, link.TypeSessionAttached, &out.Attached); err != nil {
+	if err := request(ctx, ctrl, wire.TypeAttachSession, map[string]any{"session_id": session, "browse_id": browse, "directory_ref": ref}, wire.TypeSessionAttached, &out.Attached); err != nil {
 		return nil, err
 	}
 	json.Unmarshal(out.Attached, &att)
 	since := time.Now()
-	if err := request(ctx, ctrl, link.TypeActivateSession, map[string]any{"session_id": session, "revision": att.Revision}, link.TypeSessionActivated, &out.Activated); err != nil {
+	if err := request(ctx, ctrl, wire.TypeActivateSession, map[string]any{"session_id": session, "revision": att.Revision}, wire.TypeSessionActivated, &out.Activated); err != nil {
 		return nil, err
 	}
 	if _, err := s.WaitPeer(ctx, session, since); err != nil {
@@ -115,7 +115,7 @@ func request(ctx context.Context, p *Peer, typ string, payload any, want string,
 		return err
 	}
 	if e.Type != want {
-		var ep link.ErrorPayload
+		var ep wire.ErrorPayload
 		json.Unmarshal(e.Payload, &ep)
 		return fmt.Errorf("%s: %s %s: %s", typ, e.Type, ep.Code, ep.Message)
 	}

@@ -11,7 +11,7 @@ import (
 
 	"github.com/coder/websocket"
 
-	"github.com/hostlink/hostlink/internal/link"
+	"github.com/hostlink/hostlink/internal/link/wire"
 )
 
 // maxKept bounds the unsolicited frames a peer keeps.
@@ -20,18 +20,18 @@ const maxKept = 1000
 // Peer is one connected executor connection.
 type Peer struct {
 	Name         string
-	Hello        link.Hello
+	Hello        wire.Hello
 	Granted      []string
 	ConnectionID string
 	Connected    time.Time
 
-	conn    *link.Conn
-	version link.ProtoVersion
+	conn    *wire.Conn
+	version wire.ProtoVersion
 	noPong  bool
 
 	mu        sync.Mutex
-	waiters   map[string]chan *link.Envelope
-	frames    []*link.Envelope // frames no waiter took (STATUS, PING, …)
+	waiters   map[string]chan *wire.Envelope
+	frames    []*wire.Envelope // frames no waiter took (STATUS, PING, …)
 	pongs     map[string]bool
 	closed    chan struct{}
 	closeCode int
@@ -70,25 +70,25 @@ func (p *Peer) readLoop(ctx context.Context) error {
 	for {
 		b, err := p.conn.ReadFrame(ctx)
 		if err != nil {
-			var oe *link.OversizeError
+			var oe *wire.OversizeError
 			if errors.As(err, &oe) {
 				continue
 			}
 			return err
 		}
-		e, err := link.DecodeEnvelope(b)
+		e, err := wire.DecodeEnvelope(b)
 		if err != nil {
 			continue
 		}
-		if e.Type == link.TypePing && !p.noPong {
-			p.send(ctx, &link.Envelope{Type: link.TypePong, ID: e.ID, TS: link.Now(), Version: p.version.String(), Payload: json.RawMessage("{}")})
+		if e.Type == wire.TypePing && !p.noPong {
+			p.send(ctx, &wire.Envelope{Type: wire.TypePong, ID: e.ID, TS: wire.Now(), Version: p.version.String(), Payload: json.RawMessage("{}")})
 		}
 		p.mu.Lock()
-		if e.Type == link.TypePong && p.pongs != nil {
+		if e.Type == wire.TypePong && p.pongs != nil {
 			p.pongs[e.ID] = true
 		}
 		ch := p.waiters[e.ID]
-		if ch != nil && e.Type != link.TypeStatus && e.Type != link.TypePing {
+		if ch != nil && e.Type != wire.TypeStatus && e.Type != wire.TypePing {
 			delete(p.waiters, e.ID)
 		} else {
 			ch = nil
@@ -115,13 +115,13 @@ func (p *Peer) pinger(ctx context.Context, every time.Duration) {
 			return
 		case <-t.C:
 		}
-		id := link.NewID()
+		id := wire.NewID()
 		p.mu.Lock()
 		if p.pongs == nil {
 			p.pongs = map[string]bool{}
 		}
 		p.mu.Unlock()
-		p.send(ctx, &link.Envelope{Type: link.TypePing, ID: id, TS: link.Now(), Version: p.version.String(), Payload: json.RawMessage("{}")})
+		p.send(ctx, &wire.Envelope{Type: wire.TypePing, ID: id, TS: wire.Now(), Version: p.version.String(), Payload: json.RawMessage("{}")})
 		deadline := time.After(10 * time.Second)
 		for ok := false; !ok; {
 			select {
@@ -140,17 +140,17 @@ func (p *Peer) pinger(ctx context.Context, every time.Duration) {
 	}
 }
 
-func (p *Peer) send(ctx context.Context, e *link.Envelope) error {
+func (p *Peer) send(ctx context.Context, e *wire.Envelope) error {
 	return p.conn.Send(ctx, e)
 }
 
 // Request sends a message and waits for the reply with the same id. An
 // empty id gets a fresh one.
-func (p *Peer) Request(ctx context.Context, typ, id string, payload any) (*link.Envelope, error) {
+func (p *Peer) Request(ctx context.Context, typ, id string, payload any) (*wire.Envelope, error) {
 	if id == "" {
-		id = link.NewID()
+		id = wire.NewID()
 	}
-	e, err := link.NewEnvelope(typ, id, p.version, payload)
+	e, err := wire.NewEnvelope(typ, id, p.version, payload)
 	if err != nil {
 		return nil, err
 	}
@@ -163,7 +163,7 @@ func (p *Peer) Request(ctx context.Context, typ, id string, payload any) (*link.
 
 // RequestRaw sends b as one frame (whatever it holds, up to any size) and
 // waits for a reply with id.
-func (p *Peer) RequestRaw(ctx context.Context, id string, b []byte) (*link.Envelope, error) {
+func (p *Peer) RequestRaw(ctx context.Context, id string, b []byte) (*wire.Envelope, error) {
 	ch, err := p.sendRaw(ctx, id, b)
 	if err != nil {
 		return nil, err
@@ -174,8 +174,8 @@ func (p *Peer) RequestRaw(ctx context.Context, id string, b []byte) (*link.Envel
 // Start sends a request and returns at once; Await collects the reply.
 // Requests started one after another reach the executor in that order.
 func (p *Peer) Start(ctx context.Context, typ string, payload any) (*Pending, error) {
-	id := link.NewID()
-	e, err := link.NewEnvelope(typ, id, p.version, payload)
+	id := wire.NewID()
+	e, err := wire.NewEnvelope(typ, id, p.version, payload)
 	if err != nil {
 		return nil, err
 	}
@@ -194,16 +194,16 @@ func (p *Peer) Start(ctx context.Context, typ string, payload any) (*Pending, er
 type Pending struct {
 	p  *Peer
 	id string
-	ch chan *link.Envelope
+	ch chan *wire.Envelope
 }
 
 // Await waits for the reply.
-func (r *Pending) Await(ctx context.Context) (*link.Envelope, error) {
+func (r *Pending) Await(ctx context.Context) (*wire.Envelope, error) {
 	return r.p.await(ctx, r.id, r.ch)
 }
 
-func (p *Peer) sendRaw(ctx context.Context, id string, b []byte) (chan *link.Envelope, error) {
-	ch := make(chan *link.Envelope, 1)
+func (p *Peer) sendRaw(ctx context.Context, id string, b []byte) (chan *wire.Envelope, error) {
+	ch := make(chan *wire.Envelope, 1)
 	p.mu.Lock()
 	p.waiters[id] = ch
 	p.mu.Unlock()
@@ -220,7 +220,7 @@ func (p *Peer) forget(id string) {
 	p.mu.Unlock()
 }
 
-func (p *Peer) await(ctx context.Context, id string, ch chan *link.Envelope) (*link.Envelope, error) {
+func (p *Peer) await(ctx context.Context, id string, ch chan *wire.Envelope) (*wire.Envelope, error) {
 	defer p.forget(id)
 	select {
 	case e := <-ch:
@@ -234,7 +234,7 @@ func (p *Peer) await(ctx context.Context, id string, ch chan *link.Envelope) (*l
 
 // Post sends a message without waiting for a reply.
 func (p *Peer) Post(ctx context.Context, typ string, payload any) error {
-	e, err := link.NewEnvelope(typ, link.NewID(), p.version, payload)
+	e, err := wire.NewEnvelope(typ, wire.NewID(), p.version, payload)
 	if err != nil {
 		return err
 	}
@@ -251,10 +251,10 @@ func (p *Peer) Close(code int, reason string) error {
 }
 
 // Frames returns the kept unsolicited frames of a type ("" for all).
-func (p *Peer) Frames(typ string) []*link.Envelope {
+func (p *Peer) Frames(typ string) []*wire.Envelope {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	out := []*link.Envelope{}
+	out := []*wire.Envelope{}
 	for _, e := range p.frames {
 		if typ == "" || e.Type == typ {
 			out = append(out, e)

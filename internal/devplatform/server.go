@@ -17,7 +17,7 @@ import (
 
 	"github.com/coder/websocket"
 
-	"github.com/hostlink/hostlink/internal/link"
+	"github.com/hostlink/hostlink/internal/link/wire"
 )
 
 // ControlPath is the control endpoint; data endpoints are ControlPath/{id}.
@@ -185,7 +185,7 @@ func (s *Server) accept(w http.ResponseWriter, r *http.Request, session string) 
 	if err != nil {
 		return
 	}
-	conn := link.NewConn(ws)
+	conn := wire.NewConn(ws)
 	defer conn.CloseNow()
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
@@ -199,7 +199,7 @@ func (s *Server) accept(w http.ResponseWriter, r *http.Request, session string) 
 	s.peers[name] = p
 	s.mu.Unlock()
 	if old != nil {
-		old.conn.Close(link.CloseTakenOver, "another executor connected")
+		old.conn.Close(wire.CloseTakenOver, "another executor connected")
 	}
 	s.addEvent(Event{Peer: name, Kind: "connected"})
 	err = p.readLoop(ctx)
@@ -214,7 +214,7 @@ func (s *Server) accept(w http.ResponseWriter, r *http.Request, session string) 
 }
 
 // handshake reads HELLO and answers HELLO_ACK (or closes with 4426).
-func (s *Server) handshake(ctx context.Context, conn *link.Conn, name, session string) (*Peer, error) {
+func (s *Server) handshake(ctx context.Context, conn *wire.Conn, name, session string) (*Peer, error) {
 	hctx, cancel := context.WithTimeout(ctx, 15*time.Second)
 	defer cancel()
 	type res struct {
@@ -235,27 +235,27 @@ func (s *Server) handshake(ctx context.Context, conn *link.Conn, name, session s
 	if rr.err != nil {
 		return nil, rr.err
 	}
-	env, err := link.DecodeEnvelope(rr.b)
-	if err != nil || env.Type != link.TypeHello {
+	env, err := wire.DecodeEnvelope(rr.b)
+	if err != nil || env.Type != wire.TypeHello {
 		conn.Close(websocket.StatusPolicyViolation, "expected HELLO")
 		return nil, errors.New("first frame is not HELLO")
 	}
-	hello, err := link.DecodePayload[link.Hello](env)
+	hello, err := wire.DecodePayload[wire.Hello](env)
 	if err != nil {
 		conn.Close(websocket.StatusPolicyViolation, "bad HELLO")
 		return nil, err
 	}
 	cfg := s.config()
-	ours, _ := link.ParseVersion(cfg.ProtocolVersion)
-	theirs, err := link.ParseVersion(hello.ProtocolVersion)
+	ours, _ := wire.ParseVersion(cfg.ProtocolVersion)
+	theirs, err := wire.ParseVersion(hello.ProtocolVersion)
 	if err != nil || (theirs.Major != ours.Major && !cfg.AckAnyMajor) {
 		reason, _ := json.Marshal(map[string]string{"error": "PROTOCOL_VERSION_MISMATCH",
 			"shim_max": trunc(hello.ProtocolVersion, 8), "platform_max": cfg.ProtocolVersion})
-		conn.Close(link.CloseVersionMismatch, string(reason))
+		conn.Close(wire.CloseVersionMismatch, string(reason))
 		return nil, errors.New("protocol major mismatch")
 	}
 	if hello.Arch != "x86_64" && hello.Arch != "arm64" {
-		e, _ := link.NewEnvelope(link.TypeError, env.ID, ours, link.ErrorPayload{Code: "UNSUPPORTED_ARCH", Message: "unsupported arch", Fatal: true})
+		e, _ := wire.NewEnvelope(wire.TypeError, env.ID, ours, wire.ErrorPayload{Code: "UNSUPPORTED_ARCH", Message: "unsupported arch", Fatal: true})
 		conn.Send(ctx, e)
 		conn.Close(websocket.StatusPolicyViolation, "UNSUPPORTED_ARCH")
 		return nil, errors.New("unsupported arch")
@@ -278,7 +278,7 @@ func (s *Server) handshake(ctx context.Context, conn *link.Conn, name, session s
 		connID = NewToken()[:16]
 		ack["connection_id"] = connID
 	}
-	e, err := link.NewEnvelope(link.TypeHelloAck, env.ID, ours, ack)
+	e, err := wire.NewEnvelope(wire.TypeHelloAck, env.ID, ours, ack)
 	if err != nil {
 		return nil, err
 	}
@@ -286,7 +286,7 @@ func (s *Server) handshake(ctx context.Context, conn *link.Conn, name, session s
 		return nil, err
 	}
 	p := &Peer{Name: name, Hello: hello, Granted: granted, ConnectionID: connID, Connected: time.Now(),
-		conn: conn, version: ours, waiters: map[string]chan *link.Envelope{}, closed: make(chan struct{}), noPong: cfg.NoPong}
+		conn: conn, version: ours, waiters: map[string]chan *wire.Envelope{}, closed: make(chan struct{}), noPong: cfg.NoPong}
 	if cfg.PingIntervalSeconds > 0 {
 		go p.pinger(ctx, time.Duration(cfg.PingIntervalSeconds*float64(time.Second)))
 	}

@@ -12,7 +12,7 @@ import (
 
 	"github.com/coder/websocket"
 
-	"github.com/hostlink/hostlink/internal/link"
+	"github.com/hostlink/hostlink/internal/link/wire"
 )
 
 func TestListenLoopbackOnly(t *testing.T) {
@@ -31,7 +31,7 @@ func TestListenLoopbackOnly(t *testing.T) {
 
 // dialHello connects with token and sends a HELLO; it returns the reply
 // frame or the close error.
-func dialHello(t *testing.T, url, token string, hello link.Hello) (*link.Envelope, error) {
+func dialHello(t *testing.T, url, token string, hello wire.Hello) (*wire.Envelope, error) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
@@ -42,9 +42,9 @@ func dialHello(t *testing.T, url, token string, hello link.Hello) (*link.Envelop
 		}
 		return nil, err
 	}
-	c := link.NewConn(ws)
+	c := wire.NewConn(ws)
 	defer c.CloseNow()
-	e, _ := link.NewEnvelope(link.TypeHello, "h1", link.Version, hello)
+	e, _ := wire.NewEnvelope(wire.TypeHello, "h1", wire.Version, hello)
 	if err := c.Send(ctx, e); err != nil {
 		return nil, err
 	}
@@ -52,7 +52,7 @@ func dialHello(t *testing.T, url, token string, hello link.Hello) (*link.Envelop
 	if err != nil {
 		return nil, err
 	}
-	return link.DecodeEnvelope(b)
+	return wire.DecodeEnvelope(b)
 }
 
 type httpError struct{ code int }
@@ -64,14 +64,14 @@ func TestHandshake(t *testing.T) {
 	hs := httptest.NewServer(srv.Handler())
 	defer hs.Close()
 	base := "ws" + strings.TrimPrefix(hs.URL, "http") + ControlPath
-	hello := link.Hello{ProtocolVersion: "1.1", MachineID: "m", Platform: "linux", Arch: "x86_64",
+	hello := wire.Hello{ProtocolVersion: "1.1", MachineID: "m", Platform: "linux", Arch: "x86_64",
 		Capabilities: []string{"directory_browse", "files", "shell"}}
 
 	if _, err := dialHello(t, base, "wrong", hello); err == nil || err.Error() != "Unauthorized" {
 		t.Fatalf("wrong token: %v", err)
 	}
 	e, err := dialHello(t, base, "tok", hello)
-	if err != nil || e.Type != link.TypeHelloAck || e.ID != "h1" {
+	if err != nil || e.Type != wire.TypeHelloAck || e.ID != "h1" {
 		t.Fatalf("control HELLO_ACK: %v %+v", err, e)
 	}
 	var ack map[string]any
@@ -92,13 +92,13 @@ func TestHandshake(t *testing.T) {
 	bad := hello
 	bad.Arch = "mips"
 	e, err = dialHello(t, base, "tok", bad)
-	if err != nil || e.Type != link.TypeError || !strings.Contains(string(e.Payload), "UNSUPPORTED_ARCH") {
+	if err != nil || e.Type != wire.TypeError || !strings.Contains(string(e.Payload), "UNSUPPORTED_ARCH") {
 		t.Errorf("unsupported arch: %v %+v", err, e)
 	}
 	v2 := hello
 	v2.ProtocolVersion = "2.0"
 	_, err = dialHello(t, base, "tok", v2)
-	if websocket.CloseStatus(err) != link.CloseVersionMismatch {
+	if websocket.CloseStatus(err) != wire.CloseVersionMismatch {
 		t.Errorf("major mismatch: %v", err)
 	}
 	// The server records a rejection after the client has seen it.
@@ -119,7 +119,7 @@ func TestFramePadding(t *testing.T) {
 	if err != nil || id == "" || len(b) < 1000 {
 		t.Fatalf("%v %q %d", err, id, len(b))
 	}
-	e, err := link.DecodeEnvelope(b)
+	e, err := wire.DecodeEnvelope(b)
 	if err != nil || e.ID != id || e.Type != "FILE_STAT" {
 		t.Fatalf("%v %+v", err, e)
 	}

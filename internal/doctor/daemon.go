@@ -6,8 +6,8 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/hostlink/hostlink/internal/apitype"
 	"github.com/hostlink/hostlink/internal/autostart"
-	"github.com/hostlink/hostlink/internal/daemon"
 	"github.com/hostlink/hostlink/internal/desktop"
 	"github.com/hostlink/hostlink/internal/ipc"
 )
@@ -25,7 +25,7 @@ func (e *env) checkControl(ctx context.Context) {
 		(time.Duration(st.UptimeSeconds)*time.Second).String(), st.Link.State), "")
 }
 
-func (e *env) daemonStatus(ctx context.Context) (*daemon.Status, string, error) {
+func (e *env) daemonStatus(ctx context.Context) (*apitype.Status, string, error) {
 	addr, err := ipc.Address(e.dirs.Runtime)
 	if err != nil {
 		return nil, "", err
@@ -37,11 +37,11 @@ func (e *env) daemonStatus(ctx context.Context) (*daemon.Status, string, error) 
 		return nil, addr, err
 	}
 	defer cl.Close()
-	res, err := cl.Call(ctx, "status", nil)
+	res, err := cl.Call(ctx, apitype.MethodStatus, nil)
 	if err != nil {
 		return nil, addr, err
 	}
-	var st daemon.Status
+	var st apitype.Status
 	if err := json.Unmarshal(res, &st); err != nil {
 		return nil, addr, err
 	}

@@ -9,7 +9,6 @@ import (
 	"runtime"
 	"strings"
 
-	"github.com/hostlink/hostlink/internal/daemon"
 	"github.com/hostlink/hostlink/internal/logging"
 	"github.com/hostlink/hostlink/internal/private"
 )
@@ -57,7 +56,7 @@ func (e *env) checkDirs() {
 		}
 		e.add(d.name, OK, d.path+" (private, writable)", "")
 	}
-	for _, f := range []struct{ name, path string }{{"audit log", e.dirs.AuditFile()}, {"audit key", daemon.AuditKeyPath(e.dirs)}} {
+	for _, f := range []struct{ name, path string }{{"audit log", e.dirs.AuditFile()}, {"audit key", e.dirs.AuditKey()}} {
 		if _, err := os.Stat(f.path); errors.Is(err, fs.ErrNotExist) {
 			continue
 		}

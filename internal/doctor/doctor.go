@@ -9,8 +9,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/hostlink/hostlink/internal/apitype"
 	"github.com/hostlink/hostlink/internal/config"
-	"github.com/hostlink/hostlink/internal/daemon"
 	"github.com/hostlink/hostlink/internal/paths"
 )
 
@@ -59,7 +59,7 @@ type env struct {
 	cfg  *config.Config
 	r    *Report
 	// status is the running daemon's, if one answered.
-	status *daemon.Status
+	status *apitype.Status
 }
 
 func (e *env) add(name string, st Status, detail, fix string) {

@@ -97,7 +97,7 @@ func TestAuditRecords(t *testing.T) {
 		if c.wantBytes && l.Bytes <= 0 {
 			t.Errorf("record %d (%s): bytes %d, want > 0", i, c.op, l.Bytes)
 		}
-		if l.Transport != "test" || l.Seq == 0 || l.MAC == "" {
+		if l.Transport != audit.MCPStdio || l.Seq == 0 || l.MAC == "" {
 			t.Errorf("record %d: transport %q seq %d mac %q", i, l.Transport, l.Seq, l.MAC)
 		}
 	}

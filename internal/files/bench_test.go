@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/hostlink/hostlink/internal/audit"
 	"github.com/hostlink/hostlink/internal/ops"
 )
 
@@ -19,7 +20,7 @@ func benchCall(b *testing.B, e *env, op string, args map[string]any) {
 	raw, _ := json.Marshal(args)
 	b.ResetTimer()
 	for b.Loop() {
-		if _, err := e.reg.Call(context.Background(), ops.Caller{Transport: "bench"}, op, raw, nil); err != nil {
+		if _, err := e.reg.Call(context.Background(), ops.Caller{Transport: audit.MCPStdio}, op, raw, nil); err != nil {
 			b.Fatal(err)
 		}
 	}

@@ -7,8 +7,11 @@ import (
 
 	"github.com/aymanbagabas/go-udiff"
 
+	"fmt"
+
 	"github.com/hostlink/hostlink/internal/errcode"
 	"github.com/hostlink/hostlink/internal/ops"
+	"github.com/hostlink/hostlink/internal/policy"
 )
 
 // Edit is one exact search/replace.
@@ -25,6 +28,30 @@ type EditFileArgs struct {
 	Edits      []Edit `json:"edits" jsonschema:"applied in order, each to the result of the previous"`
 	IfRevision string `json:"if_revision,omitempty" jsonschema:"fail with CONFLICT unless the file's current revision is this"`
 	DryRun     bool   `json:"dry_run,omitempty" jsonschema:"return the diff without writing"`
+}
+
+func init() {
+	ops.Add(&operations, ops.Spec{Name: "edit_file", Title: "Edit file",
+		Description: "Apply exact search/replace edits to a text file and return a unified diff. Fails without writing if a search text is missing or ambiguous.",
+		Capability:  ops.Files, Class: policy.FilesWrite, Transports: ops.AllTransports, Destructive: true},
+		(*Service).editFile)
+}
+
+// Describe implements policy.Describer. The diff an edit returns (dry run
+// or not) shows the file's lines, so it needs files_read there too.
+func (a EditFileArgs) Describe(dc policy.DescribeContext) (policy.Action, error) {
+	act, _, err := describePath(dc, a.Workdir, a.Path)
+	if err != nil {
+		return act, err
+	}
+	for i, e := range a.Edits {
+		act.Add(fmt.Sprintf("Edit %d", i+1), fmt.Sprintf("replace %q with %q", policy.Clip(e.OldText, 400), policy.Clip(e.NewText, 400)))
+	}
+	if a.DryRun {
+		act.Add("Dry run", "yes: nothing is written")
+	}
+	act.Requires(policy.FilesRead)
+	return act, nil
 }
 
 // EditFileResult is edit_file's response.

@@ -67,7 +67,7 @@ func newEnv(t testing.TB, limits Limits, extra ...extraWorkdir) *env {
 	}
 	t.Cleanup(func() { log.Close() })
 	e.audit, e.key = log, key
-	e.reg = ops.New(log, nil)
+	e.reg = ops.New(ops.Options{Audit: log})
 	e.svc = NewService(wds, limits)
 	Register(e.reg, e.svc)
 	return e

@@ -11,6 +11,7 @@ import (
 	"github.com/hostlink/hostlink/internal/glob"
 	"github.com/hostlink/hostlink/internal/jail"
 	"github.com/hostlink/hostlink/internal/ops"
+	"github.com/hostlink/hostlink/internal/policy"
 )
 
 // ListDirectoryArgs is list_directory's request.
@@ -22,6 +23,19 @@ type ListDirectoryArgs struct {
 	IncludeHidden bool   `json:"include_hidden,omitempty" jsonschema:"include names starting with a dot"`
 	MaxEntries    int    `json:"max_entries,omitempty" jsonschema:"page size; capped by the configured limit"`
 	Cursor        string `json:"cursor,omitempty" jsonschema:"next_cursor from the previous page"`
+}
+
+func init() {
+	ops.Add(&operations, ops.Spec{Name: "list_directory", Title: "List directory",
+		Description: "List a directory's entries, sorted, paginated with a cursor; optionally recursive and filtered by a name glob. Symlinks are reported, never followed.",
+		Capability:  ops.Files, Class: policy.FilesRead, Transports: ops.AllTransports, ReadOnly: true, Idempotent: true},
+		(*Service).listDirectory)
+}
+
+// Describe implements policy.Describer.
+func (a ListDirectoryArgs) Describe(dc policy.DescribeContext) (policy.Action, error) {
+	act, _, err := describePath(dc, a.Workdir, a.Path)
+	return act, err
 }
 
 // Entry is one listed directory entry.
@@ -152,6 +166,20 @@ type FindFilesArgs struct {
 	IncludeHidden bool   `json:"include_hidden,omitempty"`
 	MaxResults    int    `json:"max_results,omitempty" jsonschema:"page size; capped by the configured limit"`
 	Cursor        string `json:"cursor,omitempty"`
+}
+
+func init() {
+	ops.Add(&operations, ops.Spec{Name: "find_files", Title: "Find files",
+		Description: "Find paths matching a glob (** for any depth) below a directory, paginated.",
+		Capability:  ops.Files, Class: policy.FilesRead, Transports: ops.AllTransports, ReadOnly: true, Idempotent: true},
+		(*Service).findFiles)
+}
+
+// Describe implements policy.Describer.
+func (a FindFilesArgs) Describe(dc policy.DescribeContext) (policy.Action, error) {
+	act, _, err := describePath(dc, a.Workdir, a.Path)
+	act.Add("Pattern", a.Pattern)
+	return act, err
 }
 
 // FindFilesResult is find_files' response.

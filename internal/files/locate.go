@@ -1,13 +1,20 @@
 package files
 
+import "github.com/hostlink/hostlink/internal/policy"
+
 // Locate resolves a request's workdir alias and path exactly as the file
-// operations do, without touching the file system: it returns the workdir's
-// alias, its canonical directory and the root-relative path. The approval
-// policy uses it to judge and describe an action before it runs.
-func (s *Service) Locate(alias, path string) (workdir, dir, rel string, err error) {
+// operations do: the workdir, its canonical directory, the root-relative
+// path and, following symlinks inside the workdir, the object it names.
+// The approval policy uses it to judge and describe an action before it
+// runs (allow_paths must match both forms).
+func (s *Service) Locate(alias, path string) (policy.Location, error) {
 	t, err := s.resolve(alias, path)
 	if err != nil {
-		return "", "", "", err
+		return policy.Location{}, err
 	}
-	return t.wd.Alias, t.wd.Root.Dir(), t.path.String(), nil
+	loc := policy.Location{Workdir: t.wd.Alias, Dir: t.wd.Root.Dir(), Rel: t.path.String()}
+	if real, err := t.wd.Root.Real(t.path); err == nil {
+		loc.Real = real.String()
+	}
+	return loc, nil
 }

@@ -7,8 +7,11 @@ import (
 	"os"
 	"strings"
 
+	"fmt"
+
 	"github.com/hostlink/hostlink/internal/errcode"
 	"github.com/hostlink/hostlink/internal/ops"
+	"github.com/hostlink/hostlink/internal/policy"
 )
 
 // CreateDirectoryArgs is create_directory's request.
@@ -16,6 +19,19 @@ type CreateDirectoryArgs struct {
 	Workdir string `json:"workdir,omitempty" jsonschema:"workdir alias (see read_file)"`
 	Path    string `json:"path"`
 	Parents *bool  `json:"parents,omitempty" jsonschema:"create missing parents too (default true)"`
+}
+
+func init() {
+	ops.Add(&operations, ops.Spec{Name: "create_directory", Title: "Create directory",
+		Description: "Create a directory (and missing parents by default). Succeeds if it already exists.",
+		Capability:  ops.Files, Class: policy.FilesWrite, Transports: ops.AllTransports, Idempotent: true},
+		(*Service).createDirectory)
+}
+
+// Describe implements policy.Describer.
+func (a CreateDirectoryArgs) Describe(dc policy.DescribeContext) (policy.Action, error) {
+	act, _, err := describePath(dc, a.Workdir, a.Path)
+	return act, err
 }
 
 // CreateDirectoryResult is create_directory's response.
@@ -67,6 +83,23 @@ type DeleteArgs struct {
 	Path      string `json:"path"`
 	Recursive bool   `json:"recursive,omitempty" jsonschema:"required to delete a non-empty directory; never follows symlinks"`
 	MissingOK bool   `json:"missing_ok,omitempty" jsonschema:"succeed when the path does not exist"`
+}
+
+func init() {
+	ops.Add(&operations, ops.Spec{Name: "delete", Title: "Delete path",
+		Description: "Delete a file, symlink or empty directory; recursive deletes a directory tree (never following symlinks).",
+		Capability:  ops.Files, Class: policy.FilesWrite, Transports: ops.AllTransports, Destructive: true, Idempotent: true},
+		(*Service).delete)
+}
+
+// Describe implements policy.Describer.
+func (a DeleteArgs) Describe(dc policy.DescribeContext) (policy.Action, error) {
+	act, _, err := describePath(dc, a.Workdir, a.Path)
+	if err == nil && a.Recursive {
+		act.Add("Recursive", "yes: the whole tree below it")
+		act.Summary += " (recursive)"
+	}
+	return act, err
 }
 
 // DeleteResult is delete's response.
@@ -123,6 +156,47 @@ type MoveArgs struct {
 	Dst        string `json:"dst"`
 	DstWorkdir string `json:"dst_workdir,omitempty" jsonschema:"workdir alias of dst (default: as for src)"`
 	Overwrite  bool   `json:"overwrite,omitempty" jsonschema:"replace an existing file (or empty directory) at dst"`
+}
+
+func init() {
+	ops.Add(&operations, ops.Spec{Name: "move", Title: "Move path",
+		Description: "Move or rename a file or directory. Fails if dst exists unless overwrite is set.",
+		Capability:  ops.Files, Class: policy.FilesWrite, Transports: ops.AllTransports, Destructive: true},
+		(*Service).move)
+}
+
+// Describe implements policy.Describer. A move out of a workdir carries
+// the content away, so it needs files_read there as well as files_write at
+// both ends.
+func (a MoveArgs) Describe(dc policy.DescribeContext) (policy.Action, error) {
+	var act policy.Action
+	src, srcOK, err := dc.Locate(a.Workdir, a.Src)
+	if err != nil {
+		return act, err
+	}
+	dstWD := a.DstWorkdir
+	if dstWD == "" {
+		dstWD = src.Workdir
+	}
+	dst, dstOK, err := dc.Locate(dstWD, a.Dst)
+	if err != nil {
+		return act, err
+	}
+	from, to := a.Src, a.Dst
+	if srcOK && dstOK {
+		var read []policy.Class
+		if dst.Workdir != src.Workdir {
+			read = []policy.Class{policy.FilesRead}
+		}
+		from, to = act.Touch(src, read...), act.Touch(dst)
+	}
+	act.Add("From", from)
+	act.Add("To", to)
+	if a.Overwrite {
+		act.Add("Overwrite", "yes: replaces what is at the destination")
+	}
+	act.Summary = fmt.Sprintf("move %s to %s", from, to)
+	return act, nil
 }
 
 // MoveResult is move's response.

@@ -10,6 +10,7 @@ import (
 
 	"github.com/hostlink/hostlink/internal/errcode"
 	"github.com/hostlink/hostlink/internal/ops"
+	"github.com/hostlink/hostlink/internal/policy"
 )
 
 // Encodings of file content on the wire.
@@ -25,6 +26,19 @@ type ReadFileArgs struct {
 	Offset   int64  `json:"offset,omitempty" jsonschema:"byte offset to start at (default 0)"`
 	Length   *int64 `json:"length,omitempty" jsonschema:"bytes to read; omitted or null reads to the end of the file"`
 	Encoding string `json:"encoding,omitempty" enum:"utf-8,base64" jsonschema:"utf-8 (default) returns text exactly as on disk; base64 returns raw bytes"`
+}
+
+func init() {
+	ops.Add(&operations, ops.Spec{Name: "read_file", Title: "Read file",
+		Description: "Read a file, or a byte range of it, as UTF-8 text (exactly as on disk) or base64. Returns size, SHA-256, mtime and a revision token for if_revision.",
+		Capability:  ops.Files, Class: policy.FilesRead, Transports: ops.AllTransports, ReadOnly: true, Idempotent: true},
+		(*Service).readFile)
+}
+
+// Describe implements policy.Describer.
+func (a ReadFileArgs) Describe(dc policy.DescribeContext) (policy.Action, error) {
+	act, _, err := describePath(dc, a.Workdir, a.Path)
+	return act, err
 }
 
 // ReadFileResult is read_file's response.

@@ -4,13 +4,23 @@ import (
 	"context"
 
 	"github.com/hostlink/hostlink/internal/ops"
+	"github.com/hostlink/hostlink/internal/policy"
 )
-
-// Capability is the capability the file operations belong to.
-const Capability = "files"
 
 // ListWorkdirsArgs is list_workdirs' (empty) request.
 type ListWorkdirsArgs struct{}
+
+func init() {
+	ops.Add(&operations, ops.Spec{Name: "list_workdirs", Title: "List workdirs",
+		Description: "List the directories hostlink may work in. Every other file operation takes a workdir alias and a path inside it.",
+		Capability:  ops.Files, Class: policy.FilesRead, NoAsk: true, Transports: ops.AllTransports, ReadOnly: true, Idempotent: true},
+		(*Service).listWorkdirs)
+}
+
+// Describe implements policy.Describer: listing the workdirs touches none.
+func (ListWorkdirsArgs) Describe(dc policy.DescribeContext) (policy.Action, error) {
+	return policy.Action{Summary: dc.Op}, nil
+}
 
 // WorkdirInfo describes one workdir.
 type WorkdirInfo struct {
@@ -42,40 +52,25 @@ func (s *Service) listWorkdirs(_ context.Context, _ *ops.Call, _ ListWorkdirsArg
 	return out, nil
 }
 
-// Register adds the file operations to r.
-func Register(r *ops.Registry, s *Service) {
-	spec := ops.SpecsFor(Capability)
-	ops.Register(r, spec("list_workdirs", "List workdirs",
-		"List the directories hostlink may work in. Every other file operation takes a workdir alias and a path inside it.",
-		true, false, true), s.listWorkdirs)
-	ops.Register(r, spec("read_file", "Read file",
-		"Read a file, or a byte range of it, as UTF-8 text (exactly as on disk) or base64. Returns size, SHA-256, mtime and a revision token for if_revision.",
-		true, false, true), s.readFile)
-	ops.Register(r, spec("write_file", "Write file",
-		"Write a whole file atomically (temp file + rename). Modes: create, overwrite, create_or_overwrite. Optional if_revision for optimistic concurrency.",
-		false, true, true), s.writeFile)
-	ops.Register(r, spec("edit_file", "Edit file",
-		"Apply exact search/replace edits to a text file and return a unified diff. Fails without writing if a search text is missing or ambiguous.",
-		false, true, false), s.editFile)
-	ops.Register(r, spec("stat", "Stat path",
-		"Describe a path: existence, type, size, times, mode, symlink target. A missing path returns exists=false.",
-		true, false, true), s.stat)
-	ops.Register(r, spec("list_directory", "List directory",
-		"List a directory's entries, sorted, paginated with a cursor; optionally recursive and filtered by a name glob. Symlinks are reported, never followed.",
-		true, false, true), s.listDirectory)
-	ops.Register(r, spec("create_directory", "Create directory",
-		"Create a directory (and missing parents by default). Succeeds if it already exists.",
-		false, false, true), s.createDirectory)
-	ops.Register(r, spec("delete", "Delete path",
-		"Delete a file, symlink or empty directory; recursive deletes a directory tree (never following symlinks).",
-		false, true, true), s.delete)
-	ops.Register(r, spec("move", "Move path",
-		"Move or rename a file or directory. Fails if dst exists unless overwrite is set.",
-		false, true, false), s.move)
-	ops.Register(r, spec("find_files", "Find files",
-		"Find paths matching a glob (** for any depth) below a directory, paginated.",
-		true, false, true), s.findFiles)
-	ops.Register(r, spec("search_text", "Search text",
-		"Search file contents for a literal or regular expression, with include/exclude globs. Skips binary files; bounded by match and byte limits; reports progress.",
-		true, false, true), s.searchText)
+// operations are the file operations; each one's file adds itself.
+var operations ops.Group[*Service]
+
+// Register adds the file operations to r, bound to s.
+func Register(r *ops.Registry, s *Service) { operations.Register(r, s) }
+
+// describePath describes a request that acts on one path: where it is on
+// this host, as the field "Path" and in the summary.
+func describePath(dc policy.DescribeContext, workdir, path string, classes ...policy.Class) (policy.Action, string, error) {
+	var act policy.Action
+	loc, ok, err := dc.Locate(workdir, path)
+	if err != nil {
+		return act, "", err
+	}
+	p := path
+	if ok {
+		p = act.Touch(loc, classes...)
+	}
+	act.Add("Path", p)
+	act.Summary = dc.Op + " " + p
+	return act, p, nil
 }

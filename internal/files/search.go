@@ -10,6 +10,7 @@ import (
 	"github.com/hostlink/hostlink/internal/errcode"
 	"github.com/hostlink/hostlink/internal/glob"
 	"github.com/hostlink/hostlink/internal/ops"
+	"github.com/hostlink/hostlink/internal/policy"
 )
 
 // SearchTextArgs is search_text's request.
@@ -23,6 +24,20 @@ type SearchTextArgs struct {
 	Exclude         []string `json:"exclude,omitempty" jsonschema:"skip files and directories whose path matches one of these globs"`
 	IncludeHidden   bool     `json:"include_hidden,omitempty"`
 	MaxMatches      int      `json:"max_matches,omitempty" jsonschema:"capped by the configured limit"`
+}
+
+func init() {
+	ops.Add(&operations, ops.Spec{Name: "search_text", Title: "Search text",
+		Description: "Search file contents for a literal or regular expression, with include/exclude globs. Skips binary files; bounded by match and byte limits; reports progress.",
+		Capability:  ops.Files, Class: policy.FilesRead, Transports: ops.AllTransports, ReadOnly: true, Idempotent: true},
+		(*Service).searchText)
+}
+
+// Describe implements policy.Describer.
+func (a SearchTextArgs) Describe(dc policy.DescribeContext) (policy.Action, error) {
+	act, _, err := describePath(dc, a.Workdir, a.Path)
+	act.Add("Query", a.Query)
+	return act, err
 }
 
 // Match is one matching line.

@@ -12,6 +12,7 @@ import (
 	"testing"
 	"unicode/utf8"
 
+	"github.com/hostlink/hostlink/internal/audit"
 	"github.com/hostlink/hostlink/internal/errcode"
 	"github.com/hostlink/hostlink/internal/ops"
 )
@@ -307,7 +308,7 @@ func callWithProgress(t *testing.T, e *env, ctx context.Context, args map[string
 			onProgress()
 		}
 	}
-	out, err := e.reg.Call(ctx, ops.Caller{Transport: "test", Peer: "test"}, "search_text", raw, progress)
+	out, err := e.reg.Call(ctx, ops.Caller{Transport: audit.MCPStdio, Peer: "test"}, "search_text", raw, progress)
 	if err != nil {
 		return nil, errcode.CodeOf(err), reports
 	}

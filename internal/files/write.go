@@ -7,9 +7,12 @@ import (
 	"encoding/hex"
 	"io/fs"
 
+	"fmt"
+
 	"github.com/hostlink/hostlink/internal/errcode"
 	"github.com/hostlink/hostlink/internal/jail"
 	"github.com/hostlink/hostlink/internal/ops"
+	"github.com/hostlink/hostlink/internal/policy"
 )
 
 // Write modes.
@@ -28,6 +31,40 @@ type WriteFileArgs struct {
 	Mode          string `json:"mode,omitempty" enum:"create,overwrite,create_or_overwrite" jsonschema:"create fails if the file exists; overwrite fails if it does not; create_or_overwrite (default) does either"`
 	CreateParents bool   `json:"create_parents,omitempty" jsonschema:"create missing parent directories (only beneath the workdir)"`
 	IfRevision    string `json:"if_revision,omitempty" jsonschema:"fail with CONFLICT unless the file's current revision (from read_file) is this"`
+}
+
+func init() {
+	ops.Add(&operations, ops.Spec{Name: "write_file", Title: "Write file",
+		Description: "Write a whole file atomically (temp file + rename). Modes: create, overwrite, create_or_overwrite. Optional if_revision for optimistic concurrency.",
+		Capability:  ops.Files, Class: policy.FilesWrite, Transports: ops.AllTransports, Destructive: true, Idempotent: true},
+		(*Service).writeFile)
+}
+
+// Describe implements policy.Describer. An if_revision that fails reveals
+// the file's current revision, so it needs files_read there too.
+func (a WriteFileArgs) Describe(dc policy.DescribeContext) (policy.Action, error) {
+	act, _, err := describePath(dc, a.Workdir, a.Path)
+	if err != nil {
+		return act, err
+	}
+	content := []byte(a.Content)
+	if a.Encoding == encBase64 {
+		if dec, err := base64.StdEncoding.DecodeString(a.Content); err == nil {
+			content = dec
+		}
+	}
+	mode := a.Mode
+	if mode == "" {
+		mode = modeCreateOrOverwrite
+	}
+	act.Add("Mode", mode)
+	act.Add("Content", fmt.Sprintf("%d bytes, SHA-256 %s", len(content), policy.ShortHash(content)))
+	act.Add("Content (start)", policy.Preview(content, 2048))
+	act.Summary += fmt.Sprintf(" (%d bytes)", len(content))
+	if a.IfRevision != "" {
+		act.Requires(policy.FilesRead)
+	}
+	return act, nil
 }
 
 // WriteFileResult is write_file's response.

@@ -16,7 +16,9 @@
 // and its response echoes request_id with either "result" or "error"
 // (an errcode.Error). Frames are at most MaxFrame bytes each way. Methods
 // are the operation registry's operations, called through ops.Registry.Call
-// so that validation, policy and audit happen there, plus "status".
+// as transport ipc, so that validation, policy and audit happen there:
+// this channel alone is offered the local user's controls (status,
+// approvals, reload; ops.LocalUser).
 //
 // Listen, Dial and Address are the exported API; listen_unix.go and
 // pipe_windows.go implement them per OS.

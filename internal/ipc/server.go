@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"io"
+	"log/slog"
 	"net"
 	"sync"
 	"time"
@@ -14,9 +15,6 @@ import (
 	"github.com/hostlink/hostlink/internal/errcode"
 	"github.com/hostlink/hostlink/internal/ops"
 )
-
-// Transport is this channel's name in audit records.
-const Transport = "ipc"
 
 // Default time limits; see Server.
 const (
@@ -32,14 +30,6 @@ type Server struct {
 	Registry *ops.Registry
 	// Audit records refused peers. Calls are audited by Registry.
 	Audit ops.Auditor
-	// Status answers the "status" method.
-	Status func() any
-	// Local are methods only this channel offers, answered before the
-	// registry's operations: what only the local user may do (deciding
-	// approvals, reloading the policy), which therefore is never an
-	// operation that MCP or the platform link could call. peer is the
-	// measured peer, for the audit log.
-	Local map[string]LocalMethod
 	// FrameTimeout bounds the wait for each request frame, from the end of
 	// the previous response: an idle or slow peer is disconnected after it.
 	FrameTimeout time.Duration
@@ -56,9 +46,6 @@ type Server struct {
 	conns map[net.Conn]struct{}
 	wg    sync.WaitGroup
 }
-
-// LocalMethod answers one of Server.Local's methods.
-type LocalMethod func(ctx context.Context, peer string, params json.RawMessage) (any, error)
 
 // Serve accepts connections on ln until ctx is done or ln fails, then
 // closes ln and every connection and waits for their handlers.
@@ -166,10 +153,12 @@ func (s *Server) refuse(c net.Conn, peer Peer, why error) {
 		who = peer.String()
 	}
 	if s.Audit != nil {
-		s.Audit.Append(audit.Record{
-			Time: time.Now(), Transport: Transport, Peer: who, Op: "ipc_peer_refused",
+		if err := s.Audit.Append(audit.Record{
+			Time: time.Now(), Transport: audit.IPC, Peer: who, Op: "ipc_peer_refused",
 			Code: string(PeerRefused), Details: map[string]any{"reason": why.Error()},
-		})
+		}); err != nil {
+			slog.Warn("a refused control-channel peer is not in the audit log", "peer", who, "err", err)
+		}
 	}
 	s.write(c, Response{Error: errcode.New(PeerRefused, "connection refused: only the user running hostlink may use this channel")})
 }
@@ -188,18 +177,8 @@ func (s *Server) handle(ctx context.Context, peer Peer, line []byte) Response {
 		resp.Error = perr
 		return resp
 	}
-	var (
-		out any
-		err error
-	)
-	if m, ok := s.Local[req.Method]; ok {
-		out, err = m(ctx, peer.String(), req.Params)
-	} else if req.Method == "status" && s.Status != nil {
-		out = s.Status()
-	} else {
-		caller := ops.Caller{Transport: Transport, Peer: peer.String(), RequestID: req.RequestID}
-		out, err = s.Registry.Call(ctx, caller, req.Method, req.Params, nil)
-	}
+	caller := ops.Caller{Transport: audit.IPC, Peer: peer.String(), RequestID: req.RequestID}
+	out, err := s.Registry.Call(ctx, caller, req.Method, req.Params, nil)
 	if err != nil {
 		resp.Error = errcode.As(err)
 		return resp

@@ -18,6 +18,7 @@ import (
 	"github.com/hostlink/hostlink/internal/audit"
 	"github.com/hostlink/hostlink/internal/errcode"
 	"github.com/hostlink/hostlink/internal/ops"
+	"github.com/hostlink/hostlink/internal/policy"
 )
 
 // memAudit keeps audit records in memory.
@@ -59,15 +60,22 @@ type bigOut struct {
 	Data string `json:"data"`
 }
 
-// testRegistry has "whoami", which returns the caller's measured peer, and
-// "big", which returns as many bytes as asked.
+// testRegistry has "whoami", which returns the caller's measured peer,
+// "big", which returns as many bytes as asked, and "status", a local-user
+// control as the daemon's is.
 func testRegistry(a ops.Auditor) *ops.Registry {
-	r := ops.New(a, nil)
-	ops.Register(r, ops.Spec{Name: "whoami", ReadOnly: true}, func(_ context.Context, c *ops.Call, _ struct{}) (whoamiOut, error) {
+	r := ops.New(ops.Options{Audit: a})
+	spec := func(name string, t []audit.Transport) ops.Spec {
+		return ops.Spec{Name: name, Description: name, Class: policy.FilesRead, Transports: t, ReadOnly: true}
+	}
+	ops.Register(r, spec("whoami", ops.AllTransports), func(_ context.Context, c *ops.Call, _ struct{}) (whoamiOut, error) {
 		return whoamiOut{Peer: c.Peer}, nil
 	})
-	ops.Register(r, ops.Spec{Name: "big", ReadOnly: true}, func(_ context.Context, _ *ops.Call, in bigIn) (bigOut, error) {
+	ops.Register(r, spec("big", ops.AllTransports), func(_ context.Context, _ *ops.Call, in bigIn) (bigOut, error) {
 		return bigOut{Data: strings.Repeat("b", in.Bytes)}, nil
+	})
+	ops.Register(r, spec("status", ops.LocalUser), func(context.Context, *ops.Call, struct{}) (map[string]any, error) {
+		return map[string]any{"pid": os.Getpid()}, nil
 	})
 	return r
 }
@@ -78,7 +86,7 @@ func serveTest(t testing.TB, configure func(*Server)) (string, *memAudit) {
 	t.Helper()
 	ln, addr := testListen(t)
 	a := &memAudit{}
-	s := &Server{Registry: testRegistry(a), Audit: a, Status: func() any { return map[string]any{"pid": os.Getpid()} }}
+	s := &Server{Registry: testRegistry(a), Audit: a}
 	if configure != nil {
 		configure(s)
 	}
@@ -245,7 +253,7 @@ func TestManyRequestsOneConnection(t *testing.T) {
 		t.Fatalf("status: %s %v", res, err)
 	}
 	recs := a.find("whoami")
-	if len(recs) != 50 || recs[0].Transport != Transport || recs[49].RequestID != "c50" {
+	if len(recs) != 50 || recs[0].Transport != audit.IPC || recs[49].RequestID != "c50" {
 		t.Fatalf("%d audit records, first %+v", len(recs), recs[0])
 	}
 	if _, err := cl.Call(context.Background(), "no_such_op", nil); errcode.CodeOf(err) != errcode.UnknownOperation {

@@ -3,6 +3,8 @@ package link
 import (
 	"slices"
 	"testing"
+
+	"github.com/hostlink/hostlink/internal/ops"
 )
 
 // TestCapabilities checks that HELLO offers only what is enabled locally.
@@ -10,19 +12,19 @@ func TestCapabilities(t *testing.T) {
 	tests := []struct {
 		opts    Options
 		control bool
-		want    []string
-		not     []string
+		want    []ops.Capability
+		not     []ops.Capability
 	}{
-		{Options{}, true, []string{CapDirectoryBrowse, CapFiles, CapOperations}, []string{CapShell, CapCommandOut, CapAgents, CapComputerUse}},
-		{Options{}, false, []string{CapFiles}, []string{CapDirectoryBrowse}},
-		{Options{Shell: true}, false, []string{CapShell, CapCommandOut}, []string{CapAgents}},
+		{Options{}, true, []ops.Capability{ops.DirectoryBrowse, ops.Files, CapOperations}, []ops.Capability{ops.Shell, CapCommandOutput, ops.Agents, ops.ComputerUse}},
+		{Options{}, false, []ops.Capability{ops.Files}, []ops.Capability{ops.DirectoryBrowse}},
+		{Options{Shell: true}, false, []ops.Capability{ops.Shell, CapCommandOutput}, []ops.Capability{ops.Agents}},
 		// A policy that denies commands takes shell away; one that asks does not.
-		{Options{Shell: true, CommandsDenied: func() bool { return true }}, true, []string{CapFiles, CapOperations}, []string{CapShell, CapCommandOut}},
-		{Options{Shell: true, CommandsDenied: func() bool { return false }}, true, []string{CapShell, CapCommandOut}, nil},
-		{Options{CommandsDenied: func() bool { return false }}, false, nil, []string{CapShell, CapCommandOut}},
-		{Options{Agents: true}, false, []string{CapAgents}, []string{CapShell}},
-		{Options{ComputerUse: func() (bool, [2]int) { return false, [2]int{} }}, false, nil, []string{CapComputerUse}},
-		{Options{ComputerUse: func() (bool, [2]int) { return true, [2]int{800, 600} }}, false, []string{CapComputerUse}, nil},
+		{Options{Shell: true, CommandsDenied: func() bool { return true }}, true, []ops.Capability{ops.Files, CapOperations}, []ops.Capability{ops.Shell, CapCommandOutput}},
+		{Options{Shell: true, CommandsDenied: func() bool { return false }}, true, []ops.Capability{ops.Shell, CapCommandOutput}, nil},
+		{Options{CommandsDenied: func() bool { return false }}, false, nil, []ops.Capability{ops.Shell, CapCommandOutput}},
+		{Options{Agents: true}, false, []ops.Capability{ops.Agents}, []ops.Capability{ops.Shell}},
+		{Options{ComputerUse: func() (bool, [2]int) { return false, [2]int{} }}, false, nil, []ops.Capability{ops.ComputerUse}},
+		{Options{ComputerUse: func() (bool, [2]int) { return true, [2]int{800, 600} }}, false, []ops.Capability{ops.ComputerUse}, nil},
 	}
 	for i, tt := range tests {
 		got := (&Service{opts: tt.opts}).capabilities(tt.control)

@@ -18,8 +18,11 @@ import (
 
 	"github.com/coder/websocket"
 
+	"github.com/hostlink/hostlink/internal/apitype"
 	"github.com/hostlink/hostlink/internal/errcode"
 	"github.com/hostlink/hostlink/internal/hostinfo"
+	"github.com/hostlink/hostlink/internal/link/wire"
+	"github.com/hostlink/hostlink/internal/ops"
 )
 
 // helloTimeout bounds the dial and the wait for HELLO_ACK.
@@ -70,13 +73,6 @@ func (b Backoff) Delay(n int) time.Duration {
 	return d
 }
 
-// route is how one request type is served.
-type route struct {
-	capability string // must be granted
-	mutating   bool   // may carry an idempotency key
-	handle     func(ctx context.Context, e *Envelope) (typ string, payload any, err error)
-}
-
 // Client keeps one outbound connection (control or a session's data
 // connection) up: it dials, says HELLO, checks HELLO_ACK and serves
 // requests, reconnecting with backoff until a terminal close.
@@ -89,8 +85,13 @@ type Client struct {
 	Local     Limits
 	Backoff   Backoff
 	Keepalive Keepalive // zero: DefaultKeepalive
+	// Registry runs this connection's requests and records its refusals:
+	// the session's own on a data connection, the configured workdirs'
+	// on the control connection (whose only operation is the folder
+	// browser).
+	Registry *ops.Registry
 	// Capabilities returns what this connection advertises now.
-	Capabilities func() []string
+	Capabilities func() []ops.Capability
 	// Screen returns the screen size when computer use is advertised.
 	Screen func() *[2]int
 	// Features returns HELLO's computer_use_features and their coarse
@@ -112,10 +113,10 @@ type Client struct {
 	runCtx  context.Context // requests run under it, past a dropped connection
 
 	mu       sync.Mutex
-	granted  map[string]bool
+	granted  map[ops.Capability]bool
 	limits   Limits
 	connID   string
-	version  ProtoVersion
+	version  wire.ProtoVersion
 	state    string
 	lastErr  string
 	connects int
@@ -241,7 +242,7 @@ func (c *Client) once(ctx context.Context) (accepted bool, err error) {
 		}
 		return false, err
 	}
-	conn := NewConn(ws)
+	conn := wire.NewConn(ws)
 	defer conn.CloseNow()
 	// The connection's own context outlives ctx by a closing handshake:
 	// when hostlink stops it says so (1001) instead of vanishing.
@@ -270,34 +271,38 @@ func (c *Client) once(ctx context.Context) (accepted bool, err error) {
 	err = c.serve(cctx, conn)
 	code := websocket.CloseStatus(err)
 	c.event("link_closed", map[string]any{"close_code": int(code)})
-	if Terminal(code) {
+	if wire.Terminal(code) {
 		return true, &ErrTerminal{Reason: fmt.Sprintf("platform closed the connection with %d", int(code))}
 	}
 	return true, err
 }
 
 // handshake sends HELLO and validates HELLO_ACK.
-func (c *Client) handshake(dctx, cctx context.Context, conn *Conn) (*HelloAck, error) {
+func (c *Client) handshake(dctx, cctx context.Context, conn *wire.Conn) (*wire.HelloAck, error) {
 	caps := c.Capabilities()
-	hello := Hello{
+	names := make([]string, len(caps))
+	for i, cp := range caps {
+		names[i] = string(cp)
+	}
+	hello := wire.Hello{
 		ShimVersion:     c.Info.Version,
-		ProtocolVersion: Version.String(),
+		ProtocolVersion: wire.Version.String(),
 		MachineID:       c.Info.MachineID,
 		Platform:        c.Info.Platform,
 		Arch:            c.Info.Arch,
-		Capabilities:    caps,
+		Capabilities:    names,
 		AllowedRoot:     c.AllowedRoot,
 		LocalLLMModels:  []string{},
 		HardwareDevices: []any{},
 	}
-	if slices.Contains(caps, CapComputerUse) && c.Screen != nil {
+	if slices.Contains(caps, ops.ComputerUse) && c.Screen != nil {
 		hello.ScreenResolution = c.Screen()
 	}
-	if slices.Contains(caps, CapComputerUse) && c.Features != nil {
+	if slices.Contains(caps, ops.ComputerUse) && c.Features != nil {
 		hello.ComputerUseFeatures, hello.ComputerUseFeaturesCoarse = c.Features()
 	}
-	id := NewID()
-	env, err := NewEnvelope(TypeHello, id, Version, hello)
+	id := wire.NewID()
+	env, err := wire.NewEnvelope(wire.TypeHello, id, wire.Version, hello)
 	if err != nil {
 		return nil, err
 	}
@@ -323,21 +328,21 @@ func (c *Client) handshake(dctx, cctx context.Context, conn *Conn) (*HelloAck, e
 			return nil, errors.New("no HELLO_ACK within the deadline")
 		}
 		if r.err != nil {
-			if Terminal(websocket.CloseStatus(r.err)) {
+			if wire.Terminal(websocket.CloseStatus(r.err)) {
 				return nil, &ErrTerminal{Reason: fmt.Sprintf("platform closed the connection with %d during the handshake", int(websocket.CloseStatus(r.err)))}
 			}
 			return nil, r.err
 		}
-		e, err := DecodeEnvelope(r.b)
-		if err != nil || e.Type != TypeHelloAck {
+		e, err := wire.DecodeEnvelope(r.b)
+		if err != nil || e.Type != wire.TypeHelloAck {
 			continue // the platform speaks only after HELLO_ACK; ignore noise
 		}
 		ack, err := c.checkAck(id, caps, e)
 		if err != nil {
-			var mm *ErrMajorMismatch
+			var mm *wire.ErrMajorMismatch
 			code := websocket.StatusPolicyViolation
 			if errors.As(err, &mm) {
-				code = CloseVersionMismatch
+				code = wire.CloseVersionMismatch
 			}
 			conn.Close(code, err.Error())
 			return nil, &ErrTerminal{Reason: err.Error()}
@@ -347,28 +352,28 @@ func (c *Client) handshake(dctx, cctx context.Context, conn *Conn) (*HelloAck, e
 }
 
 // checkAck validates HELLO_ACK and applies it.
-func (c *Client) checkAck(helloID string, advertised []string, e *Envelope) (*HelloAck, error) {
+func (c *Client) checkAck(helloID string, advertised []ops.Capability, e *wire.Envelope) (*wire.HelloAck, error) {
 	if e.ID != helloID {
 		return nil, errors.New("HELLO_ACK does not carry HELLO's id")
 	}
-	ack, err := DecodePayload[HelloAck](e)
+	ack, err := wire.DecodePayload[wire.HelloAck](e)
 	if err != nil {
 		return nil, fmt.Errorf("HELLO_ACK: %w", err)
 	}
-	theirs, err := ParseVersion(ack.ProtocolVersion)
+	theirs, err := wire.ParseVersion(ack.ProtocolVersion)
 	if err != nil {
 		return nil, fmt.Errorf("HELLO_ACK: %w", err)
 	}
-	v, err := Negotiate(Version, theirs)
+	v, err := wire.Negotiate(wire.Version, theirs)
 	if err != nil {
 		return nil, err
 	}
-	granted := map[string]bool{}
+	granted := map[ops.Capability]bool{}
 	for _, g := range ack.GrantedCapabilities {
-		if !slices.Contains(advertised, g) {
+		if !slices.Contains(advertised, ops.Capability(g)) {
 			return nil, fmt.Errorf("HELLO_ACK grants %q, which hostlink did not advertise", trunc(g, 32))
 		}
-		granted[g] = true
+		granted[ops.Capability(g)] = true
 	}
 	sid := ""
 	if ack.SessionID != nil {
@@ -381,7 +386,7 @@ func (c *Client) checkAck(helloID string, advertised []string, e *Envelope) (*He
 	if ack.ConnectionID != nil {
 		connID = *ack.ConnectionID
 	}
-	if c.SessionID == "" && (connID == "" || !granted[CapDirectoryBrowse] || v != (ProtoVersion{1, 1})) {
+	if c.SessionID == "" && (connID == "" || !granted[ops.DirectoryBrowse] || v != (wire.ProtoVersion{1, 1})) {
 		return nil, errors.New("control HELLO_ACK needs a connection_id, protocol 1.1 and directory_browse")
 	}
 	lim := c.Local
@@ -412,7 +417,7 @@ func (c *Client) checkAck(helloID string, advertised []string, e *Envelope) (*He
 }
 
 // Granted reports whether the platform granted capability name.
-func (c *Client) Granted(name string) bool {
+func (c *Client) Granted(name ops.Capability) bool {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	return c.granted[name]
@@ -435,26 +440,23 @@ func (c *Client) LastActivity() time.Time {
 	return time.Unix(0, n)
 }
 
-// State describes the client for status.
-type State struct {
-	SessionID    string `json:"session_id,omitempty"`
-	URL          string `json:"url"`
-	State        string `json:"state"` // connecting, connected, backoff, stopped
-	ConnectionID string `json:"connection_id,omitempty"`
-	Version      string `json:"protocol_version,omitempty"`
-	Connects     int    `json:"connects"`
-	InFlight     int    `json:"in_flight"`
-	LastError    string `json:"last_error,omitempty"`
-}
-
 // State returns the client's state.
-func (c *Client) State() State {
+func (c *Client) State() apitype.LinkConnection {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	s := State{SessionID: c.SessionID, URL: c.URL, State: c.state, ConnectionID: c.connID,
+	s := apitype.LinkConnection{SessionID: c.SessionID, URL: c.URL, State: c.state, ConnectionID: c.connID,
 		Connects: c.connects, InFlight: c.inflight, LastError: c.lastErr}
 	if c.connects > 0 {
 		s.Version = c.version.String()
 	}
 	return s
+}
+
+// peer is who the audit log records this connection's requests as coming
+// from.
+func (c *Client) peer() string {
+	if c.SessionID == "" {
+		return "platform control connection"
+	}
+	return "platform session " + c.SessionID
 }

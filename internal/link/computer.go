@@ -3,152 +3,49 @@ package link
 import (
 	"context"
 	"encoding/base64"
-	"encoding/json"
 	"time"
 
+	"github.com/hostlink/hostlink/internal/audit"
+	"github.com/hostlink/hostlink/internal/desktop"
+	"github.com/hostlink/hostlink/internal/desktop/native"
 	"github.com/hostlink/hostlink/internal/errcode"
-	"github.com/hostlink/hostlink/internal/ops"
+	"github.com/hostlink/hostlink/internal/link/wire"
 )
 
-// Computer-use messages of protocol v1.1 that hostlink maps onto the
-// computer_* operations. The others (windows, apps, clipboard,
-// permissions) are FEATURE_NOT_SUPPORTED when computer_use is granted.
-const (
-	TypeScreenshotRequest      = "SCREENSHOT_REQUEST"
-	TypeScreenshotResponse     = "SCREENSHOT_RESPONSE"
-	TypeInputAction            = "INPUT_ACTION"
-	TypeDisplayInfoRequest     = "DISPLAY_INFO_REQUEST"
-	TypeDisplayInfoResponse    = "DISPLAY_INFO_RESPONSE"
-	TypeCursorPositionRequest  = "CURSOR_POSITION_REQUEST"
-	TypeCursorPositionResponse = "CURSOR_POSITION_RESPONSE"
-)
+// The screen: SCREENSHOT_REQUEST, INPUT_ACTION, DISPLAY_INFO_REQUEST and
+// CURSOR_POSITION_REQUEST, converted to and from computer_observe,
+// computer_act and computer_desktops. The protocol speaks display-global
+// coordinates; the operations speak an observation's image pixels.
 
 // maxWait caps INPUT_ACTION "wait", as the protocol's shim does.
 const maxWait = 5 * time.Second
 
-// ScreenshotRequest is SCREENSHOT_REQUEST's payload.
-type ScreenshotRequest struct {
-	Monitor       *int    `json:"monitor"` // 0 primary, -1 all stitched, n the n-th
-	Quality       int     `json:"quality"`
-	Region        *[4]int `json:"region"` // display-global [x1, y1, x2, y2]
-	WindowID      *string `json:"window_id"`
-	Format        string  `json:"format"`
-	IncludeCursor *bool   `json:"include_cursor"`
-}
-
-// ScreenshotResponse is SCREENSHOT_RESPONSE's payload.
-type ScreenshotResponse struct {
-	ImageBase64  string         `json:"image_base64"`
-	MIMEType     string         `json:"mime_type"`
-	Width        int            `json:"width"`
-	Height       int            `json:"height"`
-	Monitor      int            `json:"monitor"`
-	Region       *[4]int        `json:"region"`
-	DisplayScale float64        `json:"display_scale"`
-	LogicalSize  [2]int         `json:"logical_size"`
-	Meta         map[string]any `json:"meta"`
-}
-
-// InputAction is INPUT_ACTION's payload.
-type InputAction struct {
-	Action          string   `json:"action"`
-	Coordinate      *[2]int  `json:"coordinate"`
-	Text            *string  `json:"text"`
-	Key             *string  `json:"key"`
-	Direction       *string  `json:"direction"`
-	Clicks          *int     `json:"clicks"`
-	Button          *string  `json:"button"`
-	Modifiers       []string `json:"modifiers"`
-	ScrollAmount    *int     `json:"scroll_amount"`
-	ScrollDirection *string  `json:"scroll_direction"`
-	DurationMS      *int     `json:"duration_ms"`
-	Path            [][2]int `json:"path"`
-	Paste           bool     `json:"paste"`
-}
-
-// DisplayInfo is one monitor in DISPLAY_INFO_RESPONSE.
-type DisplayInfo struct {
-	Index        int     `json:"index"`
-	Primary      bool    `json:"primary"`
-	PhysicalSize [2]int  `json:"physical_size"`
-	LogicalSize  [2]int  `json:"logical_size"`
-	Scale        float64 `json:"scale"`
-	Origin       [2]int  `json:"origin"`
-}
-
-// The computer_* results as far as the mapping reads them (decoded from
-// their JSON, so this package does not depend on the desktop backends).
-type (
-	rect    struct{ X, Y, W, H int }
-	monitor struct {
-		Index   int     `json:"index"`
-		Primary bool    `json:"primary"`
-		Bounds  rect    `json:"bounds"`
-		Scale   float64 `json:"scale"`
-	}
-	desktops struct {
-		Desktops []struct {
-			Monitors []monitor `json:"monitors"`
-		} `json:"desktops"`
-	}
-	observation struct {
-		ObservationID string `json:"observation_id"`
-		Image         struct {
-			Width, Height int
-			Origin        [2]int  `json:"origin"`
-			Scale         float64 `json:"scale"`
-		} `json:"image"`
-		Monitors []monitor           `json:"monitors"`
-		Cursor   *struct{ X, Y int } `json:"cursor"`
-	}
-	actResult struct {
-		Receipt struct {
-			Status string         `json:"status"`
-			Error  *errcode.Error `json:"error"`
-		} `json:"receipt"`
-	}
-)
-
-func (d *dataChannel) computerRoutes(r map[string]route) {
-	r[TypeScreenshotRequest] = route{capability: CapComputerUse, handle: d.screenshot}
-	r[TypeInputAction] = route{capability: CapComputerUse, handle: d.inputAction}
-	r[TypeDisplayInfoRequest] = route{capability: CapComputerUse, handle: d.displayInfo}
-	r[TypeCursorPositionRequest] = route{capability: CapComputerUse, handle: d.cursorPosition}
-	d.moreComputerRoutes(r)
-}
-
-// callJSON runs an operation and decodes its JSON result into out; it
-// returns the result's images.
-func (d *dataChannel) callJSON(ctx context.Context, e *Envelope, op string, args, out any) ([]ops.Image, error) {
-	res, err := d.call(ctx, e, op, args)
+// monitors lists the first desktop's monitors, in native coordinates.
+func (d *dataChannel) monitors(ctx context.Context, r *request) ([]native.Monitor, error) {
+	out, err := r.helper(ctx, "computer_desktops", desktop.DesktopsArgs{})
 	if err != nil {
 		return nil, err
 	}
-	b, err := json.Marshal(res)
-	if err != nil {
-		return nil, err
-	}
-	if err := json.Unmarshal(b, out); err != nil {
-		return nil, errcode.New(errcode.Internal, "unexpected %s result", op)
-	}
-	return ops.ImagesOf(res), nil
-}
-
-// monitors lists the first desktop's monitors.
-func (d *dataChannel) monitors(ctx context.Context, e *Envelope) ([]monitor, error) {
-	var ds desktops
-	if _, err := d.callJSON(ctx, e, "computer_desktops", map[string]any{}, &ds); err != nil {
-		return nil, err
-	}
+	ds := out.(desktop.DesktopsResult)
 	if len(ds.Desktops) == 0 || len(ds.Desktops[0].Monitors) == 0 {
 		return nil, errcode.New(errcode.DependencyMissing, "no desktop is reachable")
 	}
 	return ds.Desktops[0].Monitors, nil
 }
 
+// observe takes a helper observation of every monitor: what an input or a
+// region is placed on.
+func (d *dataChannel) observe(ctx context.Context, r *request, a desktop.ObserveArgs) (desktop.Observation, error) {
+	out, err := r.helper(ctx, "computer_observe", a)
+	if err != nil {
+		return desktop.Observation{}, err
+	}
+	return out.(desktop.Observation), nil
+}
+
 // monitorIndex maps the protocol's monitor number (0 primary, -1 all) to
 // the desktop's index (-1 all).
-func monitorIndex(mons []monitor, n int) (int, error) {
+func monitorIndex(mons []native.Monitor, n int) (int, error) {
 	switch {
 	case n == -1:
 		return -1, nil
@@ -165,8 +62,8 @@ func monitorIndex(mons []monitor, n int) (int, error) {
 	return 0, errcode.New(errcode.InvalidArgument, "no monitor %d", n)
 }
 
-func (d *dataChannel) screenshot(ctx context.Context, e *Envelope) (string, any, error) {
-	p, err := DecodePayload[ScreenshotRequest](e)
+func (d *dataChannel) screenshot(ctx context.Context, r *request) (string, any, error) {
+	p, err := wire.DecodePayload[wire.ScreenshotRequest](r.e)
 	if err != nil {
 		return "", nil, err
 	}
@@ -188,21 +85,18 @@ func (d *dataChannel) screenshot(ctx context.Context, e *Envelope) (string, any,
 	if quality < 1 || quality > 100 {
 		return "", nil, errcode.New(errcode.InvalidArgument, "quality must be 1 to 100")
 	}
-	if err := d.limits.screenshot(); err != nil {
-		return "", nil, err
-	}
 	if p.WindowID != nil {
-		r, err := d.windowRegion(ctx, e, *p.WindowID)
+		reg, err := d.windowRegion(ctx, r, *p.WindowID)
 		if err != nil {
 			return "", nil, err
 		}
-		p.Region = &r
+		p.Region = &reg
 	}
 	mon := 0
 	if p.Monitor != nil {
 		mon = *p.Monitor
 	}
-	mons, err := d.monitors(ctx, e)
+	mons, err := d.monitors(ctx, r)
 	if err != nil {
 		return "", nil, err
 	}
@@ -210,29 +104,30 @@ func (d *dataChannel) screenshot(ctx context.Context, e *Envelope) (string, any,
 	if err != nil {
 		return "", nil, err
 	}
-	args := map[string]any{"monitor": idx, "format": format, "quality": quality,
-		"include_cursor": p.IncludeCursor == nil || *p.IncludeCursor}
-	var obs observation
+	cursor := p.IncludeCursor == nil || *p.IncludeCursor
+	args := desktop.ObserveArgs{Monitor: &idx, Format: format, Quality: quality, Cursor: cursor}
 	if p.Region != nil {
 		// A display-global region: observe everything, then the region
 		// inside that image.
-		var all observation
-		if _, err := d.callJSON(ctx, e, "computer_observe", map[string]any{"monitor": -1, "format": "png"}, &all); err != nil {
+		all, err := d.observe(ctx, r, desktop.ObserveArgs{Monitor: ptr(-1), Format: "png"})
+		if err != nil {
 			return "", nil, err
 		}
-		r := *p.Region
-		x1, y1 := all.toImage(r[0], r[1])
-		x2, y2 := all.toImage(r[2], r[3])
+		g := *p.Region
+		x1, y1 := toImage(all, g[0], g[1])
+		x2, y2 := toImage(all, g[2], g[3])
 		if x2 <= x1 || y2 <= y1 {
 			return "", nil, errcode.New(errcode.InvalidArgument, "region must be [x1, y1, x2, y2] with x2 > x1 and y2 > y1")
 		}
-		args = map[string]any{"region": map[string]any{"observation_id": all.ObservationID, "x": x1, "y": y1, "w": x2 - x1, "h": y2 - y1},
-			"format": format, "quality": quality, "include_cursor": p.IncludeCursor == nil || *p.IncludeCursor}
+		args = desktop.ObserveArgs{Region: &desktop.Region{ObservationID: all.ObservationID, X: x1, Y: y1, W: x2 - x1, H: y2 - y1},
+			Format: format, Quality: quality, Cursor: cursor}
 	}
-	imgs, err := d.callJSON(ctx, e, "computer_observe", args, &obs)
+	out, err := r.call(ctx, args)
 	if err != nil {
 		return "", nil, err
 	}
+	obs := out.(desktop.Observation)
+	imgs := obs.ResultImages()
 	if len(imgs) == 0 {
 		return "", nil, errcode.New(errcode.Internal, "the observation has no image")
 	}
@@ -244,7 +139,7 @@ func (d *dataChannel) screenshot(ctx context.Context, e *Envelope) (string, any,
 	if scale <= 0 {
 		scale = 1
 	}
-	return TypeScreenshotResponse, ScreenshotResponse{
+	return wire.TypeScreenshotResponse, wire.ScreenshotResponse{
 		ImageBase64: base64.StdEncoding.EncodeToString(img.Data), MIMEType: img.MIMEType,
 		Width: obs.Image.Width, Height: obs.Image.Height, Monitor: mon, Region: p.Region, DisplayScale: scale,
 		LogicalSize: [2]int{int(float64(obs.Image.Width) / scale), int(float64(obs.Image.Height) / scale)},
@@ -252,32 +147,43 @@ func (d *dataChannel) screenshot(ctx context.Context, e *Envelope) (string, any,
 	}, nil
 }
 
-// toImage maps display-global coordinates to the observation's image.
-func (o *observation) toImage(x, y int) (int, int) {
-	s := o.Image.Scale
-	if s <= 0 {
-		s = 1
+func ptr[T any](v T) *T { return &v }
+
+// scaleOf is an observation's image pixels per native unit.
+func scaleOf(o desktop.Observation) float64 {
+	if o.Image.Scale <= 0 {
+		return 1
 	}
+	return o.Image.Scale
+}
+
+// toImage maps display-global coordinates to the observation's image.
+func toImage(o desktop.Observation, x, y int) (int, int) {
+	s := scaleOf(o)
 	return int(float64(x-o.Image.Origin[0]) * s), int(float64(y-o.Image.Origin[1]) * s)
 }
 
 // toDisplay maps image coordinates back to display-global ones.
-func (o *observation) toDisplay(x, y int) (int, int) {
-	s := o.Image.Scale
-	if s <= 0 {
-		s = 1
-	}
+func toDisplay(o desktop.Observation, x, y int) (int, int) {
+	s := scaleOf(o)
 	return o.Image.Origin[0] + int(float64(x)/s), o.Image.Origin[1] + int(float64(y)/s)
 }
 
-// displayRects lists the monitors' rectangles for INPUT_OUT_OF_BOUNDS, as
-// the protocol's example has them: index, origin and size.
-func (o *observation) displayRects() []map[string]any {
-	var out []map[string]any
+// displayRect is a monitor's rectangle for INPUT_OUT_OF_BOUNDS, as the
+// protocol's example has it: index, origin and size.
+type displayRect struct {
+	Index  int    `json:"index"`
+	Origin [2]int `json:"origin"`
+	Size   [2]int `json:"size"`
+}
+
+// displayRects lists the observed monitors' rectangles, display-global.
+func displayRects(o desktop.Observation) []displayRect {
+	var out []displayRect
 	for i, m := range o.Monitors {
-		x, y := o.toDisplay(m.Bounds.X, m.Bounds.Y)
-		x2, y2 := o.toDisplay(m.Bounds.X+m.Bounds.W, m.Bounds.Y+m.Bounds.H)
-		out = append(out, map[string]any{"index": i, "origin": [2]int{x, y}, "size": [2]int{x2 - x, y2 - y}})
+		x, y := toDisplay(o, m.Bounds.X, m.Bounds.Y)
+		x2, y2 := toDisplay(o, m.Bounds.X+m.Bounds.W, m.Bounds.Y+m.Bounds.H)
+		out = append(out, displayRect{Index: i, Origin: [2]int{x, y}, Size: [2]int{x2 - x, y2 - y}})
 	}
 	return out
 }
@@ -285,15 +191,12 @@ func (o *observation) displayRects() []map[string]any {
 // inputAction maps INPUT_ACTION onto computer_act: it observes every
 // monitor (the act needs an observation), maps display-global coordinates
 // into that image, and acts on it.
-func (d *dataChannel) inputAction(ctx context.Context, e *Envelope) (string, any, error) {
-	p, err := DecodePayload[InputAction](e)
+func (d *dataChannel) inputAction(ctx context.Context, r *request) (string, any, error) {
+	p, err := wire.DecodePayload[wire.InputAction](r.e)
 	if err != nil {
 		return "", nil, err
 	}
-	act := map[string]any{"settle_ms": 0}
-	if len(p.Modifiers) > 0 {
-		act["modifiers"] = p.Modifiers
-	}
+	act := desktop.ActArgs{SettleMS: ptr(0), Modifiers: p.Modifiers}
 	button := func(def string) string {
 		if p.Button != nil {
 			return *p.Button
@@ -306,54 +209,58 @@ func (d *dataChannel) inputAction(ctx context.Context, e *Envelope) (string, any
 		if p.DurationMS != nil {
 			ms = *p.DurationMS
 		}
-		dur := time.Duration(ms) * time.Millisecond
-		if dur < 0 {
+		if ms < 0 {
 			return "", nil, errcode.New(errcode.InvalidArgument, "duration_ms must not be negative")
 		}
-		dur = min(dur, maxWait)
+		// Bounded before converting: no duration_ms overflows the wait.
+		dur := maxWait
+		if int64(ms) < maxWait.Milliseconds() {
+			dur = time.Duration(ms) * time.Millisecond
+		}
 		select {
 		case <-time.After(dur):
 		case <-ctx.Done():
 			return "", nil, ctx.Err()
 		}
-		return TypeAck, AckPayload{OK: true}, nil
+		return wire.TypeAck, wire.AckPayload{OK: true}, nil
 	case "left_click", "right_click", "middle_click", "double_click", "triple_click":
-		act["action"] = "click"
-		act["button"] = map[string]string{"right_click": "right", "middle_click": "middle"}[p.Action]
-		if act["button"] == "" {
-			act["button"] = button("left")
-		}
-		act["count"] = map[string]int{"double_click": 2, "triple_click": 3}[p.Action]
-		if act["count"] == 0 {
-			act["count"] = 1
+		act.Action, act.Button, act.Count = "click", button("left"), 1
+		switch p.Action {
+		case "right_click":
+			act.Button = "right"
+		case "middle_click":
+			act.Button = "middle"
+		case "double_click":
+			act.Count = 2
+		case "triple_click":
+			act.Count = 3
 		}
 	case "mouse_move":
-		act["action"] = "move"
+		act.Action = "move"
 	case "mouse_down", "mouse_up":
 		if p.Coordinate == nil {
 			return "", nil, errcode.New(errcode.InvalidArgument, "%s needs a coordinate", p.Action)
 		}
-		act["action"], act["button"] = p.Action, button("left")
+		act.Action, act.Button = p.Action, button("left")
 	case "hold_key":
 		if p.Key == nil || p.DurationMS == nil {
 			return "", nil, errcode.New(errcode.InvalidArgument, "hold_key needs key and duration_ms")
 		}
-		act["action"], act["keys"], act["duration_ms"] = "hold_key", *p.Key, *p.DurationMS
+		act.Action, act.Keys, act.DurationMS = "hold_key", *p.Key, *p.DurationMS
 	case "drag":
-		act["action"] = "drag"
-		act["button"] = button("left")
+		act.Action, act.Button = "drag", button("left")
 	case "type":
 		if p.Text == nil {
 			return "", nil, errcode.New(errcode.InvalidArgument, "type needs text")
 		}
-		act["action"], act["text"] = "type", *p.Text
+		act.Action, act.Text = "type", *p.Text
 	case "key":
 		if p.Key == nil {
 			return "", nil, errcode.New(errcode.InvalidArgument, "key needs key")
 		}
-		act["action"], act["keys"] = "key", *p.Key
+		act.Action, act.Keys = "key", *p.Key
 	case "scroll":
-		act["action"] = "scroll"
+		act.Action = "scroll"
 		dir := p.Direction
 		if dir == nil {
 			dir = p.ScrollDirection
@@ -364,33 +271,34 @@ func (d *dataChannel) inputAction(ctx context.Context, e *Envelope) (string, any
 		} else if p.ScrollAmount != nil {
 			n = *p.ScrollAmount
 		}
-		if dir == nil || n <= 0 {
-			return "", nil, errcode.New(errcode.InvalidArgument, "scroll needs a direction and a positive amount")
+		// Bounded before multiplying: 120 wheel units a notch.
+		if dir == nil || n <= 0 || n > maxScroll {
+			return "", nil, errcode.New(errcode.InvalidArgument, "scroll needs a direction and an amount of 1 to %d", maxScroll)
 		}
 		switch *dir {
 		case "down":
-			act["dy"] = 120 * n
+			act.DY = 120 * n
 		case "up":
-			act["dy"] = -120 * n
+			act.DY = -120 * n
 		case "right":
-			act["dx"] = 120 * n
+			act.DX = 120 * n
 		case "left":
-			act["dx"] = -120 * n
+			act.DX = -120 * n
 		default:
 			return "", nil, errcode.New(errcode.InvalidArgument, "scroll direction must be up, down, left or right")
 		}
 	default:
 		return "", nil, errcode.New(errcode.FeatureNotSupported, "INPUT_ACTION %q is not supported", trunc(p.Action, 32))
 	}
-	var obs observation
-	if _, err := d.callJSON(ctx, e, "computer_observe", map[string]any{"monitor": -1, "format": "jpeg", "quality": 10}, &obs); err != nil {
+	obs, err := d.observe(ctx, r, desktop.ObserveArgs{Monitor: ptr(-1), Format: "jpeg", Quality: 10})
+	if err != nil {
 		return "", nil, err
 	}
 	inImage := func(pt [2]int) ([2]int, error) {
-		x, y := obs.toImage(pt[0], pt[1])
+		x, y := toImage(obs, pt[0], pt[1])
 		if x < 0 || y < 0 || x >= obs.Image.Width || y >= obs.Image.Height {
 			return pt, errcode.New(errcode.InputOutOfBounds, "coordinate (%d, %d) is outside the union of connected display bounds", pt[0], pt[1]).
-				With("requested_coordinate", pt).With("displays", obs.displayRects())
+				With("requested_coordinate", pt).With("displays", displayRects(obs))
 		}
 		return [2]int{x, y}, nil
 	}
@@ -399,63 +307,66 @@ func (d *dataChannel) inputAction(ctx context.Context, e *Envelope) (string, any
 		if err != nil {
 			return "", nil, err
 		}
-		act["x"], act["y"] = pt[0], pt[1]
+		act.X, act.Y = &pt[0], &pt[1]
 	}
 	if p.Action == "drag" {
 		if len(p.Path) < 2 {
 			return "", nil, errcode.New(errcode.InvalidArgument, "drag needs a path of at least two points")
 		}
-		path := make([][2]int, 0, len(p.Path))
 		for _, q := range p.Path {
 			pt, err := inImage(q)
 			if err != nil {
 				return "", nil, err
 			}
-			path = append(path, pt)
+			act.Path = append(act.Path, pt)
 		}
-		act["path"] = path
 	}
-	act["observation_id"] = obs.ObservationID
-	var res actResult
-	if _, err := d.callJSON(ctx, e, "computer_act", act, &res); err != nil {
-		return "", nil, err
-	}
-	if res.Receipt.Status != "accepted" {
-		if res.Receipt.Error != nil {
-			return "", nil, res.Receipt.Error
-		}
-		return "", nil, errcode.New(errcode.Internal, "the input was %s", res.Receipt.Status).With("receipt", res.Receipt.Status)
-	}
-	return TypeAck, AckPayload{OK: true}, nil
-}
-
-func (d *dataChannel) displayInfo(ctx context.Context, e *Envelope) (string, any, error) {
-	mons, err := d.monitors(ctx, e)
+	act.ObservationID = obs.ObservationID
+	out, err := r.call(ctx, act)
 	if err != nil {
 		return "", nil, err
 	}
-	out := make([]DisplayInfo, 0, len(mons))
+	rc := out.(desktop.ActResult).Receipt
+	if rc.Status != desktop.Accepted {
+		if rc.Error != nil {
+			return "", nil, rc.Error
+		}
+		return "", nil, errcode.New(errcode.Internal, "the input was %s", rc.Status).With("receipt", rc.Status)
+	}
+	return wire.TypeAck, wire.AckPayload{OK: true}, nil
+}
+
+// maxScroll bounds an INPUT_ACTION scroll's notches.
+const maxScroll = 1000
+
+func (d *dataChannel) displayInfo(ctx context.Context, r *request) (string, any, error) {
+	mons, err := d.monitors(ctx, r)
+	if err != nil {
+		return "", nil, err
+	}
+	out := make([]wire.DisplayInfo, 0, len(mons))
 	for i, m := range mons {
 		s := m.Scale
 		if s <= 0 {
 			s = 1
 		}
-		out = append(out, DisplayInfo{Index: i, Primary: m.Primary, Scale: s, Origin: [2]int{m.Bounds.X, m.Bounds.Y},
+		out = append(out, wire.DisplayInfo{Index: i, Primary: m.Primary, Scale: s, Origin: [2]int{m.Bounds.X, m.Bounds.Y},
 			LogicalSize:  [2]int{m.Bounds.W, m.Bounds.H},
 			PhysicalSize: [2]int{int(float64(m.Bounds.W) * s), int(float64(m.Bounds.H) * s)}})
 	}
-	return TypeDisplayInfoResponse, map[string]any{"monitors": out}, nil
+	return wire.TypeDisplayInfoResponse, wire.DisplayInfoResponse{Monitors: out}, nil
 }
 
-func (d *dataChannel) cursorPosition(ctx context.Context, e *Envelope) (string, any, error) {
-	var obs observation
-	if _, err := d.callJSON(ctx, e, "computer_observe", map[string]any{"monitor": -1, "format": "jpeg", "quality": 10, "include_cursor": true}, &obs); err != nil {
+func (d *dataChannel) cursorPosition(ctx context.Context, r *request) (string, any, error) {
+	// A small observation for the pointer: no screenshot a budget counts.
+	obs, err := d.observe(ctx, r, desktop.ObserveArgs{Monitor: ptr(-1), Format: "jpeg", Quality: 10, Cursor: true})
+	if err != nil {
 		return "", nil, err
 	}
 	if obs.Cursor == nil {
 		return "", nil, errcode.New(errcode.DependencyMissing, "the pointer position is not available")
 	}
-	x, y := obs.toDisplay(obs.Cursor.X, obs.Cursor.Y)
+	x, y := toDisplay(obs, obs.Cursor.X, obs.Cursor.Y)
 	mon := 0
 	for i, m := range obs.Monitors {
 		b := m.Bounds
@@ -463,5 +374,41 @@ func (d *dataChannel) cursorPosition(ctx context.Context, e *Envelope) (string, 
 			mon = i
 		}
 	}
-	return TypeCursorPositionResponse, map[string]int{"x": x, "y": y, "monitor": mon}, nil
+	return wire.TypeCursorPositionResponse, wire.CursorPositionResponse{X: x, Y: y, Monitor: mon}, nil
+}
+
+// features lists HELLO's computer_use_features and coarse buckets: the
+// protocol's feature flags for what this connection's registry serves and
+// the desktop can do on this host (Runtime.Supports).
+func (d *dataChannel) features() (fine, coarse []string) {
+	has := func(op string) bool {
+		_, ok := d.rt.Registry.LookupFor(audit.Link, op)
+		return ok && (d.rt.Supports == nil || d.rt.Supports(op))
+	}
+	if !d.rt.Computer || !has("computer_observe") {
+		return nil, nil
+	}
+	fine = []string{"screenshot.region", "input.click.modifiers", "input.click.button", "input.drag.path",
+		"input.key.hold", "input.mouse.down_up", "input.scroll.amount", "input.wait", "cursor.position", "display.info"}
+	coarse = []string{"screenshot", "input"}
+	if has("computer_windows") {
+		fine = append(fine, "screenshot.window", "window.list", "window.focus")
+		coarse = append(coarse, "windows")
+	}
+	if has("computer_apps") {
+		fine = append(fine, "app.list")
+		if has("computer_launch_app") {
+			fine = append(fine, "app.launch")
+		}
+		coarse = append(coarse, "apps")
+	}
+	if has("computer_clipboard_read") && has("computer_clipboard_write") {
+		fine = append(fine, "clipboard.read", "clipboard.write")
+		coarse = append(coarse, "clipboard")
+	}
+	if has("computer_permissions") {
+		fine = append(fine, "permissions.check")
+		coarse = append(coarse, "permissions")
+	}
+	return fine, coarse
 }

@@ -9,11 +9,9 @@ import (
 	"github.com/hostlink/hostlink/internal/commands"
 	"github.com/hostlink/hostlink/internal/errcode"
 	"github.com/hostlink/hostlink/internal/files"
+	"github.com/hostlink/hostlink/internal/link/wire"
 	"github.com/hostlink/hostlink/internal/ops"
 )
-
-// Transport is the audit log's name for the platform link.
-const Transport = "link"
 
 // Runtime is what one session's data connection acts on: a registry whose
 // file operations (and command operations, when enabled) are confined to
@@ -23,42 +21,19 @@ type Runtime struct {
 	Root     string // canonical absolute root
 	Shell    bool   // command operations are registered
 	Computer bool   // computer_* operations are registered
+	// Supports reports whether the desktop can do what an operation
+	// needs on this host (computer_launch_app is not implemented
+	// everywhere); nil means everything registered is.
+	Supports func(op string) bool
 	Close    func()
 }
 
-// dataChannel maps data-channel messages onto registry operations.
+// dataChannel converts data-channel messages to and from registry
+// operations.
 type dataChannel struct {
 	c      *Client
 	rt     *Runtime
-	limits *rateLimits // shared by every session
 	winIDs windowTable // window ids handed out on the current connection
-}
-
-func (d *dataChannel) routes() map[string]route {
-	r := map[string]route{
-		TypeFileRead:       {capability: CapFiles, handle: d.fileRead},
-		TypeFileWrite:      {capability: CapFiles, mutating: true, handle: d.fileWrite},
-		TypeFileStat:       {capability: CapFiles, handle: d.fileStat},
-		TypeFileList:       {capability: CapFiles, handle: d.fileList},
-		TypeFileDelete:     {capability: CapFiles, mutating: true, handle: d.fileDelete},
-		TypeFileMove:       {capability: CapFiles, mutating: true, handle: d.fileMove},
-		TypeExecuteCommand: {capability: CapShell, mutating: true, handle: d.executeCommand},
-		TypeOperationCall:  {capability: CapOperations, mutating: true, handle: d.operationCall},
-	}
-	if d.rt.Computer {
-		d.computerRoutes(r)
-	}
-	return r
-}
-
-// call runs one registry operation for the request e.
-func (d *dataChannel) call(ctx context.Context, e *Envelope, op string, args any) (any, error) {
-	b, err := json.Marshal(args)
-	if err != nil {
-		return nil, err
-	}
-	caller := ops.Caller{Transport: Transport, Peer: "platform session " + d.c.SessionID, RequestID: e.ID}
-	return d.rt.Registry.Call(ctx, caller, op, b, nil)
 }
 
 // abs turns a root-relative result path into the canonical absolute path
@@ -75,8 +50,8 @@ func tooLarge(n, limit int64) error {
 		With("max_file_size_bytes", limit)
 }
 
-func (d *dataChannel) fileRead(ctx context.Context, e *Envelope) (string, any, error) {
-	p, err := DecodePayload[FileRead](e)
+func (d *dataChannel) fileRead(ctx context.Context, r *request) (string, any, error) {
+	p, err := wire.DecodePayload[wire.FileRead](r.e)
 	if err != nil {
 		return "", nil, err
 	}
@@ -96,19 +71,19 @@ func (d *dataChannel) fileRead(ctx context.Context, e *Envelope) (string, any, e
 	if p.Length != nil {
 		length = *p.Length
 	}
-	out, err := d.call(ctx, e, "read_file", files.ReadFileArgs{Path: p.Path, Offset: p.Offset, Length: &length, Encoding: enc})
+	out, err := r.call(ctx, files.ReadFileArgs{Path: p.Path, Offset: p.Offset, Length: &length, Encoding: enc})
 	if err != nil {
 		return "", nil, err
 	}
-	r := out.(files.ReadFileResult)
-	if r.Length > limit {
-		return "", nil, tooLarge(r.SizeBytes-p.Offset, limit)
+	res := out.(files.ReadFileResult)
+	if res.Length > limit {
+		return "", nil, tooLarge(res.SizeBytes-p.Offset, limit)
 	}
-	return TypeFileContents, FileContents{Content: r.Content, Encoding: r.Encoding, SizeBytes: r.Length}, nil
+	return wire.TypeFileContents, wire.FileContents{Content: res.Content, Encoding: res.Encoding, SizeBytes: res.Length}, nil
 }
 
-func (d *dataChannel) fileWrite(ctx context.Context, e *Envelope) (string, any, error) {
-	p, err := DecodePayload[FileWrite](e)
+func (d *dataChannel) fileWrite(ctx context.Context, r *request) (string, any, error) {
+	p, err := wire.DecodePayload[wire.FileWrite](r.e)
 	if err != nil {
 		return "", nil, err
 	}
@@ -124,44 +99,43 @@ func (d *dataChannel) fileWrite(ctx context.Context, e *Envelope) (string, any, 
 	if limit := d.c.Limits().MaxFileSizeBytes; n > limit {
 		return "", nil, tooLarge(n, limit)
 	}
-	_, err = d.call(ctx, e, "write_file", files.WriteFileArgs{Path: p.Path, Content: p.Content, Encoding: enc, CreateParents: p.CreateParents})
-	if err != nil {
+	if _, err := r.call(ctx, files.WriteFileArgs{Path: p.Path, Content: p.Content, Encoding: enc, CreateParents: p.CreateParents}); err != nil {
 		return "", nil, err
 	}
-	return TypeAck, AckPayload{OK: true}, nil
+	return wire.TypeAck, wire.AckPayload{OK: true}, nil
 }
 
-func (d *dataChannel) fileStat(ctx context.Context, e *Envelope) (string, any, error) {
-	p, err := DecodePayload[FileStat](e)
+func (d *dataChannel) fileStat(ctx context.Context, r *request) (string, any, error) {
+	p, err := wire.DecodePayload[wire.FileStat](r.e)
 	if err != nil {
 		return "", nil, err
 	}
-	out, err := d.call(ctx, e, "stat", files.StatArgs{Path: p.Path, FollowSymlinks: p.FollowSymlinks})
+	out, err := r.call(ctx, files.StatArgs{Path: p.Path, FollowSymlinks: p.FollowSymlinks})
 	if err != nil {
 		return "", nil, err
 	}
-	r := out.(files.StatResult)
-	resp := FileStatResponse{Exists: r.Exists, Path: r.AbsolutePath}
+	res := out.(files.StatResult)
+	resp := wire.FileStatResponse{Exists: res.Exists, Path: res.AbsolutePath}
 	if resp.Path == "" {
-		resp.Path = d.abs(r.Path)
+		resp.Path = d.abs(res.Path)
 	}
-	if !r.Exists {
-		return TypeFileStatResponse, resp, nil
+	if !res.Exists {
+		return wire.TypeFileStatResponse, resp, nil
 	}
-	resp.IsFile, resp.IsDir, resp.IsSymlink = &r.IsFile, &r.IsDir, &r.IsSymlink
-	resp.SizeBytes, resp.Mtime = &r.SizeBytes, &r.Mtime
-	resp.OwnerUID, resp.OwnerGID = r.OwnerUID, r.OwnerGID
-	if r.Mode != "" {
-		resp.Mode = &r.Mode
+	resp.IsFile, resp.IsDir, resp.IsSymlink = &res.IsFile, &res.IsDir, &res.IsSymlink
+	resp.SizeBytes, resp.Mtime = &res.SizeBytes, &res.Mtime
+	resp.OwnerUID, resp.OwnerGID = res.OwnerUID, res.OwnerGID
+	if res.Mode != "" {
+		resp.Mode = &res.Mode
 	}
-	if r.MimeType != "" {
-		resp.MimeType = &r.MimeType
+	if res.MimeType != "" {
+		resp.MimeType = &res.MimeType
 	}
-	return TypeFileStatResponse, resp, nil
+	return wire.TypeFileStatResponse, resp, nil
 }
 
-func (d *dataChannel) fileList(ctx context.Context, e *Envelope) (string, any, error) {
-	p, err := DecodePayload[FileList](e)
+func (d *dataChannel) fileList(ctx context.Context, r *request) (string, any, error) {
+	p, err := wire.DecodePayload[wire.FileList](r.e)
 	if err != nil {
 		return "", nil, err
 	}
@@ -175,46 +149,46 @@ func (d *dataChannel) fileList(ctx context.Context, e *Envelope) (string, any, e
 		}
 		a.MaxEntries = *p.MaxEntries
 	}
-	out, err := d.call(ctx, e, "list_directory", a)
+	out, err := r.call(ctx, a)
 	if err != nil {
 		return "", nil, err
 	}
-	r := out.(files.ListDirectoryResult)
-	resp := FileListResponse{Entries: make([]FileListEntry, 0, len(r.Entries)), Truncated: r.Truncated}
-	for _, en := range r.Entries {
-		resp.Entries = append(resp.Entries, FileListEntry{Name: en.Name, Path: d.abs(en.Path), IsFile: en.Type == "file",
+	res := out.(files.ListDirectoryResult)
+	resp := wire.FileListResponse{Entries: make([]wire.FileListEntry, 0, len(res.Entries)), Truncated: res.Truncated}
+	for _, en := range res.Entries {
+		resp.Entries = append(resp.Entries, wire.FileListEntry{Name: en.Name, Path: d.abs(en.Path), IsFile: en.Type == "file",
 			IsDir: en.Type == "dir", IsSymlink: en.Type == "symlink", SizeBytes: en.SizeBytes, Mtime: en.Mtime})
 	}
-	return TypeFileListResponse, resp, nil
+	return wire.TypeFileListResponse, resp, nil
 }
 
-func (d *dataChannel) fileDelete(ctx context.Context, e *Envelope) (string, any, error) {
-	p, err := DecodePayload[FileDelete](e)
+func (d *dataChannel) fileDelete(ctx context.Context, r *request) (string, any, error) {
+	p, err := wire.DecodePayload[wire.FileDelete](r.e)
 	if err != nil {
 		return "", nil, err
 	}
-	if _, err := d.call(ctx, e, "delete", files.DeleteArgs{Path: p.Path, Recursive: p.Recursive, MissingOK: p.MissingOK}); err != nil {
+	if _, err := r.call(ctx, files.DeleteArgs{Path: p.Path, Recursive: p.Recursive, MissingOK: p.MissingOK}); err != nil {
 		return "", nil, err
 	}
-	return TypeAck, AckPayload{OK: true}, nil
+	return wire.TypeAck, wire.AckPayload{OK: true}, nil
 }
 
-func (d *dataChannel) fileMove(ctx context.Context, e *Envelope) (string, any, error) {
-	p, err := DecodePayload[FileMove](e)
+func (d *dataChannel) fileMove(ctx context.Context, r *request) (string, any, error) {
+	p, err := wire.DecodePayload[wire.FileMove](r.e)
 	if err != nil {
 		return "", nil, err
 	}
-	if _, err := d.call(ctx, e, "move", files.MoveArgs{Src: p.Src, Dst: p.Dst, Overwrite: p.Overwrite}); err != nil {
+	if _, err := r.call(ctx, files.MoveArgs{Src: p.Src, Dst: p.Dst, Overwrite: p.Overwrite}); err != nil {
 		return "", nil, err
 	}
-	return TypeAck, AckPayload{OK: true}, nil
+	return wire.TypeAck, wire.AckPayload{OK: true}, nil
 }
 
 // truncatedNote ends stderr when output did not fit, as the protocol says.
 const truncatedNote = "[command output truncated]"
 
-func (d *dataChannel) executeCommand(ctx context.Context, e *Envelope) (string, any, error) {
-	p, err := DecodePayload[ExecuteCommand](e)
+func (d *dataChannel) executeCommand(ctx context.Context, r *request) (string, any, error) {
+	p, err := wire.DecodePayload[wire.ExecuteCommand](r.e)
 	if err != nil {
 		return "", nil, err
 	}
@@ -231,27 +205,23 @@ func (d *dataChannel) executeCommand(ctx context.Context, e *Envelope) (string, 
 		if *p.TimeoutSeconds <= 0 {
 			return "", nil, errcode.New(errcode.InvalidArgument, "timeout_seconds must be positive")
 		}
+		// The negotiated timeout is the most a platform may ask for.
 		a.TimeoutSeconds = min(*p.TimeoutSeconds, lim.CommandTimeoutSeconds)
 	}
-	done, err := d.limits.startCommand()
+	out, err := r.call(ctx, a)
 	if err != nil {
 		return "", nil, err
 	}
-	out, err := d.call(ctx, e, "run_command", a)
-	done()
-	if err != nil {
-		return "", nil, err
+	rc := out.(commands.Receipt)
+	res := wire.CommandResult{TimedOut: rc.TimedOut, DurationSeconds: rc.DurationSeconds, ExitCode: -1}
+	if rc.ExitCode != nil {
+		res.ExitCode = *rc.ExitCode
 	}
-	r := out.(commands.Receipt)
-	res := CommandResult{TimedOut: r.TimedOut, DurationSeconds: r.DurationSeconds, ExitCode: -1}
-	if r.ExitCode != nil {
-		res.ExitCode = *r.ExitCode
-	}
-	stdout, stderr := r.Stdout.Head+r.Stdout.Tail, r.Stderr.Head+r.Stderr.Tail
-	res.OutputTruncated = r.OutputTruncated
+	stdout, stderr := rc.Stdout.Head+rc.Stdout.Tail, rc.Stderr.Head+rc.Stderr.Tail
+	res.OutputTruncated = rc.OutputTruncated
 	// Both streams share the negotiated budget, and stay well below the
 	// frame limit after JSON escaping (up to 6 bytes per input byte).
-	budget := min(lim.MaxFileSizeBytes, MaxFrameBytes/6-1024) - int64(len(truncatedNote))
+	budget := min(lim.MaxFileSizeBytes, wire.MaxFrameBytes/6-1024) - int64(len(truncatedNote))
 	if int64(len(stdout)+len(stderr)) > budget {
 		res.OutputTruncated = true
 		stdout = cutUTF8(stdout, budget)
@@ -264,10 +234,10 @@ func (d *dataChannel) executeCommand(ctx context.Context, e *Envelope) (string, 
 		stderr += truncatedNote
 	}
 	res.Stdout, res.Stderr = stdout, stderr
-	if d.c.Granted(CapCommandOut) {
-		res.CaptureID = r.CaptureID
+	if d.c.Granted(CapCommandOutput) {
+		res.CaptureID = rc.CaptureID
 	}
-	return TypeCommandResult, res, nil
+	return wire.TypeCommandResult, res, nil
 }
 
 // cutUTF8 returns s cut to at most n bytes at a character boundary.
@@ -285,43 +255,27 @@ func cutUTF8(s string, n int64) string {
 	return s[:i]
 }
 
-// operationCall runs any registered operation by name: hostlink's
-// addition, for operations the protocol has no message for (edits,
-// searches, command output chunks, agent tasks). The operation's own
-// capability must be granted as well.
-func (d *dataChannel) operationCall(ctx context.Context, e *Envelope) (string, any, error) {
-	p, err := DecodePayload[OperationCall](e)
+// operationCall runs any operation by name: hostlink's addition, for
+// operations the protocol has no message for (edits, searches, command
+// output chunks, agent tasks). The operation's own capability must be
+// granted as well; an operation the registry does not offer the link is
+// UNKNOWN_OPERATION, recorded by the registry.
+func (d *dataChannel) operationCall(ctx context.Context, r *request) (string, any, error) {
+	p, err := wire.DecodePayload[wire.OperationCall](r.e)
 	if err != nil {
 		return "", nil, err
 	}
-	op, ok := d.rt.Registry.Lookup(p.Op)
-	if !ok {
-		return "", nil, errcode.New(errcode.UnknownOperation, "no operation named %q", trunc(p.Op, 64))
-	}
-	if !d.c.Granted(op.Capability) {
+	r.name = trunc(p.Op, 64)
+	if op, ok := d.rt.Registry.LookupFor(r.caller(false).Transport, p.Op); ok && !d.c.Granted(op.Capability) {
 		return "", nil, errcode.New(errcode.CapabilityNotGranted, "capability %q was not granted", op.Capability)
 	}
 	args := p.Args
 	if len(args) == 0 || string(args) == "null" {
 		args = json.RawMessage("{}")
 	}
-	if p.Op == "run_command" || p.Op == "start_command" {
-		// A started command counts once towards the per-minute budget;
-		// only run_command holds a concurrency slot while it runs.
-		done, err := d.limits.startCommand()
-		if err != nil {
-			return "", nil, err
-		}
-		if p.Op == "start_command" {
-			done()
-		} else {
-			defer done()
-		}
-	}
-	caller := ops.Caller{Transport: Transport, Peer: "platform session " + d.c.SessionID, RequestID: e.ID}
-	out, err := d.rt.Registry.Call(ctx, caller, p.Op, args, nil)
+	out, err := r.callJSON(ctx, p.Op, args)
 	if err != nil {
 		return "", nil, err
 	}
-	return TypeOperationResult, OperationResult{Op: p.Op, Result: out}, nil
+	return wire.TypeOperationResult, wire.OperationResult{Op: p.Op, Result: out}, nil
 }

@@ -1,64 +1,32 @@
 package link
 
 import (
-	"bytes"
-	"encoding/json"
 	"testing"
+
+	"github.com/hostlink/hostlink/internal/link/wire"
 )
 
 // payloadDecoders decode a payload as each request or reply type hostlink
 // reads; the fuzzers feed them arbitrary bytes.
-var payloadDecoders = map[string]func(*Envelope) error{
-	TypeHello:             func(e *Envelope) error { _, err := DecodePayload[Hello](e); return err },
-	TypeHelloAck:          func(e *Envelope) error { _, err := DecodePayload[HelloAck](e); return err },
-	TypeError:             func(e *Envelope) error { _, err := DecodePayload[ErrorPayload](e); return err },
-	TypeAck:               func(e *Envelope) error { _, err := DecodePayload[AckPayload](e); return err },
-	TypeStatus:            func(e *Envelope) error { _, err := DecodePayload[Status](e); return err },
-	TypeSessionRevoked:    func(e *Envelope) error { _, err := DecodePayload[SessionRevoked](e); return err },
-	TypeFileRead:          func(e *Envelope) error { _, err := DecodePayload[FileRead](e); return err },
-	TypeFileWrite:         func(e *Envelope) error { _, err := DecodePayload[FileWrite](e); return err },
-	TypeFileStat:          func(e *Envelope) error { _, err := DecodePayload[FileStat](e); return err },
-	TypeFileList:          func(e *Envelope) error { _, err := DecodePayload[FileList](e); return err },
-	TypeFileDelete:        func(e *Envelope) error { _, err := DecodePayload[FileDelete](e); return err },
-	TypeFileMove:          func(e *Envelope) error { _, err := DecodePayload[FileMove](e); return err },
-	TypeExecuteCommand:    func(e *Envelope) error { _, err := DecodePayload[ExecuteCommand](e); return err },
-	TypeOperationCall:     func(e *Envelope) error { _, err := DecodePayload[OperationCall](e); return err },
-	TypeScreenshotRequest: func(e *Envelope) error { _, err := DecodePayload[ScreenshotRequest](e); return err },
-	TypeInputAction:       func(e *Envelope) error { _, err := DecodePayload[InputAction](e); return err },
-	"IDEMPOTENT":          func(e *Envelope) error { _, err := DecodePayload[Idempotent](e); return err },
-	"REQUEST_HASH":        func(e *Envelope) error { _, err := requestHash(e); return err },
-}
-
-func FuzzDecodeEnvelope(f *testing.F) {
-	for _, s := range []string{
-		`{"type":"PING","id":"1","ts":1,"version":"1.1","payload":{}}`,
-		`{"type":"FILE_READ","id":"x","payload":{"path":"a","length":null}}`,
-		`{"type":"HELLO_ACK","id":"x","pending_capacity":2,"payload":null}`,
-		`{"type":"","id":""}`, `[]`, `{"payload":[1]}`,
-	} {
-		f.Add([]byte(s))
-	}
-	f.Fuzz(func(t *testing.T, b []byte) {
-		e, err := DecodeEnvelope(b)
-		if err != nil {
-			return
-		}
-		if !validType(e.Type) || len(e.ID) > maxIDLen || !bytes.HasPrefix(bytes.TrimSpace(e.Payload), []byte("{")) {
-			t.Fatalf("accepted a malformed envelope: %q", b)
-		}
-		// What was accepted re-encodes and decodes to the same envelope.
-		out, err := json.Marshal(e)
-		if err != nil {
-			t.Fatalf("re-encode: %v", err)
-		}
-		e2, err := DecodeEnvelope(out)
-		if err != nil || e2.Type != e.Type || e2.ID != e.ID {
-			t.Fatalf("round trip: %v %+v %+v", err, e, e2)
-		}
-		if e.Version != "" {
-			ParseVersion(e.Version)
-		}
-	})
+var payloadDecoders = map[string]func(*wire.Envelope) error{
+	wire.TypeHello:             func(e *wire.Envelope) error { _, err := wire.DecodePayload[wire.Hello](e); return err },
+	wire.TypeHelloAck:          func(e *wire.Envelope) error { _, err := wire.DecodePayload[wire.HelloAck](e); return err },
+	wire.TypeError:             func(e *wire.Envelope) error { _, err := wire.DecodePayload[wire.ErrorPayload](e); return err },
+	wire.TypeAck:               func(e *wire.Envelope) error { _, err := wire.DecodePayload[wire.AckPayload](e); return err },
+	wire.TypeStatus:            func(e *wire.Envelope) error { _, err := wire.DecodePayload[wire.Status](e); return err },
+	wire.TypeSessionRevoked:    func(e *wire.Envelope) error { _, err := wire.DecodePayload[wire.SessionRevoked](e); return err },
+	wire.TypeFileRead:          func(e *wire.Envelope) error { _, err := wire.DecodePayload[wire.FileRead](e); return err },
+	wire.TypeFileWrite:         func(e *wire.Envelope) error { _, err := wire.DecodePayload[wire.FileWrite](e); return err },
+	wire.TypeFileStat:          func(e *wire.Envelope) error { _, err := wire.DecodePayload[wire.FileStat](e); return err },
+	wire.TypeFileList:          func(e *wire.Envelope) error { _, err := wire.DecodePayload[wire.FileList](e); return err },
+	wire.TypeFileDelete:        func(e *wire.Envelope) error { _, err := wire.DecodePayload[wire.FileDelete](e); return err },
+	wire.TypeFileMove:          func(e *wire.Envelope) error { _, err := wire.DecodePayload[wire.FileMove](e); return err },
+	wire.TypeExecuteCommand:    func(e *wire.Envelope) error { _, err := wire.DecodePayload[wire.ExecuteCommand](e); return err },
+	wire.TypeOperationCall:     func(e *wire.Envelope) error { _, err := wire.DecodePayload[wire.OperationCall](e); return err },
+	wire.TypeScreenshotRequest: func(e *wire.Envelope) error { _, err := wire.DecodePayload[wire.ScreenshotRequest](e); return err },
+	wire.TypeInputAction:       func(e *wire.Envelope) error { _, err := wire.DecodePayload[wire.InputAction](e); return err },
+	"IDEMPOTENT":               func(e *wire.Envelope) error { _, err := wire.DecodePayload[wire.Idempotent](e); return err },
+	"REQUEST_HASH":             func(e *wire.Envelope) error { _, err := requestHash(e); return err },
 }
 
 func FuzzPayloadDecoders(f *testing.F) {
@@ -78,7 +46,7 @@ func FuzzPayloadDecoders(f *testing.F) {
 						t.Fatalf("%s decoder panicked on %q: %v", name, b, p)
 					}
 				}()
-				dec(&Envelope{Type: name, Payload: b})
+				dec(&wire.Envelope{Type: name, Payload: b})
 			}()
 		}
 	})

@@ -13,8 +13,9 @@ import (
 	"sync"
 	"time"
 
-	"github.com/hostlink/hostlink/internal/approvals"
 	"github.com/hostlink/hostlink/internal/errcode"
+	"github.com/hostlink/hostlink/internal/link/wire"
+	"github.com/hostlink/hostlink/internal/ops"
 	"github.com/hostlink/hostlink/internal/private"
 	"github.com/hostlink/hostlink/internal/sqlitedb"
 )
@@ -76,10 +77,10 @@ func (s *IdemStore) Close() error { return s.db.Close() }
 
 // requestHash identifies a request's content apart from its key and
 // envelope id, independent of field order.
-func requestHash(e *Envelope) (string, error) {
+func requestHash(e *wire.Envelope) (string, error) {
 	var m map[string]any
 	if err := json.Unmarshal(e.Payload, &m); err != nil {
-		return "", errcode.New(CodeInvalidMessage, "payload is not an object")
+		return "", errcode.New(wire.CodeInvalidMessage, "payload is not an object")
 	}
 	delete(m, "idempotency_key")
 	b, err := json.Marshal(m) // map keys marshal sorted
@@ -94,15 +95,15 @@ func requestHash(e *Envelope) (string, error) {
 }
 
 // Do runs fn once per (scope, key). A repeat with the same request returns
-// the recorded response; a repeat while the first is still running waits
-// for it; a repeat with a different request is refused.
-func (s *IdemStore) Do(ctx context.Context, scope, key string, e *Envelope, fn func() (string, any, error)) (string, any, error) {
+// the recorded response (replayed); a repeat while the first is still
+// running waits for it; a repeat with a different request is refused.
+func (s *IdemStore) Do(ctx context.Context, scope, key string, e *wire.Envelope, fn func() (string, any, error)) (typ string, resp any, replayed bool, err error) {
 	if len(key) > maxKeyLen {
-		return "", nil, errcode.New(errcode.InvalidArgument, "idempotency_key is longer than %d bytes", maxKeyLen)
+		return "", nil, false, errcode.New(errcode.InvalidArgument, "idempotency_key is longer than %d bytes", maxKeyLen)
 	}
 	hash, err := requestHash(e)
 	if err != nil {
-		return "", nil, err
+		return "", nil, false, err
 	}
 	mk := scope + "\x00" + key
 	for {
@@ -112,23 +113,24 @@ func (s *IdemStore) Do(ctx context.Context, scope, key string, e *Envelope, fn f
 			typ, resp, found, err := s.lookup(scope, key, hash)
 			if err != nil || found {
 				s.mu.Unlock()
-				return typ, resp, err
+				return typ, resp, err == nil, err
 			}
 			if _, err := s.db.Exec(`INSERT INTO requests(scope,key,hash,state,created_at) VALUES(?,?,?,'running',?)`,
 				scope, key, hash, time.Now().Unix()); err != nil {
 				s.mu.Unlock()
-				return "", nil, errcode.New(errcode.Internal, "the idempotency store cannot be written; request not run")
+				return "", nil, false, errcode.New(errcode.Internal, "the idempotency store cannot be written; request not run")
 			}
 			done := make(chan struct{})
 			s.running[mk] = done
 			s.mu.Unlock()
-			return s.runAndRecord(scope, key, mk, done, fn)
+			typ, resp, err = s.runAndRecord(scope, key, mk, done, fn)
+			return typ, resp, false, err
 		}
 		s.mu.Unlock()
 		select {
 		case <-wait:
 		case <-ctx.Done():
-			return "", nil, ctx.Err()
+			return "", nil, false, ctx.Err()
 		}
 	}
 }
@@ -148,10 +150,10 @@ func (s *IdemStore) lookup(scope, key, hash string) (typ string, resp any, found
 		return "", nil, true, errcode.New(errcode.Internal, "the idempotency store cannot be read; request not run")
 	}
 	if h != hash {
-		return "", nil, true, errcode.New(CodeIdempotencyKeyReused, "idempotency_key was already used for a different request")
+		return "", nil, true, errcode.New(wire.CodeIdempotencyKeyReused, "idempotency_key was already used for a different request")
 	}
 	if state != "done" {
-		return "", nil, true, errcode.New(CodeOutcomeUnknown,
+		return "", nil, true, errcode.New(wire.CodeOutcomeUnknown,
 			"a request with this idempotency_key was started before hostlink stopped; its outcome is unknown and it is not run again")
 	}
 	return rt.String, json.RawMessage(raw), true, nil
@@ -169,14 +171,15 @@ func (s *IdemStore) runAndRecord(scope, key, mk string, done chan struct{}, fn f
 	}()
 	typ, payload, err := fn()
 	if err != nil {
-		e := errcode.As(err)
-		if e.Code == errcode.AuditUnavailable || e.Code == errcode.Overloaded || e.Code == approvals.CodePending {
-			// Refused before it ran (or not run yet, waiting for the
-			// user's approval): a re-send may run it.
+		if ops.Retryable(err) {
+			// Refused before it ran, for a reason that may pass (the
+			// audit log, a budget, the user's approval): a re-send may
+			// run it.
 			s.db.Exec(`DELETE FROM requests WHERE scope=? AND key=?`, scope, key)
 			return "", nil, err
 		}
-		typ, payload = TypeError, ErrorPayload{Code: string(e.Code), Message: e.Message, Details: e.Details}
+		e := errcode.As(err)
+		typ, payload = wire.TypeError, wire.ErrorPayload{Code: string(e.Code), Message: e.Message, Details: e.Details}
 	}
 	raw, merr := json.Marshal(payload)
 	if merr == nil {

@@ -9,8 +9,11 @@ import (
 	"sync"
 	"time"
 
+	"github.com/hostlink/hostlink/internal/apitype"
+	"github.com/hostlink/hostlink/internal/audit"
 	"github.com/hostlink/hostlink/internal/browse"
 	"github.com/hostlink/hostlink/internal/hostinfo"
+	"github.com/hostlink/hostlink/internal/ops"
 	"github.com/hostlink/hostlink/internal/rootgrant"
 )
 
@@ -39,6 +42,12 @@ type Options struct {
 	ComputerUse func() (ready bool, screen [2]int)
 	// NewRuntime opens a session's runtime, confined to root.
 	NewRuntime func(root string) (*Runtime, error)
+	// Control is the registry of the control connection: its folder
+	// browser (browse.OpName), its refusals and the link's events are
+	// recorded through it. Browse is the browser's service, whose
+	// references Consume turns into a session's folder.
+	Control *ops.Registry
+	Browse  *browse.Service
 	// Secret is the machine-only secret root grants are signed with.
 	Secret []byte
 	// Session, if set, skips the control channel and connects straight to
@@ -51,16 +60,14 @@ type Options struct {
 	Backoff     Backoff
 	Keepalive   Keepalive     // zero: DefaultKeepalive
 	IdleTimeout time.Duration // default DefaultIdleTimeout
-	Event       func(op string, details map[string]any)
 	AuditBytes  func() int64
 	Log         *slog.Logger
 }
 
 // Service is the running platform link.
 type Service struct {
-	opts   Options
-	idem   *IdemStore
-	limits *rateLimits
+	opts Options
+	idem *IdemStore
 
 	mu      sync.Mutex
 	control *Client
@@ -89,7 +96,10 @@ func New(o Options) (*Service, error) {
 	if o.IdleTimeout <= 0 {
 		o.IdleTimeout = DefaultIdleTimeout
 	}
-	s := &Service{opts: o, limits: newRateLimits()}
+	if o.Browse == nil {
+		o.Browse = browse.New(browse.Options{})
+	}
+	s := &Service{opts: o}
 	if o.IdemPath != "" {
 		if s.idem, err = OpenIdemStore(o.IdemPath); err != nil {
 			return nil, err
@@ -98,27 +108,32 @@ func New(o Options) (*Service, error) {
 	return s, nil
 }
 
-func (s *Service) event(op string, details map[string]any) {
-	if s.opts.Event != nil {
-		s.opts.Event(op, details)
+// event records one of the link's own events (connections, sessions) in
+// the audit log, through the control registry.
+func (s *Service) event(peer, op string, details map[string]any) {
+	if s.opts.Control == nil {
+		return
+	}
+	if err := s.opts.Control.Record(ops.Caller{Transport: audit.Link, Peer: peer}, op, nil, details); err != nil {
+		s.opts.Log.Warn("a link event is not in the audit log", "op", op, "err", err)
 	}
 }
 
 // capabilities is what hostlink can do right now; the control connection
 // adds directory_browse.
-func (s *Service) capabilities(control bool) []string {
-	caps := []string{}
+func (s *Service) capabilities(control bool) []ops.Capability {
+	caps := []ops.Capability{}
 	if control {
-		caps = append(caps, CapDirectoryBrowse)
+		caps = append(caps, ops.DirectoryBrowse)
 	}
-	caps = append(caps, CapFiles)
+	caps = append(caps, ops.Files)
 	shell := s.opts.Shell && (s.opts.CommandsDenied == nil || !s.opts.CommandsDenied())
 	if shell {
-		caps = append(caps, CapShell)
+		caps = append(caps, ops.Shell)
 	}
 	if s.opts.ComputerUse != nil {
 		if ok, _ := s.opts.ComputerUse(); ok {
-			caps = append(caps, CapComputerUse)
+			caps = append(caps, ops.ComputerUse)
 		}
 	}
 	if s.idem != nil {
@@ -126,10 +141,10 @@ func (s *Service) capabilities(control bool) []string {
 	}
 	caps = append(caps, CapOperations)
 	if shell {
-		caps = append(caps, CapCommandOut)
+		caps = append(caps, CapCommandOutput)
 	}
 	if s.opts.Agents {
-		caps = append(caps, CapAgents)
+		caps = append(caps, ops.Agents)
 	}
 	return caps
 }
@@ -137,10 +152,11 @@ func (s *Service) capabilities(control bool) []string {
 func (s *Service) newClient(url, session string, root *string) *Client {
 	c := &Client{
 		URL: url, Token: s.opts.Token, Tokens: s.opts.Tokens, SessionID: session, Info: s.opts.Info, Local: s.opts.Local,
-		Backoff: s.opts.Backoff, Keepalive: s.opts.Keepalive, AllowedRoot: root, Event: s.opts.Event, AuditBytes: s.opts.AuditBytes,
+		Backoff: s.opts.Backoff, Keepalive: s.opts.Keepalive, AllowedRoot: root, AuditBytes: s.opts.AuditBytes,
 		Idem: s.idem, Log: s.opts.Log, started: time.Now(),
 	}
-	c.Capabilities = func() []string { return s.capabilities(session == "" && root == nil) }
+	c.Capabilities = func() []ops.Capability { return s.capabilities(session == "" && root == nil) }
+	c.Event = func(op string, details map[string]any) { s.event(c.peer(), op, details) }
 	c.Screen = func() *[2]int {
 		if s.opts.ComputerUse == nil {
 			return nil
@@ -186,9 +202,9 @@ func (s *Service) Run(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	m := &manager{svc: s, browse: browse.New(browse.Options{}), signer: signer, ctx: ctx, sessions: map[string]*session{}}
+	m := &manager{svc: s, browse: s.opts.Browse, signer: signer, ctx: ctx, sessions: map[string]*session{}}
 	c := s.newClient(s.opts.URL, "", nil)
-	c.routes = m.routes()
+	c.Registry, c.routes = s.opts.Control, m.routes()
 	c.OnConnect = m.browse.Reset
 	s.mu.Lock()
 	s.control, s.mgr = c, m
@@ -219,28 +235,20 @@ func (s *Service) runLegacy(ctx context.Context) error {
 	defer rt.Close()
 	root := rt.Root
 	c := s.newClient(s.opts.URL+"/"+s.opts.Session, s.opts.Session, &root)
-	dc := &dataChannel{c: c, rt: rt, limits: s.limits}
-	c.routes, c.Features = dc.routes(), dc.features
+	dc := &dataChannel{c: c, rt: rt}
+	c.Registry, c.routes, c.Features = rt.Registry, dc.routes(), dc.features
 	s.mu.Lock()
 	s.legacy = c
 	s.mu.Unlock()
 	return c.Run(ctx)
 }
 
-// LinkStatus is the link's part of hostlink's status.
-type LinkStatus struct {
-	URL      string         `json:"url"`
-	Control  *State         `json:"control,omitempty"`
-	Legacy   *State         `json:"legacy_session,omitempty"`
-	Sessions []SessionState `json:"sessions"`
-}
-
 // Status reports the connections and sessions.
-func (s *Service) Status() LinkStatus {
+func (s *Service) Status() apitype.LinkDetail {
 	s.mu.Lock()
 	control, legacy, m := s.control, s.legacy, s.mgr
 	s.mu.Unlock()
-	st := LinkStatus{URL: s.opts.URL, Sessions: []SessionState{}}
+	st := apitype.LinkDetail{URL: s.opts.URL, Sessions: []apitype.LinkSession{}}
 	if control != nil {
 		cs := control.State()
 		st.Control = &cs

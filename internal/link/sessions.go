@@ -7,8 +7,10 @@ import (
 	"sync"
 	"time"
 
+	"github.com/hostlink/hostlink/internal/apitype"
 	"github.com/hostlink/hostlink/internal/browse"
 	"github.com/hostlink/hostlink/internal/errcode"
+	"github.com/hostlink/hostlink/internal/link/wire"
 	"github.com/hostlink/hostlink/internal/rootgrant"
 )
 
@@ -48,30 +50,25 @@ type manager struct {
 	sessions map[string]*session
 }
 
-func (m *manager) routes() map[string]route {
-	return map[string]route{
-		TypeDirectoryListRequest: {capability: CapDirectoryBrowse, handle: m.list},
-		TypeAttachSession:        {capability: CapDirectoryBrowse, handle: m.attach},
-		TypeActivateSession:      {capability: CapDirectoryBrowse, handle: m.activate},
-		TypeRestoreSession:       {capability: CapDirectoryBrowse, handle: m.restore},
-		TypeDetachSession:        {capability: CapDirectoryBrowse, handle: m.detach},
-	}
-}
-
-func (m *manager) list(_ context.Context, e *Envelope) (string, any, error) {
-	req, err := browse.DecodeListRequest(e.Payload)
+// list browses for a folder: the folder browser's operation, whose
+// policy class is platform_folders.
+func (m *manager) list(ctx context.Context, r *request) (string, any, error) {
+	req, err := browse.DecodeListRequest(r.e.Payload)
 	if err != nil {
 		return "", nil, err
 	}
-	resp, err := m.browse.List(req)
+	resp, err := r.call(ctx, req)
 	if err != nil {
 		return "", nil, err
 	}
-	return TypeDirectoryListResponse, resp, nil
+	return wire.TypeDirectoryListResponse, resp, nil
 }
 
-func (m *manager) attach(_ context.Context, e *Envelope) (string, any, error) {
-	req, err := rootgrant.DecodeAttach(e.Payload)
+// controlPeer is who the control connection's events are recorded from.
+const controlPeer = "platform control connection"
+
+func (m *manager) attach(_ context.Context, r *request) (string, any, error) {
+	req, err := rootgrant.DecodeAttach(r.e.Payload)
 	if err != nil {
 		return "", nil, err
 	}
@@ -94,12 +91,12 @@ func (m *manager) attach(_ context.Context, e *Envelope) (string, any, error) {
 		return "", nil, err
 	}
 	m.sessions[req.SessionID] = &session{binding: att}
-	m.svc.event("session_attach", map[string]any{"session_id": req.SessionID, "root": att.AllowedRoot, "revision": rev})
-	return TypeSessionAttached, att, nil
+	m.svc.event(controlPeer, "session_attach", map[string]any{"session_id": req.SessionID, "root": att.AllowedRoot, "revision": rev})
+	return wire.TypeSessionAttached, att, nil
 }
 
-func (m *manager) activate(_ context.Context, e *Envelope) (string, any, error) {
-	req, err := rootgrant.DecodeActivate(e.Payload)
+func (m *manager) activate(_ context.Context, r *request) (string, any, error) {
+	req, err := rootgrant.DecodeActivate(r.e.Payload)
 	if err != nil {
 		return "", nil, err
 	}
@@ -122,12 +119,12 @@ func (m *manager) activate(_ context.Context, e *Envelope) (string, any, error) 
 		}
 	}
 	b := s.binding
-	return TypeSessionActivated, rootgrant.Activated{SessionID: b.SessionID, AllowedRoot: b.AllowedRoot,
+	return wire.TypeSessionActivated, rootgrant.Activated{SessionID: b.SessionID, AllowedRoot: b.AllowedRoot,
 		Fingerprint: b.Fingerprint, Revision: b.Revision}, nil
 }
 
-func (m *manager) restore(_ context.Context, e *Envelope) (string, any, error) {
-	req, err := rootgrant.DecodeRestore(e.Payload)
+func (m *manager) restore(_ context.Context, r *request) (string, any, error) {
+	req, err := rootgrant.DecodeRestore(r.e.Payload)
 	if err != nil {
 		return "", nil, err
 	}
@@ -156,12 +153,12 @@ func (m *manager) restore(_ context.Context, e *Envelope) (string, any, error) {
 			return "", nil, err
 		}
 	}
-	m.svc.event("session_restore", map[string]any{"session_id": req.SessionID, "root": att.AllowedRoot, "revision": att.Revision})
-	return TypeSessionRestored, att, nil
+	m.svc.event(controlPeer, "session_restore", map[string]any{"session_id": req.SessionID, "root": att.AllowedRoot, "revision": att.Revision})
+	return wire.TypeSessionRestored, att, nil
 }
 
-func (m *manager) detach(_ context.Context, e *Envelope) (string, any, error) {
-	req, err := rootgrant.DecodeDetach(e.Payload)
+func (m *manager) detach(_ context.Context, r *request) (string, any, error) {
+	req, err := rootgrant.DecodeDetach(r.e.Payload)
 	if err != nil {
 		return "", nil, err
 	}
@@ -171,9 +168,9 @@ func (m *manager) detach(_ context.Context, e *Envelope) (string, any, error) {
 	m.mu.Unlock()
 	if s != nil {
 		m.stop(s.active)
-		m.svc.event("session_detach", map[string]any{"session_id": req.SessionID})
+		m.svc.event(controlPeer, "session_detach", map[string]any{"session_id": req.SessionID})
 	}
-	return TypeAck, AckPayload{OK: true}, nil
+	return wire.TypeAck, wire.AckPayload{OK: true}, nil
 }
 
 // start opens the session's runtime and data connection. m.mu is held.
@@ -194,8 +191,8 @@ func (m *manager) start(id string, s *session) error {
 	}
 	root := rt.Root
 	c := m.svc.newClient(m.svc.opts.URL+"/"+id, id, &root)
-	dc := &dataChannel{c: c, rt: rt, limits: m.svc.limits}
-	c.routes, c.Features = dc.routes(), dc.features
+	dc := &dataChannel{c: c, rt: rt}
+	c.Registry, c.routes, c.Features = rt.Registry, dc.routes(), dc.features
 	ctx, cancel := context.WithCancel(m.ctx)
 	a := &activeSession{client: c, rt: rt, cancel: cancel, done: make(chan struct{})}
 	s.active = a
@@ -247,7 +244,7 @@ func (m *manager) reapIdle(idle time.Duration) {
 		if !last.IsZero() && time.Since(last) > idle {
 			stale = append(stale, a)
 			s.active = nil
-			m.svc.event("session_idle_stop", map[string]any{"session_id": id})
+			m.svc.event(controlPeer, "session_idle_stop", map[string]any{"session_id": id})
 		}
 	}
 	m.mu.Unlock()
@@ -273,32 +270,23 @@ func (m *manager) stopAll() {
 }
 
 // states lists the sessions for status.
-func (m *manager) states() []SessionState {
+func (m *manager) states() []apitype.LinkSession {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	out := []SessionState{}
+	out := []apitype.LinkSession{}
 	for id, s := range m.sessions {
-		st := SessionState{SessionID: id, AllowedRoot: s.binding.AllowedRoot, Revision: s.binding.Revision}
+		st := apitype.LinkSession{SessionID: id, AllowedRoot: s.binding.AllowedRoot, Revision: s.binding.Revision}
 		if s.active != nil {
 			cs := s.active.client.State()
 			st.Active, st.Connection = true, &cs
 		}
 		out = append(out, st)
 	}
-	slices.SortFunc(out, func(a, b SessionState) int {
+	slices.SortFunc(out, func(a, b apitype.LinkSession) int {
 		if a.SessionID < b.SessionID {
 			return -1
 		}
 		return 1
 	})
 	return out
-}
-
-// SessionState describes one session for status.
-type SessionState struct {
-	SessionID   string `json:"session_id"`
-	AllowedRoot string `json:"allowed_root"`
-	Revision    int64  `json:"revision"`
-	Active      bool   `json:"active"`
-	Connection  *State `json:"connection,omitempty"`
 }

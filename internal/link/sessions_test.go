@@ -2,7 +2,6 @@ package link_test
 
 import (
 	"context"
-	"crypto/rand"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -15,13 +14,12 @@ import (
 	"testing"
 	"time"
 
-	"github.com/hostlink/hostlink/internal/audit"
+	"github.com/hostlink/hostlink/internal/daemon"
+	"github.com/hostlink/hostlink/internal/daemon/daemontest"
 	"github.com/hostlink/hostlink/internal/devplatform"
-	"github.com/hostlink/hostlink/internal/files"
 	"github.com/hostlink/hostlink/internal/hostinfo"
-	"github.com/hostlink/hostlink/internal/jail"
 	"github.com/hostlink/hostlink/internal/link"
-	"github.com/hostlink/hostlink/internal/ops"
+	"github.com/hostlink/hostlink/internal/link/wire"
 )
 
 // fixture is an in-process link against an in-process reference platform.
@@ -42,8 +40,6 @@ func newFixtureWith(t testing.TB, cfg devplatform.Config, adjust func(*link.Opti
 	if runtime.GOOS != "windows" {
 		home, _ = filepath.EvalSymlinks(home)
 	}
-	t.Setenv("HOME", home)
-	t.Setenv("USERPROFILE", home)
 	tok := devplatform.NewToken()
 	srv := devplatform.New(tok, cfg)
 	ln, err := devplatform.Listen("127.0.0.1:0")
@@ -54,35 +50,19 @@ func newFixtureWith(t testing.TB, cfg devplatform.Config, adjust func(*link.Opti
 	go hs.Serve(ln)
 	t.Cleanup(func() { hs.Close() })
 
-	info, err := hostinfo.Collect()
+	// The daemon's own link options: sessions get the registries the
+	// daemon assembles.
+	t.Setenv("HOME", home)
+	t.Setenv("USERPROFILE", home)
+	d, _ := daemontest.Open(t, daemontest.Config{TOML: daemontest.AllowAll + "[limits]\nmax_read_bytes = 33554432\nmax_write_bytes = 33554432\n"}, daemon.Options{})
+	o, err := d.LinkOptions(daemon.LinkOptions{URL: "ws://" + ln.Addr().String() + devplatform.ControlPath})
 	if err != nil {
 		t.Fatal(err)
 	}
-	key := make([]byte, 32)
-	rand.Read(key)
-	alog, err := audit.Open(audit.Options{Dir: t.TempDir(), Key: key, MachineID: info.MachineID, Version: "test"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { alog.Close() })
-	newRuntime := func(root string) (*link.Runtime, error) {
-		jr, err := jail.Open(root, jail.Options{})
-		if err != nil {
-			return nil, err
-		}
-		fs := files.NewService([]*files.Workdir{{Alias: "session", Root: jr}}, files.Limits{
-			MaxReadBytes: 32 << 20, MaxWriteBytes: 32 << 20, MaxListEntries: 100, MaxSearchMatches: 10,
-			MaxSearchBytes: 1 << 20, MaxSearchFileBytes: 1 << 20})
-		reg := ops.New(alog, nil)
-		files.Register(reg, fs)
-		return &link.Runtime{Registry: reg, Root: jr.Dir(), Close: func() { jr.Close() }}, nil
-	}
-	o := link.Options{
-		URL: "ws://" + ln.Addr().String() + devplatform.ControlPath, Token: tok, Info: info,
-		Local:      link.Limits{MaxFileSizeBytes: 1 << 20, CommandTimeoutSeconds: 30, MaxConcurrent: 8},
-		NewRuntime: newRuntime, Secret: key, IdemPath: filepath.Join(t.TempDir(), "link.db"),
-		Backoff: link.Backoff{Base: 50 * time.Millisecond, Max: time.Second, Jitter: 10 * time.Millisecond},
-	}
+	o.Token = tok
+	o.Local = link.Limits{MaxFileSizeBytes: 1 << 20, CommandTimeoutSeconds: 30, MaxConcurrent: 8}
+	o.IdemPath = filepath.Join(t.TempDir(), "link.db")
+	o.Backoff = link.Backoff{Base: 50 * time.Millisecond, Max: time.Second, Jitter: 10 * time.Millisecond}
 	adjust(&o)
 	svc, err := link.New(o)
 	if err != nil {
@@ -272,7 +252,7 @@ func TestInvalidHelloAckStops(t *testing.T) {
 				t.Fatal("the link kept going after an invalid HELLO_ACK")
 			}
 			if tc.cfg.AckAnyMajor {
-				if ev := f.srv.Events(); len(ev) != 2 || ev[1].CloseCode != int(link.CloseVersionMismatch) {
+				if ev := f.srv.Events(); len(ev) != 2 || ev[1].CloseCode != int(wire.CloseVersionMismatch) {
 					t.Errorf("hostlink did not close with 4426: %v", ev)
 				}
 			}
@@ -323,7 +303,7 @@ func TestKeepaliveProbeAndStatus(t *testing.T) {
 	if n := len(ctrl.Frames("STATUS")); n < 2 {
 		t.Errorf("%d periodic STATUS frames", n)
 	}
-	var st link.Status
+	var st wire.Status
 	json.Unmarshal(ctrl.Frames("STATUS")[0].Payload, &st)
 	if st.MaxConcurrent != 4 || st.UptimeSeconds <= 0 || ctrl.Frames("STATUS")[0].PendingCapacity == nil {
 		t.Errorf("STATUS: %+v", st)

@@ -10,6 +10,7 @@ import (
 
 	"github.com/hostlink/hostlink/internal/audit"
 	"github.com/hostlink/hostlink/internal/ops"
+	"github.com/hostlink/hostlink/internal/policy"
 )
 
 type bigArgs struct {
@@ -40,8 +41,8 @@ func benchSession(b *testing.B) *mcp.ClientSession {
 		b.Fatal(err)
 	}
 	b.Cleanup(func() { log.Close() })
-	reg := ops.New(log, nil)
-	ops.Register(reg, ops.Spec{Name: "big", ReadOnly: true}, func(_ context.Context, _ *ops.Call, a bigArgs) (bigResult, error) {
+	reg := ops.New(ops.Options{Audit: log})
+	ops.Register(reg, ops.Spec{Name: "big", Description: "big", Class: policy.FilesRead, Transports: ops.AllTransports, ReadOnly: true}, func(_ context.Context, _ *ops.Call, a bigArgs) (bigResult, error) {
 		r := bigResult{Entries: make([]bigEntry, a.N)}
 		for i := range r.Entries {
 			r.Entries[i] = bigEntry{Name: fmt.Sprintf("f%05d.txt", i), Path: fmt.Sprintf("big/f%05d.txt", i), Type: "file", IsFile: true, Mtime: 1.7e9}
@@ -50,7 +51,7 @@ func benchSession(b *testing.B) *mcp.ClientSession {
 	})
 	ct, st := mcp.NewInMemoryTransports()
 	ctx := context.Background()
-	ss, err := NewServer(reg, "bench", "").Connect(ctx, st, nil)
+	ss, err := NewServer(reg, audit.MCPStdio, "").Connect(ctx, st, nil)
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -18,6 +18,7 @@ import (
 	"github.com/hostlink/hostlink/internal/audit"
 	"github.com/hostlink/hostlink/internal/errcode"
 	"github.com/hostlink/hostlink/internal/ops"
+	"github.com/hostlink/hostlink/internal/policy"
 )
 
 type echoArgs struct {
@@ -48,8 +49,8 @@ func echoRegistry(t testing.TB) *ops.Registry {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { log.Close() })
-	reg := ops.New(log, nil)
-	ops.Register(reg, ops.Spec{Name: "echo", ReadOnly: true}, func(_ context.Context, _ *ops.Call, a echoArgs) (echoResult, error) {
+	reg := ops.New(ops.Options{Audit: log})
+	ops.Register(reg, ops.Spec{Name: "echo", Description: "echo", Class: policy.FilesRead, Transports: ops.AllTransports, ReadOnly: true}, func(_ context.Context, _ *ops.Call, a echoArgs) (echoResult, error) {
 		if a.Fail {
 			return echoResult{}, errcode.New(errcode.InvalidArgument, "asked to fail: %s", a.Text)
 		}
@@ -70,7 +71,7 @@ func servePipes(t *testing.T, reg *ops.Registry) (io.WriteCloser, io.ReadCloser)
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
-		Serve(ctx, reg, "test", "peer", inR, outW)
+		Serve(ctx, reg, audit.MCPStdio, "peer", inR, outW)
 	}()
 	t.Cleanup(func() {
 		cancel()

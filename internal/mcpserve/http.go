@@ -31,7 +31,7 @@ type HTTPOptions struct {
 // MCP layer sees it.
 func NewHTTPHandler(reg *ops.Registry, o HTTPOptions) http.Handler {
 	mcpHandler := mcp.NewStreamableHTTPHandler(func(r *http.Request) *mcp.Server {
-		return NewServer(reg, ops.TransportMCPHTTP, r.RemoteAddr)
+		return NewServer(reg, audit.MCPHTTP, r.RemoteAddr)
 	}, &mcp.StreamableHTTPOptions{MaxRequestBodyBytes: o.MaxBodyBytes, SessionTimeout: 30 * time.Minute})
 	return &guard{next: mcpHandler, opts: o}
 }
@@ -46,7 +46,7 @@ func (g *guard) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if status != 0 {
 		if g.opts.Audit != nil {
 			g.opts.Audit.Append(audit.Record{
-				Time: time.Now(), Transport: ops.TransportMCPHTTP, Peer: r.RemoteAddr,
+				Time: time.Now(), Transport: audit.MCPHTTP, Peer: r.RemoteAddr,
 				Op: "http_request_refused", Code: "AUTH_FAILED", Details: map[string]any{"reason": reason},
 			})
 		}

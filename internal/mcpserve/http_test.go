@@ -13,6 +13,7 @@ import (
 	"github.com/hostlink/hostlink/internal/audit"
 	"github.com/hostlink/hostlink/internal/errcode"
 	"github.com/hostlink/hostlink/internal/ops"
+	"github.com/hostlink/hostlink/internal/policy"
 )
 
 func TestGuard(t *testing.T) {
@@ -92,10 +93,10 @@ func TestCancellation(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer log.Close()
-	reg := ops.New(log, nil)
+	reg := ops.New(ops.Options{Audit: log})
 	started := make(chan struct{})
 	stopped := make(chan error, 1)
-	ops.Register(reg, ops.Spec{Name: "wait", ReadOnly: true}, func(ctx context.Context, c *ops.Call, _ waitArgs) (waitResult, error) {
+	ops.Register(reg, ops.Spec{Name: "wait", Description: "wait", Class: policy.FilesRead, Transports: ops.AllTransports, ReadOnly: true}, func(ctx context.Context, c *ops.Call, _ waitArgs) (waitResult, error) {
 		close(started)
 		<-ctx.Done()
 		stopped <- ctx.Err()

@@ -84,7 +84,7 @@ func serveFiles(b *testing.B, limits files.Limits, setup func(root string)) *raw
 		b.Fatal(err)
 	}
 	b.Cleanup(func() { log.Close() })
-	reg := ops.New(log, nil)
+	reg := ops.New(ops.Options{Audit: log})
 	files.Register(reg, files.NewService([]*files.Workdir{{Alias: "main", Root: jr}}, limits))
 
 	inR, inW := io.Pipe()
@@ -92,7 +92,7 @@ func serveFiles(b *testing.B, limits files.Limits, setup func(root string)) *raw
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() {
-		done <- mcpserve.Serve(ctx, reg, ops.TransportMCPStdio, "bench", inR, outW)
+		done <- mcpserve.Serve(ctx, reg, audit.MCPStdio, "bench", inR, outW)
 	}()
 	b.Cleanup(func() {
 		cancel()

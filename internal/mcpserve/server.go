@@ -9,6 +9,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/hostlink/hostlink/internal/audit"
 	"github.com/hostlink/hostlink/internal/errcode"
 	"github.com/hostlink/hostlink/internal/ops"
 	"github.com/hostlink/hostlink/internal/version"
@@ -16,20 +17,20 @@ import (
 
 // NewServer returns an MCP server exposing every operation in reg. Calls are
 // attributed to transport and peer in the audit log.
-func NewServer(reg *ops.Registry, transport, peer string) *mcp.Server {
+func NewServer(reg *ops.Registry, transport audit.Transport, peer string) *mcp.Server {
 	return newServer(reg, transport, peer, nil)
 }
 
 // newServer is NewServer whose tool results, when enc is not nil, are
 // encoded once by the handler and stored in enc for the connection (see
 // encodedResults).
-func newServer(reg *ops.Registry, transport, peer string, enc *encodedResults) *mcp.Server {
+func newServer(reg *ops.Registry, transport audit.Transport, peer string, enc *encodedResults) *mcp.Server {
 	s := mcp.NewServer(&mcp.Implementation{Name: "hostlink", Title: "hostlink", Version: version.Version}, &mcp.ServerOptions{
 		Instructions: "hostlink acts on this computer's files inside configured workdirs. " +
 			"Call list_workdirs first; every path is relative to a workdir (or absolute inside one). " +
 			"Errors carry a stable code such as PATH_OUTSIDE_ALLOWED_ROOT.",
 	})
-	for _, op := range reg.Ops() {
+	for _, op := range reg.OpsFor(transport) {
 		s.AddTool(tool(op), handler(reg, op.Name, transport, peer, enc))
 	}
 	return s
@@ -59,7 +60,7 @@ type errorResult struct {
 	Error *errcode.Error `json:"error"`
 }
 
-func handler(reg *ops.Registry, name, transport, peer string, enc *encodedResults) mcp.ToolHandler {
+func handler(reg *ops.Registry, name string, transport audit.Transport, peer string, enc *encodedResults) mcp.ToolHandler {
 	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		var progress ops.ProgressFunc
 		if token := req.Params.GetProgressToken(); token != nil && req.Session != nil {
@@ -119,14 +120,14 @@ func encodeJSON(v any) ([]byte, error) {
 // ServeStdio serves reg on standard input and output until the client
 // disconnects or ctx is done. peer describes the client for the audit log.
 func ServeStdio(ctx context.Context, reg *ops.Registry, peer string) error {
-	return Serve(ctx, reg, ops.TransportMCPStdio, peer, os.Stdin, nopCloser{os.Stdout})
+	return Serve(ctx, reg, audit.MCPStdio, peer, os.Stdin, nopCloser{os.Stdout})
 }
 
 // Serve serves reg with newline-delimited JSON-RPC read from r and written
 // to w (MCP's stdio transport) until the client disconnects or ctx is done.
 // Tool results are encoded once (see encodedResults). transport and peer
 // are recorded in the audit log.
-func Serve(ctx context.Context, reg *ops.Registry, transport, peer string, r io.ReadCloser, w io.WriteCloser) error {
+func Serve(ctx context.Context, reg *ops.Registry, transport audit.Transport, peer string, r io.ReadCloser, w io.WriteCloser) error {
 	enc := newEncodedResults()
 	return newServer(reg, transport, peer, enc).Run(ctx, enc.transport(r, w))
 }

@@ -8,18 +8,16 @@ import (
 	"github.com/hostlink/hostlink/internal/errcode"
 )
 
-// Transport names, as recorded in the audit log.
-const (
-	TransportMCPStdio = "mcp-stdio"
-	TransportMCPHTTP  = "mcp-http"
-	TransportCLI      = "cli"
-)
-
 // Caller says who is calling, as the transport measured it.
 type Caller struct {
-	Transport string
+	Transport audit.Transport
 	Peer      string
 	RequestID string
+	// Nested marks a call a transport makes while serving a request it
+	// has already counted against the budgets, such as the observation
+	// the link takes to place an INPUT_ACTION: it is audited and judged
+	// by the policy like any other, but takes no budget.
+	Nested bool
 }
 
 // ProgressFunc reports progress of a long operation; total is 0 when unknown.

@@ -1,10 +1,20 @@
 // Package ops is hostlink's operation registry: the one place where every
 // capability is declared, with its typed request and response, its JSON
-// schemas, its read-only and destructive flags, and its handler.
+// schemas, its policy class, the transports that may call it, its limits
+// and its handler.
 //
-// Transports (MCP, the platform link, the local control channel) are thin
-// adapters over Registry.Call. Whatever transport a call comes from, it goes
-// the same way: lookup, audit health check, schema validation, strict
-// decoding, policy, handler, audit record. Nothing in that chain is repeated
-// per transport.
+// Transports (MCP on stdio and HTTP, the platform link, the local control
+// channel, the web console) are thin adapters over Registry.Call (JSON
+// arguments) or Registry.CallValue (a request the transport built itself).
+// Whatever transport a call comes from, it goes the same way: audit health
+// check, lookup (an operation its spec does not offer on the caller's
+// transport does not exist there), schema validation, strict decoding,
+// policy (the request describes itself: policy.Describer), budgets,
+// handler, audit record. Nothing in that chain is repeated per transport,
+// and a transport that refuses a request before it reaches an operation
+// records that through Registry.Refuse.
+//
+// An operation is one file in its package: its request type (with its
+// Describe method), its response type, its handler and its Register call
+// with an ops.Spec. See "Adding an operation" in docs/DESIGN.md.
 package ops

@@ -5,7 +5,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/hostlink/hostlink/internal/audit"
 	"github.com/hostlink/hostlink/internal/errcode"
+	"github.com/hostlink/hostlink/internal/policy"
 )
 
 type withImages struct {
@@ -42,10 +44,10 @@ func TestCheckImages(t *testing.T) {
 // the refusal is what the audit log records.
 func TestRegistryRefusesOversizedImages(t *testing.T) {
 	r, _, dir, _ := newRegistry(t, nil)
-	Register(r, Spec{Name: "snap", ReadOnly: true}, func(ctx context.Context, c *Call, a struct{}) (*withImages, error) {
+	Register(r, Spec{Name: "snap", Description: "snaps", Class: policy.ComputerObserve, Transports: AllTransports, ReadOnly: true}, func(ctx context.Context, c *Call, a struct{}) (*withImages, error) {
 		return &withImages{imgs: []Image{{MIMEType: "image/png", Data: make([]byte, MaxImageBytes+1)}}}, nil
 	})
-	out, err := r.Call(context.Background(), Caller{Transport: "test"}, "snap", nil, nil)
+	out, err := r.Call(context.Background(), Caller{Transport: audit.MCPStdio}, "snap", nil, nil)
 	if errcode.CodeOf(err) != ImageTooLarge || out != nil {
 		t.Fatalf("out %v err %v", out, err)
 	}

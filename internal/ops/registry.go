@@ -2,8 +2,10 @@ package ops
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"slices"
+	"strings"
 	"sync"
 	"time"
 
@@ -11,36 +13,21 @@ import (
 
 	"github.com/hostlink/hostlink/internal/audit"
 	"github.com/hostlink/hostlink/internal/errcode"
+	"github.com/hostlink/hostlink/internal/policy"
 )
-
-// Spec declares an operation's identity and behaviour flags.
-type Spec struct {
-	Name        string // stable name on every transport, e.g. "read_file"
-	Title       string
-	Description string
-	Capability  string // capability it belongs to, e.g. "files"
-	ReadOnly    bool   // does not change anything on the host
-	Destructive bool   // may delete or overwrite existing data
-	Idempotent  bool   // repeating it with the same arguments has no further effect
-}
-
-// SpecsFor returns a constructor of Specs for one capability's operations,
-// so a package registering several states its capability once.
-func SpecsFor(capability string) func(name, title, desc string, readOnly, destructive, idempotent bool) Spec {
-	return func(name, title, desc string, readOnly, destructive, idempotent bool) Spec {
-		return Spec{Name: name, Title: title, Description: desc, Capability: capability,
-			ReadOnly: readOnly, Destructive: destructive, Idempotent: idempotent}
-	}
-}
 
 // Op is a registered operation.
 type Op struct {
 	Spec
 	InputSchema  *jsonschema.Schema
 	OutputSchema *jsonschema.Schema
+	// Describes reports that the request type describes itself
+	// (policy.Describer); every operation hostlink registers does.
+	Describes bool
 
-	input  *jsonschema.Resolved
-	invoke func(ctx context.Context, c *Call, args []byte) (any, error)
+	decode func(args []byte) (any, error) // JSON arguments to In
+	check  func(in any) (any, error)      // a transport's own In, validated
+	handle func(ctx context.Context, c *Call, in any) (any, error)
 }
 
 // Auditor records one line per call. audit.Log implements it.
@@ -54,32 +41,56 @@ type Auditor interface {
 // Policy decides whether a caller may run an operation, after the request
 // is validated and before the handler runs. in is the decoded request (the
 // operation's In value), so that a policy can judge the exact action; a
-// policy may block (waiting for the user) and must honour ctx.
+// policy may block (waiting for the user) and must honour ctx. Gate makes
+// one from a policy.Engine.
 type Policy interface {
 	Allow(ctx context.Context, c *Call, op *Op, in any) error
+}
+
+// Options configure a Registry.
+type Options struct {
+	Audit  Auditor // required
+	Policy Policy  // nil: every call is allowed
+	// Budgets counts the use of the specs' budgets; registries that share
+	// one share the limits. Nil: the registry's own.
+	Budgets *Budgets
 }
 
 // Registry holds the operations. It is safe for concurrent use once
 // registration is done.
 type Registry struct {
-	mu     sync.RWMutex
-	ops    map[string]*Op
-	audit  Auditor
-	policy Policy
+	mu      sync.RWMutex
+	ops     map[string]*Op
+	sealed  bool
+	audit   Auditor
+	policy  Policy
+	budgets *Budgets
 }
 
-// New returns an empty registry that audits through a and asks p (if not
-// nil) before running each call.
-func New(a Auditor, p Policy) *Registry {
-	return &Registry{ops: make(map[string]*Op), audit: a, policy: p}
+// New returns an empty registry.
+func New(o Options) *Registry {
+	if o.Budgets == nil {
+		o.Budgets = NewBudgets()
+	}
+	return &Registry{ops: make(map[string]*Op), audit: o.Audit, policy: o.Policy, budgets: o.Budgets}
 }
 
 // Handler is an operation's implementation.
 type Handler[In, Out any] func(ctx context.Context, c *Call, in In) (Out, error)
 
-// Register adds an operation. It panics on a duplicate name or a type that
-// has no JSON schema: both are programming errors found at start-up.
+// Register adds an operation. It panics on an incomplete spec (no name,
+// description, known class or transports), a duplicate name, a sealed
+// registry, or a type that has no JSON schema: all programming errors
+// found at start-up.
 func Register[In, Out any](r *Registry, spec Spec, h Handler[In, Out]) *Op {
+	switch {
+	case spec.Name == "" || spec.Description == "":
+		panic(fmt.Sprintf("ops: %q needs a name and a description", spec.Name))
+	case !policy.Known(spec.Class):
+		panic(fmt.Sprintf("ops: %s: class %q is not a policy class", spec.Name, spec.Class))
+	case len(spec.Transports) == 0:
+		panic(fmt.Sprintf("ops: %s offers no transport", spec.Name))
+	}
 	in, err := schemaFor[In]()
 	if err != nil {
 		panic(fmt.Sprintf("ops: %s input: %v", spec.Name, err))
@@ -92,21 +103,34 @@ func Register[In, Out any](r *Registry, spec Spec, h Handler[In, Out]) *Op {
 	if err != nil {
 		panic(fmt.Sprintf("ops: %s input schema: %v", spec.Name, err))
 	}
-	op := &Op{Spec: spec, InputSchema: in, OutputSchema: out, input: resolved}
-	op.invoke = func(ctx context.Context, c *Call, args []byte) (any, error) {
+	var zero In
+	_, describes := any(zero).(policy.Describer)
+	op := &Op{Spec: spec, InputSchema: in, OutputSchema: out, Describes: describes}
+	op.decode = func(args []byte) (any, error) {
 		var v In
-		if err := decode(resolved, args, &v); err != nil {
-			return nil, err
-		}
-		if r.policy != nil {
-			if err := r.policy.Allow(ctx, c, op, v); err != nil {
-				return nil, err
-			}
-		}
-		return h(ctx, c, v)
+		err := decode(resolved, args, &v)
+		return v, err
 	}
+	op.check = func(in any) (any, error) {
+		v, ok := in.(In)
+		if !ok {
+			return nil, errcode.New(errcode.Internal, "%s called with a %T", spec.Name, in)
+		}
+		// The schema checks what the value encodes to (jsonschema-go
+		// validates JSON values, not structs); the value itself is not
+		// decoded again.
+		b, err := json.Marshal(v)
+		if err != nil {
+			return nil, errcode.New(errcode.InvalidArgument, "arguments are not valid JSON")
+		}
+		return v, validate(resolved, b)
+	}
+	op.handle = func(ctx context.Context, c *Call, in any) (any, error) { return h(ctx, c, in.(In)) }
 	r.mu.Lock()
 	defer r.mu.Unlock()
+	if r.sealed {
+		panic("ops: " + spec.Name + " registered after the registry was sealed")
+	}
 	if _, dup := r.ops[spec.Name]; dup {
 		panic("ops: duplicate operation " + spec.Name)
 	}
@@ -114,12 +138,36 @@ func Register[In, Out any](r *Registry, spec Spec, h Handler[In, Out]) *Op {
 	return op
 }
 
-// Lookup returns the named operation.
+// Seal ends registration: a later Register panics. The daemon's assembly
+// seals every registry it builds, and serves only sealed ones.
+func (r *Registry) Seal() {
+	r.mu.Lock()
+	r.sealed = true
+	r.mu.Unlock()
+}
+
+// Sealed reports whether Seal was called.
+func (r *Registry) Sealed() bool {
+	r.mu.RLock()
+	defer r.mu.RUnlock()
+	return r.sealed
+}
+
+// Lookup returns the named operation, whatever transport may call it.
 func (r *Registry) Lookup(name string) (*Op, bool) {
 	r.mu.RLock()
 	defer r.mu.RUnlock()
 	op, ok := r.ops[name]
 	return op, ok
+}
+
+// LookupFor returns the named operation if transport t may call it.
+func (r *Registry) LookupFor(t audit.Transport, name string) (*Op, bool) {
+	op, ok := r.Lookup(name)
+	if !ok || !op.Offered(t) {
+		return nil, false
+	}
+	return op, true
 }
 
 // Ops returns every operation, sorted by name.
@@ -130,45 +178,52 @@ func (r *Registry) Ops() []*Op {
 	for _, op := range r.ops {
 		out = append(out, op)
 	}
-	slices.SortFunc(out, func(a, b *Op) int {
-		if a.Name < b.Name {
-			return -1
-		}
-		if a.Name > b.Name {
-			return 1
-		}
-		return 0
-	})
+	slices.SortFunc(out, func(a, b *Op) int { return strings.Compare(a.Name, b.Name) })
 	return out
+}
+
+// OpsFor returns the operations transport t may call, sorted by name.
+func (r *Registry) OpsFor(t audit.Transport) []*Op {
+	return slices.DeleteFunc(r.Ops(), func(op *Op) bool { return !op.Offered(t) })
 }
 
 // Call runs the named operation with JSON arguments for a caller. The result
 // is the handler's typed response; the error, if any, is an *errcode.Error.
 // Exactly one audit record is written for every call, refused or not, before
-// the result is returned; if the
-// audit log cannot take it, the call is refused before it runs, or its
-// result withheld if the log fails during the call.
+// the result is returned; if the audit log cannot take it, the call is
+// refused before it runs, or its result withheld if the log fails during
+// the call.
 func (r *Registry) Call(ctx context.Context, caller Caller, name string, args []byte, progress ProgressFunc) (any, error) {
+	return r.call(ctx, caller, name, func(op *Op) (any, error) { return op.decode(args) }, progress)
+}
+
+// CallValue is Call with a request the transport built itself, of the
+// operation's request type: validated against the same schema, but not
+// decoded again.
+func (r *Registry) CallValue(ctx context.Context, caller Caller, name string, in any, progress ProgressFunc) (any, error) {
+	return r.call(ctx, caller, name, func(op *Op) (any, error) { return op.check(in) }, progress)
+}
+
+func (r *Registry) call(ctx context.Context, caller Caller, name string, decode func(*Op) (any, error), progress ProgressFunc) (any, error) {
 	start := time.Now()
 	c := &Call{Caller: caller, progress: progress}
 	if err := r.audit.Check(); err != nil {
-		return nil, errcode.New(errcode.AuditUnavailable, "the audit log cannot be written; operation refused")
+		return nil, retry(errcode.New(errcode.AuditUnavailable, "the audit log cannot be written; operation refused"))
 	}
 	var (
 		out any
 		err error
 	)
-	op, ok := r.Lookup(name)
+	op, ok := r.LookupFor(caller.Transport, name)
 	if !ok {
 		err = errcode.New(errcode.UnknownOperation, "no operation named %q", truncate(name, 64))
 	} else {
-		out, err = op.invoke(ctx, c, args)
-		if err == nil {
-			err = CheckImages(out)
-		}
+		out, err = r.run(ctx, c, op, decode)
 	}
 	if err != nil {
-		err = errcode.As(err)
+		if !Retryable(err) {
+			err = errcode.As(err)
+		}
 		out = nil
 	}
 	rec := c.record(name, start, err)
@@ -176,9 +231,66 @@ func (r *Registry) Call(ctx context.Context, caller Caller, name string, args []
 	// result is (see audit's "Durability"); every other one must.
 	rec.Deferred = ok && op.ReadOnly
 	if aerr := r.audit.Append(rec); aerr != nil {
-		return nil, errcode.New(errcode.AuditUnavailable, "the audit log cannot be written; result withheld")
+		return nil, retry(errcode.New(errcode.AuditUnavailable, "the audit log cannot be written; result withheld"))
 	}
 	return out, err
+}
+
+// run decodes, judges, budgets and runs one call.
+func (r *Registry) run(ctx context.Context, c *Call, op *Op, decode func(*Op) (any, error)) (any, error) {
+	in, err := decode(op)
+	if err != nil {
+		return nil, err
+	}
+	if r.policy != nil {
+		if err := r.policy.Allow(ctx, c, op, in); err != nil {
+			return nil, err
+		}
+	}
+	if op.Budget.binds(c.Caller) {
+		release, err := r.budgets.take(op.Budget)
+		if err != nil {
+			return nil, retry(errcode.As(err))
+		}
+		defer release()
+	}
+	out, err := op.handle(ctx, c, in)
+	if err != nil {
+		return nil, err
+	}
+	return out, CheckImages(out)
+}
+
+// Refuse records a request that a transport refused before it reached an
+// operation (an unknown message type, a capability not granted, a
+// concurrency cap) as the registry records a call: name is what was asked
+// for, details small facts about it. It returns err as the caller should
+// answer it, or AUDIT_UNAVAILABLE when the record cannot be written.
+func (r *Registry) Refuse(caller Caller, name string, err error, details map[string]any) error {
+	if aerr := r.Record(caller, name, err, details); aerr != nil {
+		return aerr
+	}
+	return err
+}
+
+// Record writes one audit record, in the call records' form, for what a
+// transport did without running an operation: a refusal (outcome is its
+// error), a reply replayed from a transport's own store, an event of the
+// transport's life. Nothing ran, so the record need not be synced before
+// the caller hears back. The error is AUDIT_UNAVAILABLE when the record
+// cannot be written.
+func (r *Registry) Record(caller Caller, name string, outcome error, details map[string]any) error {
+	c := &Call{Caller: caller}
+	for k, v := range details {
+		c.Detail(k, v)
+	}
+	rec := c.record(name, time.Now(), outcome)
+	rec.Duration = 0
+	rec.Deferred = true
+	if err := r.audit.Append(rec); err != nil {
+		return retry(errcode.New(errcode.AuditUnavailable, "the audit log cannot be written"))
+	}
+	return nil
 }
 
 func truncate(s string, n int) string {

@@ -11,6 +11,7 @@ import (
 
 	"github.com/hostlink/hostlink/internal/audit"
 	"github.com/hostlink/hostlink/internal/errcode"
+	"github.com/hostlink/hostlink/internal/policy"
 )
 
 type echoArgs struct {
@@ -21,6 +22,11 @@ type echoArgs struct {
 
 type echoResult struct {
 	Greeting string `json:"greeting"`
+}
+
+// testSpec is a complete spec of a mutating operation offered everywhere.
+func testSpec(name string) Spec {
+	return Spec{Name: name, Title: name, Description: "a test operation", Class: policy.FilesWrite, Transports: AllTransports}
 }
 
 // newRegistry returns a registry audited to a real log, with one operation
@@ -35,9 +41,9 @@ func newRegistry(t *testing.T, p Policy) (*Registry, *audit.Log, string, *int) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { log.Close() })
-	r := New(log, p)
+	r := New(Options{Audit: log, Policy: p})
 	calls := new(int)
-	Register(r, Spec{Name: "echo", Title: "Echo", ReadOnly: true}, func(ctx context.Context, c *Call, a echoArgs) (echoResult, error) {
+	Register(r, Spec{Name: "echo", Title: "Echo", Description: "echoes", Class: policy.FilesRead, Transports: AllTransports, ReadOnly: true}, func(ctx context.Context, c *Call, a echoArgs) (echoResult, error) {
 		*calls++
 		c.Target("wd", "a/b.txt")
 		c.AddBytes(5)
@@ -59,12 +65,12 @@ func lastLine(t *testing.T, dir string) string {
 	if err != nil || len(lines) != 1 {
 		t.Fatalf("Tail: %v %v", lines, err)
 	}
-	return strings.Join([]string{lines[0].Op, lines[0].Code, lines[0].Transport, lines[0].Workdir}, " ")
+	return strings.Join([]string{lines[0].Op, lines[0].Code, string(lines[0].Transport), lines[0].Workdir}, " ")
 }
 
 func TestCall(t *testing.T) {
 	r, _, dir, calls := newRegistry(t, nil)
-	caller := Caller{Transport: "test", Peer: "p"}
+	caller := Caller{Transport: audit.MCPStdio, Peer: "p"}
 	tests := []struct {
 		args  string
 		code  errcode.Code
@@ -104,7 +110,7 @@ func TestCall(t *testing.T) {
 		if tt.code != "" {
 			want = string(tt.code)
 		}
-		if got := lastLine(t, dir); !strings.HasPrefix(got, "echo "+want+" test") {
+		if got := lastLine(t, dir); !strings.HasPrefix(got, "echo "+want+" mcp-stdio") {
 			t.Errorf("args %s: audit line %q, want echo %s", tt.args, got, want)
 		}
 	}
@@ -112,7 +118,7 @@ func TestCall(t *testing.T) {
 
 func TestUntypedErrorsDoNotLeak(t *testing.T) {
 	r, _, dir, _ := newRegistry(t, nil)
-	_, err := r.Call(context.Background(), Caller{}, "echo", []byte(`{"name":"leak"}`), nil)
+	_, err := r.Call(context.Background(), Caller{Transport: audit.IPC}, "echo", []byte(`{"name":"leak"}`), nil)
 	if strings.Contains(err.Error(), "secret") || strings.Contains(err.Error(), "token") {
 		t.Fatalf("error leaks: %v", err)
 	}
@@ -124,7 +130,7 @@ func TestUntypedErrorsDoNotLeak(t *testing.T) {
 
 func TestUnknownOperation(t *testing.T) {
 	r, _, dir, _ := newRegistry(t, nil)
-	_, err := r.Call(context.Background(), Caller{Transport: "test"}, "nope", nil, nil)
+	_, err := r.Call(context.Background(), Caller{Transport: audit.MCPStdio}, "nope", nil, nil)
 	if errcode.CodeOf(err) != errcode.UnknownOperation {
 		t.Fatalf("got %v", err)
 	}
@@ -141,7 +147,7 @@ func (denyAll) Allow(context.Context, *Call, *Op, any) error {
 
 func TestPolicyRunsBeforeHandler(t *testing.T) {
 	r, _, dir, calls := newRegistry(t, denyAll{})
-	_, err := r.Call(context.Background(), Caller{Transport: "test"}, "echo", []byte(`{"name":"x"}`), nil)
+	_, err := r.Call(context.Background(), Caller{Transport: audit.MCPStdio}, "echo", []byte(`{"name":"x"}`), nil)
 	if errcode.CodeOf(err) != errcode.CapabilityNotGranted || *calls != 0 {
 		t.Fatalf("err %v, calls %d", err, *calls)
 	}
@@ -157,7 +163,7 @@ func TestUnauditedCallsAreRefused(t *testing.T) {
 	if err := os.Remove(log.Path()); err != nil {
 		t.Fatal(err)
 	}
-	_, err := r.Call(context.Background(), Caller{}, "echo", []byte(`{"name":"x"}`), nil)
+	_, err := r.Call(context.Background(), Caller{Transport: audit.IPC}, "echo", []byte(`{"name":"x"}`), nil)
 	if errcode.CodeOf(err) != errcode.AuditUnavailable || *calls != 0 {
 		t.Fatalf("err %v, handler calls %d", err, *calls)
 	}
@@ -172,7 +178,7 @@ func (failingAppend) Append(audit.Record) error { return errors.New("disk full")
 func TestResultWithheldWhenRecordFails(t *testing.T) {
 	r, log, _, calls := newRegistry(t, nil)
 	r.audit = failingAppend{log}
-	out, err := r.Call(context.Background(), Caller{}, "echo", []byte(`{"name":"x"}`), nil)
+	out, err := r.Call(context.Background(), Caller{Transport: audit.IPC}, "echo", []byte(`{"name":"x"}`), nil)
 	if errcode.CodeOf(err) != errcode.AuditUnavailable || out != nil || *calls != 1 {
 		t.Fatalf("out %v err %v calls %d", out, err, *calls)
 	}
@@ -198,15 +204,7 @@ func TestSchemas(t *testing.T) {
 			t.Error("duplicate registration did not panic")
 		}
 	}()
-	Register(r, Spec{Name: "echo"}, func(context.Context, *Call, echoArgs) (echoResult, error) { return echoResult{}, nil })
-}
-
-func TestSpecsFor(t *testing.T) {
-	got := SpecsFor("files")("read_file", "Read", "reads", true, false, true)
-	want := Spec{Name: "read_file", Title: "Read", Description: "reads", Capability: "files", ReadOnly: true, Idempotent: true}
-	if got != want {
-		t.Fatalf("SpecsFor = %+v, want %+v", got, want)
-	}
+	Register(r, testSpec("echo"), func(context.Context, *Call, echoArgs) (echoResult, error) { return echoResult{}, nil })
 }
 
 // recordingAppend keeps the records the registry appends.
@@ -224,7 +222,7 @@ func (a recordingAppend) Append(r audit.Record) error {
 // before the result is returned: only those of read-only operations.
 func TestDeferredOnlyForReadOnly(t *testing.T) {
 	r, log, _, _ := newRegistry(t, nil)
-	Register(r, Spec{Name: "change"}, func(context.Context, *Call, echoArgs) (echoResult, error) {
+	Register(r, testSpec("change"), func(context.Context, *Call, echoArgs) (echoResult, error) {
 		return echoResult{}, nil
 	})
 	var recs []audit.Record
@@ -241,7 +239,7 @@ func TestDeferredOnlyForReadOnly(t *testing.T) {
 	}
 	for _, tt := range tests {
 		recs = nil
-		r.Call(context.Background(), Caller{}, tt.op, []byte(tt.args), nil)
+		r.Call(context.Background(), Caller{Transport: audit.IPC}, tt.op, []byte(tt.args), nil)
 		if len(recs) != 1 || recs[0].Deferred != tt.want {
 			t.Errorf("%s %s: records %+v, want one with Deferred=%v", tt.op, tt.args, recs, tt.want)
 		}

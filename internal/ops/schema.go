@@ -58,6 +58,20 @@ func decode(rs *jsonschema.Resolved, args []byte, v any) error {
 	if len(bytes.TrimSpace(args)) == 0 || string(bytes.TrimSpace(args)) == "null" {
 		args = []byte("{}")
 	}
+	if err := validate(rs, args); err != nil {
+		return err
+	}
+	dec := json.NewDecoder(bytes.NewReader(args))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(v); err != nil {
+		return errcode.New(errcode.InvalidArgument, "%s", err.Error())
+	}
+	return nil
+}
+
+// validate checks JSON arguments against the resolved schema: they must be
+// one object, with every field of its declared type and within its bounds.
+func validate(rs *jsonschema.Resolved, args []byte) error {
 	var inst any
 	if err := json.Unmarshal(args, &inst); err != nil {
 		return errcode.New(errcode.InvalidArgument, "arguments are not valid JSON")
@@ -66,11 +80,6 @@ func decode(rs *jsonschema.Resolved, args []byte, v any) error {
 		return errcode.New(errcode.InvalidArgument, "arguments must be a JSON object")
 	}
 	if err := rs.Validate(inst); err != nil {
-		return errcode.New(errcode.InvalidArgument, "%s", err.Error())
-	}
-	dec := json.NewDecoder(bytes.NewReader(args))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(v); err != nil {
 		return errcode.New(errcode.InvalidArgument, "%s", err.Error())
 	}
 	return nil

@@ -53,6 +53,10 @@ func (d Dirs) ConfigFile() string { return filepath.Join(d.Config, "config.toml"
 // AuditFile is the path of the audit log.
 func (d Dirs) AuditFile() string { return filepath.Join(d.Audit, "audit.log") }
 
+// AuditKey is where the audit log's HMAC key is kept: in the state
+// directory, private to the user, never in the log's own directory.
+func (d Dirs) AuditKey() string { return filepath.Join(d.State, "audit.key") }
+
 // Resolve returns the directories for this host and user. It fails, rather
 // than guess, when a variable the layout needs is unset or not absolute.
 func Resolve() (Dirs, error) {

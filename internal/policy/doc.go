@@ -3,13 +3,16 @@
 // agents), by default and per workdir, deny, ask or allow, with optional
 // allow rules for exact command lines and path globs.
 //
-// The policy lives in the local configuration only and is enforced once,
-// in the operation registry (ops.Policy), for every transport: MCP, the
-// control channel and the platform link. Under ask, the action is
-// described exactly (the command line with its directory and environment
-// names, the file and operation, the input with its target window and
-// coordinates, the agent task with its prompt and access mode) and held
-// for the user's decision through package approvals. No operation reads
-// or changes the policy: it is changed by editing the configuration and
-// reloading.
+// The package is generic: it knows classes, modes and actions, never an
+// operation's name or arguments. Each operation declares its class (its
+// ops.Spec) and describes its own request: the request type implements
+// Describer, saying which workdir paths it touches, with which classes,
+// and what an approval shows. The operation registry asks Engine.Decide
+// once per call, for every transport (MCP, the control channel, the
+// platform link), after the request is decoded and before it runs. Under
+// ask the described action is held for the user's decision through
+// package approvals.
+//
+// The policy lives in the local configuration only. No operation reads or
+// changes it: it is changed by editing the configuration and reloading.
 package policy

@@ -70,7 +70,7 @@ type Signer struct {
 // NewSigner returns a Signer for machineID whose HMAC key is derived with
 // HKDF-SHA256 from secret, a machine-only secret of at least MinSecretLen
 // bytes. hostlink passes its audit key (audit.LoadOrCreateKey at
-// daemon.AuditKeyPath), which is private to the user and never leaves the
+// paths.Dirs.AuditKey), which is private to the user and never leaves the
 // machine; the derivation gives grants their own key, so a grant's MAC and
 // an audit record's MAC can never be swapped for one another.
 func NewSigner(secret []byte, machineID string, opts Options) (*Signer, error) {

@@ -105,7 +105,7 @@ func (e *Env) open() {
 	if err != nil {
 		t.Fatal(err)
 	}
-	reg := ops.New(log, nil)
+	reg := ops.New(ops.Options{Audit: log})
 	files.Register(reg, fs)
 	agent.Register(reg, eng)
 	e.Eng, e.Reg, e.log = eng, reg, log

@@ -6,6 +6,7 @@ import (
 	"context"
 	"encoding/json"
 
+	"github.com/hostlink/hostlink/internal/audit"
 	"github.com/hostlink/hostlink/internal/errcode"
 	"github.com/hostlink/hostlink/internal/ops"
 )
@@ -17,7 +18,7 @@ func Call(ctx context.Context, r *ops.Registry, op string, args map[string]any) 
 	if err != nil {
 		panic("opstest: arguments are not JSON: " + err.Error())
 	}
-	out, err := r.Call(ctx, ops.Caller{Transport: "test", Peer: "test"}, op, raw, nil)
+	out, err := r.Call(ctx, ops.Caller{Transport: audit.MCPStdio, Peer: "test"}, op, raw, nil)
 	if err != nil {
 		return nil, errcode.CodeOf(err)
 	}

@@ -1,4 +1,4 @@
-package link
+package wire
 
 import "github.com/hostlink/hostlink/internal/errcode"
 

@@ -1,8 +1,9 @@
-package link
+package wire
 
 import "encoding/json"
 
-// Message types of protocol v1.1 and hostlink's additions.
+// Message types of protocol v1.1 and hostlink's additions. The
+// computer-use ones are in computer.go.
 const (
 	TypeHello          = "HELLO"
 	TypeHelloAck       = "HELLO_ACK"
@@ -39,22 +40,6 @@ const (
 	// addition, capability "operations"); the reply is OPERATION_RESULT.
 	TypeOperationCall   = "OPERATION_CALL"
 	TypeOperationResult = "OPERATION_RESULT"
-)
-
-// Capabilities.
-const (
-	CapFiles           = "files"
-	CapShell           = "shell"
-	CapComputerUse     = "computer_use"
-	CapDirectoryBrowse = "directory_browse"
-	// Hostlink's additions, used only when the platform grants them.
-	CapIdempotency = "idempotency"    // idempotency_key on mutating requests
-	CapOperations  = "operations"     // OPERATION_CALL
-	CapCommandOut  = "command_output" // COMMAND_RESULT.capture_id + read_command_output
-	// CapAgents: the agent-task operations through OPERATION_CALL. They act
-	// on the locally configured workdirs whose agent_mode allows it, never
-	// on a session's root.
-	CapAgents = "agents"
 )
 
 // Hello is HELLO's payload.

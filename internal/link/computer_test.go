@@ -1,33 +1,13 @@
 package link
 
 import (
-	"runtime"
 	"slices"
 	"testing"
-	"time"
 
 	"github.com/hostlink/hostlink/internal/desktop"
 	"github.com/hostlink/hostlink/internal/errcode"
 	"github.com/hostlink/hostlink/internal/ops"
 )
-
-func TestAppLaunchLimit(t *testing.T) {
-	now := time.Unix(1000, 0)
-	r := newRateLimits()
-	r.now = func() time.Time { return now }
-	for i := range MaxAppLaunchesPerMinute {
-		if err := r.appLaunch(); err != nil {
-			t.Fatalf("launch %d: %v", i+1, err)
-		}
-	}
-	if err := r.appLaunch(); errcode.CodeOf(err) != errcode.Overloaded {
-		t.Fatalf("launch %d in a minute: %v", MaxAppLaunchesPerMinute+1, err)
-	}
-	now = now.Add(time.Minute)
-	if err := r.appLaunch(); err != nil {
-		t.Fatalf("a minute later: %v", err)
-	}
-}
 
 func TestWindowTable(t *testing.T) {
 	var w windowTable
@@ -47,12 +27,15 @@ func TestWindowTable(t *testing.T) {
 
 func TestComputerFeatures(t *testing.T) {
 	for _, clip := range []bool{false, true} {
-		reg := ops.New(nil, nil)
+		reg := ops.New(ops.Options{Audit: nil})
 		svc := desktop.New(desktop.Options{Clipboard: desktop.ClipboardPolicy{Enabled: clip}})
 		desktop.Register(reg, svc)
-		d := &dataChannel{rt: &Runtime{Registry: reg, Computer: true}}
+		d := &dataChannel{rt: &Runtime{Registry: reg, Computer: true, Supports: svc.Supports}}
 		fine, coarse := d.features()
-		wantClip := clip && runtime.GOOS != "darwin"
+		wantClip := clip && svc.Supports("computer_clipboard_read")
+		if slices.Contains(fine, "app.launch") != svc.Supports("computer_launch_app") {
+			t.Errorf("app.launch %v, but the desktop supports launching: %v", fine, svc.Supports("computer_launch_app"))
+		}
 		if slices.Contains(fine, "clipboard.read") != wantClip || slices.Contains(coarse, "clipboard") != wantClip {
 			t.Errorf("clipboard %v: features %v %v", clip, fine, coarse)
 		}
@@ -63,7 +46,7 @@ func TestComputerFeatures(t *testing.T) {
 		}
 		svc.Close()
 	}
-	d := &dataChannel{rt: &Runtime{Registry: ops.New(nil, nil)}}
+	d := &dataChannel{rt: &Runtime{Registry: ops.New(ops.Options{Audit: nil})}}
 	if fine, coarse := d.features(); fine != nil || coarse != nil {
 		t.Errorf("features without computer use: %v %v", fine, coarse)
 	}

@@ -1,0 +1,168 @@
+// Package apitype holds the control channel's request and response types:
+// what the running daemon answers to `hostlink status`, `hostlink
+// approvals` and `hostlink reload`, and what internal/doctor reads. It is a
+// leaf, so that the CLI and doctor read the daemon's answers without
+// importing the daemon.
+package apitype
+
+import (
+	"time"
+
+	"github.com/hostlink/hostlink/internal/audit"
+)
+
+// The control channel's own methods, beside the registry's operations:
+// local-user operations that only the control channel offers (see
+// ops.LocalUser).
+const (
+	MethodStatus          = "status"
+	MethodApprovalsList   = "approvals.list"
+	MethodApprovalsShow   = "approvals.show"
+	MethodApprovalsDecide = "approvals.decide"
+	MethodReload          = "reload"
+)
+
+// Status is a snapshot of the running daemon, as `hostlink status` shows it.
+type Status struct {
+	Version       string             `json:"version"`
+	PID           int                `json:"pid"`
+	Started       time.Time          `json:"started"`
+	UptimeSeconds int64              `json:"uptime_seconds"`
+	Transports    []TransportStatus  `json:"transports"`
+	Link          LinkStatus         `json:"link"`
+	Capabilities  []CapabilityStatus `json:"capabilities"`
+	Workdirs      []WorkdirStatus    `json:"workdirs"`
+	Commands      []CommandStatus    `json:"commands"` // running commands
+	Tasks         []TaskStatus       `json:"tasks"`    // running agent tasks
+	// Companion is the runtime side of the companion route, when
+	// [companion] listen or wsl_helper is set.
+	Companion *CompanionStatus `json:"companion,omitempty"`
+}
+
+// TransportStatus is one endpoint the daemon serves.
+type TransportStatus struct {
+	Name    audit.Transport `json:"name"`    // "mcp-http", "ipc", "console"
+	Address string          `json:"address"` // URL, socket path or pipe name
+}
+
+// LinkStatus is the state of the link to the platform.
+type LinkStatus struct {
+	State  string      `json:"state"` // "not_configured", "connecting", "connected", "backoff", "stopped"
+	Reason string      `json:"reason,omitempty"`
+	Detail *LinkDetail `json:"detail,omitempty"`
+}
+
+// LinkDetail is the link's connections and sessions.
+type LinkDetail struct {
+	URL      string          `json:"url"`
+	Control  *LinkConnection `json:"control,omitempty"`
+	Legacy   *LinkConnection `json:"legacy_session,omitempty"`
+	Sessions []LinkSession   `json:"sessions"`
+}
+
+// LinkConnection is one of the link's connections.
+type LinkConnection struct {
+	SessionID    string `json:"session_id,omitempty"`
+	URL          string `json:"url"`
+	State        string `json:"state"` // connecting, connected, backoff, stopped
+	ConnectionID string `json:"connection_id,omitempty"`
+	Version      string `json:"protocol_version,omitempty"`
+	Connects     int    `json:"connects"`
+	InFlight     int    `json:"in_flight"`
+	LastError    string `json:"last_error,omitempty"`
+}
+
+// LinkSession is one attached platform session.
+type LinkSession struct {
+	SessionID   string          `json:"session_id"`
+	AllowedRoot string          `json:"allowed_root"`
+	Revision    int64           `json:"revision"`
+	Active      bool            `json:"active"`
+	Connection  *LinkConnection `json:"connection,omitempty"`
+}
+
+// CapabilityStatus says whether a capability is ready and, if not, why and
+// how to enable it.
+type CapabilityStatus struct {
+	Name   string `json:"name"`
+	Ready  bool   `json:"ready"`
+	Reason string `json:"reason,omitempty"`
+}
+
+// WorkdirStatus is one configured workdir.
+type WorkdirStatus struct {
+	Alias    string `json:"alias"`
+	Path     string `json:"path"`
+	ReadOnly bool   `json:"read_only"`
+}
+
+// CommandStatus is a running command.
+type CommandStatus struct {
+	ID      string    `json:"id"` // capture id
+	Command string    `json:"command"`
+	Pid     int       `json:"pid"`
+	Started time.Time `json:"started"`
+}
+
+// TaskStatus is a running agent task.
+type TaskStatus struct {
+	ID      string    `json:"id"`
+	Title   string    `json:"title"`
+	Started time.Time `json:"started"`
+}
+
+// CompanionStatus is who reaches this hostlink as its companion.
+type CompanionStatus struct {
+	Listen    string                `json:"listen,omitempty"`
+	Connected []CompanionConnection `json:"connected"`
+	Helper    *CompanionHelper      `json:"helper,omitempty"`
+}
+
+// CompanionConnection is a connected companion.
+type CompanionConnection struct {
+	ID           string   `json:"id"`
+	Name         string   `json:"name"`
+	Version      int      `json:"version"`
+	OS           string   `json:"os"`
+	Route        string   `json:"route"`
+	Capabilities []string `json:"capabilities"`
+	Desktops     []string `json:"desktops"`
+	Connected    string   `json:"connected_at"`
+}
+
+// CompanionHelper is the companion this hostlink starts over WSL interop.
+type CompanionHelper struct {
+	Program   string `json:"program"`
+	Starts    int    `json:"starts"`
+	Connected bool   `json:"connected"`
+	LastError string `json:"last_error,omitempty"`
+	LastExit  string `json:"last_exit,omitempty"`
+}
+
+// StatusArgs is status's (empty) request.
+type StatusArgs struct{}
+
+// ApprovalsListArgs is approvals.list's request.
+type ApprovalsListArgs struct {
+	All bool `json:"all,omitempty" jsonschema:"also decided and expired ones"`
+}
+
+// ApprovalArgs names an approval: approvals.show's request.
+type ApprovalArgs struct {
+	ID string `json:"id"`
+}
+
+// DecideArgs is approvals.decide's request.
+type DecideArgs struct {
+	ID       string `json:"id"`
+	Decision string `json:"decision" enum:"approve,deny"`
+}
+
+// ReloadArgs is reload's (empty) request.
+type ReloadArgs struct{}
+
+// ReloadResult is what `hostlink reload` reports.
+type ReloadResult struct {
+	Config string         `json:"config"`
+	Policy map[string]any `json:"policy"`
+}

@@ -1,0 +1,100 @@
+package link
+
+import (
+	"context"
+
+	"github.com/hostlink/hostlink/internal/browse"
+	"github.com/hostlink/hostlink/internal/link/wire"
+	"github.com/hostlink/hostlink/internal/ops"
+)
+
+// This file is the link's one routing table: each request type the
+// platform may send, the capability it needs, the operation it maps onto
+// and the converter that turns its payload into the operation's request
+// and the result back into the reply. Everything else about a request
+// (schema, policy, budgets, the audit record) is the registry's; a
+// request refused before it reaches an operation is recorded through
+// Registry.Refuse (serve.go).
+
+// Capabilities the link adds to the operations' own (ops.Capability), used
+// only when the platform grants them.
+const (
+	CapIdempotency   ops.Capability = "idempotency"    // idempotency_key on mutating requests
+	CapOperations    ops.Capability = "operations"     // OPERATION_CALL
+	CapCommandOutput ops.Capability = "command_output" // COMMAND_RESULT.capture_id + read_command_output
+)
+
+// route is how one request type is served.
+type route struct {
+	capability ops.Capability // must be granted
+	op         string         // the operation it maps onto ("" for session management)
+	mutating   bool           // may carry an idempotency key
+	handle     func(ctx context.Context, r *request) (typ string, payload any, err error)
+}
+
+// routes are the control connection's: browsing for a folder and managing
+// the sessions attached to one.
+func (m *manager) routes() map[string]route {
+	return map[string]route{
+		wire.TypeDirectoryListRequest: {capability: ops.DirectoryBrowse, op: browse.OpName, handle: m.list},
+		wire.TypeAttachSession:        {capability: ops.DirectoryBrowse, handle: m.attach},
+		wire.TypeActivateSession:      {capability: ops.DirectoryBrowse, handle: m.activate},
+		wire.TypeRestoreSession:       {capability: ops.DirectoryBrowse, handle: m.restore},
+		wire.TypeDetachSession:        {capability: ops.DirectoryBrowse, handle: m.detach},
+	}
+}
+
+// routes are a session's data connection's.
+func (d *dataChannel) routes() map[string]route {
+	r := map[string]route{
+		wire.TypeFileRead:       {capability: ops.Files, op: "read_file", handle: d.fileRead},
+		wire.TypeFileWrite:      {capability: ops.Files, op: "write_file", mutating: true, handle: d.fileWrite},
+		wire.TypeFileStat:       {capability: ops.Files, op: "stat", handle: d.fileStat},
+		wire.TypeFileList:       {capability: ops.Files, op: "list_directory", handle: d.fileList},
+		wire.TypeFileDelete:     {capability: ops.Files, op: "delete", mutating: true, handle: d.fileDelete},
+		wire.TypeFileMove:       {capability: ops.Files, op: "move", mutating: true, handle: d.fileMove},
+		wire.TypeExecuteCommand: {capability: ops.Shell, op: "run_command", mutating: true, handle: d.executeCommand},
+		// The operation is the one the request names.
+		wire.TypeOperationCall: {capability: CapOperations, mutating: true, handle: d.operationCall},
+	}
+	if d.rt.Computer {
+		for typ, rt := range map[string]route{
+			wire.TypeScreenshotRequest:       {op: "computer_observe", handle: d.screenshot},
+			wire.TypeInputAction:             {op: "computer_act", handle: d.inputAction},
+			wire.TypeDisplayInfoRequest:      {op: "computer_desktops", handle: d.displayInfo},
+			wire.TypeCursorPositionRequest:   {op: "computer_observe", handle: d.cursorPosition},
+			wire.TypeWindowListRequest:       {op: "computer_windows", handle: d.windowList},
+			wire.TypeWindowFocus:             {op: "computer_focus_window", handle: d.windowFocus},
+			wire.TypeAppListRequest:          {op: "computer_apps", handle: d.appList},
+			wire.TypeAppLaunch:               {op: "computer_launch_app", mutating: true, handle: d.appLaunch},
+			wire.TypeClipboardRead:           {op: "computer_clipboard_read", handle: d.clipboardRead},
+			wire.TypeClipboardWrite:          {op: "computer_clipboard_write", mutating: true, handle: d.clipboardWrite},
+			wire.TypePermissionsCheckRequest: {op: "computer_permissions", handle: d.permissionsCheck},
+		} {
+			rt.capability = ops.ComputerUse
+			r[typ] = rt
+		}
+	}
+	return r
+}
+
+// dataOnly are the request types served only on a session's data
+// connection; on the control connection they are CAPABILITY_NOT_GRANTED.
+var dataOnly = map[string]bool{
+	wire.TypeFileRead: true, wire.TypeFileWrite: true, wire.TypeFileStat: true, wire.TypeFileList: true,
+	wire.TypeFileDelete: true, wire.TypeFileMove: true, wire.TypeExecuteCommand: true, wire.TypeOperationCall: true,
+	wire.TypeScreenshotRequest: true, wire.TypeInputAction: true, wire.TypeCursorPositionRequest: true,
+	wire.TypeDisplayInfoRequest: true, wire.TypeWindowListRequest: true, wire.TypeWindowFocus: true,
+	wire.TypeAppListRequest: true, wire.TypeAppLaunch: true, wire.TypeClipboardRead: true, wire.TypeClipboardWrite: true,
+	wire.TypePermissionsCheckRequest: true, "LOCAL_LLM_COMPLETION": true,
+}
+
+// computerTypes are the protocol's computer-use requests: once
+// computer_use is granted, one this host does not serve is
+// FEATURE_NOT_SUPPORTED rather than CAPABILITY_NOT_GRANTED.
+var computerTypes = map[string]bool{
+	wire.TypeScreenshotRequest: true, wire.TypeInputAction: true, wire.TypeCursorPositionRequest: true,
+	wire.TypeDisplayInfoRequest: true, wire.TypeWindowListRequest: true, wire.TypeWindowFocus: true,
+	wire.TypeAppListRequest: true, wire.TypeAppLaunch: true, wire.TypeClipboardRead: true, wire.TypeClipboardWrite: true,
+	wire.TypePermissionsCheckRequest: true,
+}

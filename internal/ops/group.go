@@ -1,0 +1,35 @@
+package ops
+
+import "context"
+
+// Group is one package's operations over its service S. Each operation's
+// file adds itself to the group (Add, in an init function), so that adding
+// an operation is that one file; the package's Register adds the whole
+// group to a registry, bound to its service.
+type Group[S any] struct {
+	adds []func(*Registry, S)
+}
+
+// Add declares an operation of g: its spec and its handler, a method
+// expression of S such as (*Service).readFile.
+func Add[S, In, Out any](g *Group[S], spec Spec, h func(S, context.Context, *Call, In) (Out, error)) {
+	AddIf(g, nil, spec, h)
+}
+
+// AddIf is Add for an operation offered only when when(s) holds (an
+// opt-in of the local user's); nil means always.
+func AddIf[S, In, Out any](g *Group[S], when func(S) bool, spec Spec, h func(S, context.Context, *Call, In) (Out, error)) {
+	g.adds = append(g.adds, func(r *Registry, s S) {
+		if when != nil && !when(s) {
+			return
+		}
+		Register(r, spec, func(ctx context.Context, c *Call, in In) (Out, error) { return h(s, ctx, c, in) })
+	})
+}
+
+// Register adds every operation of g to r, bound to s.
+func (g *Group[S]) Register(r *Registry, s S) {
+	for _, add := range g.adds {
+		add(r, s)
+	}
+}

@@ -1,0 +1,225 @@
+package policy
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/hostlink/hostlink/internal/approvals"
+	"github.com/hostlink/hostlink/internal/audit"
+)
+
+// Describer is implemented by every operation's request type: Describe
+// says what the request touches and how an approval shows it. It runs
+// before the operation, so it must not act; it may resolve paths through
+// dc.Locate.
+type Describer interface {
+	Describe(dc DescribeContext) (Action, error)
+}
+
+// DescribeContext is what a request can consult to describe itself.
+type DescribeContext struct {
+	Op    string // the operation's name
+	Class Class  // the operation's class
+	// locate and window come from the registry's hooks: see Hooks.
+	hooks Hooks
+	// transport is the caller's, for hooks that depend on it.
+	transport audit.Transport
+}
+
+// Hooks let a request see what it would touch the way the operation
+// itself will. A registry without workdirs or without a desktop leaves
+// the corresponding hook nil.
+type Hooks struct {
+	// Locate resolves a workdir alias and a path: see files.Service.Locate.
+	Locate func(workdir, path string) (Location, error)
+	// Window describes the window an input would reach: see
+	// desktop.Service.ActTarget.
+	Window func(transport audit.Transport, observationID string, x, y *int, windowRef string) string
+}
+
+// Location is a path in a workdir, resolved the way the operations
+// resolve it.
+type Location struct {
+	Workdir string // alias
+	Dir     string // the workdir's canonical directory
+	Rel     string // root-relative path, '/'-separated, as the request names it
+	// Real is Rel with every symlink inside the workdir resolved: the
+	// object the operation would reach. "" when it could not be resolved.
+	Real string
+}
+
+// HostPath is the location as an absolute path on this host.
+func (l Location) HostPath() string {
+	if l.Rel == "." || l.Rel == "" {
+		return l.Dir
+	}
+	return filepath.Join(l.Dir, filepath.FromSlash(l.Rel))
+}
+
+// Locate resolves workdir and path (see Hooks.Locate). ok is false when
+// this registry has no workdirs to resolve in: the action then touches
+// nothing the policy can place.
+func (dc DescribeContext) Locate(workdir, path string) (loc Location, ok bool, err error) {
+	if dc.hooks.Locate == nil {
+		return Location{}, false, nil
+	}
+	if path == "" {
+		path = "."
+	}
+	loc, err = dc.hooks.Locate(workdir, path)
+	return loc, err == nil, err
+}
+
+// Window describes the window an input at (x, y) of an observation, or
+// the window a reference names, would reach; "unknown" without a desktop.
+func (dc DescribeContext) Window(observationID string, x, y *int, windowRef string) string {
+	if dc.hooks.Window == nil {
+		return "unknown"
+	}
+	return dc.hooks.Window(dc.transport, observationID, x, y, windowRef)
+}
+
+// Action is a request as the policy judges it and the user is shown it.
+type Action struct {
+	Summary string            // one line, safe for the audit log: no contents
+	Fields  []approvals.Field // what an approval shows, in order
+	// Touches are the workdir locations the request acts on, the first
+	// being the action's workdir, each with the classes it needs.
+	Touches []Touch
+	// CommandLine is a command's line as allow_commands matches it; set
+	// only by commands. HasEnv says the command sets environment
+	// variables, which an allow rule never covers.
+	CommandLine string
+	HasEnv      bool
+	// Binding is what an approval binds besides the operation, the
+	// transport and the directories touched; nil means the whole request.
+	Binding any
+}
+
+// Touch is one location an action acts on.
+type Touch struct {
+	Location
+	// Classes are the classes acting there needs; none means the
+	// operation's own class.
+	Classes []Class
+}
+
+// Add appends a field the approval shows; an empty value is left out.
+func (a *Action) Add(label, value string) {
+	if value != "" {
+		a.Fields = append(a.Fields, approvals.Field{Label: label, Value: value})
+	}
+}
+
+// Touch records that the action acts on loc, needing classes (none: the
+// operation's class), and returns loc's host path for the fields.
+func (a *Action) Touch(loc Location, classes ...Class) string {
+	a.Touches = append(a.Touches, Touch{Location: loc, Classes: classes})
+	return loc.HostPath()
+}
+
+// Requires adds classes to every location already touched: what the
+// request reveals or changes there beyond its operation's class.
+func (a *Action) Requires(classes ...Class) {
+	for i := range a.Touches {
+		for _, c := range classes {
+			if !slices.Contains(a.Touches[i].Classes, c) {
+				a.Touches[i].Classes = append(a.Touches[i].Classes, c)
+			}
+		}
+	}
+}
+
+var plainArg = regexp.MustCompile(`^[A-Za-z0-9_./:=@%+,-]+$`)
+
+// CommandLine is a command request's line as an approval shows it and an
+// allow rule matches it: command as given, or argv joined with spaces,
+// each argument that is not plain single-quoted.
+func CommandLine(command string, argv []string) string {
+	if command != "" {
+		return command
+	}
+	parts := make([]string, 0, len(argv))
+	for _, s := range argv {
+		if !plainArg.MatchString(s) {
+			s = "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+		}
+		parts = append(parts, s)
+	}
+	return strings.Join(parts, " ")
+}
+
+// EnvNames returns the sorted names of an environment, for the fields
+// (never the values).
+func EnvNames(env map[string]string) string {
+	names := make([]string, 0, len(env))
+	for k := range env {
+		names = append(names, k)
+	}
+	slices.Sort(names)
+	return strings.Join(names, ", ")
+}
+
+// Clip cuts s to at most n bytes at a character boundary, marking the cut.
+func Clip(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n] + "…"
+}
+
+// Preview shows the start of content as text, or says it is binary.
+func Preview(content []byte, n int) string {
+	if !utf8.Valid(content) {
+		return "(binary)"
+	}
+	return Clip(string(content), n)
+}
+
+// ShortHash is the first 16 hex digits of content's SHA-256.
+func ShortHash(content []byte) string {
+	sum := sha256.Sum256(content)
+	return hex.EncodeToString(sum[:8])
+}
+
+// Compact is v as one line of JSON.
+func Compact(v any) string {
+	b, _ := json.Marshal(v)
+	return string(b)
+}
+
+// ArgsFields shows every argument of in as JSON, in key order, and returns
+// them as one short line for a summary (texts shown by size only, since
+// the summary goes to the audit log). It is the description of requests
+// with nothing to resolve.
+func ArgsFields(a *Action, in any) string {
+	var args map[string]any
+	json.Unmarshal([]byte(Compact(in)), &args)
+	keys := make([]string, 0, len(args))
+	for k := range args {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	var line []string
+	for _, k := range keys {
+		v := Compact(args[k])
+		a.Add(k, Clip(v, 4096))
+		switch k {
+		case "text", "content", "data", "prompt", "message", "stdin":
+			line = append(line, k+"=("+strconv.Itoa(len(v))+" bytes)")
+		default:
+			line = append(line, k+"="+Clip(v, 60))
+		}
+	}
+	return strings.Join(line, " ")
+}

@@ -1,0 +1,193 @@
+package policy
+
+import (
+	"context"
+	"slices"
+	"sync/atomic"
+
+	"github.com/hostlink/hostlink/internal/approvals"
+	"github.com/hostlink/hostlink/internal/audit"
+	"github.com/hostlink/hostlink/internal/errcode"
+	"github.com/hostlink/hostlink/internal/glob"
+)
+
+// CodeDenied: the local policy denies this operation (in this workdir).
+const CodeDenied errcode.Code = "POLICY_DENIED"
+
+// Engine holds the policy in force and the approvals it asks for.
+type Engine struct {
+	cfg    atomic.Pointer[Config]
+	broker *approvals.Broker
+}
+
+// New returns an Engine enforcing cfg, asking through b.
+func New(cfg Config, b *approvals.Broker) *Engine {
+	e := &Engine{broker: b}
+	e.Set(cfg)
+	return e
+}
+
+// Set replaces the policy (on reload). Calls already past the policy are
+// not affected; approvals already pending keep their deadlines.
+func (e *Engine) Set(cfg Config) {
+	e.cfg.Store(&cfg)
+	e.broker.SetTimes(cfg.Timeout, cfg.Wait)
+}
+
+// Config returns the policy in force.
+func (e *Engine) Config() Config { return *e.cfg.Load() }
+
+// Broker returns the approval broker.
+func (e *Engine) Broker() *approvals.Broker { return e.broker }
+
+// Request is one call as the policy judges it.
+type Request struct {
+	Op, Title string
+	Class     Class
+	// NoAsk: under ask the call runs without asking (it only looks at work
+	// already approved, or lists what exists); deny still refuses it.
+	NoAsk     bool
+	Transport audit.Transport
+	Peer      string
+	// OwnApproval binds an approval to Peer too: a platform session's
+	// approvals are its own.
+	OwnApproval bool
+	// In is the decoded request; a Describer describes itself, anything
+	// else is shown argument by argument.
+	In    any
+	Hooks Hooks
+}
+
+// Decision is how a call was let through, for the audit record.
+type Decision struct {
+	Rule       string // "allow_rule" or "ask" (approved); "" when its mode allowed it
+	ApprovalID string
+}
+
+// Decide judges one call: nil to run it, POLICY_DENIED, or under ask the
+// approval's outcome (APPROVAL_PENDING while the user has not decided). It
+// may block for the broker's wait and honours ctx. The Decision says how
+// the call was let through, and on an ask which approval it concerned.
+func (e *Engine) Decide(ctx context.Context, r Request) (Decision, error) {
+	cfg := e.cfg.Load()
+	if cfg.allowsAll() {
+		return Decision{}, nil
+	}
+	act, err := describe(r)
+	if err != nil {
+		return Decision{}, err
+	}
+	mode := Allow
+	for _, t := range act.Touches {
+		for _, c := range t.Classes {
+			mode = stricter(mode, cfg.Mode(c, t.Workdir))
+		}
+	}
+	if len(act.Touches) == 0 {
+		mode = cfg.Mode(r.Class, "")
+	}
+	switch {
+	case mode == Deny:
+		return Decision{Rule: "deny"}, denied(cfg, r, act)
+	case mode == Allow || r.NoAsk:
+		return Decision{}, nil
+	case allowedByRule(cfg, act):
+		return Decision{Rule: "allow_rule"}, nil
+	}
+	a := approvals.Action{Op: r.Op, Class: string(r.Class), Transport: r.Transport, Peer: r.Peer,
+		Summary: act.Summary, Fields: act.Fields}
+	var dirs []string
+	for _, t := range act.Touches {
+		if a.Workdir == "" {
+			a.Workdir, a.WorkdirPath = t.Workdir, t.Dir
+		}
+		if !slices.Contains(dirs, t.Dir) {
+			dirs = append(dirs, t.Dir)
+		}
+	}
+	bound := act.Binding
+	if bound == nil {
+		bound = r.In
+	}
+	binding := map[string]any{"op": r.Op, "transport": r.Transport, "dirs": dirs, "args": bound}
+	if r.OwnApproval {
+		binding["peer"] = r.Peer
+	}
+	a.SHA256 = approvals.Digest(binding)
+	id, err := e.broker.Require(ctx, a)
+	return Decision{Rule: "ask", ApprovalID: id}, err
+}
+
+// Pending reports whether err is the policy's answer that the user has not
+// decided yet: the call did not run and the identical request may run later.
+func Pending(err error) bool { return errcode.CodeOf(err) == approvals.CodePending }
+
+// describe has the request describe itself and fills in what every
+// description shows: the operation, who asks, and each touch's classes.
+func describe(r Request) (Action, error) {
+	dc := DescribeContext{Op: r.Op, Class: r.Class, hooks: r.Hooks, transport: r.Transport}
+	var act Action
+	if d, ok := r.In.(Describer); ok {
+		var err error
+		if act, err = d.Describe(dc); err != nil {
+			return act, err
+		}
+	} else {
+		act.Summary = r.Op + " " + ArgsFields(&act, r.In)
+	}
+	if act.Summary == "" {
+		act.Summary = r.Op
+	}
+	act.Fields = append([]approvals.Field{
+		{Label: "Operation", Value: r.Op + " (" + r.Title + ")"},
+		{Label: "Requested by", Value: string(r.Transport) + " " + r.Peer},
+	}, act.Fields...)
+	for i := range act.Touches {
+		if !slices.Contains(act.Touches[i].Classes, r.Class) {
+			act.Touches[i].Classes = append([]Class{r.Class}, act.Touches[i].Classes...)
+		}
+	}
+	return act, nil
+}
+
+// denied is POLICY_DENIED naming the class that denies: the operation's
+// own, or another one a touch needs (reading what an edit shows, say).
+func denied(cfg *Config, r Request, act Action) error {
+	class := r.Class
+	if len(act.Touches) > 0 && !slices.ContainsFunc(act.Touches, func(t Touch) bool { return cfg.Mode(r.Class, t.Workdir) == Deny }) {
+		for _, t := range act.Touches {
+			if i := slices.IndexFunc(t.Classes, func(c Class) bool { return cfg.Mode(c, t.Workdir) == Deny }); i >= 0 {
+				class = t.Classes[i]
+				break
+			}
+		}
+	}
+	return errcode.New(CodeDenied, "the local policy denies %s here (%s = deny); only the user at this computer can change that", r.Op, class).
+		With("class", string(class))
+}
+
+// allowedByRule reports whether an allow rule covers the action: every
+// command line in allow_commands (and no environment), or every path, as
+// written and as resolved, matching allow_paths of its workdir.
+func allowedByRule(cfg *Config, act Action) bool {
+	if len(act.Touches) == 0 {
+		return false
+	}
+	for _, t := range act.Touches {
+		cmds, globs := cfg.allowLists(t.Workdir)
+		switch {
+		case act.CommandLine != "":
+			if act.HasEnv || !slices.Contains(cmds, act.CommandLine) {
+				return false
+			}
+		case t.Real == "":
+			// Not resolvable: no rule can vouch for what it reaches.
+			return false
+		default:
+			if !glob.MatchAny(globs, t.Rel, false) || !glob.MatchAny(globs, t.Real, false) {
+				return false
+			}
+		}
+	}
+	return true
+}
