@@ -93,8 +93,8 @@ func TestStatusAndCallAgainstServe(t *testing.T) {
 			ipcCalls++
 		}
 	}
-	if ipcCalls != 4 {
-		t.Errorf("%d ipc calls audited, want 4 (write, read, escape, unknown op)", ipcCalls)
+	if ipcCalls != 6 {
+		t.Errorf("%d ipc calls audited, want 6 (status twice, write, read, escape, unknown op)", ipcCalls)
 	}
 }
 

@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/hostlink/hostlink/internal/audit"
 	"github.com/hostlink/hostlink/internal/devplatform"
 	"github.com/hostlink/hostlink/internal/link/wire"
 )
@@ -623,8 +624,26 @@ func TestLinkExactlyOnce(t *testing.T) {
 			t.Errorf("audit has no %s:\n%s", op, out)
 		}
 	}
-	if n := strings.Count(out, " run_command "); n != 2 {
-		t.Errorf("run_command audited %d times, want 2:\n%s", n, out)
+	records, err := run(t, env, bin, "audit", "tail", "-n", "200", "--json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ran, replayed int
+	for dec := json.NewDecoder(strings.NewReader(records)); dec.More(); {
+		var l audit.Line
+		if err := dec.Decode(&l); err != nil {
+			t.Fatalf("audit tail --json: %v", err)
+		}
+		if l.Op == "run_command" {
+			if l.Details["idempotency"] == "replayed" {
+				replayed++
+			} else {
+				ran++
+			}
+		}
+	}
+	if ran != 2 || replayed != 2 {
+		t.Errorf("run_command audited as run %d times, as replayed %d times; want 2 and 2:\n%s", ran, replayed, out)
 	}
 }
 

@@ -440,7 +440,7 @@ func TestRemoteCannotReachPolicy(t *testing.T) {
 // TestPolicyPlatformFolder: a folder a platform session selects is put to
 // the user before the session starts (platform_folders = "ask"); once
 // approved the session activates, a denied one does not, and under deny
-// none does.
+// none does and browsing is refused.
 func TestPolicyPlatformFolder(t *testing.T) {
 	e := newPolicyEnv(t)
 	home := filepath.Dir(e.proj)
@@ -486,9 +486,15 @@ func TestPolicyPlatformFolder(t *testing.T) {
 		t.Fatalf("after denial: %s %v", code, got)
 	}
 
-	e.setPolicy("platform_folders = \"deny\"\n", true)
+	// Under deny no folder is given, and none can be browsed for: the
+	// folder browser is an operation of class platform_folders.
 	attach(t, e.ctrl, "s3", "f3")
+	e.setPolicy("platform_folders = \"deny\"\n", true)
 	if code, got := activateCode("s3"); code != "POLICY_DENIED" {
 		t.Fatalf("under deny: %s %v", code, got)
+	}
+	typ, got = call(t, e.ctrl, "DIRECTORY_LIST_REQUEST", map[string]any{"browse_id": nil, "directory_ref": nil})
+	if typ != "ERROR" || got["code"] != "POLICY_DENIED" {
+		t.Fatalf("browsing under deny: %s %v", typ, got)
 	}
 }
