@@ -204,8 +204,8 @@ func (e *Engine) getOp(_ context.Context, c *ops.Call, a GetArgs) (TaskInfo, err
 // EventsArgs is read_agent_task_events' request.
 type EventsArgs struct {
 	TaskID    string `json:"task_id"`
-	AfterSeq  int64  `json:"after_seq,omitempty" jsonschema:"cursor: return events after this sequence number (0: from the start); pass next_after_seq"`
-	MaxEvents int    `json:"max_events,omitempty" jsonschema:"page size, 1 to 500 (default 100)"`
+	AfterSeq  int64  `json:"after_seq,omitempty" min:"0" max:"9007199254740991" jsonschema:"cursor: return events after this sequence number (0: from the start); pass next_after_seq"`
+	MaxEvents int    `json:"max_events,omitempty" min:"0" max:"500" jsonschema:"page size, 1 to 500 (default 100)"`
 }
 
 func init() {
@@ -244,8 +244,8 @@ func (e *Engine) eventsOp(_ context.Context, c *ops.Call, a EventsArgs) (EventsR
 // ResultArgs is read_agent_task_result's request.
 type ResultArgs struct {
 	TaskID   string `json:"task_id"`
-	Offset   int64  `json:"offset,omitempty" jsonschema:"byte offset; pass next_offset from the previous chunk"`
-	MaxBytes int    `json:"max_bytes,omitempty" jsonschema:"chunk size, up to 1 MiB (default 64 KiB); chunks end on UTF-8 character boundaries"`
+	Offset   int64  `json:"offset,omitempty" min:"0" max:"9007199254740991" jsonschema:"byte offset; pass next_offset from the previous chunk"`
+	MaxBytes int    `json:"max_bytes,omitempty" min:"0" max:"1048576" jsonschema:"chunk size, up to 1 MiB (default 64 KiB); chunks end on UTF-8 character boundaries"`
 }
 
 func init() {

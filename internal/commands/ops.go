@@ -160,7 +160,7 @@ func (s *Service) sendInput(_ context.Context, c *ops.Call, a InputArgs) (InputR
 // KillArgs is kill_command's request.
 type KillArgs struct {
 	CaptureID    string  `json:"capture_id"`
-	GraceSeconds float64 `json:"grace_seconds,omitempty" jsonschema:"time between the graceful signal and the hard kill (default 2, at most 60)"`
+	GraceSeconds float64 `json:"grace_seconds,omitempty" min:"0" max:"60" jsonschema:"time between the graceful signal and the hard kill (default 2, at most 60)"`
 }
 
 func init() {
@@ -200,7 +200,7 @@ func (s *Service) killCommand(_ context.Context, c *ops.Call, a KillArgs) (Recei
 // ListArgs is list_commands' request.
 type ListArgs struct {
 	Status string `json:"status,omitempty" enum:"running,exited,killed,timed_out,incomplete" jsonschema:"only commands in this state"`
-	Limit  int    `json:"limit,omitempty" jsonschema:"most commands returned, newest first (default 50, at most 500)"`
+	Limit  int    `json:"limit,omitempty" min:"0" max:"500" jsonschema:"most commands returned, newest first (default 50, at most 500)"`
 }
 
 func init() {
@@ -261,8 +261,8 @@ func (s *Service) listCommands(_ context.Context, _ *ops.Call, a ListArgs) (List
 type ReadArgs struct {
 	CaptureID string `json:"capture_id"`
 	Stream    string `json:"stream" enum:"stdout,stderr"`
-	Offset    int64  `json:"offset,omitempty" jsonschema:"byte offset in the stream"`
-	Length    int    `json:"length,omitempty" jsonschema:"bytes to read, at most 65536 (the default)"`
+	Offset    int64  `json:"offset,omitempty" min:"0" max:"9007199254740991" jsonschema:"byte offset in the stream"`
+	Length    int    `json:"length,omitempty" min:"0" max:"65536" jsonschema:"bytes to read, at most 65536 (the default)"`
 	Text      bool   `json:"text,omitempty" jsonschema:"return UTF-8 text ending at a character boundary instead of base64 bytes"`
 }
 

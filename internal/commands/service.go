@@ -261,19 +261,20 @@ func (s *Service) writeStdin(j *job, data string, closeAfter bool) {
 	}
 }
 
+// timeout is a request's timeout_seconds as a duration, checked against
+// the bounds before it is converted: a huge value must not overflow into a
+// short (or negative) timeout.
 func (s *Service) timeout(seconds float64) (time.Duration, error) {
 	switch {
-	case seconds < 0:
+	case !(seconds >= 0):
 		return 0, errcode.New(errcode.InvalidArgument, "timeout_seconds must not be negative")
 	case seconds == 0:
 		return s.opts.DefaultTimeout, nil
-	}
-	d := secondsDuration(seconds)
-	if d > s.opts.MaxTimeout {
+	case seconds > s.opts.MaxTimeout.Seconds():
 		return 0, errcode.New(errcode.InvalidArgument, "timeout_seconds %.0f exceeds the maximum of %.0f", seconds, s.opts.MaxTimeout.Seconds()).
 			With("max_timeout_seconds", s.opts.MaxTimeout.Seconds())
 	}
-	return d, nil
+	return secondsDuration(seconds), nil
 }
 
 // lookup returns the running job for a capture id, or nil if it is not

@@ -15,7 +15,7 @@ type RunArgs struct {
 	Command        string            `json:"command,omitempty" jsonschema:"a command line for the shell named by shell"`
 	Shell          string            `json:"shell,omitempty" enum:"auto,sh,bash,zsh,cmd,powershell,pwsh" jsonschema:"shell for command (default auto: zsh on macOS, bash (else sh) on Linux, cmd on Windows); with argv, a named shell (not auto) runs argv quoted for that shell, so its builtins work with the arguments unchanged"`
 	Env            map[string]string `json:"env,omitempty" jsonschema:"variables merged over the safe baseline environment"`
-	TimeoutSeconds float64           `json:"timeout_seconds,omitempty" jsonschema:"kill the whole process tree after this long (default and maximum from config)"`
+	TimeoutSeconds float64           `json:"timeout_seconds,omitempty" min:"0" max:"604800" jsonschema:"kill the whole process tree after this long (default and maximum from config)"`
 	Stdin          *string           `json:"stdin,omitempty" jsonschema:"run_command: text written to stdin, which is then closed; start_command: keep stdin open for send_command_input"`
 	IdempotencyKey string            `json:"idempotency_key,omitempty" jsonschema:"a repeated request with the same key returns the first run instead of running again"`
 }

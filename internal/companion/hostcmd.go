@@ -76,11 +76,13 @@ func (h *host) runCommand(ctx context.Context, a runParams) (any, []byte, error)
 	if (len(a.Argv) == 0) == (a.Command == "") {
 		return nil, nil, errcode.New(errcode.InvalidArgument, "exactly one of argv and command must be given")
 	}
-	timeout := time.Duration(a.TimeoutSeconds * float64(time.Second))
-	switch {
-	case timeout < 0 || timeout > h.o.MaxTimeout:
+	// Bounded before converting: a huge value must not overflow into a
+	// short (or negative) timeout.
+	if !(a.TimeoutSeconds >= 0 && a.TimeoutSeconds <= h.o.MaxTimeout.Seconds()) {
 		return nil, nil, errcode.New(errcode.InvalidArgument, "timeout_seconds must be 0 to %.0f", h.o.MaxTimeout.Seconds())
-	case timeout == 0:
+	}
+	timeout := time.Duration(a.TimeoutSeconds * float64(time.Second))
+	if timeout == 0 {
 		timeout = time.Minute
 	}
 	dir := a.Cwd

@@ -22,7 +22,7 @@ type RunArgs struct {
 	Shell          string            `json:"shell,omitempty" enum:"auto,sh,bash,zsh,cmd,powershell,pwsh"`
 	Cwd            string            `json:"cwd,omitempty" jsonschema:"absolute directory on the companion's host (default: its home)"`
 	Env            map[string]string `json:"env,omitempty"`
-	TimeoutSeconds float64           `json:"timeout_seconds,omitempty"`
+	TimeoutSeconds float64           `json:"timeout_seconds,omitempty" min:"0" max:"604800"`
 	IdempotencyKey string            `json:"idempotency_key,omitempty" jsonschema:"a repeated key returns the first run (and retries its output transfer) instead of running again"`
 }
 

@@ -27,7 +27,7 @@ func openFull(t *testing.T) (*Daemon, string) {
 	w := filepath.Join(home, "w")
 	os.MkdirAll(w, 0o755)
 	cfg := filepath.Join(home, "c.toml")
-	os.WriteFile(cfg, []byte("[commands]\nenabled = true\n[computer]\nenabled = true\nclipboard = true\n"+
+	os.WriteFile(cfg, []byte("[commands]\nenabled = true\nmax_timeout_seconds = 604800\n[computer]\nenabled = true\nclipboard = true\n"+
 		"[companion]\nlisten = \"127.0.0.1:0\"\n[agents]\nenabled = true\n"+
 		"[[workdirs]]\nalias = \"w\"\npath = '"+w+"'\nagent_mode = \"workspace-write\"\n"+
 		"[policy]\nfiles_write = \"allow\"\ncommands = \"allow\"\ncomputer = \"allow\"\nagents = \"allow\"\nplatform_folders = \"allow\"\n"), 0o600)

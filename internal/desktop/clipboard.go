@@ -47,7 +47,7 @@ const ClipboardConcealed errcode.Code = "CLIPBOARD_CONCEALED"
 type ClipboardReadArgs struct {
 	Desktop  string `json:"desktop,omitempty"`
 	Format   string `json:"format,omitempty" enum:"text" jsonschema:"text (the only format)"`
-	MaxBytes int    `json:"max_bytes,omitempty" jsonschema:"refuse content larger than this (FILE_TOO_LARGE); at most the local limit"`
+	MaxBytes int    `json:"max_bytes,omitempty" min:"0" max:"1073741824" jsonschema:"refuse content larger than this (FILE_TOO_LARGE); at most the local limit"`
 }
 
 // clipboardOn: the clipboard operations exist only when the local user

@@ -60,19 +60,19 @@ type WindowInfo struct {
 // Region selects part of an earlier observation's image.
 type Region struct {
 	ObservationID string `json:"observation_id"`
-	X             int    `json:"x" jsonschema:"left, in that observation's image pixels"`
-	Y             int    `json:"y"`
-	W             int    `json:"w"`
-	H             int    `json:"h"`
+	X             int    `json:"x" min:"0" max:"1048576" jsonschema:"left, in that observation's image pixels"`
+	Y             int    `json:"y" min:"0" max:"1048576"`
+	W             int    `json:"w" min:"1" max:"1048576"`
+	H             int    `json:"h" min:"1" max:"1048576"`
 }
 
 // ObserveArgs is computer_observe's request.
 type ObserveArgs struct {
 	Desktop       string  `json:"desktop,omitempty" jsonschema:"desktop id from computer_desktops; optional when there is one"`
-	Monitor       *int    `json:"monitor,omitempty" jsonschema:"monitor index; omitted or -1: all monitors stitched"`
+	Monitor       *int    `json:"monitor,omitempty" min:"-1" max:"64" jsonschema:"monitor index; omitted or -1: all monitors stitched"`
 	Region        *Region `json:"region,omitempty" jsonschema:"a rectangle inside an earlier observation's image instead of a monitor"`
 	Format        string  `json:"format,omitempty" enum:"png,jpeg" jsonschema:"image format; png by default"`
-	Quality       int     `json:"quality,omitempty" jsonschema:"JPEG quality 1-100 (default 80)"`
+	Quality       int     `json:"quality,omitempty" min:"0" max:"100" jsonschema:"JPEG quality 1-100 (default 80)"`
 	Cursor        bool    `json:"include_cursor,omitempty" jsonschema:"draw the pointer into the image"`
 	Accessibility bool    `json:"accessibility,omitempty" jsonschema:"include bounded accessibility text where the platform has it"`
 }
@@ -143,19 +143,19 @@ func (o Observation) ResultImages() []ops.Image { return o.images }
 type ActArgs struct {
 	ObservationID string   `json:"observation_id" jsonschema:"the current observation; the act consumes it"`
 	Action        string   `json:"action" enum:"click,move,drag,scroll,type,key,focus,mouse_down,mouse_up,hold_key"`
-	X             *int     `json:"x,omitempty" jsonschema:"image x for click, move and scroll"`
-	Y             *int     `json:"y,omitempty"`
+	X             *int     `json:"x,omitempty" min:"0" max:"1048576" jsonschema:"image x for click, move and scroll"`
+	Y             *int     `json:"y,omitempty" min:"0" max:"1048576"`
 	Button        string   `json:"button,omitempty" enum:"left,middle,right"`
-	Count         int      `json:"count,omitempty" jsonschema:"clicks (1-3, default 1)"`
-	Path          [][2]int `json:"path,omitempty" jsonschema:"drag: [[x,y],...] at least two image points"`
-	DX            int      `json:"dx,omitempty" jsonschema:"scroll: signed wheel units, 120 per notch, positive right"`
-	DY            int      `json:"dy,omitempty" jsonschema:"scroll: signed wheel units, 120 per notch, positive down"`
+	Count         int      `json:"count,omitempty" min:"0" max:"3" jsonschema:"clicks (1-3, default 1)"`
+	Path          [][2]int `json:"path,omitempty" min:"0" max:"1048576" jsonschema:"drag: [[x,y],...] at least two image points"`
+	DX            int      `json:"dx,omitempty" min:"-120000" max:"120000" jsonschema:"scroll: signed wheel units, 120 per notch, positive right"`
+	DY            int      `json:"dy,omitempty" min:"-120000" max:"120000" jsonschema:"scroll: signed wheel units, 120 per notch, positive down"`
 	Text          string   `json:"text,omitempty" jsonschema:"type: literal text (never through the clipboard)"`
 	Keys          string   `json:"keys,omitempty" jsonschema:"key and hold_key: a chord such as ctrl+shift+t or enter"`
-	DurationMS    int      `json:"duration_ms,omitempty" jsonschema:"hold_key: how long to hold the chord, 1-5000 ms"`
+	DurationMS    int      `json:"duration_ms,omitempty" min:"0" max:"5000" jsonschema:"hold_key: how long to hold the chord, 1-5000 ms"`
 	Modifiers     []string `json:"modifiers,omitempty" jsonschema:"held during click or scroll: shift, ctrl, alt, super"`
 	WindowRef     string   `json:"window_ref,omitempty" jsonschema:"focus: a window reference from the observation"`
-	SettleMS      *int     `json:"settle_ms,omitempty" jsonschema:"wait before the new observation, 0-5000 ms (default 150)"`
+	SettleMS      *int     `json:"settle_ms,omitempty" min:"0" max:"5000" jsonschema:"wait before the new observation, 0-5000 ms (default 150)"`
 }
 
 func init() {

@@ -21,7 +21,7 @@ type ListDirectoryArgs struct {
 	Glob          string `json:"glob,omitempty" jsonschema:"only entries whose name (not path) matches this glob"`
 	Recursive     bool   `json:"recursive,omitempty" jsonschema:"descend into subdirectories (never through symlinks)"`
 	IncludeHidden bool   `json:"include_hidden,omitempty" jsonschema:"include names starting with a dot"`
-	MaxEntries    int    `json:"max_entries,omitempty" jsonschema:"page size; capped by the configured limit"`
+	MaxEntries    int    `json:"max_entries,omitempty" min:"0" max:"100000" jsonschema:"page size; capped by the configured limit"`
 	Cursor        string `json:"cursor,omitempty" jsonschema:"next_cursor from the previous page"`
 }
 
@@ -164,7 +164,7 @@ type FindFilesArgs struct {
 	Path          string `json:"path,omitempty" jsonschema:"directory to search below (default: the workdir root)"`
 	Pattern       string `json:"pattern" jsonschema:"glob matched against paths relative to path; ** matches any number of directories, e.g. **/*.go"`
 	IncludeHidden bool   `json:"include_hidden,omitempty"`
-	MaxResults    int    `json:"max_results,omitempty" jsonschema:"page size; capped by the configured limit"`
+	MaxResults    int    `json:"max_results,omitempty" min:"0" max:"100000" jsonschema:"page size; capped by the configured limit"`
 	Cursor        string `json:"cursor,omitempty"`
 }
 

@@ -23,8 +23,8 @@ const (
 type ReadFileArgs struct {
 	Workdir  string `json:"workdir,omitempty" jsonschema:"workdir alias; default: the workdir containing an absolute path, else the first workdir"`
 	Path     string `json:"path" jsonschema:"path relative to the workdir, or absolute inside it"`
-	Offset   int64  `json:"offset,omitempty" jsonschema:"byte offset to start at (default 0)"`
-	Length   *int64 `json:"length,omitempty" jsonschema:"bytes to read; omitted or null reads to the end of the file"`
+	Offset   int64  `json:"offset,omitempty" min:"0" max:"9007199254740991" jsonschema:"byte offset to start at (default 0)"`
+	Length   *int64 `json:"length,omitempty" min:"0" max:"9007199254740991" jsonschema:"bytes to read; omitted or null reads to the end of the file"`
 	Encoding string `json:"encoding,omitempty" enum:"utf-8,base64" jsonschema:"utf-8 (default) returns text exactly as on disk; base64 returns raw bytes"`
 }
 

@@ -23,7 +23,7 @@ type SearchTextArgs struct {
 	Include         []string `json:"include,omitempty" jsonschema:"only files whose path (relative to path) matches one of these globs"`
 	Exclude         []string `json:"exclude,omitempty" jsonschema:"skip files and directories whose path matches one of these globs"`
 	IncludeHidden   bool     `json:"include_hidden,omitempty"`
-	MaxMatches      int      `json:"max_matches,omitempty" jsonschema:"capped by the configured limit"`
+	MaxMatches      int      `json:"max_matches,omitempty" min:"0" max:"100000" jsonschema:"capped by the configured limit"`
 }
 
 func init() {

@@ -3,7 +3,10 @@ package ops
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"reflect"
+	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/google/jsonschema-go/jsonschema"
@@ -11,25 +14,29 @@ import (
 	"github.com/hostlink/hostlink/internal/errcode"
 )
 
-// schemaFor infers T's JSON schema and applies `enum:"a,b,c"` struct tags,
-// which the inference does not know.
+// schemaFor infers T's JSON schema and applies the struct tags the
+// inference does not know: `enum:"a,b,c"`, and `min:"N"` and `max:"N"` for
+// a number's bounds, which the registry then checks before any request
+// is decoded (so that no value far out of range reaches a conversion).
 func schemaFor[T any]() (*jsonschema.Schema, error) {
 	s, err := jsonschema.For[T](nil)
 	if err != nil {
 		return nil, err
 	}
-	applyEnums(reflect.TypeFor[T](), s)
+	if err := applyTags(reflect.TypeFor[T](), s); err != nil {
+		return nil, err
+	}
 	return s, nil
 }
 
-func applyEnums(t reflect.Type, s *jsonschema.Schema) {
+func applyTags(t reflect.Type, s *jsonschema.Schema) error {
 	for t.Kind() == reflect.Pointer {
 		t = t.Elem()
 	}
 	switch t.Kind() {
 	case reflect.Slice, reflect.Array:
 		if s.Items != nil {
-			applyEnums(t.Elem(), s.Items)
+			return applyTags(t.Elem(), s.Items)
 		}
 	case reflect.Struct:
 		for i := range t.NumField() {
@@ -47,9 +54,27 @@ func applyEnums(t reflect.Type, s *jsonschema.Schema) {
 					ps.Enum = append(ps.Enum, v)
 				}
 			}
-			applyEnums(f.Type, ps)
+			// On an array of numbers (or of arrays of them) the bounds
+			// are its numbers'.
+			ns := ps
+			for ns.Items != nil && (ns.Type == "array" || slices.Contains(ns.Types, "array")) {
+				ns = ns.Items
+			}
+			for tag, bound := range map[string]**float64{"min": &ns.Minimum, "max": &ns.Maximum} {
+				if v := f.Tag.Get(tag); v != "" {
+					n, err := strconv.ParseFloat(v, 64)
+					if err != nil {
+						return fmt.Errorf("field %s: %s:%q is not a number", f.Name, tag, v)
+					}
+					*bound = &n
+				}
+			}
+			if err := applyTags(f.Type, ps); err != nil {
+				return err
+			}
 		}
 	}
+	return nil
 }
 
 // decode validates args against the resolved schema, then decodes them
