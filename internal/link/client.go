@@ -386,7 +386,7 @@ func (c *Client) checkAck(helloID string, advertised []ops.Capability, e *wire.E
 	if ack.ConnectionID != nil {
 		connID = *ack.ConnectionID
 	}
-	if c.SessionID == "" && (connID == "" || !granted[ops.DirectoryBrowse] || v != (wire.ProtoVersion{1, 1})) {
+	if c.SessionID == "" && (connID == "" || !granted[ops.DirectoryBrowse] || v != (wire.ProtoVersion{Major: 1, Minor: 1})) {
 		return nil, errors.New("control HELLO_ACK needs a connection_id, protocol 1.1 and directory_browse")
 	}
 	lim := c.Local
