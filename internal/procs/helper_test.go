@@ -128,11 +128,17 @@ func run(t *testing.T, spec Spec, mode string) (string, string, State) {
 	if spec.Dir == "" {
 		spec.Dir = t.TempDir()
 	}
+	if spec.Env == nil {
+		spec.Env = map[string]string{}
+	}
 	if mode != "" {
-		if spec.Env == nil {
-			spec.Env = map[string]string{}
-		}
 		spec.Env[helperEnv] = mode
+	}
+	if testing.CoverMode() != "" {
+		// A coverage build of the child says on stderr that it has
+		// nowhere to write its counters unless GOCOVERDIR, which the
+		// scrubbed environment leaves out, names a directory.
+		spec.Env["GOCOVERDIR"] = t.TempDir()
 	}
 	var out, errb strings.Builder
 	p, err := Start(spec, &out, &errb)
