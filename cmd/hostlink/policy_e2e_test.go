@@ -377,7 +377,11 @@ func TestRemoteCannotReachPolicy(t *testing.T) {
 			t.Errorf("MCP %s %v: %+v", tr.op, tr.args, r)
 		}
 	}
-	// Walks over the whole tree do not see inside hostlink's directories.
+	// Walks over the whole tree do not see inside hostlink's directories,
+	// though they see the workdir's own files beside them.
+	if err := os.WriteFile(filepath.Join(e.hl, "visible.txt"), []byte("policy"), 0o600); err != nil {
+		t.Fatal(err)
+	}
 	for _, tr := range []struct {
 		op   string
 		args map[string]any
@@ -387,9 +391,18 @@ func TestRemoteCannotReachPolicy(t *testing.T) {
 		{"search_text", map[string]any{"workdir": "hl", "query": "policy", "include_hidden": true}},
 	} {
 		r := e.callMCP(tr.op, tr.args)
-		b, _ := json.Marshal(r)
+		// The result itself (r.out), not the struct holding it: its
+		// fields are unexported, so it would marshal as {} and the check
+		// could never fail.
+		b, err := json.Marshal(r.out)
+		if err != nil || len(r.out) == 0 {
+			t.Fatalf("MCP %s: no result to check (%v, %s)", tr.op, err, b)
+		}
 		if r.code != "" || strings.Contains(string(b), "config.toml") || strings.Contains(string(b), "http.token") {
 			t.Errorf("MCP %s sees hostlink's files: %s", tr.op, b)
+		}
+		if !strings.Contains(string(b), "visible.txt") {
+			t.Errorf("MCP %s does not see the workdir's own file either, so the check proves nothing: %s", tr.op, b)
 		}
 	}
 	// A command may be run (commands are allowed here; the jail is not a
