@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/hostlink/hostlink/internal/tstest"
 )
 
 // agentHome is a HOSTLINK_HOME whose config enables agents in workdir a
@@ -63,19 +65,16 @@ func TestAgentKill9Serve(t *testing.T) {
 		t.Fatalf("submit: %s", code)
 	}
 	id := task["task_id"].(string)
-	deadline := time.Now().Add(30 * time.Second)
-	for {
-		got, code := callJSON(t, env, bin, "get_agent_task", `{"task_id":"`+id+`"}`)
+	var got map[string]any
+	if !tstest.Eventually(30*time.Second, func() bool {
+		var code string
+		got, code = callJSON(t, env, bin, "get_agent_task", `{"task_id":"`+id+`"}`)
 		if code != "" {
 			t.Fatalf("get: %s", code)
 		}
-		if got["turns"].(float64) == 1 {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("no turn started: %v", got)
-		}
-		time.Sleep(20 * time.Millisecond)
+		return got["turns"].(float64) == 1
+	}) {
+		t.Fatalf("no turn started: %v", got)
 	}
 	write := `{"workdir":"a","path":"mine.txt","content":"x"}`
 	if _, code := callJSON(t, env, bin, "write_file", write); code != "WORKDIR_BUSY" {
@@ -85,7 +84,7 @@ func TestAgentKill9Serve(t *testing.T) {
 	serve.Process.Kill() // SIGKILL: no cleanup at all
 	serve.Wait()
 	startServe(t, bin, env)
-	got, code := callJSON(t, env, bin, "get_agent_task", `{"task_id":"`+id+`"}`)
+	got, code = callJSON(t, env, bin, "get_agent_task", `{"task_id":"`+id+`"}`)
 	if code != "" || got["status"] != "interrupted" || !strings.Contains(got["reason"].(string), "mid-turn") {
 		t.Fatalf("the task after a restart: %v %s", got, code)
 	}
@@ -125,13 +124,7 @@ func TestAgentsWithTypeScriptClient(t *testing.T) {
 // HOSTLINK_NODE_MODULES and returns the JSON object it prints last.
 func nodeScript(t *testing.T, env []string, name string, args ...string) map[string]any {
 	t.Helper()
-	modules := os.Getenv("HOSTLINK_NODE_MODULES")
-	if modules == "" {
-		if os.Getenv("HOSTLINK_REQUIRE_INTEGRATION") != "" {
-			t.Fatal("HOSTLINK_NODE_MODULES is unset; .ci/run installs the MCP TypeScript SDK and sets it")
-		}
-		t.Skip("HOSTLINK_NODE_MODULES unset (set HOSTLINK_REQUIRE_INTEGRATION=1 to require this test)")
-	}
+	modules := tstest.Env(t, "HOSTLINK_NODE_MODULES", ".ci/run installs the MCP TypeScript SDK and sets it")
 	dir := t.TempDir()
 	script, err := os.ReadFile(filepath.Join("testdata", name))
 	if err != nil {

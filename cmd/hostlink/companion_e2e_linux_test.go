@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/hostlink/hostlink/internal/desktop/xvfbtest"
+	"github.com/hostlink/hostlink/internal/tstest"
 )
 
 // companionCall runs `hostlink call --json` and decodes its one line.
@@ -88,16 +89,13 @@ func companionScenario(t *testing.T, x *xvfbtest.Display, rtBin, bin, listen, ad
 		return cmd, done, &stderr
 	}
 	_, done, stderr := startCompanion()
-	deadline := time.Now().Add(20 * time.Second)
-	for {
-		st := companionCall(t, rtEnv, rtBin, "companion_status", map[string]any{})
-		if c, _ := st["connected"].([]any); len(c) == 1 {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("the companion did not connect: %v\n%s", st, stderr.String())
-		}
-		time.Sleep(100 * time.Millisecond)
+	var st map[string]any
+	if !tstest.Eventually(20*time.Second, func() bool {
+		st = companionCall(t, rtEnv, rtBin, "companion_status", map[string]any{})
+		c, _ := st["connected"].([]any)
+		return len(c) == 1
+	}) {
+		t.Fatalf("the companion did not connect: %v\n%s", st, stderr.String())
 	}
 
 	res := companionCall(t, rtEnv, rtBin, "companion_run_command", map[string]any{"argv": []string{"sh", "-c", "echo hello from the host | tr a-z A-Z; echo oops >&2; exit 3"}})
@@ -178,14 +176,11 @@ func companionScenario(t *testing.T, x *xvfbtest.Display, rtBin, bin, listen, ad
 		t.Fatalf("pair again: %v\n%s", err, out)
 	}
 	_, done, stderr = startCompanion()
-	for deadline := time.Now().Add(20 * time.Second); ; {
-		if c, _ := companionCall(t, rtEnv, rtBin, "companion_status", map[string]any{})["connected"].([]any); len(c) == 1 {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("the companion did not reconnect:\n%s", stderr.String())
-		}
-		time.Sleep(100 * time.Millisecond)
+	if !tstest.Eventually(20*time.Second, func() bool {
+		c, _ := companionCall(t, rtEnv, rtBin, "companion_status", map[string]any{})["connected"].([]any)
+		return len(c) == 1
+	}) {
+		t.Fatalf("the companion did not reconnect:\n%s", stderr.String())
 	}
 	if out, err := run(t, rtEnv, rtBin, "unpair"); err != nil || !strings.Contains(out, "Revoked 1 companion pairing") {
 		t.Fatalf("unpair on the runtime: %v\n%s", err, out)

@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/hostlink/hostlink/internal/desktop/xvfbtest"
+	"github.com/hostlink/hostlink/internal/tstest"
 )
 
 // TestCompanionNetworkNamespace is TestCompanionTwoProcesses with the
@@ -19,9 +20,7 @@ import (
 // the host namespace reaches it only through a forwarder on the host's
 // loopback, as Docker's published port does. Needs root and ip(8).
 func TestCompanionNetworkNamespace(t *testing.T) {
-	if os.Geteuid() != 0 {
-		t.Skip("creating a network namespace needs root")
-	}
+	tstest.Root(t) // to create a network namespace
 	ipTool := xvfbtest.Need(t, "ip")
 	x := xvfbtest.Start(t, 640, 480)
 	bin := build(t)
@@ -37,7 +36,7 @@ func TestCompanionNetworkNamespace(t *testing.T) {
 	if out, err := exec.Command(ipTool, "netns", "add", ns).CombinedOutput(); err != nil {
 		if strings.Contains(string(out), "Operation not permitted") {
 			// Root without CAP_SYS_ADMIN (an unprivileged container).
-			t.Skipf("no permission to create a network namespace: %s", out)
+			tstest.Missing(t, "no permission to create a network namespace: "+string(out))
 		}
 		t.Fatalf("ip netns add: %v\n%s", err, out)
 	}

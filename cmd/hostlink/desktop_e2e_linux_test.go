@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/hostlink/hostlink/internal/desktop/xvfbtest"
+	"github.com/hostlink/hostlink/internal/tstest"
 )
 
 // TestComputerToolsWithTypeScriptClient runs `hostlink mcp` with computer
@@ -17,13 +18,7 @@ import (
 // SDK: image content arrives as PNG of the screen's size, acts return
 // receipts and fresh images, a used reference is refused.
 func TestComputerToolsWithTypeScriptClient(t *testing.T) {
-	modules := os.Getenv("HOSTLINK_NODE_MODULES")
-	if modules == "" {
-		if os.Getenv("HOSTLINK_REQUIRE_INTEGRATION") != "" {
-			t.Fatal("HOSTLINK_NODE_MODULES is unset; .ci/run installs the MCP TypeScript SDK and sets it")
-		}
-		t.Skip("HOSTLINK_NODE_MODULES unset")
-	}
+	modules := tstest.Env(t, "HOSTLINK_NODE_MODULES", ".ci/run installs the MCP TypeScript SDK and sets it")
 	x := xvfbtest.Start(t, 800, 600)
 	x.Xterm("e2e-term", 30, 40, t.TempDir())
 	bin := build(t)

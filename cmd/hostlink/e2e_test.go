@@ -14,6 +14,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/hostlink/hostlink/internal/tstest"
 )
 
 // fakeRuntimeEnv names the fake agent runtime's program for a hostlink
@@ -65,13 +67,7 @@ func run(t *testing.T, env []string, bin string, args ...string) (string, error)
 // HOSTLINK_NODE_MODULES (installed by .ci/run).
 func nodeClient(t *testing.T, env []string, args ...string) map[string]any {
 	t.Helper()
-	modules := os.Getenv("HOSTLINK_NODE_MODULES")
-	if modules == "" {
-		if os.Getenv("HOSTLINK_REQUIRE_INTEGRATION") != "" {
-			t.Fatal("HOSTLINK_NODE_MODULES is unset; .ci/run installs the MCP TypeScript SDK and sets it")
-		}
-		t.Skip("HOSTLINK_NODE_MODULES unset (set HOSTLINK_REQUIRE_INTEGRATION=1 to require this test)")
-	}
+	modules := tstest.Env(t, "HOSTLINK_NODE_MODULES", ".ci/run installs the MCP TypeScript SDK and sets it")
 	dir := t.TempDir()
 	script, err := os.ReadFile(filepath.Join("testdata", "mcp_client.mjs"))
 	if err != nil {

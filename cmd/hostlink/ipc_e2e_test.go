@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/hostlink/hostlink/internal/audit"
+	"github.com/hostlink/hostlink/internal/tstest"
 )
 
 // runSplit runs hostlink and returns stdout and stderr apart.
@@ -126,15 +127,12 @@ func TestStaleSocketAfterKill(t *testing.T) {
 		}
 	}
 	second, _ := startServe(t, bin, env)
-	deadline := time.Now().Add(10 * time.Second)
-	for {
-		out, err := run(t, env, bin, "status")
-		if err == nil && strings.Contains(out, fmt.Sprintf("pid %d", second.Process.Pid)) {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("status after restart: %v\n%s", err, out)
-		}
-		time.Sleep(100 * time.Millisecond)
+	var out string
+	var err error
+	if !tstest.Eventually(10*time.Second, func() bool {
+		out, err = run(t, env, bin, "status")
+		return err == nil && strings.Contains(out, fmt.Sprintf("pid %d", second.Process.Pid))
+	}) {
+		t.Fatalf("status after restart: %v\n%s", err, out)
 	}
 }

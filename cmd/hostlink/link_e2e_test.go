@@ -17,6 +17,7 @@ import (
 	"github.com/hostlink/hostlink/internal/audit"
 	"github.com/hostlink/hostlink/internal/devplatform"
 	"github.com/hostlink/hostlink/internal/link/wire"
+	"github.com/hostlink/hostlink/internal/tstest"
 )
 
 // platform is a reference platform serving on loopback for one test.
@@ -449,13 +450,7 @@ func TestLinkOverloadAndFrames(t *testing.T) {
 		}
 	}
 	// Freeing the last slot sends STATUS at once.
-	deadline := time.Now().Add(10 * time.Second)
-	for len(data.Frames("STATUS")) == 0 && time.Now().Before(deadline) {
-		time.Sleep(20 * time.Millisecond)
-	}
-	if len(data.Frames("STATUS")) == 0 {
-		t.Error("no STATUS after the full-to-not-full edge")
-	}
+	tstest.WaitFor(t, 10*time.Second, "STATUS after the full-to-not-full edge", func() bool { return len(data.Frames("STATUS")) > 0 })
 
 	// Not granted: the idempotency addition.
 	typ, got := call(t, data, "FILE_WRITE", map[string]any{"path": "k.txt", "content": "x", "idempotency_key": "k"})
@@ -530,11 +525,8 @@ func TestLinkReconnectAndTerminalCloses(t *testing.T) {
 	p2 := startPlatform(t, devplatform.Config{ProtocolVersion: "2.0"})
 	_, env2 := linkEnv(t, p2)
 	startLinked(t, bin, env2, p2)
-	deadline := time.Now().Add(30 * time.Second)
-	for len(eventsOf(p2, devplatform.ControlPeer, "rejected")) == 0 && time.Now().Before(deadline) {
-		time.Sleep(50 * time.Millisecond)
-	}
-	time.Sleep(4 * time.Second)
+	tstest.WaitFor(t, 30*time.Second, "the 2.0 platform's rejection", func() bool { return len(eventsOf(p2, devplatform.ControlPeer, "rejected")) > 0 })
+	time.Sleep(4 * time.Second) // and no second handshake after it
 	if n := len(eventsOf(p2, devplatform.ControlPeer, "rejected")); n != 1 {
 		t.Errorf("%d handshakes against a 2.0 platform, want 1: %v", n, p2.Events())
 	}
@@ -657,15 +649,11 @@ func TestDevPlatformCLI(t *testing.T) {
 	}
 	t.Cleanup(func() { dp.Process.Kill(); dp.Wait() })
 	var addr string
-	for deadline := time.Now().Add(20 * time.Second); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
-		if b, err := os.ReadFile(addrFile); err == nil && len(b) > 0 {
-			addr = strings.TrimSpace(string(b))
-			break
-		}
-	}
-	if addr == "" {
-		t.Fatal("dev-platform did not report its address")
-	}
+	tstest.WaitFor(t, 20*time.Second, "dev-platform's address", func() bool {
+		b, _ := os.ReadFile(addrFile)
+		addr = strings.TrimSpace(string(b))
+		return addr != ""
+	})
 	// serve takes the link from the config's [link] section.
 	_, env := hostlinkEnv(t)
 	home := t.TempDir()
@@ -678,12 +666,10 @@ func TestDevPlatformCLI(t *testing.T) {
 	startServe(t, bin, env, "--config", cfg)
 	var out string
 	var err error
-	for deadline := time.Now().Add(20 * time.Second); time.Now().Before(deadline); time.Sleep(100 * time.Millisecond) {
+	tstest.Eventually(20*time.Second, func() bool {
 		out, err = run(t, env, bin, "dev-platform", "send", "--api", addr, "--token-file", tokFile, "control", "DIRECTORY_LIST_REQUEST", `{"browse_id":null,"directory_ref":null}`)
-		if err == nil {
-			break
-		}
-	}
+		return err == nil
+	})
 	if err != nil || !strings.Contains(out, `"DIRECTORY_LIST_RESPONSE"`) || !strings.Contains(out, `"Home"`) {
 		t.Fatalf("dev-platform send: %v %s", err, out)
 	}

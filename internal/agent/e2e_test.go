@@ -4,6 +4,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -15,6 +16,7 @@ import (
 	"github.com/hostlink/hostlink/internal/agent"
 	"github.com/hostlink/hostlink/internal/errcode"
 	"github.com/hostlink/hostlink/internal/lease"
+	"github.com/hostlink/hostlink/internal/tstest"
 )
 
 // script is one turn of the fake runtime: it streams, asks for approval,
@@ -175,16 +177,14 @@ func endToEnd(t *testing.T, e *env, c caller) {
 // waitForEvent waits for an item event that mentions text.
 func waitForEvent(t *testing.T, c caller, id, text string) {
 	t.Helper()
-	deadline := time.Now().Add(30 * time.Second)
-	for time.Now().Before(deadline) {
+	tstest.WaitFor(t, 30*time.Second, fmt.Sprintf("an event that mentions %q", text), func() bool {
 		for _, ev := range allEvents(t, c, id, 500) {
 			if b, _ := json.Marshal(ev["data"]); strings.HasPrefix(ev["type"].(string), "item.") && strings.Contains(string(b), text) {
-				return
+				return true
 			}
 		}
-		time.Sleep(5 * time.Millisecond)
-	}
-	t.Fatalf("no event mentions %q", text)
+		return false
+	})
 }
 
 // overTransports runs f with a client of each transport.

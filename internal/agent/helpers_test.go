@@ -21,6 +21,7 @@ import (
 	"github.com/hostlink/hostlink/internal/mcpserve"
 	"github.com/hostlink/hostlink/internal/ops"
 	"github.com/hostlink/hostlink/internal/ops/opstest"
+	"github.com/hostlink/hostlink/internal/tstest"
 )
 
 // TestMain doubles as the fake runtime program (HOSTLINK_FAKE_AGENT=1) and
@@ -247,17 +248,14 @@ func must(t testing.TB, c caller, op string, args map[string]any) map[string]any
 // waitFor polls get_agent_task until cond holds.
 func waitFor(t testing.TB, c caller, id, what string, cond func(task map[string]any) bool) map[string]any {
 	t.Helper()
-	deadline := time.Now().Add(30 * time.Second)
-	for {
-		task := must(t, c, "get_agent_task", map[string]any{"task_id": id})
-		if cond(task) {
-			return task
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("task %s: waited too long for %s: %v", id, what, task)
-		}
-		time.Sleep(5 * time.Millisecond)
+	var task map[string]any
+	if !tstest.Eventually(30*time.Second, func() bool {
+		task = must(t, c, "get_agent_task", map[string]any{"task_id": id})
+		return cond(task)
+	}) {
+		t.Fatalf("task %s: waited too long for %s: %v", id, what, task)
 	}
+	return task
 }
 
 func statusIs(want string) func(map[string]any) bool {

@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"testing"
 	"time"
+
+	"github.com/hostlink/hostlink/internal/tstest"
 )
 
 // unsyncedNow reports whether l holds a deferred record not yet synced.
@@ -23,13 +25,7 @@ func TestDeferredSync(t *testing.T) {
 		then func(t *testing.T, l *Log)
 	}{
 		{"timer", func(t *testing.T, l *Log) {
-			deadline := time.Now().Add(20 * SyncDelay)
-			for unsyncedNow(l) {
-				if time.Now().After(deadline) {
-					t.Fatalf("deferred record still unsynced after %v", 20*SyncDelay)
-				}
-				time.Sleep(SyncDelay / 10)
-			}
+			tstest.WaitFor(t, 20*SyncDelay, "the deferred record's sync", func() bool { return !unsyncedNow(l) })
 		}},
 		{"synced record", func(t *testing.T, l *Log) {
 			if err := l.Append(record(2)); err != nil {
@@ -103,14 +99,12 @@ func TestDeferredSurvivesKill(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer cmd.Wait()
-	for deadline := time.Now().Add(time.Minute); ; time.Sleep(5 * time.Millisecond) {
-		if _, err := os.Stat(filepath.Join(dir, "appended")); err == nil {
-			break
-		}
-		if time.Now().After(deadline) {
-			cmd.Process.Kill()
-			t.Fatal("the child never appended")
-		}
+	if !tstest.Eventually(time.Minute, func() bool {
+		_, err := os.Stat(filepath.Join(dir, "appended"))
+		return err == nil
+	}) {
+		cmd.Process.Kill()
+		t.Fatal("the child never appended")
 	}
 	cmd.Process.Kill()
 	cmd.Wait()

@@ -12,6 +12,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/hostlink/hostlink/internal/tstest"
 )
 
 // helperEnv carries a helperSpec to a child process running
@@ -47,14 +49,10 @@ func TestHelperProcess(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(h.Sync, fmt.Sprintf("ready-%d", h.ID)), nil, 0o600); err != nil {
 		t.Fatal(err)
 	}
-	for deadline := time.Now().Add(2 * time.Minute); ; time.Sleep(time.Millisecond) {
-		if _, err := os.Stat(filepath.Join(h.Sync, "go")); err == nil {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatal("no go signal")
-		}
-	}
+	tstest.WaitFor(t, 2*time.Minute, "the go signal", func() bool {
+		_, err := os.Stat(filepath.Join(h.Sync, "go"))
+		return err == nil
+	})
 	for i := range h.N {
 		if i%7 == 0 {
 			if err := l.Check(); err != nil {
@@ -108,19 +106,17 @@ func TestMultiProcess(t *testing.T) {
 		}
 	}
 	// Start them together, once all have opened the log.
-	for deadline := time.Now().Add(2 * time.Minute); ; time.Sleep(5 * time.Millisecond) {
-		ready, _ := filepath.Glob(filepath.Join(syncDir, "ready-*"))
-		if len(ready) == children {
-			break
+	var ready []string
+	if !tstest.Eventually(2*time.Minute, func() bool {
+		ready, _ = filepath.Glob(filepath.Join(syncDir, "ready-*"))
+		return len(ready) == children
+	}) {
+		for _, c := range kids {
+			c.cmd.Process.Kill()
+			<-c.done
 		}
-		if time.Now().After(deadline) {
-			for _, c := range kids {
-				c.cmd.Process.Kill()
-				<-c.done
-			}
-			report()
-			t.Fatalf("only %d of %d children opened the log", len(ready), children)
-		}
+		report()
+		t.Fatalf("only %d of %d children opened the log", len(ready), children)
 	}
 	if err := os.WriteFile(filepath.Join(syncDir, "go"), nil, 0o600); err != nil {
 		t.Fatal(err)

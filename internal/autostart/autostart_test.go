@@ -17,6 +17,7 @@ import (
 	"howett.net/plist"
 
 	"github.com/hostlink/hostlink/internal/paths"
+	"github.com/hostlink/hostlink/internal/tstest"
 )
 
 // testSpec is a spec for kind in a temp home, running a real executable
@@ -245,13 +246,7 @@ func TestSystemdAnalyzeVerify(t *testing.T) {
 	if runtime.GOOS != "linux" {
 		t.Skip("systemd units are verified on Linux")
 	}
-	sa, err := exec.LookPath("systemd-analyze")
-	if err != nil {
-		if os.Getenv("HOSTLINK_REQUIRE_INTEGRATION") == "1" {
-			t.Fatal("systemd-analyze is required (HOSTLINK_REQUIRE_INTEGRATION=1): apt-get install systemd")
-		}
-		t.Skip("systemd-analyze not installed")
-	}
+	sa := tstest.Tool(t, "systemd-analyze")
 	s := testSpec(t, Systemd)
 	r, err := Install(s)
 	if err != nil {

@@ -11,6 +11,8 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+
+	"github.com/hostlink/hostlink/internal/tstest"
 )
 
 // escapeMount escapes a path the way the kernel writes it in mountinfo.
@@ -88,8 +90,8 @@ func TestLinuxRootsFromMountTable(t *testing.T) {
 	}
 }
 
-// requireMounts skips (or, under HOSTLINK_REQUIRE_INTEGRATION, fails) when
-// this process cannot mount file systems.
+// requireMounts ends the test through tstest.Missing when this process
+// cannot mount file systems.
 func requireMounts(t *testing.T) {
 	t.Helper()
 	dir := t.TempDir()
@@ -98,10 +100,7 @@ func requireMounts(t *testing.T) {
 		syscall.Unmount(dir, syscall.MNT_DETACH)
 		return
 	}
-	if os.Getenv("HOSTLINK_REQUIRE_INTEGRATION") != "" {
-		t.Fatalf("cannot mount a tmpfs (run as root or with CAP_SYS_ADMIN): %v", err)
-	}
-	t.Skipf("cannot mount a tmpfs: %v", err)
+	tstest.Missing(t, fmt.Sprintf("cannot mount a tmpfs (run as root or with CAP_SYS_ADMIN): %v", err))
 }
 
 func mountT(t *testing.T, source, target, fstype string, flags uintptr) {

@@ -12,6 +12,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/hostlink/hostlink/internal/tstest"
 )
 
 // TestFlatMemory writes 1 GiB (64 MiB in -short runs or without
@@ -20,7 +22,7 @@ import (
 // it all back in chunks and checks the stream hash.
 func TestFlatMemory(t *testing.T) {
 	size := int64(64 << 20)
-	if os.Getenv("HOSTLINK_REQUIRE_INTEGRATION") != "" && !testing.Short() {
+	if tstest.Required() && !testing.Short() {
 		size = 1 << 30
 	}
 	s := openStore(t, Options{MaxStreamBytes: size})

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/hostlink/hostlink/internal/errcode"
+	"github.com/hostlink/hostlink/internal/tstest"
 )
 
 func exists(t *testing.T, s *Store, id string) bool {
@@ -148,15 +149,10 @@ func TestRunCleanup(t *testing.T) {
 	clock.Advance(2 * time.Hour)
 	// Poll Get alone: exists would catch the removal between deleting
 	// the row and the directory.
-	for deadline := time.Now().Add(10 * time.Second); ; {
-		if _, err := s.Get(c.ID()); errcode.CodeOf(err) == CodeNotFound {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatal("RunCleanup did not remove the expired capture")
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
+	tstest.WaitFor(t, 10*time.Second, "RunCleanup to remove the expired capture", func() bool {
+		_, err := s.Get(c.ID())
+		return errcode.CodeOf(err) == CodeNotFound
+	})
 	cancel()
 	<-done
 	if exists(t, s, c.ID()) { // and now its directory must be gone too

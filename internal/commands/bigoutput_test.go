@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/hostlink/hostlink/internal/capture"
+	"github.com/hostlink/hostlink/internal/tstest"
 )
 
 // rssKiB reads this process's resident set size.
@@ -42,7 +43,7 @@ func rssKiB(t *testing.T) int64 {
 // reassembled SHA-256 against the reported one.
 func TestGiBOutputFlatMemory(t *testing.T) {
 	size := int64(64 << 20)
-	if os.Getenv("HOSTLINK_REQUIRE_INTEGRATION") != "" && !raceEnabled {
+	if tstest.Required() && !raceEnabled {
 		size = 1 << 30
 	}
 	e := newEnvStore(t, Options{MaxTimeout: 10 * time.Minute}, capture.Options{MaxStreamBytes: 2 << 30})

@@ -23,6 +23,7 @@ import (
 	"github.com/hostlink/hostlink/internal/jail"
 	"github.com/hostlink/hostlink/internal/ops"
 	"github.com/hostlink/hostlink/internal/ops/opstest"
+	"github.com/hostlink/hostlink/internal/tstest"
 )
 
 // env is a registry with the file and command operations over a real
@@ -400,7 +401,7 @@ func TestArgvInsideShell(t *testing.T) {
 	ran := 0
 	for _, sh := range []string{"sh", "bash", "zsh"} {
 		if _, err := exec.LookPath(sh); err != nil {
-			if os.Getenv("HOSTLINK_REQUIRE_INTEGRATION") != "" {
+			if tstest.Required() {
 				t.Errorf("%s is not installed (.ci/run installs it)", sh)
 			}
 			continue

@@ -12,6 +12,7 @@ import (
 
 	"github.com/hostlink/hostlink/internal/desktop/xvfbtest"
 	"github.com/hostlink/hostlink/internal/ops/opstest"
+	"github.com/hostlink/hostlink/internal/tstest"
 )
 
 // wineEnv is the environment that runs Windows programs in the Wine
@@ -20,12 +21,7 @@ import (
 // HOSTLINK_REQUIRE_INTEGRATION is set.
 func wineEnv(t *testing.T) []string {
 	t.Helper()
-	need := func(why string) {
-		if os.Getenv("HOSTLINK_REQUIRE_INTEGRATION") != "" {
-			t.Fatalf("%s (run bash .ci/wine-test once to prepare the prefix)", why)
-		}
-		t.Skip(why)
-	}
+	need := func(why string) { tstest.Missing(t, why+" (run bash .ci/wine-test once to prepare the prefix)") }
 	if _, err := exec.LookPath("wine"); err != nil {
 		need("wine is not installed")
 	}

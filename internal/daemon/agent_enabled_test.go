@@ -19,6 +19,7 @@ import (
 	"github.com/hostlink/hostlink/internal/errcode"
 	"github.com/hostlink/hostlink/internal/lease"
 	"github.com/hostlink/hostlink/internal/ops"
+	"github.com/hostlink/hostlink/internal/tstest"
 )
 
 // TestAgentsEnabled wires the engine as serve does, with the fake runtime
@@ -61,19 +62,15 @@ func TestAgentsEnabled(t *testing.T) {
 		t.Fatal(err)
 	}
 	id := task["task_id"].(string)
-	deadline := time.Now().Add(20 * time.Second)
-	for {
-		got, err := call("get_agent_task", `{"task_id":"`+id+`"}`)
-		if err != nil {
+	var got map[string]any
+	if !tstest.Eventually(20*time.Second, func() bool {
+		var err error
+		if got, err = call("get_agent_task", `{"task_id":"`+id+`"}`); err != nil {
 			t.Fatal(err)
 		}
-		if got["turns"].(float64) == 1 {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("the task never started a turn: %v", got)
-		}
-		time.Sleep(10 * time.Millisecond)
+		return got["turns"].(float64) == 1
+	}) {
+		t.Fatalf("the task never started a turn: %v", got)
 	}
 	st := d.Status()
 	if len(st.Tasks) != 1 || st.Tasks[0].ID != id || !slices.ContainsFunc(st.Capabilities, func(c apitype.CapabilityStatus) bool { return c.Name == "agents" && c.Ready }) {
@@ -99,9 +96,9 @@ func TestAgentsEnabled(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer d2.Close()
-	got, _, err := d2.Agents.Get(id)
-	if err != nil || got.Status != "cancelled" || got.Reason != "hostlink is shutting down" {
-		t.Fatalf("after the daemon closed: %+v %v", got, err)
+	task2, _, err := d2.Agents.Get(id)
+	if err != nil || task2.Status != "cancelled" || task2.Reason != "hostlink is shutting down" {
+		t.Fatalf("after the daemon closed: %+v %v", task2, err)
 	}
 	if _, err := d2.Registry.Call(context.Background(), ops.Caller{Transport: audit.MCPStdio}, "write_file", []byte(`{"workdir":"w","path":"x.txt","content":"x"}`), nil); err != nil {
 		t.Fatalf("write_file after an orderly stop: %v", err)

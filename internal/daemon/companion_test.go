@@ -12,6 +12,7 @@ import (
 	"github.com/hostlink/hostlink/internal/audit"
 	"github.com/hostlink/hostlink/internal/companion"
 	"github.com/hostlink/hostlink/internal/ops"
+	"github.com/hostlink/hostlink/internal/tstest"
 )
 
 // TestWSLHelperConfig: [companion] wsl_helper starts the helper only
@@ -45,17 +46,15 @@ func TestWSLHelperConfig(t *testing.T) {
 			t.Cleanup(func() { d.Close() })
 			allowAll(d)
 			var st companion.StatusResult
-			for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+			tstest.Eventually(10*time.Second, func() bool {
 				out, err := d.Registry.Call(context.Background(), ops.Caller{Transport: audit.MCPStdio}, "companion_status", []byte(`{}`), nil)
 				if err != nil {
 					t.Fatal(err)
 				}
 				b, _ := json.Marshal(out)
 				json.Unmarshal(b, &st)
-				if !tc.available || (st.Helper != nil && st.Helper.LastError != "") || time.Now().After(deadline) {
-					break
-				}
-			}
+				return !tc.available || (st.Helper != nil && st.Helper.LastError != "")
+			})
 			if !tc.available {
 				if st.Helper != nil {
 					t.Fatalf("a helper was started outside WSL: %+v", st.Helper)

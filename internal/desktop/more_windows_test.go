@@ -12,6 +12,7 @@ import (
 
 	"github.com/hostlink/hostlink/internal/audit"
 	"github.com/hostlink/hostlink/internal/errcode"
+	"github.com/hostlink/hostlink/internal/tstest"
 )
 
 // TestWin32MoreOperations runs the clipboard, permissions and launch
@@ -59,13 +60,10 @@ func TestWin32MoreOperations(t *testing.T) {
 	if e != nil || out.(LaunchResult).PID <= 0 {
 		t.Fatalf("launch: %+v %v", out, e)
 	}
-	deadline := time.Now().Add(20 * time.Second)
-	for _, err := os.Stat(made); err != nil; _, err = os.Stat(made) {
-		if time.Now().After(deadline) {
-			t.Fatal("the launched program did not run")
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
+	tstest.WaitFor(t, 20*time.Second, "the launched program to run", func() bool {
+		_, err := os.Stat(made)
+		return err == nil
+	})
 	self, _ := os.Executable()
 	if _, e := call("computer_launch_app", LaunchArgs{ExecutablePath: self}); e == nil || e.Code != AppNotFound {
 		t.Errorf("launching a program of no registration: %v", e)

@@ -13,6 +13,7 @@ import (
 	"github.com/coder/websocket"
 
 	"github.com/hostlink/hostlink/internal/link/wire"
+	"github.com/hostlink/hostlink/internal/tstest"
 )
 
 func TestListenLoopbackOnly(t *testing.T) {
@@ -103,12 +104,13 @@ func TestHandshake(t *testing.T) {
 	}
 	// The server records a rejection after the client has seen it.
 	kinds := map[string]int{}
-	for deadline := time.Now().Add(10 * time.Second); kinds["rejected"] < 3 && time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
+	tstest.Eventually(10*time.Second, func() bool {
 		clear(kinds)
 		for _, ev := range srv.Events() {
 			kinds[ev.Kind]++
 		}
-	}
+		return kinds["rejected"] >= 3
+	})
 	if kinds["rejected"] != 3 || kinds["connected"] != 2 {
 		t.Errorf("events: %v", srv.Events())
 	}

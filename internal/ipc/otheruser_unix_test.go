@@ -15,17 +15,14 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+
+	"github.com/hostlink/hostlink/internal/tstest"
 )
 
 // tempUser creates a system user for the test and removes it afterwards.
 func tempUser(t *testing.T) (uid, gid uint32) {
 	t.Helper()
-	if os.Getuid() != 0 {
-		if os.Getenv("HOSTLINK_REQUIRE_INTEGRATION") != "" {
-			t.Fatal("this test creates a user and must run as root")
-		}
-		t.Skip("not root (set HOSTLINK_REQUIRE_INTEGRATION=1 to require this test)")
-	}
+	tstest.Root(t) // it creates a user
 	name := fmt.Sprintf("hostlinktest-%d", rand.IntN(1e6))
 	if out, err := exec.Command("useradd", "--system", "--no-create-home", "--shell", "/usr/sbin/nologin", name).CombinedOutput(); err != nil {
 		t.Fatalf("useradd: %v\n%s", err, out)

@@ -10,6 +10,8 @@ import (
 	"runtime"
 	"strings"
 	"testing"
+
+	"github.com/hostlink/hostlink/internal/tstest"
 )
 
 // testListen listens in a short private temporary directory: t.TempDir
@@ -94,9 +96,7 @@ func TestStartUp(t *testing.T) {
 		}, ErrAlreadyRunning.Error(), true},
 		{"not a socket", func(t *testing.T, p string) { os.WriteFile(p, []byte("x"), 0o600) }, "not a socket", true},
 		{"stale socket of another user", func(t *testing.T, p string) {
-			if os.Getuid() != 0 {
-				t.Skip("needs root to give a socket away")
-			}
+			tstest.Root(t) // to give a socket away
 			staleSocket(t, p)
 			if err := os.Lchown(p, 65534, 65534); err != nil {
 				t.Fatal(err)

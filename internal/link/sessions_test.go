@@ -20,6 +20,7 @@ import (
 	"github.com/hostlink/hostlink/internal/hostinfo"
 	"github.com/hostlink/hostlink/internal/link"
 	"github.com/hostlink/hostlink/internal/link/wire"
+	"github.com/hostlink/hostlink/internal/tstest"
 )
 
 // fixture is an in-process link against an in-process reference platform.
@@ -266,13 +267,7 @@ func TestInvalidHelloAckStops(t *testing.T) {
 func TestPingPongAndDrop(t *testing.T) {
 	f := newFixture(t, devplatform.Config{PingIntervalSeconds: 0.05}, time.Minute)
 	ctrl := f.peer(t, devplatform.ControlPeer, time.Time{})
-	deadline := time.Now().Add(10 * time.Second)
-	for len(ctrl.Frames("PONG")) < 3 && time.Now().Before(deadline) {
-		time.Sleep(10 * time.Millisecond)
-	}
-	if n := len(ctrl.Frames("PONG")); n < 3 {
-		t.Fatalf("%d PONGs", n)
-	}
+	tstest.WaitFor(t, 10*time.Second, "three PONGs", func() bool { return len(ctrl.Frames("PONG")) >= 3 })
 	// A connection dropped without a close frame comes back.
 	since := time.Now()
 	ctrl.Drop()
@@ -360,13 +355,10 @@ func TestTLSVerifiesThePlatform(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() { done <- svc.Run(ctx) }()
-	deadline := time.Now().Add(20 * time.Second)
-	for time.Now().Before(deadline) {
-		if st := svc.Status(); st.Control != nil && strings.Contains(st.Control.LastError, "certificate") {
-			break
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+	tstest.Eventually(20*time.Second, func() bool {
+		st := svc.Status()
+		return st.Control != nil && strings.Contains(st.Control.LastError, "certificate")
+	})
 	cancel()
 	<-done
 	st := svc.Status()

@@ -14,6 +14,7 @@ import (
 	"github.com/hostlink/hostlink/internal/errcode"
 	"github.com/hostlink/hostlink/internal/ops"
 	"github.com/hostlink/hostlink/internal/policy"
+	"github.com/hostlink/hostlink/internal/tstest"
 )
 
 func TestGuard(t *testing.T) {
@@ -131,19 +132,13 @@ func TestCancellation(t *testing.T) {
 	case <-time.After(10 * time.Second):
 		t.Fatal("the operation did not see the cancellation")
 	}
-	deadline := time.Now().Add(5 * time.Second)
-	for {
-		lines, _ := audit.Tail(dir, 1)
-		if len(lines) == 1 && lines[0].Op == "wait" {
-			if lines[0].Code != string(errcode.Cancelled) {
-				t.Fatalf("audited as %q", lines[0].Code)
-			}
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatal("cancelled call not audited")
-		}
-		time.Sleep(20 * time.Millisecond)
+	var lines []audit.Line
+	tstest.WaitFor(t, 5*time.Second, "the cancelled call's record", func() bool {
+		lines, _ = audit.Tail(dir, 1)
+		return len(lines) == 1 && lines[0].Op == "wait"
+	})
+	if lines[0].Code != string(errcode.Cancelled) {
+		t.Fatalf("audited as %q", lines[0].Code)
 	}
 }
 

@@ -8,6 +8,8 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+
+	"github.com/hostlink/hostlink/internal/tstest"
 )
 
 func mode(t *testing.T, name string) fs.FileMode {
@@ -150,9 +152,7 @@ func TestCheckMode(t *testing.T) {
 }
 
 func TestCheckOwner(t *testing.T) {
-	if os.Geteuid() != 0 {
-		t.Skip("needs root to give a file to another user")
-	}
+	tstest.Root(t) // to give a file to another user
 	name := filepath.Join(t.TempDir(), "f")
 	if err := os.WriteFile(name, nil, 0o600); err != nil {
 		t.Fatal(err)

@@ -6,6 +6,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/hostlink/hostlink/internal/tstest"
 )
 
 // hardArgs are arguments that each shell's quoting must carry unchanged.
@@ -137,7 +139,7 @@ func TestQuoteThroughShells(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.shell, func(t *testing.T) {
 			if _, err := ResolveShell(c.shell); err != nil {
-				t.Skipf("%s is not installed", c.shell)
+				tstest.Missing(t, c.shell+" is not installed (.ci/run installs it)")
 			}
 			line := c.quote(append([]string{self(t)}, c.args...))
 			out, errOut, st := run(t, Spec{Command: line, Shell: c.shell}, "argv")

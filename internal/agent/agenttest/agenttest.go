@@ -21,20 +21,15 @@ import (
 	"github.com/hostlink/hostlink/internal/jail"
 	"github.com/hostlink/hostlink/internal/ops"
 	"github.com/hostlink/hostlink/internal/ops/opstest"
+	"github.com/hostlink/hostlink/internal/tstest"
 )
 
 // CLIs returns the node_modules directory holding the pinned agent CLIs
-// (HOSTLINK_AGENT_CLIS, set by .ci/run). Without it the test is skipped,
-// unless HOSTLINK_REQUIRE_INTEGRATION is set: then it fails.
+// (HOSTLINK_AGENT_CLIS, set by .ci/run), or ends the test through
+// tstest.Env.
 func CLIs(t testing.TB) string {
 	t.Helper()
-	dir := os.Getenv("HOSTLINK_AGENT_CLIS")
-	if dir == "" {
-		if os.Getenv("HOSTLINK_REQUIRE_INTEGRATION") != "" {
-			t.Fatal("HOSTLINK_AGENT_CLIS is not set (bash .ci/run installs the agent CLIs and sets it)")
-		}
-		t.Skip("HOSTLINK_AGENT_CLIS is not set; run bash .ci/run to install the agent CLIs")
-	}
+	dir := tstest.Env(t, "HOSTLINK_AGENT_CLIS", "bash .ci/run installs the agent CLIs and sets it")
 	if _, err := os.Stat(dir); err != nil {
 		t.Fatalf("HOSTLINK_AGENT_CLIS: %v", err)
 	}
@@ -161,20 +156,20 @@ func (e *Env) Submit(runtime, prompt, access string, extra map[string]any) strin
 // Wait polls get_agent_task until cond holds, for up to d.
 func (e *Env) Wait(id, what string, d time.Duration, cond func(task map[string]any) bool) map[string]any {
 	e.T.Helper()
-	deadline := time.Now().Add(d)
-	for {
-		task := e.Must("get_agent_task", map[string]any{"task_id": id})
+	var task map[string]any
+	if !tstest.Eventually(d, func() bool {
+		task = e.Must("get_agent_task", map[string]any{"task_id": id})
 		if cond(task) {
-			return task
+			return true
 		}
 		if task["terminal"] == true {
 			e.T.Fatalf("task %s ended while waiting for %s: %v\nevents:\n%s", id, what, task, e.Dump(id))
 		}
-		if time.Now().After(deadline) {
-			e.T.Fatalf("task %s: waited too long for %s: %v\nevents:\n%s", id, what, task, e.Dump(id))
-		}
-		time.Sleep(20 * time.Millisecond)
+		return false
+	}) {
+		e.T.Fatalf("task %s: waited too long for %s: %v\nevents:\n%s", id, what, task, e.Dump(id))
 	}
+	return task
 }
 
 // Pending waits for a pending request of kind and returns it.
@@ -190,17 +185,14 @@ func (e *Env) Pending(id, kind string) map[string]any {
 // End waits for the task to end and returns it.
 func (e *Env) End(id string, d time.Duration) map[string]any {
 	e.T.Helper()
-	deadline := time.Now().Add(d)
-	for {
-		task := e.Must("get_agent_task", map[string]any{"task_id": id})
-		if task["terminal"] == true {
-			return task
-		}
-		if time.Now().After(deadline) {
-			e.T.Fatalf("task %s did not end: %v\nevents:\n%s", id, task, e.Dump(id))
-		}
-		time.Sleep(20 * time.Millisecond)
+	var task map[string]any
+	if !tstest.Eventually(d, func() bool {
+		task = e.Must("get_agent_task", map[string]any{"task_id": id})
+		return task["terminal"] == true
+	}) {
+		e.T.Fatalf("task %s did not end: %v\nevents:\n%s", id, task, e.Dump(id))
 	}
+	return task
 }
 
 // Completed waits for the task to end, requires it completed, and returns

@@ -12,6 +12,7 @@ import (
 	"github.com/hostlink/hostlink/internal/agent"
 	"github.com/hostlink/hostlink/internal/agent/agenttest"
 	"github.com/hostlink/hostlink/internal/agent/qoder"
+	"github.com/hostlink/hostlink/internal/tstest"
 )
 
 // Qoder's model endpoint cannot be pointed at a local server (custom
@@ -90,12 +91,10 @@ func TestQoderReadiness(t *testing.T) {
 	t.Parallel()
 	e := env(t, 0, reply("x", 1))
 	var rt map[string]any
-	for deadline := time.Now().Add(2 * time.Minute); ; time.Sleep(time.Second) {
+	tstest.Eventually(2*time.Minute, func() bool {
 		rt = e.Runtime()
-		if !strings.Contains(rt["reason"].(string), "ask again") || time.Now().After(deadline) {
-			break
-		}
-	}
+		return !strings.Contains(rt["reason"].(string), "ask again")
+	})
 	if rt["installed"] != true || rt["version"] != qoder.TestedVersion || rt["authenticated"] != false ||
 		rt["ready"] != false || !strings.HasPrefix(rt["reason"].(string), "not logged in") {
 		t.Fatalf("runtime: %v", rt)

@@ -18,6 +18,7 @@ import (
 	"github.com/hostlink/hostlink/internal/agent/agenttest"
 	"github.com/hostlink/hostlink/internal/agent/claude"
 	"github.com/hostlink/hostlink/internal/agent/codex"
+	"github.com/hostlink/hostlink/internal/tstest"
 )
 
 // The stub runtime is this test binary, copied into an npm package layout
@@ -267,12 +268,6 @@ func grandchildrenEnd(t *testing.T, prefix string) {
 	for _, f := range matches {
 		b, _ := os.ReadFile(f)
 		pid, _ := strconv.Atoi(string(b))
-		deadline := time.Now().Add(30 * time.Second)
-		for alive(pid) {
-			if time.Now().After(deadline) {
-				t.Fatalf("grandchild %d of a stub is still running", pid)
-			}
-			time.Sleep(50 * time.Millisecond)
-		}
+		tstest.WaitFor(t, 30*time.Second, fmt.Sprintf("grandchild %d of a stub to end", pid), func() bool { return !alive(pid) })
 	}
 }

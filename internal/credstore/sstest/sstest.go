@@ -13,6 +13,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/hostlink/hostlink/internal/tstest"
 )
 
 // Service is a running Secret Service.
@@ -95,16 +97,11 @@ func Start(t testing.TB, ready func() error) *Service {
 	}
 }
 
+// need is name's path (from the apt packages dbus-daemon and
+// gnome-keyring), or ends the test through tstest.Tool.
 func need(t testing.TB, name string) string {
 	t.Helper()
-	p, err := exec.LookPath(name)
-	if err != nil {
-		if os.Getenv("HOSTLINK_REQUIRE_INTEGRATION") == "1" {
-			t.Fatalf("%s is required (HOSTLINK_REQUIRE_INTEGRATION=1): install the apt packages dbus-daemon and gnome-keyring", name)
-		}
-		t.Skipf("%s not installed (apt packages dbus-daemon, gnome-keyring)", name)
-	}
-	return p
+	return tstest.Tool(t, name)
 }
 
 type lockedBuffer struct {

@@ -21,6 +21,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/hostlink/hostlink/internal/tstest"
 )
 
 // Display is a running Xvfb with a window manager.
@@ -30,19 +32,10 @@ type Display struct {
 	env  []string
 }
 
-// Need returns the path of tool or ends the test: a skip when integration
-// tests are optional, a failure when HOSTLINK_REQUIRE_INTEGRATION is set.
+// Need returns the path of tool or ends the test through tstest.Tool.
 func Need(t testing.TB, tool string) string {
 	t.Helper()
-	p, err := exec.LookPath(tool)
-	if err == nil {
-		return p
-	}
-	if os.Getenv("HOSTLINK_REQUIRE_INTEGRATION") != "" {
-		t.Fatalf("%s is required (HOSTLINK_REQUIRE_INTEGRATION is set) but not installed", tool)
-	}
-	t.Skipf("%s not installed", tool)
-	return ""
+	return tstest.Tool(t, tool)
 }
 
 // Start runs Xvfb with one screen of w×h pixels and a window manager, all
@@ -161,16 +154,11 @@ func (d *Display) Run(name string, args ...string) string {
 	return out
 }
 
-// Eventually polls cond every 50 ms for up to 20 s.
+// Eventually waits up to 20 s for cond, which the X server or a client
+// makes true with no event to wait on (see tstest.WaitFor).
 func (d *Display) Eventually(what string, cond func() bool) {
 	d.t.Helper()
-	deadline := time.Now().Add(20 * time.Second)
-	for !cond() {
-		if time.Now().After(deadline) {
-			d.t.Fatalf("timed out waiting for %s", what)
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
+	tstest.WaitFor(d.t, 20*time.Second, what, cond)
 }
 
 // Xterm starts an xterm titled title at (x, y) running sh in dir, and
@@ -328,10 +316,7 @@ Gtk.main()
 		d.t.Fatal(err)
 	}
 	if err := exec.Command(py, "-c", `import gi; gi.require_version("Gtk", "3.0"); from gi.repository import Gtk`).Run(); err != nil {
-		if os.Getenv("HOSTLINK_REQUIRE_INTEGRATION") != "" {
-			d.t.Fatalf("%s with PyGObject and GTK 3 (python3-gi, gir1.2-gtk-3.0) is required: %v", py, err)
-		}
-		d.t.Skipf("no GTK 3 for %s: %v", py, err)
+		tstest.Missing(d.t, fmt.Sprintf("no GTK 3 for %s (apt-get install python3-gi gir1.2-gtk-3.0): %v", py, err))
 	}
 	d.Background(py, script)
 }
