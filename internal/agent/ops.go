@@ -3,9 +3,8 @@ package agent
 import (
 	"context"
 	"encoding/json"
-	"time"
-
 	"fmt"
+	"time"
 
 	"github.com/hostlink/hostlink/internal/ops"
 	"github.com/hostlink/hostlink/internal/policy"

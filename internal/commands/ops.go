@@ -3,7 +3,6 @@ package commands
 import (
 	"context"
 	"encoding/base64"
-
 	"fmt"
 
 	"github.com/hostlink/hostlink/internal/capture"

@@ -2,11 +2,10 @@ package companion
 
 import (
 	"encoding/json"
+	"log/slog"
 	"sort"
 	"strings"
 	"time"
-
-	"log/slog"
 
 	"github.com/hostlink/hostlink/internal/audit"
 	"github.com/hostlink/hostlink/internal/errcode"

@@ -9,6 +9,7 @@ import (
 	"encoding/json"
 	"html/template"
 	"io/fs"
+	"log/slog"
 	"net/http"
 	"strings"
 	"sync"
@@ -22,9 +23,6 @@ import (
 
 // Prefix is where the console is served.
 const Prefix = "/console/"
-
-// Transport is the console's name in audit records.
-const Transport = "console"
 
 const (
 	cookieName = "hostlink_console"
@@ -166,8 +164,10 @@ func (s *Server) auditRefusal(r *http.Request, why string) {
 	if s.o.Audit == nil {
 		return
 	}
-	s.o.Audit.Append(audit.Record{Time: time.Now(), Transport: Transport, Peer: r.RemoteAddr, Op: "console_request_refused",
-		Code: "AUTH_FAILED", Details: map[string]any{"reason": why, "method": r.Method, "path": short(r.URL.Path, 128)}})
+	if err := s.o.Audit.Append(audit.Record{Time: time.Now(), Transport: audit.Console, Peer: r.RemoteAddr, Op: "console_request_refused",
+		Code: "AUTH_FAILED", Details: map[string]any{"reason": why, "method": r.Method, "path": short(r.URL.Path, 128)}}); err != nil {
+		slog.Warn("a refused console request is not in the audit log", "peer", r.RemoteAddr, "err", err)
+	}
 }
 
 func (s *Server) session(r *http.Request) *session {
@@ -197,7 +197,11 @@ func (s *Server) login(w http.ResponseWriter, r *http.Request) {
 		code = "AUTH_FAILED"
 	}
 	if s.o.Audit != nil {
-		s.o.Audit.Append(audit.Record{Time: time.Now(), Transport: Transport, Peer: r.RemoteAddr, Op: "console_login", Code: code})
+		if err := s.o.Audit.Append(audit.Record{Time: time.Now(), Transport: audit.Console, Peer: r.RemoteAddr, Op: "console_login", Code: code}); err != nil {
+			// No session for a login the log cannot show.
+			slog.Warn("a console login is not in the audit log", "peer", r.RemoteAddr, "err", err)
+			ok = false
+		}
 	}
 	if !ok {
 		w.WriteHeader(http.StatusUnauthorized)
@@ -253,7 +257,7 @@ func (s *Server) call(ctx context.Context, r *http.Request, op string, args any)
 		return nil, nil
 	}
 	b, _ := json.Marshal(args)
-	out, err := s.o.Registry.Call(ctx, ops.Caller{Transport: Transport, Peer: r.RemoteAddr}, op, b, nil)
+	out, err := s.o.Registry.Call(ctx, ops.Caller{Transport: audit.Console, Peer: r.RemoteAddr}, op, b, nil)
 	if err != nil {
 		return nil, err
 	}

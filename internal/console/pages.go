@@ -78,7 +78,7 @@ func (s *Server) decide(w http.ResponseWriter, r *http.Request, sess *session, i
 		return
 	}
 	by := "console session " + sess.id[:8] + " from " + r.RemoteAddr
-	if _, err := s.o.Broker.Decide(id, approve, by, Transport); err != nil {
+	if _, err := s.o.Broker.Decide(id, approve, by, audit.Console); err != nil {
 		http.Error(w, err.Error(), http.StatusConflict)
 		return
 	}

@@ -7,7 +7,6 @@ import (
 	"time"
 
 	"github.com/hostlink/hostlink/internal/agent"
-	"github.com/hostlink/hostlink/internal/audit"
 	"github.com/hostlink/hostlink/internal/browse"
 	"github.com/hostlink/hostlink/internal/commands"
 	"github.com/hostlink/hostlink/internal/companion"
@@ -196,9 +195,4 @@ func (g writerLease) Mutation(alias string) (func(), error) {
 		held = append(held, r)
 	}
 	return release, nil
-}
-
-// sessionCaller is who a platform session's requests come from.
-func sessionCaller(id string) ops.Caller {
-	return ops.Caller{Transport: audit.Link, Peer: "platform session " + id}
 }

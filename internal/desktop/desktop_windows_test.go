@@ -1,7 +1,10 @@
 package desktop
 
 import (
+	"bytes"
 	"context"
+	"image"
+	"image/png"
 	"testing"
 
 	"github.com/hostlink/hostlink/internal/audit"
@@ -41,4 +44,13 @@ func TestWin32Service(t *testing.T) {
 	if ok, why := s.Ready(ctx); !ok {
 		t.Fatalf("Ready: %s", why)
 	}
+}
+
+func decodePNGBytes(t *testing.T, b []byte) image.Image {
+	t.Helper()
+	img, err := png.Decode(bytes.NewReader(b))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return img
 }

@@ -3,11 +3,10 @@ package files
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"io"
 
 	"github.com/aymanbagabas/go-udiff"
-
-	"fmt"
 
 	"github.com/hostlink/hostlink/internal/errcode"
 	"github.com/hostlink/hostlink/internal/ops"

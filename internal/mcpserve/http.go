@@ -2,6 +2,7 @@ package mcpserve
 
 import (
 	"crypto/subtle"
+	"log/slog"
 	"net"
 	"net/http"
 	"net/url"
@@ -45,10 +46,12 @@ func (g *guard) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	status, reason := g.check(r)
 	if status != 0 {
 		if g.opts.Audit != nil {
-			g.opts.Audit.Append(audit.Record{
+			if err := g.opts.Audit.Append(audit.Record{
 				Time: time.Now(), Transport: audit.MCPHTTP, Peer: r.RemoteAddr,
 				Op: "http_request_refused", Code: "AUTH_FAILED", Details: map[string]any{"reason": reason},
-			})
+			}); err != nil {
+				slog.Warn("a refused HTTP request is not in the audit log", "peer", r.RemoteAddr, "err", err)
+			}
 		}
 		if status == http.StatusUnauthorized {
 			w.Header().Set("WWW-Authenticate", `Bearer realm="hostlink"`)

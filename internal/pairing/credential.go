@@ -41,10 +41,6 @@ func (c *Credential) String() string {
 // LogValue keeps tokens out of structured logs too.
 func (c *Credential) LogValue() any { return c.String() }
 
-func (c *Credential) oauthToken() *oauth2.Token {
-	return &oauth2.Token{AccessToken: c.AccessToken, RefreshToken: c.RefreshToken, Expiry: c.Expiry, TokenType: "Bearer"}
-}
-
 // update takes a new token response; a refresh that returns no new refresh
 // token keeps the old one.
 func (c *Credential) update(t *oauth2.Token) {
