@@ -3,9 +3,9 @@ package rootgrant
 import (
 	"testing"
 
-	"github.com/hostlink/hostlink/internal/linktest"
+	"github.com/hostlink/hostlink/internal/tstest"
 )
 
-// symlink is linktest.Symlink; on Windows the reparse-point decision is
+// symlink is tstest.Symlink; on Windows the reparse-point decision is
 // covered by rootgrant's TestIsLinkAttributes instead.
-func symlink(t *testing.T, target, link string) bool { return linktest.Symlink(t, target, link) }
+func symlink(t *testing.T, target, link string) bool { return tstest.Symlink(t, target, link) }

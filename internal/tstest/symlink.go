@@ -1,5 +1,4 @@
-// Package linktest helps tests that need symbolic links on every OS.
-package linktest
+package tstest
 
 import (
 	"os"
@@ -7,7 +6,8 @@ import (
 	"testing"
 )
 
-// Symlink makes a symbolic link and reports whether it could. Windows
+// Symlink makes a symbolic link for a test that needs one on every OS, and
+// reports whether it could. Windows
 // refuses symlinks without a privilege or developer mode, and Wine has
 // neither symlinks nor junctions, so there the link cases are skipped with
 // a log line; on Unix a failure fails the test.
