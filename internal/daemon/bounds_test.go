@@ -1,19 +1,14 @@
 package daemon
 
 import (
-	"context"
 	"encoding/json"
-	"math"
 	"os"
-	"strconv"
 	"strings"
 	"testing"
 
 	"github.com/google/jsonschema-go/jsonschema"
 
-	"github.com/hostlink/hostlink/internal/audit"
-	"github.com/hostlink/hostlink/internal/errcode"
-	"github.com/hostlink/hostlink/internal/ops"
+	"github.com/hostlink/hostlink/internal/ops/opstest"
 )
 
 // TestEveryNumberIsBounded: every number any operation takes (offsets,
@@ -99,66 +94,12 @@ var bounds = []bounded{
 // TestBounds calls each operation with each number at its bounds (then
 // the call is not refused as invalid: it runs, or fails for another
 // reason), just past them and far past them (INVALID_ARGUMENT), through
-// the daemon's own registry. The table must name every bounded number.
+// the daemon's own registry. An operation added later tests its own with
+// opstest.Bounds.
 func TestBounds(t *testing.T) {
 	d, _ := openFull(t)
-	named := map[string]bool{}
-	for _, b := range bounds {
-		named[b.op+"."+b.field] = true
-	}
-	for _, op := range d.Registry.Ops() {
-		walkNumbers(op.InputSchema, op.Name, func(path string, _ *jsonschema.Schema) {
-			if !named[path] {
-				t.Errorf("%s is not in the bounds table", path)
-			}
-		})
-	}
 	argv0, _ := json.Marshal(os.Args[0])
 	for _, b := range bounds {
-		for _, tc := range []struct {
-			v  float64
-			ok bool
-		}{
-			{b.min, true}, {b.max, true}, {b.min - 1, false}, {b.max + 1, false},
-			{b.min - 1e12, false}, {b.max + 1e12, false}, {-1e300, false}, {1e300, false},
-		} {
-			args := withNumber(t, strings.ReplaceAll(b.base, `"ARGV0"`, string(argv0)), b.field, tc.v)
-			_, err := d.Registry.Call(context.Background(), ops.Caller{Transport: audit.IPC}, b.op, args, nil)
-			invalid := errcode.CodeOf(err) == errcode.InvalidArgument
-			if invalid == tc.ok {
-				t.Errorf("%s %s = %s: %v", b.op, b.field, strconv.FormatFloat(tc.v, 'g', -1, 64), err)
-			}
-		}
+		opstest.Bounds(t, d.Registry, b.op, strings.ReplaceAll(b.base, `"ARGV0"`, string(argv0)), b.field, b.min, b.max)
 	}
-}
-
-// withNumber sets field (dot-separated) of the JSON object base to v,
-// written as an integer literal when it is one.
-func withNumber(t *testing.T, base, field string, v float64) []byte {
-	t.Helper()
-	var m map[string]any
-	if err := json.Unmarshal([]byte(base), &m); err != nil {
-		t.Fatal(err)
-	}
-	if f, ok := strings.CutSuffix(field, "[][]"); ok {
-		// A list of points: the first point's first coordinate.
-		m[f].([]any)[0].([]any)[0] = json.Number(strconv.FormatFloat(v, 'f', -1, 64))
-		b, _ := json.Marshal(m)
-		return b
-	}
-	parts := strings.Split(field, ".")
-	obj := m
-	for _, p := range parts[:len(parts)-1] {
-		obj = obj[p].(map[string]any)
-	}
-	num := strconv.FormatFloat(v, 'f', -1, 64)
-	if math.Abs(v) > 1e20 {
-		num = strconv.FormatFloat(v, 'e', -1, 64)
-	}
-	obj[parts[len(parts)-1]] = json.Number(num)
-	b, err := json.Marshal(m)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return b
 }

@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 	"testing"
 
@@ -40,8 +41,18 @@ func TestOpenDefaults(t *testing.T) {
 			}
 		}
 	}
-	if n := len(d.Registry.OpsFor(audit.MCPStdio)); n != 11 {
-		t.Errorf("%d operations offered on MCP", n)
+	// On the defaults MCP offers the file operations, and nothing else.
+	var names []string
+	for _, op := range d.Registry.OpsFor(audit.MCPStdio) {
+		names = append(names, op.Name)
+		if op.Capability != ops.Files {
+			t.Errorf("MCP offers %s (%s) on the defaults", op.Name, op.Capability)
+		}
+	}
+	for _, want := range []string{"list_workdirs", "read_file", "write_file", "edit_file", "move", "search_text"} {
+		if !slices.Contains(names, want) {
+			t.Errorf("MCP does not offer %s: %v", want, names)
+		}
 	}
 	_, err := d.Registry.Call(context.Background(), ops.Caller{Transport: audit.MCPStdio}, "write_file",
 		[]byte(`{"path":"a.txt","content":"x"}`), nil)
