@@ -1,0 +1,93 @@
+package files
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"io"
+
+	"github.com/hostlink/hostlink/internal/errcode"
+	"github.com/hostlink/hostlink/internal/ops"
+	"github.com/hostlink/hostlink/internal/policy"
+)
+
+// HashFileArgs is hash_file's request.
+type HashFileArgs struct {
+	Workdir string `json:"workdir,omitempty" jsonschema:"workdir alias (see read_file)"`
+	Path    string `json:"path"`
+}
+
+func init() {
+	ops.Add(&operations, ops.Spec{Name: "hash_file", Title: "Hash file",
+		Description: "The SHA-256, size, mtime and revision of a file, without its content: check that a file is the one expected, or notice a change, without transferring it. Files up to the search file limit.",
+		Capability:  ops.Files, Class: policy.FilesRead, Transports: ops.AllTransports, ReadOnly: true, Idempotent: true},
+		(*Service).hashFile)
+}
+
+// Describe implements policy.Describer.
+func (a HashFileArgs) Describe(dc policy.DescribeContext) (policy.Action, error) {
+	act, _, err := describePath(dc, a.Workdir, a.Path)
+	return act, err
+}
+
+// HashFileResult is hash_file's response.
+type HashFileResult struct {
+	Workdir   string  `json:"workdir"`
+	Path      string  `json:"path"`
+	SizeBytes int64   `json:"size_bytes"`
+	SHA256    string  `json:"sha256" jsonschema:"SHA-256 of the whole file, hex"`
+	Revision  string  `json:"revision" jsonschema:"token for write_file/edit_file if_revision, as read_file gives"`
+	Mtime     float64 `json:"mtime" jsonschema:"modification time, seconds since the Unix epoch"`
+}
+
+// hashFile streams the file through SHA-256 in bounded memory; it is
+// bounded in time by the search file limit and honours cancellation.
+func (s *Service) hashFile(ctx context.Context, c *ops.Call, a HashFileArgs) (HashFileResult, error) {
+	t, err := s.resolve(a.Workdir, a.Path)
+	if err != nil {
+		return HashFileResult{}, err
+	}
+	c.Target(t.wd.Alias, t.String())
+	f, fi, err := t.wd.Root.OpenFile(t.path)
+	if err != nil {
+		return HashFileResult{}, err
+	}
+	defer f.Close()
+	if fi.Size() > s.limits.MaxSearchFileBytes {
+		return HashFileResult{}, errcode.New(errcode.FileTooLarge, "%q is %d bytes; hash_file hashes files up to %d", t.String(), fi.Size(), s.limits.MaxSearchFileBytes).
+			With("size_bytes", fi.Size()).With("max_bytes", s.limits.MaxSearchFileBytes)
+	}
+	h := sha256.New()
+	n, err := io.Copy(h, ctxReader{ctx, f})
+	if err != nil {
+		if ctx.Err() != nil {
+			return HashFileResult{}, ctx.Err()
+		}
+		return HashFileResult{}, errcode.New(errcode.Internal, "reading %q failed", t.String())
+	}
+	c.AddBytes(n)
+	sum := h.Sum(nil)
+	rev := contentRevision(sum)
+	if n > s.limits.MaxReadBytes {
+		// As read_file would give it: past the read limit a revision is
+		// the file's metadata, not its hash.
+		if rev, err = revisionOf(f, fi, s.limits.MaxReadBytes); err != nil {
+			return HashFileResult{}, errcode.New(errcode.Internal, "reading %q failed", t.String())
+		}
+	}
+	return HashFileResult{Workdir: t.wd.Alias, Path: t.String(), SizeBytes: n, SHA256: hex.EncodeToString(sum),
+		Revision: rev, Mtime: epoch(fi.ModTime())}, nil
+}
+
+// ctxReader stops a long read once ctx is done.
+type ctxReader struct {
+	ctx context.Context
+	r   io.Reader
+}
+
+func (c ctxReader) Read(p []byte) (int, error) {
+	if err := c.ctx.Err(); err != nil {
+		return 0, err
+	}
+	return c.r.Read(p)
+}
