@@ -25,8 +25,8 @@ type Agents struct {
 }
 
 // AgentRuntimes are the runtime names agents.runtimes and
-// workdirs[].agent_runtimes accept. "fake" is the test runtime: it runs
-// only when HOSTLINK_TEST_FAKE_RUNTIME names its program.
+// workdirs[].agent_runtimes accept. "fake" is the test runtime: only a
+// test wires in an adapter for it (package fakeruntime).
 var AgentRuntimes = []string{"codex", "claude", "qoder", "fake"}
 
 // AgentModes are the values of workdirs[].agent_mode; "" means disabled.

@@ -3,10 +3,15 @@
 // directory browser and session management, and one data connection per
 // active session, each jailed to the session's attached root.
 //
-// Every data-channel request is a thin mapping onto an operation of an
-// ops.Registry, so policy, limits and audit happen once, in the core. The
+// The link is a thin adapter. One table (routes.go) maps every request
+// type onto the capability it needs and the registry operation it
+// becomes; the converters next to it turn the wire payload (package wire)
+// into the operation's typed request and its typed result back into the
+// reply, through ops.Registry.CallValue, so policy, bounds, budgets and
+// the audit record happen once, in the core. A request the link refuses
+// before it reaches an operation is recorded through Registry.Refuse. The
 // link adds only what the wire needs: the envelope, version negotiation,
-// granted capabilities, the max_concurrent semaphore, keepalive, reconnect
-// with backoff, and (for platforms that grant it) exactly-once execution of
-// mutating requests that carry an idempotency key.
+// granted capabilities, the max_concurrent semaphore, keepalive,
+// reconnect with backoff, and (for platforms that grant it) exactly-once
+// execution of mutating requests that carry an idempotency key.
 package link

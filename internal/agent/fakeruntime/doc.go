@@ -26,7 +26,8 @@
 // when its process died is reported interrupted, a finished one with its
 // result.
 //
-// hostlink uses this runtime only when HOSTLINK_TEST_FAKE_RUNTIME names the
-// program (the fakeagent command in this directory, or a test binary):
-// it exists for tests and is never selected otherwise.
+// It exists for tests, which wire it in themselves (daemon.Options.Runtimes,
+// or a test build of hostlink, tag hostlinktest, when
+// HOSTLINK_TEST_FAKE_RUNTIME names the fakeagent command in this
+// directory); a release build of hostlink has no adapter for it.
 package fakeruntime
