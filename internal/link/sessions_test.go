@@ -27,6 +27,7 @@ import (
 type fixture struct {
 	srv  *devplatform.Server
 	svc  *link.Service
+	d    *daemon.Daemon
 	home string
 	done chan error
 }
@@ -36,6 +37,13 @@ func newFixture(t testing.TB, cfg devplatform.Config, idle time.Duration) *fixtu
 }
 
 func newFixtureWith(t testing.TB, cfg devplatform.Config, adjust func(*link.Options)) *fixture {
+	t.Helper()
+	return newFixtureConfig(t, cfg, daemontest.AllowAll, adjust)
+}
+
+// newFixtureConfig is newFixtureWith under the daemon configuration
+// config (TOML).
+func newFixtureConfig(t testing.TB, cfg devplatform.Config, config string, adjust func(*link.Options)) *fixture {
 	t.Helper()
 	home := t.TempDir()
 	if runtime.GOOS != "windows" {
@@ -55,7 +63,7 @@ func newFixtureWith(t testing.TB, cfg devplatform.Config, adjust func(*link.Opti
 	// daemon assembles.
 	t.Setenv("HOME", home)
 	t.Setenv("USERPROFILE", home)
-	d, _ := daemontest.Open(t, daemontest.Config{TOML: daemontest.AllowAll + "[limits]\nmax_read_bytes = 33554432\nmax_write_bytes = 33554432\n"}, daemon.Options{})
+	d, _ := daemontest.Open(t, daemontest.Config{TOML: "[limits]\nmax_read_bytes = 33554432\nmax_write_bytes = 33554432\n" + config}, daemon.Options{})
 	o, err := d.LinkOptions(daemon.LinkOptions{URL: "ws://" + ln.Addr().String() + devplatform.ControlPath})
 	if err != nil {
 		t.Fatal(err)
@@ -70,7 +78,7 @@ func newFixtureWith(t testing.TB, cfg devplatform.Config, adjust func(*link.Opti
 		t.Fatal(err)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
-	f := &fixture{srv: srv, svc: svc, home: home, done: make(chan error, 1)}
+	f := &fixture{srv: srv, svc: svc, d: d, home: home, done: make(chan error, 1)}
 	go func() { f.done <- svc.Run(ctx) }()
 	t.Cleanup(func() {
 		cancel()
