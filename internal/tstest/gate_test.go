@@ -1,6 +1,7 @@
 package tstest
 
 import (
+	"runtime"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -24,7 +25,11 @@ func TestEventuallyTimesOut(t *testing.T) {
 }
 
 func TestToolFindsShell(t *testing.T) {
-	if Tool(t, "go") == "" {
+	shell := "sh"
+	if runtime.GOOS == "windows" {
+		shell = "cmd"
+	}
+	if Tool(t, shell) == "" {
 		t.Fatal("Tool returned an empty path")
 	}
 }
