@@ -13,6 +13,7 @@ import (
 // Status is a snapshot of the running daemon, as `hostlink status` shows it.
 type Status struct {
 	Version       string             `json:"version"`
+	Build         version.Info       `json:"build"` // the daemon binary's version, commit, date, Go and target
 	PID           int                `json:"pid"`
 	Started       time.Time          `json:"started"`
 	UptimeSeconds int64              `json:"uptime_seconds"`
@@ -100,6 +101,7 @@ func (t *transports) snapshot() []TransportStatus {
 func (d *Daemon) Status() Status {
 	s := Status{
 		Version:       version.Version,
+		Build:         version.Get(),
 		PID:           os.Getpid(),
 		Started:       d.Started.UTC().Truncate(time.Second),
 		UptimeSeconds: int64(time.Since(d.Started).Seconds()),

@@ -10,6 +10,7 @@ import (
 	"github.com/hostlink/hostlink/internal/daemon"
 	"github.com/hostlink/hostlink/internal/desktop"
 	"github.com/hostlink/hostlink/internal/ipc"
+	"github.com/hostlink/hostlink/internal/version"
 )
 
 // checkControl asks a running daemon for its status over the control
@@ -23,6 +24,10 @@ func (e *env) checkControl(ctx context.Context) {
 	e.status = st
 	e.add("control channel", OK, fmt.Sprintf("hostlink %s running at %s, pid %d, up %s; link %s", st.Version, addr, st.PID,
 		(time.Duration(st.UptimeSeconds)*time.Second).String(), st.Link.State), "")
+	if mine := version.Get(); st.Build.Version != "" && (st.Build.Version != mine.Version || st.Build.Commit != mine.Commit) {
+		e.add("daemon version", Warn, "the running daemon is "+st.Build.Summary()+"; this hostlink is "+mine.Summary(),
+			"restart the daemon to run this version (systemctl --user restart hostlink.service, or stop and start hostlink serve)")
+	}
 }
 
 func (e *env) daemonStatus(ctx context.Context) (*daemon.Status, string, error) {
