@@ -123,12 +123,6 @@ func (d *dist) one(t *testing.T, typ, goos, goarch string) artifact {
 	return found[0]
 }
 
-// binary is the built binary for goos/goarch.
-func (d *dist) binary(t *testing.T, goos, goarch string) string {
-	t.Helper()
-	return d.path(d.one(t, "Binary", goos, goarch))
-}
-
 func fileSHA256(t *testing.T, path string) string {
 	t.Helper()
 	f, err := os.Open(path)

@@ -41,7 +41,7 @@ func validate(t *testing.T, name string, v any) {
 func TestHomebrewFormula(t *testing.T) {
 	d := loadDist(t, "HOSTLINK_RELEASE_DIST")
 	ruby := tstest.Tool(t, "ruby")
-	f := d.path(d.one(t, "Brew Tap", "", ""))
+	f := d.path(d.one(t, "Homebrew Formula", "", ""))
 	if out := runOut(t, exec.Command(ruby, "-c", f)); !strings.Contains(out, "Syntax OK") {
 		t.Errorf("ruby -c %s: %s", f, out)
 	}

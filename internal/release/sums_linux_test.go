@@ -110,7 +110,7 @@ func TestReproducible(t *testing.T) {
 	for name := range a.sums {
 		files = append(files, name)
 	}
-	for _, typ := range []string{"Binary", "Brew Tap", "Scoop Manifest", "Winget Manifest"} {
+	for _, typ := range []string{"Binary", "Homebrew Formula", "Scoop Manifest", "Winget Manifest"} {
 		for _, x := range a.ofType(typ) {
 			rel, _ := filepath.Rel(a.dir, a.path(x))
 			files = append(files, rel)
