@@ -241,8 +241,7 @@ func TestInstalledServeWithoutGo(t *testing.T) {
 	}
 	home := t.TempDir()
 	env := []string{"PATH=" + path, "HOME=" + home, "HOSTLINK_HOME=" + filepath.Join(home, "hostlink")}
-	cmd := exec.Command("hostlink", "serve", "--listen", "127.0.0.1:0")
-	cmd.Path = filepath.Join(prefix, "bin", "hostlink")
+	cmd := exec.Command(filepath.Join(prefix, "bin", "hostlink"), "serve", "--listen", "127.0.0.1:0")
 	cmd.Env = env
 	stderr, err := cmd.StderrPipe()
 	if err != nil {
