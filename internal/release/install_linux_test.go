@@ -51,9 +51,16 @@ func newInstaller(t *testing.T, serve string) *installer {
 	if err := os.WriteFile(filepath.Join(dir, "install.sh"), script, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	signers := tstest.Env(t, "HOSTLINK_RELEASE_SIGNERS", "the allowed-signers file of the key .ci/release-check signs with")
+	// A copy the installing user can read.
+	signers, err := os.ReadFile(tstest.Env(t, "HOSTLINK_RELEASE_SIGNERS", "the allowed-signers file of the key .ci/release-check signs with"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "allowed_signers"), signers, 0o644); err != nil {
+		t.Fatal(err)
+	}
 	in := &installer{t: t, dir: dir, url: srv.URL, asUser: os.Geteuid() == 0,
-		env: []string{"PATH=/usr/local/bin:/usr/bin:/bin", "HOME=" + dir, "HOSTLINK_ALLOWED_SIGNERS=" + signers}}
+		env: []string{"PATH=/usr/local/bin:/usr/bin:/bin", "HOME=" + dir, "HOSTLINK_ALLOWED_SIGNERS=" + filepath.Join(dir, "allowed_signers")}}
 	if in.asUser {
 		if err := os.Chown(dir, nobody, nobody); err != nil {
 			t.Fatal(err)

@@ -3,11 +3,16 @@ package release
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"reflect"
+	"slices"
 	"strings"
 	"testing"
+
+	"go.yaml.in/yaml/v3"
 
 	"github.com/hostlink/hostlink/internal/tstest"
 )
@@ -110,7 +115,7 @@ func TestReproducible(t *testing.T) {
 	for name := range a.sums {
 		files = append(files, name)
 	}
-	for _, typ := range []string{"Binary", "Homebrew Formula", "Scoop Manifest", "Winget Manifest"} {
+	for _, typ := range []string{"Binary", "Homebrew Formula", "Scoop Manifest"} {
 		for _, x := range a.ofType(typ) {
 			rel, _ := filepath.Rel(a.dir, a.path(x))
 			files = append(files, rel)
@@ -128,6 +133,37 @@ func TestReproducible(t *testing.T) {
 		}
 	}
 	t.Logf("%d files byte-identical", len(files))
+
+	// GoReleaser lists winget installers in the order the archives were
+	// finished, which varies; the manifests are not release files (they go
+	// to winget-pkgs), so they must be equal up to that order.
+	for _, x := range a.ofType("Winget Manifest") {
+		rel, _ := filepath.Rel(a.dir, a.path(x))
+		ma, mb := wingetSorted(t, filepath.Join(a.dir, rel)), wingetSorted(t, filepath.Join(b.dir, rel))
+		if !reflect.DeepEqual(ma, mb) {
+			t.Errorf("%s differs between the two builds (beyond the installers' order)", rel)
+		}
+	}
+}
+
+// wingetSorted reads a winget manifest with its Installers sorted by
+// Architecture.
+func wingetSorted(t *testing.T, path string) map[string]any {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var doc map[string]any
+	if err := yaml.Unmarshal(b, &doc); err != nil {
+		t.Fatalf("%s: %v", path, err)
+	}
+	if in, ok := doc["Installers"].([]any); ok {
+		slices.SortFunc(in, func(x, y any) int {
+			return strings.Compare(fmt.Sprint(x.(map[string]any)["Architecture"]), fmt.Sprint(y.(map[string]any)["Architecture"]))
+		})
+	}
+	return doc
 }
 
 // TestSBOMs checks each CycloneDX SBOM: it describes hostlink at the
