@@ -2,6 +2,7 @@ package release
 
 import (
 	"bufio"
+	"context"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -14,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/hostlink/hostlink/internal/devplatform"
 	"github.com/hostlink/hostlink/internal/tstest"
 )
 
@@ -232,7 +234,8 @@ func TestInstallScriptRefusesTampering(t *testing.T) {
 
 // TestInstalledServeWithoutGo installs with install.sh and runs the
 // installed `hostlink serve` with a PATH that has no Go toolchain: it
-// answers on loopback and `hostlink status` reaches it.
+// answers on loopback, its HELLO to a platform names the release version,
+// and `hostlink status` reaches it.
 func TestInstalledServeWithoutGo(t *testing.T) {
 	d := loadDist(t, "HOSTLINK_RELEASE_DIST")
 	in := newInstaller(t, d.dir)
@@ -246,9 +249,22 @@ func TestInstalledServeWithoutGo(t *testing.T) {
 			t.Fatalf("%s/go exists: the PATH must have no Go toolchain", dir)
 		}
 	}
+	// A reference platform on loopback, to see the HELLO the release sends.
+	tok := devplatform.NewToken()
+	platform := devplatform.New(tok, devplatform.Config{})
+	ln, err := devplatform.Listen("127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	hs := &http.Server{Handler: platform.Handler()}
+	go hs.Serve(ln)
+	t.Cleanup(func() { hs.Close() })
+
 	home := t.TempDir()
-	env := []string{"PATH=" + path, "HOME=" + home, "HOSTLINK_HOME=" + filepath.Join(home, "hostlink")}
-	cmd := exec.Command(filepath.Join(prefix, "bin", "hostlink"), "serve", "--listen", "127.0.0.1:0")
+	env := []string{"PATH=" + path, "HOME=" + home, "HOSTLINK_HOME=" + filepath.Join(home, "hostlink"), "HOSTLINK_PLATFORM_TOKEN=" + tok}
+	since := time.Now()
+	cmd := exec.Command(filepath.Join(prefix, "bin", "hostlink"), "serve", "--listen", "127.0.0.1:0",
+		"--platform", "ws://"+ln.Addr().String()+devplatform.ControlPath)
 	cmd.Env = env
 	stderr, err := cmd.StderrPipe()
 	if err != nil {
@@ -297,6 +313,16 @@ func TestInstalledServeWithoutGo(t *testing.T) {
 	resp.Body.Close()
 	if resp.StatusCode != http.StatusUnauthorized {
 		t.Errorf("POST %s without a token: %s, want 401", url, resp.Status)
+	}
+	// HELLO's shim_version is the release version.
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	peer, err := platform.WaitPeer(ctx, devplatform.ControlPeer, since)
+	if err != nil {
+		t.Fatalf("the installed hostlink did not reach the platform: %v", err)
+	}
+	if peer.Hello.ShimVersion != d.meta.Version {
+		t.Errorf("HELLO shim_version %q, want the release version %q", peer.Hello.ShimVersion, d.meta.Version)
 	}
 	status := exec.Command(filepath.Join(prefix, "bin", "hostlink"), "status")
 	status.Env = env
