@@ -45,9 +45,12 @@ func (s *Service) observe(ctx context.Context, c *ops.Call, a ObserveArgs) (*Obs
 		return nil, err
 	}
 	defer d.unlock()
+	if err := begin(ctx, d.b); err != nil {
+		return nil, nativeErr(err, "opening the desktop session")
+	}
 	mons, err := d.b.Monitors(ctx)
 	if err != nil {
-		s.drop(d)
+		s.drop(d, err)
 		return nil, nativeErr(err, "listing monitors")
 	}
 	fr, err := frameFor(a, from, mons)
@@ -102,7 +105,7 @@ func (s *Service) capture(ctx context.Context, c *ops.Call, d *desk, fr framing,
 	}
 	st, err := d.b.State(ctx)
 	if err != nil {
-		s.drop(d)
+		s.drop(d, err)
 		return nil, nativeErr(err, "reading the desktop state")
 	}
 	if st.Locked {
