@@ -13,14 +13,13 @@ func TestPlatformReasons(t *testing.T) {
 		reason string
 	}{
 		{map[string]string{"WSL_DISTRO_NAME": "Ubuntu", "DISPLAY": ":0"}, "wsl2"},
-		{map[string]string{"DISPLAY": "", "WAYLAND_DISPLAY": "wayland-0"}, "wayland"},
 		{map[string]string{"DISPLAY": "", "XDG_SESSION_TYPE": "wayland"}, "wayland"},
 		{map[string]string{"DISPLAY": ""}, "no_display"},
 		{map[string]string{"DISPLAY": ":999"}, "x11_unreachable"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.reason, func(t *testing.T) {
-			for _, k := range []string{"WSL_DISTRO_NAME", "WSL_INTEROP", "WAYLAND_DISPLAY", "XDG_SESSION_TYPE"} {
+			for _, k := range []string{"WSL_DISTRO_NAME", "WSL_INTEROP", "WAYLAND_DISPLAY", "XDG_SESSION_TYPE", "DBUS_SESSION_BUS_ADDRESS"} {
 				t.Setenv(k, "")
 			}
 			for k, v := range tt.env {
@@ -41,5 +40,31 @@ func TestPlatformReasons(t *testing.T) {
 				t.Fatalf("package Ready = %v %q", ok, reason)
 			}
 		})
+	}
+}
+
+// TestPlatformWaylandWithoutBus: a Wayland session reached without its
+// session bus opens the portal backend, which says why it cannot capture.
+func TestPlatformWaylandWithoutBus(t *testing.T) {
+	for _, k := range []string{"WSL_DISTRO_NAME", "WSL_INTEROP", "DISPLAY", "DBUS_SESSION_BUS_ADDRESS"} {
+		t.Setenv(k, "")
+	}
+	t.Setenv("WAYLAND_DISPLAY", "wayland-0")
+	if isWSL() {
+		t.Skip("running under WSL")
+	}
+	bs, why := openPlatform(context.Background())
+	if len(bs) != 1 || !why.Ready || bs[0].ID() != "wayland:wayland-0" {
+		t.Fatalf("%d backends, %+v", len(bs), why)
+	}
+	defer bs[0].Close()
+	st := bs[0].Status(context.Background())
+	if st.Capture.Ready || st.Capture.Reason != "no_session_bus" || st.Input.Reason != "no_session_bus" {
+		t.Fatalf("status %+v", st)
+	}
+	s := New(Options{})
+	defer s.Close()
+	if ok, reason := s.Ready(context.Background()); ok || reason != "no_session_bus" {
+		t.Fatalf("Ready = %v %q", ok, reason)
 	}
 }
