@@ -409,4 +409,3 @@ func TestWaylandMissingDependencies(t *testing.T) {
 		})
 	}
 }
-
