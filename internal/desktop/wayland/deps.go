@@ -138,3 +138,40 @@ func run(ctx context.Context, spec procs.Spec, stdout, stderr io.Writer) (procs.
 	}
 	return st, err
 }
+
+// Report is what Probe found, for hostlink doctor.
+type Report struct {
+	Bus, Portal bool
+	// Versions of the portal interfaces the route uses, by name
+	// (RemoteDesktop, ScreenCast, Screenshot); absent when missing.
+	Versions map[string]uint32
+	// Programs: gst-launch-1.0, gst-inspect-1.0 and pw-dump, with their
+	// paths ("" when not installed).
+	Programs map[string]string
+	// Elements: the GStreamer elements a capture needs, and whether
+	// GStreamer has each.
+	Elements       map[string]bool
+	Capture, Input native.Readiness
+}
+
+// Probe checks the Wayland route's dependencies on the session cfg names
+// without opening a session (no dialog is shown).
+func Probe(ctx context.Context, cfg Config) Report {
+	var p *portal
+	if cfg.Bus != "" {
+		if pp, err := dialPortal(ctx, cfg.Bus); err == nil {
+			p = pp
+			defer p.close()
+		}
+	}
+	d := probe(ctx, p)
+	r := Report{Bus: d.bus, Portal: d.portal, Versions: map[string]uint32{},
+		Programs: map[string]string{"gst-launch-1.0": d.gst, "gst-inspect-1.0": d.inspect, "pw-dump": d.pwdump},
+		Elements: d.elements, Capture: d.capture(), Input: d.input()}
+	for name, v := range map[string]uint32{"RemoteDesktop": d.remoteVersion, "ScreenCast": d.castVersion, "Screenshot": d.shotVersion} {
+		if v > 0 {
+			r.Versions[name] = v
+		}
+	}
+	return r
+}
