@@ -10,7 +10,7 @@ import (
 	"fmt"
 	"image"
 	"image/draw"
-	"image/png"
+	"math"
 	"os"
 	"regexp"
 	"strconv"
@@ -30,9 +30,9 @@ const (
 	// hangs forever without one. The first capture of a user builds
 	// GStreamer's registry and shader caches (under a second here).
 	captureTimeout = 15 * time.Second
-	// maxFrameBytes bounds the PNG gst-launch may write: an 8K monitor
-	// uncompressed with room to spare.
-	maxFrameBytes = 160 << 20
+	// maxFrameBytes bounds the frame gst-launch may write: an 8K monitor
+	// as RGBA.
+	maxFrameBytes = 7680 * 4320 * 4
 	// maxDump bounds pw-dump's output for one node.
 	maxDump = 1 << 20
 )
@@ -40,7 +40,10 @@ const (
 // grab captures one fresh frame of s's stream: a new pipewiresrc consumer
 // on a new PipeWire connection from the portal, targeting the stream's
 // serial. The frame is accepted only if its buffer timestamp is later than
-// the moment the capture started.
+// the moment the capture started. GStreamer writes it as raw RGBA (PNG
+// encoding there doubled a capture's time); its size is the monitor's at
+// the session's scale, or, for the session's first frame (scale 0), what
+// the byte count says at the monitor's aspect.
 func (b *Backend) grab(ctx context.Context, s *session) (*image.RGBA, error) {
 	ctx, cancel := context.WithTimeout(ctx, captureTimeout)
 	defer cancel()
@@ -58,7 +61,7 @@ func (b *Backend) grab(ctx context.Context, s *session) (*image.RGBA, error) {
 	st, err := run(ctx, procs.Spec{
 		Argv: []string{b.deps.gst, "-q",
 			"pipewiresrc", "fd=3", "target-object=" + strconv.FormatUint(s.serial, 10), "num-buffers=1", "always-copy=true",
-			"!", "videoconvert", "!", "pngenc", "compression-level=1", "!", "fdsink", "fd=1"},
+			"!", "videoconvert", "!", "video/x-raw,format=RGBA", "!", "fdsink", "fd=1"},
 		Dir: "/",
 		// pipewiresrc logs each dequeued buffer's timestamp at level 6.
 		Env:        map[string]string{"GST_DEBUG": "pipewiresrc:6", "GST_DEBUG_NO_COLOR": "1"},
@@ -82,16 +85,25 @@ func (b *Backend) grab(ctx context.Context, s *session) (*image.RGBA, error) {
 	if err := fresh(log, start); err != nil {
 		return nil, err
 	}
-	img, err := png.Decode(bytes.NewReader(out.Bytes()))
-	if err != nil {
-		return nil, fmt.Errorf("decoding the frame: %w", err)
+	return rawFrame(out.Bytes(), s.monitor.Bounds, s.monitor.Scale)
+}
+
+// rawFrame turns GStreamer's RGBA bytes into an image of the monitor mon
+// at scale (0: the scale the byte count implies, the aspect kept). A frame
+// of any other size means the stream changed, which closes the session.
+func rawFrame(pix []byte, mon native.Rect, scale float64) (*image.RGBA, error) {
+	if scale == 0 && mon.W > 0 && mon.H > 0 {
+		scale = math.Sqrt(float64(len(pix)) / float64(4*mon.W*mon.H))
 	}
-	if rgba, ok := img.(*image.RGBA); ok {
-		return rgba, nil
+	w, h := int(math.Round(float64(mon.W)*scale)), int(math.Round(float64(mon.H)*scale))
+	if w <= 0 || h <= 0 || len(pix) != w*h*4 {
+		return nil, native.Refuse(native.ErrSessionClosed, ReasonClosed,
+			fmt.Sprintf("the shared stream's frame (%d bytes) is not the %dx%d monitor the session started with; observe again", len(pix), mon.W, mon.H))
 	}
-	rgba := image.NewRGBA(img.Bounds())
-	draw.Draw(rgba, rgba.Rect, img, img.Bounds().Min, draw.Src)
-	return rgba, nil
+	for i := 3; i < len(pix); i += 4 {
+		pix[i] = 0xff
+	}
+	return &image.RGBA{Pix: pix, Stride: 4 * w, Rect: image.Rect(0, 0, w, h)}, nil
 }
 
 // fresh accepts a frame only if pipewiresrc logged its timestamp and it is
@@ -182,7 +194,7 @@ func parseSerial(dump []byte, node uint32) (uint64, error) {
 // are black.
 func crop(frame *image.RGBA, mon native.Rect, r native.Rect, scale float64) (*image.RGBA, error) {
 	fw, fh := frame.Rect.Dx(), frame.Rect.Dy()
-	if fw != int(float64(mon.W)*scale) || fh != int(float64(mon.H)*scale) {
+	if fw != int(math.Round(float64(mon.W)*scale)) || fh != int(math.Round(float64(mon.H)*scale)) {
 		return nil, native.Refuse(native.ErrSessionClosed, ReasonClosed,
 			fmt.Sprintf("the shared stream is %dx%d, not the %dx%d the session started with; observe again", fw, fh, mon.W, mon.H))
 	}

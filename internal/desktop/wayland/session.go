@@ -106,7 +106,7 @@ func (b *Backend) open(ctx context.Context, remote bool, token string) (*session
 		return nil, "", fmt.Errorf("Start: %d streams, want the one monitor", len(streams))
 	}
 	s := &session{handle: handle, node: streams[0].Node, remote: remote}
-	s.monitor = native.Monitor{Name: "portal stream", Primary: true, Scale: 1}
+	s.monitor = native.Monitor{Name: "portal stream", Primary: true}
 	if v, ok := streams[0].Props["position"]; ok {
 		s.monitor.Bounds.X, s.monitor.Bounds.Y = pair(v)
 	}
@@ -123,6 +123,14 @@ func (b *Backend) open(ctx context.Context, remote bool, token string) (*session
 	if s.serial, err = b.serialOf(ctx, s.node); err != nil {
 		return nil, "", err
 	}
+	// The first frame says how many image pixels a logical pixel is (the
+	// monitor's scale), and that capture works at all.
+	s.monitor.Scale = 0
+	frame, err := b.grab(ctx, s)
+	if err != nil {
+		return nil, "", fmt.Errorf("the first frame: %w", err)
+	}
+	s.monitor.Scale = float64(frame.Rect.Dx()) / float64(s.monitor.Bounds.W)
 	ok = true
 	return s, tok, nil
 }

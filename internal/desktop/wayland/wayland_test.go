@@ -128,3 +128,36 @@ func TestPlanSteps(t *testing.T) {
 		t.Errorf("two notches down: %v", a)
 	}
 }
+
+// TestRawFrame: GStreamer's RGBA bytes become the monitor's image at the
+// session's scale, or at the scale the byte count implies for the first
+// frame; any other size closes the session.
+func TestRawFrame(t *testing.T) {
+	mon := native.Rect{W: 4, H: 2}
+	tests := []struct {
+		name   string
+		bytes  int
+		scale  float64
+		w      int
+		closed bool
+	}{
+		{"scale 1", 4 * 2 * 4, 1, 4, false},
+		{"first frame, scale 2", 8 * 4 * 4, 0, 8, false},
+		{"first frame, scale 1.5", 6 * 3 * 4, 0, 6, false},
+		{"resized", 5 * 2 * 4, 1, 0, true},
+		{"first frame of another aspect", 4 * 4 * 4, 0, 0, true},
+		{"empty", 0, 0, 0, true},
+	}
+	for _, tt := range tests {
+		img, err := rawFrame(make([]byte, tt.bytes), mon, tt.scale)
+		if tt.closed {
+			if !errors.Is(err, native.ErrSessionClosed) {
+				t.Errorf("%s: %v", tt.name, err)
+			}
+			continue
+		}
+		if err != nil || img.Rect.Dx() != tt.w || img.Pix[3] != 0xff {
+			t.Errorf("%s: %v %v", tt.name, img, err)
+		}
+	}
+}
