@@ -13,8 +13,6 @@ import (
 	"time"
 
 	"github.com/godbus/dbus/v5"
-
-	"github.com/hostlink/hostlink/internal/tstest"
 )
 
 // Mutter's private APIs (mutter/data/dbus-interfaces): what GNOME's own
@@ -211,7 +209,7 @@ func blue(c color.RGBA) bool { return c.B > 180 && c.R < 100 && c.G > 100 && c.G
 // AwaitDialog waits until the portal's consent dialog is on the screen.
 func (s *Session) AwaitDialog() {
 	s.t.Helper()
-	tstest.WaitFor(s.t, 30*time.Second, "the portal's consent dialog", s.DialogShown)
+	waitFor(s.t, 30*time.Second, "the portal's consent dialog", s.DialogShown)
 }
 
 // Allow answers the portal's consent dialog as the person at the screen
@@ -223,12 +221,12 @@ func (s *Session) Allow(input bool) {
 		s.Click(s.at(allowInput))
 		// The switch's left half turns blue once GTK has taken the click.
 		x, y := s.at(allowInput)
-		tstest.WaitFor(s.t, 30*time.Second, "the remote-interaction switch", func() bool {
+		waitFor(s.t, 30*time.Second, "the remote-interaction switch", func() bool {
 			return blue(s.Capture().RGBAAt(x-14, y))
 		})
 	}
 	s.Click(s.at(shareButton))
-	tstest.WaitFor(s.t, 30*time.Second, "the consent dialog to close", func() bool { return !s.DialogShown() })
+	waitFor(s.t, 30*time.Second, "the consent dialog to close", func() bool { return !s.DialogShown() })
 }
 
 // Decline answers the portal's consent dialog with Cancel.
@@ -236,7 +234,7 @@ func (s *Session) Decline() {
 	s.t.Helper()
 	s.AwaitDialog()
 	s.Click(s.at(cancelButton))
-	tstest.WaitFor(s.t, 30*time.Second, "the consent dialog to close", func() bool { return !s.DialogShown() })
+	waitFor(s.t, 30*time.Second, "the consent dialog to close", func() bool { return !s.DialogShown() })
 }
 
 // Rotate turns the monitor a quarter (its logical size becomes H×W), as a

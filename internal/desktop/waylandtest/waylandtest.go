@@ -11,7 +11,8 @@
 // the person at the screen would.
 //
 // Without the programs the test is skipped, unless
-// HOSTLINK_REQUIRE_INTEGRATION is set, in which case it fails.
+// HOSTLINK_REQUIRE_INTEGRATION is set, in which case it fails. The
+// benchmark (bench/) runs sessions too, through the T interface.
 package waylandtest
 
 import (
@@ -32,6 +33,37 @@ import (
 	"github.com/hostlink/hostlink/internal/tstest"
 )
 
+// T is what a session needs of its test: a *testing.T or *testing.B, or
+// the benchmark's stand-in. Fatal and Fatalf must not return.
+type T interface {
+	Helper()
+	Cleanup(func())
+	Fatal(args ...any)
+	Fatalf(format string, args ...any)
+	Logf(format string, args ...any)
+	Failed() bool
+	TempDir() string
+}
+
+// missing ends the test for a missing dependency: through tstest.Missing
+// (a skip, or a failure when integration tests are required) in tests, a
+// failure elsewhere.
+func missing(t T, why string) {
+	t.Helper()
+	if tb, ok := t.(testing.TB); ok {
+		tstest.Missing(tb, why)
+	}
+	t.Fatal(why)
+}
+
+// waitFor polls cond until it holds, failing t after timeout.
+func waitFor(t T, timeout time.Duration, what string, cond func() bool) {
+	t.Helper()
+	if !tstest.Eventually(timeout, cond) {
+		t.Fatalf("timed out after %v waiting for %s", timeout, what)
+	}
+}
+
 // Options choose what the session runs.
 type Options struct {
 	W, H int // the virtual monitor (default 1280x800)
@@ -47,7 +79,7 @@ type Session struct {
 	Display string // WAYLAND_DISPLAY (a socket name in Runtime)
 	W, H    int
 
-	t    testing.TB
+	t    T
 	env  []string
 	conn *dbus.Conn // the test's own connection to the session bus
 
@@ -83,7 +115,7 @@ const (
 
 // Start runs the session; everything it starts is stopped when the test
 // ends, in reverse order.
-func Start(t testing.TB, o Options) *Session {
+func Start(t T, o Options) *Session {
 	t.Helper()
 	if o.W == 0 {
 		o.W, o.H = 1280, 800
@@ -92,14 +124,14 @@ func Start(t testing.TB, o Options) *Session {
 	for _, p := range programs {
 		path, err := exec.LookPath(p[0])
 		if err != nil {
-			tstest.Missing(t, p[0]+" not installed (apt-get install "+p[1]+")")
+			missing(t, p[0]+" not installed (apt-get install "+p[1]+")")
 		}
 		tools[p[0]] = path
 	}
 	if !o.NoPortal {
 		for _, p := range []string{portalBin, portalGnomeBin} {
 			if _, err := os.Stat(p); err != nil {
-				tstest.Missing(t, p+" not installed (apt-get install xdg-desktop-portal xdg-desktop-portal-gnome)")
+				missing(t, p+" not installed (apt-get install xdg-desktop-portal xdg-desktop-portal-gnome)")
 			}
 		}
 	}
@@ -295,7 +327,7 @@ func (s *Session) Background(name string, args ...string) *exec.Cmd {
 
 func (s *Session) waitFile(what, path string) {
 	s.t.Helper()
-	tstest.WaitFor(s.t, 30*time.Second, what+" to create "+filepath.Base(path), func() bool {
+	waitFor(s.t, 30*time.Second, what+" to create "+filepath.Base(path), func() bool {
 		_, err := os.Stat(path)
 		return err == nil
 	})
@@ -303,7 +335,7 @@ func (s *Session) waitFile(what, path string) {
 
 func (s *Session) waitName(name string) {
 	s.t.Helper()
-	tstest.WaitFor(s.t, 30*time.Second, name+" on the session bus", func() bool {
+	waitFor(s.t, 30*time.Second, name+" on the session bus", func() bool {
 		var has bool
 		err := s.conn.BusObject().Call("org.freedesktop.DBus.NameHasOwner", 0, name).Store(&has)
 		return err == nil && has
@@ -314,7 +346,10 @@ func (s *Session) waitName(name string) {
 // window is on the screen (its pixels differ from the empty desktop).
 func (s *Session) Terminal(dir string) {
 	s.t.Helper()
-	bin := tstest.Tool(s.t, "weston-terminal")
+	bin, err := exec.LookPath("weston-terminal")
+	if err != nil {
+		missing(s.t, "weston-terminal not installed (apt-get install weston)")
+	}
 	empty := s.Capture()
 	cmd := exec.Command(bin, "--font=DejaVuSansMono", "--font-size=20", "--shell=/bin/sh")
 	cmd.Dir = dir
@@ -323,7 +358,7 @@ func (s *Session) Terminal(dir string) {
 		s.t.Fatal(err)
 	}
 	s.t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
-	tstest.WaitFor(s.t, 30*time.Second, "the terminal's window", func() bool {
+	waitFor(s.t, 30*time.Second, "the terminal's window", func() bool {
 		return Differ(s.Capture(), empty, 0, 0) > 1000
 	})
 }
@@ -380,7 +415,7 @@ func (s *Session) GtkApp(title, label string) {
 	s.t.Helper()
 	const py = "/usr/bin/python3"
 	if err := exec.Command(py, "-c", `import gi; gi.require_version("Gtk", "3.0"); from gi.repository import Gtk`).Run(); err != nil {
-		tstest.Missing(s.t, py+" with PyGObject and GTK 3 (python3-gi, gir1.2-gtk-3.0) is required: "+err.Error())
+		missing(s.t, py+" with PyGObject and GTK 3 (python3-gi, gir1.2-gtk-3.0) is required: "+err.Error())
 	}
 	script := filepath.Join(s.t.TempDir(), "app.py")
 	src := fmt.Sprintf(`import gi
