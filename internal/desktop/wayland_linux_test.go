@@ -409,3 +409,41 @@ func TestWaylandMissingDependencies(t *testing.T) {
 		})
 	}
 }
+
+// TestWaylandObserveOnly: a portal without RemoteDesktop gives observe
+// without act. Its ScreenCast (version 4) offers a restore token, which
+// reopens the session after the compositor closed it without a second
+// dialog.
+func TestWaylandObserveOnly(t *testing.T) {
+	e := newWaylandEnv(t, waylandtest.Options{NoRemoteDesktop: true})
+	d := e.desktops()
+	if r := d.Operations["computer_observe"]; !r.Ready {
+		t.Fatalf("observe: %+v", r)
+	}
+	if r := d.Operations["computer_act"]; r.Ready || r.Reason != wayland.ReasonRemoteMissing {
+		t.Fatalf("act: %+v", r)
+	}
+	if _, _, err := e.call("computer_observe", nil); err == nil || err.Details["reason"] != wayland.ReasonPending {
+		t.Fatalf("first observation: %v", err)
+	}
+	e.s.AllowCast()
+	tstest.WaitFor(t, 30*time.Second, "the shared monitor", func() bool { return len(e.desktops().Monitors) == 1 })
+	obs, img := e.observe(nil)
+	if n := waylandtest.Differ(img, e.s.Capture(), 0, 0); n != 0 {
+		t.Fatalf("%d pixels differ from the reference capture", n)
+	}
+	_, _, err := e.call("computer_act", map[string]any{"observation_id": obs.ObservationID, "action": "move", "x": 10, "y": 10})
+	if err == nil || err.Code != FeatureNotSupported || err.Details["reason"] != wayland.ReasonRemoteMissing {
+		t.Fatalf("act without RemoteDesktop: %v", err)
+	}
+	// The compositor closes the session; the next observation reopens it
+	// with the restore token: no dialog, no permission_pending.
+	e.s.Rotate()
+	tstest.WaitFor(t, 20*time.Second, "the session's end to be reported", func() bool {
+		return e.desktops().Operations["computer_observe"].Detail != "the person shares one monitor through the portal"
+	})
+	_, img = e.observe(nil)
+	if img.Rect.Dx() != e.s.W || img.Rect.Dy() != e.s.H {
+		t.Fatalf("image %v after rotation, want %dx%d", img.Rect, e.s.W, e.s.H)
+	}
+}

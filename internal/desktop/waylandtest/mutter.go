@@ -191,20 +191,35 @@ var (
 	shareButton  = [2]int{212, -128}
 	cancelButton = [2]int{-210, -128}
 	allowInput   = [2]int{189, 72} // the "Allow remote interaction" switch
+	monitorRow   = [2]int{0, 26}   // the monitor in the screen-cast-only dialog
 )
 
 func (s *Session) at(off [2]int) (int, int) { return s.W/2 + off[0], s.H/2 + off[1] }
 
 // DialogShown reports whether the portal's consent dialog is on the
-// screen: its Share button's blue is where it belongs.
+// screen: its Share button's blue, bright or (until a monitor is chosen)
+// pale, is where it belongs.
 func (s *Session) DialogShown() bool {
 	s.t.Helper()
 	x, y := s.at(shareButton)
-	return blue(s.Capture().RGBAAt(x, y))
+	c := s.Capture().RGBAAt(x, y)
+	return blue(c) || (c.B > 220 && int(c.B) > int(c.R)+60)
 }
 
 // blue is the GNOME accent blue of the dialog's Share button and switch.
 func blue(c color.RGBA) bool { return c.B > 180 && c.R < 100 && c.G > 100 && c.G < 160 }
+
+// AllowCast answers the screen-cast-only dialog (a portal without
+// RemoteDesktop): it chooses the monitor, then shares.
+func (s *Session) AllowCast() {
+	s.t.Helper()
+	s.AwaitDialog()
+	s.Click(s.at(monitorRow))
+	x, y := s.at(shareButton)
+	waitFor(s.t, 30*time.Second, "the Share button to be enabled", func() bool { return blue(s.Capture().RGBAAt(x, y)) })
+	s.Click(x, y)
+	waitFor(s.t, 30*time.Second, "the consent dialog to close", func() bool { return !s.DialogShown() })
+}
 
 // AwaitDialog waits until the portal's consent dialog is on the screen.
 func (s *Session) AwaitDialog() {

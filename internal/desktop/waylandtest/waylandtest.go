@@ -69,6 +69,9 @@ type Options struct {
 	W, H int // the virtual monitor (default 1280x800)
 	// NoPortal leaves out xdg-desktop-portal and its GNOME backend.
 	NoPortal bool
+	// NoRemoteDesktop runs the portal without its RemoteDesktop interface
+	// (ScreenCast stays): a desktop to observe, not to act on.
+	NoRemoteDesktop bool
 }
 
 // Session is a running headless Wayland session.
@@ -174,10 +177,33 @@ func Start(t T, o Options) *Session {
 	if !o.NoPortal {
 		s.background(portalGnomeBin)
 		s.waitName("org.freedesktop.impl.portal.desktop.gnome")
+		if o.NoRemoteDesktop {
+			s.portalWithout("org.freedesktop.impl.portal.RemoteDesktop")
+		}
 		s.background(portalBin)
 		s.waitName("org.freedesktop.portal.Desktop")
 	}
 	return s
+}
+
+// portalWithout points xdg-desktop-portal (XDG_DESKTOP_PORTAL_DIR) at a
+// copy of the GNOME backend's description that lacks iface.
+func (s *Session) portalWithout(iface string) {
+	s.t.Helper()
+	const desc = "/usr/share/xdg-desktop-portal/portals/gnome.portal"
+	b, err := os.ReadFile(desc)
+	if err != nil {
+		missing(s.t, desc+": "+err.Error())
+	}
+	dir := filepath.Join(s.Runtime, "portals")
+	if err := os.Mkdir(dir, 0o700); err != nil {
+		s.t.Fatal(err)
+	}
+	out := strings.ReplaceAll(string(b), iface+";", "")
+	if err := os.WriteFile(filepath.Join(dir, "gnome.portal"), []byte(out), 0o600); err != nil {
+		s.t.Fatal(err)
+	}
+	s.env = append(s.env, "XDG_DESKTOP_PORTAL_DIR="+dir)
 }
 
 // sessionEnv is parent without the variables that would reach the real
