@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"image"
+	"image/draw"
 	"os"
 	"path/filepath"
 	"strings"
@@ -445,5 +446,52 @@ func TestWaylandObserveOnly(t *testing.T) {
 	_, img = e.observe(nil)
 	if img.Rect.Dx() != e.s.W || img.Rect.Dy() != e.s.H {
 		t.Fatalf("image %v after rotation, want %dx%d", img.Rect, e.s.W, e.s.H)
+	}
+}
+
+// TestWaylandScreenshotOnly: where the portal has Screenshot but no screen
+// cast (gnome-shell, whose Screenshot portal works, with ScreenCast and
+// RemoteDesktop left out), observations are screenshots of the whole
+// desktop, after the person allows them; acts are refused; no screenshot
+// file is left behind.
+func TestWaylandScreenshotOnly(t *testing.T) {
+	e := newWaylandEnv(t, waylandtest.Options{ScreenshotOnly: true})
+	d := e.desktops()
+	if r := d.Operations["computer_observe"]; !r.Ready || !strings.Contains(r.Detail, "screenshots only") {
+		t.Fatalf("observe: %+v", r)
+	}
+	if r := d.Operations["computer_act"]; r.Ready || r.Reason != wayland.ReasonRemoteMissing {
+		t.Fatalf("act: %+v", r)
+	}
+	if _, _, err := e.call("computer_observe", nil); err == nil || err.Details["reason"] != wayland.ReasonPending {
+		t.Fatalf("first observation: %v", err)
+	}
+	e.s.AllowScreenshots()
+	tstest.WaitFor(t, 30*time.Second, "the desktop", func() bool { return len(e.desktops().Monitors) == 1 })
+	obs, img := e.observe(nil)
+	ref := e.s.Capture()
+	// Below the top bar, whose clock may turn between the two.
+	if img.Rect != ref.Rect {
+		t.Fatalf("the screenshot is %v, the screen %v", img.Rect, ref.Rect)
+	}
+	const bar = 40
+	top := image.NewRGBA(image.Rect(0, 0, e.s.W, e.s.H-bar))
+	draw.Draw(top, top.Rect, img, image.Pt(0, bar), draw.Src)
+	if n := waylandtest.Differ(top, ref, 0, bar); n != 0 {
+		t.Fatalf("%d pixels of the screenshot differ from the reference capture", n)
+	}
+	_, _, err := e.call("computer_act", map[string]any{"observation_id": obs.ObservationID, "action": "move", "x": 10, "y": 10})
+	if err == nil || err.Code != FeatureNotSupported || err.Details["reason"] != wayland.ReasonRemoteMissing {
+		t.Fatalf("act: %v", err)
+	}
+	var left []string
+	filepath.WalkDir(e.s.Home, func(p string, de os.DirEntry, err error) error {
+		if err == nil && strings.HasSuffix(p, ".png") {
+			left = append(left, p)
+		}
+		return nil
+	})
+	if len(left) > 0 {
+		t.Fatalf("screenshot files left behind: %v", left)
 	}
 }

@@ -52,7 +52,7 @@ func (e *env) checkWayland(ctx context.Context) {
 			missing = append(missing, p)
 		}
 	}
-	for _, el := range []string{"pipewiresrc", "videoconvert", "pngenc", "fdsink"} {
+	for _, el := range []string{"pipewiresrc", "videoconvert", "fdsink"} {
 		if len(missing) == 0 && !r.Elements[el] {
 			missing = append(missing, "GStreamer element "+el)
 		}
@@ -60,7 +60,7 @@ func (e *env) checkWayland(ctx context.Context) {
 	if len(missing) > 0 {
 		e.add("gstreamer", Fail, "missing: "+strings.Join(missing, ", "), gstreamerFix)
 	} else {
-		e.add("gstreamer", OK, "gst-launch-1.0 with pipewiresrc, videoconvert, pngenc", "")
+		e.add("gstreamer", OK, "gst-launch-1.0 with pipewiresrc, videoconvert, fdsink", "")
 	}
 	if r.Programs["pw-dump"] == "" {
 		e.add("pipewire tools", Fail, "pw-dump is not installed (hostlink reads the shared stream's PipeWire serial with it)",

@@ -122,7 +122,7 @@ func (b *Backend) Close() error {
 		stop()
 	}
 	if b.portal != nil {
-		if s != nil && ph == granted {
+		if s != nil && ph == granted && !s.shot {
 			b.portal.closeSession(s.handle)
 		}
 		b.portal.close()
@@ -177,18 +177,26 @@ func (b *Backend) startOpen() {
 	b.opening = done
 	ctx, cancel := context.WithTimeout(context.Background(), b.cfg.ConsentTimeout)
 	b.openStop = cancel
-	remote := b.deps.remoteVersion > 0
+	remote := b.deps.remoteVersion > 0 && b.deps.devices&(deviceKeyboard|devicePointer) == deviceKeyboard|devicePointer
+	shot := b.deps.screenshotOnly()
 	token := b.token
 	go func() {
 		defer close(done)
 		defer cancel()
-		s, tok, err := b.open(ctx, remote, token)
+		var s *session
+		var tok string
+		var err error
+		if shot {
+			s, err = b.openScreenshots(ctx)
+		} else {
+			s, tok, err = b.open(ctx, remote, token)
+		}
 		b.mu.Lock()
 		defer b.mu.Unlock()
 		b.openStop = nil
 		switch {
 		case b.closing:
-			if err == nil {
+			if err == nil && !s.shot {
 				b.portal.closeSession(s.handle)
 			}
 		case err == nil:
@@ -198,7 +206,9 @@ func (b *Backend) startOpen() {
 			if tok != "" {
 				b.token = tok
 			}
-			b.portal.onClosed(s.handle, func(map[string]dbus.Variant) { b.sessionClosed(s) })
+			if !s.shot {
+				b.portal.onClosed(s.handle, func(map[string]dbus.Variant) { b.sessionClosed(s) })
+			}
 		case errors.Is(err, errCancelled):
 			b.phase, b.why = denied, "the person declined screen sharing in the desktop's dialog; hostlink does not ask again until it restarts"
 		case errors.Is(err, context.DeadlineExceeded):
@@ -266,6 +276,9 @@ func (b *Backend) Status(ctx context.Context) native.Status {
 	switch ph {
 	case idle:
 		st.Capture.Detail = "not shared yet: the first observation shows the desktop's screen-sharing dialog, in which the person at the screen chooses a monitor" + inputNote(st.Input)
+		if b.deps.screenshotOnly() {
+			st.Capture.Detail = "not shared yet: the desktop portal takes screenshots only (no screen cast, no input); the first observation may ask the person at the screen to allow them"
+		}
 	case pending:
 		p := native.Readiness{Reason: ReasonPending, Detail: "the desktop shows a screen-sharing dialog; the person at the screen decides"}
 		st.Capture = p
@@ -279,6 +292,9 @@ func (b *Backend) Status(ctx context.Context) native.Status {
 		st.Capture.Detail = why
 	case granted:
 		st.Capture.Detail = "the person shares one monitor through the portal"
+		if s.shot {
+			st.Capture.Detail = "screenshots of the whole desktop through the portal (no screen cast, no input)"
+		}
 		if st.Input.Ready && (!s.remote || s.devices&(deviceKeyboard|devicePointer) != deviceKeyboard|devicePointer) {
 			st.Input = native.Readiness{Reason: "input_not_granted", Detail: "the person did not allow remote interaction (keyboard and pointer) in the dialog"}
 		}
@@ -345,7 +361,11 @@ func (b *Backend) Capture(ctx context.Context, r native.Rect, scale float64) (*i
 	if err != nil {
 		return nil, err
 	}
-	frame, err := b.grab(ctx, s)
+	grab := b.grab
+	if s.shot {
+		grab = b.screenshot
+	}
+	frame, err := grab(ctx, s)
 	if err != nil {
 		return nil, err
 	}

@@ -23,8 +23,8 @@ type deps struct {
 	elements                                map[string]bool
 }
 
-// elements are the GStreamer elements a capture runs.
-var gstElements = []string{"pipewiresrc", "videoconvert", "pngenc", "fdsink"}
+// gstElements are the GStreamer elements a capture needs.
+var gstElements = []string{"pipewiresrc", "videoconvert", "fdsink"}
 
 // probeTimeout bounds one gst-inspect-1.0 run (the first of a user builds
 // GStreamer's plugin registry, which takes seconds).
@@ -83,14 +83,17 @@ func hasElement(ctx context.Context, inspect, name string) bool {
 	return true
 }
 
-// capture says whether the capture path is there, and else what is
-// missing, most basic first.
+// capture says whether a capture path is there, and else what is
+// missing, most basic first. Where the portal has no screen cast of a
+// monitor but a Screenshot interface, screenshots are the path.
 func (d deps) capture() native.Readiness {
 	switch {
 	case !d.bus:
 		return native.Readiness{Reason: ReasonNoBus, Detail: "DBUS_SESSION_BUS_ADDRESS is not set, so the desktop portal cannot be reached"}
 	case !d.portal:
 		return native.Readiness{Reason: ReasonPortalMissing, Detail: "no xdg-desktop-portal on the session bus (install xdg-desktop-portal and the backend for this desktop, e.g. xdg-desktop-portal-gnome or xdg-desktop-portal-kde)"}
+	case d.screenshotOnly():
+		return native.Readiness{Ready: true, Detail: "the desktop portal has no screen cast of a monitor, only Screenshot: observe the whole desktop, no input"}
 	case d.castVersion == 0:
 		return native.Readiness{Reason: ReasonCastMissing, Detail: "the desktop portal has no ScreenCast interface (its backend for this compositor lacks it)"}
 	case d.sources&sourceMonitor == 0:
@@ -99,12 +102,18 @@ func (d deps) capture() native.Readiness {
 		return native.Readiness{Reason: ReasonGstMissing, Detail: "GStreamer's gst-launch-1.0 and gst-inspect-1.0 are not installed (gstreamer1.0-tools)"}
 	case !d.elements["pipewiresrc"]:
 		return native.Readiness{Reason: ReasonPipewiresrc, Detail: "GStreamer has no pipewiresrc element (gstreamer1.0-pipewire)"}
-	case !d.elements["videoconvert"] || !d.elements["pngenc"] || !d.elements["fdsink"]:
-		return native.Readiness{Reason: ReasonGstMissing, Detail: "GStreamer lacks videoconvert, pngenc or fdsink (gstreamer1.0-plugins-base, gstreamer1.0-plugins-good)"}
+	case !d.elements["videoconvert"] || !d.elements["fdsink"]:
+		return native.Readiness{Reason: ReasonGstMissing, Detail: "GStreamer lacks videoconvert or fdsink (gstreamer1.0-plugins-base, gstreamer1.0-tools)"}
 	case d.pwdump == "":
 		return native.Readiness{Reason: ReasonPipewireTools, Detail: "pw-dump is not installed (pipewire-bin): hostlink needs it to find the shared stream's PipeWire serial"}
 	}
 	return native.Readiness{Ready: true}
+}
+
+// screenshotOnly: the portal has no screen cast of a monitor, but takes
+// screenshots.
+func (d deps) screenshotOnly() bool {
+	return d.portal && (d.castVersion == 0 || d.sources&sourceMonitor == 0) && d.shotVersion > 0
 }
 
 // input says whether input can be injected through the portal.

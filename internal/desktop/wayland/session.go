@@ -21,6 +21,7 @@ type session struct {
 	serial  uint64 // the node's PipeWire object serial, which capture targets
 	monitor native.Monitor
 	remote  bool   // a remote-desktop session (else capture only)
+	shot    bool   // no screen cast: frames are the portal's screenshots (screenshot.go)
 	devices uint32 // the input devices granted (deviceKeyboard, devicePointer)
 	// warmKeys and warmPointer: the input warm-up of the keyboard and of
 	// the pointer is done (input.go).

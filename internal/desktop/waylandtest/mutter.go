@@ -305,3 +305,52 @@ func (s *Session) Rotate() {
 	s.pointer = nil
 	s.mu.Unlock()
 }
+
+// GNOME Shell's "Allow Applications to Take Screenshots?" dialog, centred:
+// a blank spot inside it and its Allow button.
+var (
+	shotDialogBlank = [2]int{-260, 40}
+	shotAllow       = [2]int{156, 94}
+)
+
+// AllowScreenshots answers GNOME Shell's screenshot permission dialog
+// (the Screenshot portal asks through the Access portal) with Allow, once
+// it is fully shown.
+func (s *Session) AllowScreenshots() {
+	s.t.Helper()
+	x, y := s.at(shotDialogBlank)
+	shown := func() bool {
+		c := s.Capture().RGBAAt(x, y)
+		return c.R > 240 && c.G > 240 && c.B > 238
+	}
+	waitFor(s.t, 30*time.Second, "the screenshot permission dialog", shown)
+	s.Click(s.at(shotAllow))
+	waitFor(s.t, 30*time.Second, "the screenshot permission dialog to close", func() bool { return !shown() })
+}
+
+// Key presses and releases the key with this keysym, through mutter's
+// private remote desktop.
+func (s *Session) Key(keysym uint32) {
+	s.t.Helper()
+	r := s.input()
+	o := s.conn.Object(mutterRD, r.rd)
+	for _, down := range []bool{true, false} {
+		if err := s.call(o, mutterRD+".Session.NotifyKeyboardKeysym", keysym, down).Err; err != nil {
+			s.t.Fatalf("NotifyKeyboardKeysym: %v", err)
+		}
+	}
+}
+
+// leaveOverview closes the overview gnome-shell starts in, with Escape,
+// and waits for the desktop's background where the overview's dark grey
+// was.
+func (s *Session) leaveOverview() {
+	s.t.Helper()
+	overview := func() bool {
+		c := s.Capture().RGBAAt(20, s.H-20)
+		return c.R == c.G && c.G == c.B
+	}
+	waitFor(s.t, 30*time.Second, "gnome-shell's overview", overview)
+	s.Key(0xff1b)
+	waitFor(s.t, 30*time.Second, "gnome-shell to leave the overview", func() bool { return !overview() })
+}

@@ -72,6 +72,10 @@ type Options struct {
 	// NoRemoteDesktop runs the portal without its RemoteDesktop interface
 	// (ScreenCast stays): a desktop to observe, not to act on.
 	NoRemoteDesktop bool
+	// ScreenshotOnly runs gnome-shell instead of bare mutter (GNOME's
+	// Screenshot portal needs it) and the portal with Screenshot but
+	// neither ScreenCast nor RemoteDesktop.
+	ScreenshotOnly bool
 }
 
 // Session is a running headless Wayland session.
@@ -169,39 +173,76 @@ func Start(t T, o Options) *Session {
 	s.background("pipewire")
 	s.waitFile("pipewire", filepath.Join(run, "pipewire-0"))
 	s.background("wireplumber")
-	s.background("mutter", "--headless", "--wayland", "--no-x11",
+	compositor := "mutter"
+	if o.ScreenshotOnly {
+		// gnome-shell also wants a system bus; a private one will do.
+		compositor = s.shell()
+	}
+	s.background(compositor, "--headless", "--wayland", "--no-x11",
 		"--virtual-monitor", fmt.Sprintf("%dx%d", o.W, o.H), "--wayland-display", s.Display)
-	s.waitFile("mutter", filepath.Join(run, s.Display))
+	s.waitFile(compositor, filepath.Join(run, s.Display))
 	s.waitName("org.gnome.Mutter.ScreenCast")
+	if o.ScreenshotOnly {
+		s.waitName("org.gnome.Shell.Screenshot")
+	}
 	s.env = append(s.env, "WAYLAND_DISPLAY="+s.Display)
 	if !o.NoPortal {
 		s.background(portalGnomeBin)
 		s.waitName("org.freedesktop.impl.portal.desktop.gnome")
-		if o.NoRemoteDesktop {
+		switch {
+		case o.NoRemoteDesktop:
 			s.portalWithout("org.freedesktop.impl.portal.RemoteDesktop")
+		case o.ScreenshotOnly:
+			s.portalWithout("org.freedesktop.impl.portal.RemoteDesktop", "org.freedesktop.impl.portal.ScreenCast")
+			// The Screenshot portal asks through the Access portal,
+			// which GNOME's GTK backend implements.
+			s.background("/usr/libexec/xdg-desktop-portal-gtk")
+			s.waitName("org.freedesktop.impl.portal.desktop.gtk")
 		}
 		s.background(portalBin)
 		s.waitName("org.freedesktop.portal.Desktop")
 	}
+	if o.ScreenshotOnly {
+		s.leaveOverview()
+	}
 	return s
 }
 
-// portalWithout points xdg-desktop-portal (XDG_DESKTOP_PORTAL_DIR) at a
-// copy of the GNOME backend's description that lacks iface.
-func (s *Session) portalWithout(iface string) {
+// shell returns gnome-shell's path, with a private system bus for it in
+// the session's environment.
+func (s *Session) shell() string {
 	s.t.Helper()
-	const desc = "/usr/share/xdg-desktop-portal/portals/gnome.portal"
-	b, err := os.ReadFile(desc)
+	path, err := exec.LookPath("gnome-shell")
 	if err != nil {
-		missing(s.t, desc+": "+err.Error())
+		missing(s.t, "gnome-shell not installed (apt-get install gnome-shell)")
 	}
+	sys := "unix:path=" + filepath.Join(s.Runtime, "system_bus")
+	s.startBusAt(sys, "system_services", nil)
+	s.env = append(s.env, "DBUS_SYSTEM_BUS_ADDRESS="+sys)
+	return path
+}
+
+// portalWithout points xdg-desktop-portal (XDG_DESKTOP_PORTAL_DIR) at
+// copies of the GNOME and GTK backends' descriptions that lack ifaces.
+func (s *Session) portalWithout(ifaces ...string) {
+	s.t.Helper()
 	dir := filepath.Join(s.Runtime, "portals")
 	if err := os.Mkdir(dir, 0o700); err != nil {
 		s.t.Fatal(err)
 	}
-	out := strings.ReplaceAll(string(b), iface+";", "")
-	if err := os.WriteFile(filepath.Join(dir, "gnome.portal"), []byte(out), 0o600); err != nil {
-		s.t.Fatal(err)
+	for _, name := range []string{"gnome.portal", "gtk.portal"} {
+		desc := filepath.Join("/usr/share/xdg-desktop-portal/portals", name)
+		b, err := os.ReadFile(desc)
+		if err != nil {
+			missing(s.t, desc+": "+err.Error())
+		}
+		out := string(b)
+		for _, iface := range ifaces {
+			out = strings.ReplaceAll(out, iface+";", "")
+		}
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(out), 0o600); err != nil {
+			s.t.Fatal(err)
+		}
 	}
 	s.env = append(s.env, "XDG_DESKTOP_PORTAL_DIR="+dir)
 }
@@ -301,7 +342,14 @@ const busConfig = `<!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-Bus Bus Con
 // address then.
 func (s *Session) startBus(services []string) {
 	s.t.Helper()
-	dir := filepath.Join(s.Runtime, "services")
+	s.startBusAt(s.Bus, "services", services)
+}
+
+// startBusAt runs a bus at address with its service directory dir (in
+// the runtime directory).
+func (s *Session) startBusAt(address, dir string, services []string) {
+	s.t.Helper()
+	dir = filepath.Join(s.Runtime, dir)
 	if err := os.Mkdir(dir, 0o700); err != nil {
 		s.t.Fatal(err)
 	}
@@ -313,8 +361,8 @@ func (s *Session) startBus(services []string) {
 			}
 		}
 	}
-	config := filepath.Join(s.Runtime, "bus.conf")
-	if err := os.WriteFile(config, []byte(fmt.Sprintf(busConfig, s.Bus, dir)), 0o600); err != nil {
+	config := dir + ".conf"
+	if err := os.WriteFile(config, []byte(fmt.Sprintf(busConfig, address, dir)), 0o600); err != nil {
 		s.t.Fatal(err)
 	}
 	r, w, err := os.Pipe()
