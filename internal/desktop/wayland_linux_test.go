@@ -148,7 +148,7 @@ func (e *wenv) consent(input bool) Desktop {
 	}
 	e.s.Allow(input)
 	var d Desktop
-	tstest.WaitFor(e.t, 30*time.Second, "the shared monitor", func() bool {
+	tstest.WaitFor(e.t, 2*time.Minute, "the shared monitor", func() bool {
 		d = e.desktops()
 		return len(d.Monitors) == 1
 	})
@@ -221,7 +221,7 @@ func TestWaylandOverMCP(t *testing.T) {
 	if res.Receipt.Dispatched != 1 {
 		t.Fatalf("type receipt %+v", res.Receipt)
 	}
-	tstest.WaitFor(t, 20*time.Second, "typed.txt", func() bool {
+	tstest.WaitFor(t, 2*time.Minute, "typed.txt", func() bool {
 		b, err := os.ReadFile(filepath.Join(dir, "typed.txt"))
 		return err == nil && string(b) == "typed\n"
 	})
@@ -244,7 +244,7 @@ func TestWaylandOverMCP(t *testing.T) {
 		t.Fatalf("click receipt %+v", res.Receipt)
 	}
 	obs = res.Observation
-	tstest.WaitFor(t, 20*time.Second, "the maximized terminal", func() bool {
+	tstest.WaitFor(t, 2*time.Minute, "the maximized terminal", func() bool {
 		if after.RGBAAt(40, e.s.H-40) != bg {
 			return true
 		}
@@ -275,7 +275,7 @@ func TestWaylandResolutionChange(t *testing.T) {
 	e.consent(true)
 	obs, _ := e.observe(nil)
 	e.s.Rotate()
-	tstest.WaitFor(t, 20*time.Second, "the session's end to be reported", func() bool {
+	tstest.WaitFor(t, 2*time.Minute, "the session's end to be reported", func() bool {
 		return e.desktops().Operations["computer_observe"].Detail != "the person shares one monitor through the portal"
 	})
 	_, _, err := e.call("computer_act", map[string]any{"observation_id": obs.ObservationID, "action": "type", "text": "echo no > no.txt\n"})
@@ -299,7 +299,7 @@ func TestWaylandResolutionChange(t *testing.T) {
 	// AT-SPI on the Wayland session's bus: a native Wayland GTK window's
 	// button is in the observation's accessibility text.
 	e.s.GtkApp("wayland-a11y", "Press on Wayland")
-	tstest.WaitFor(t, 30*time.Second, "the GTK button in the accessibility text", func() bool {
+	tstest.WaitFor(t, 2*time.Minute, "the GTK button in the accessibility text", func() bool {
 		o, _ := e.observe(map[string]any{"accessibility": true})
 		return o.Accessibility != nil && o.Accessibility.Available && strings.Contains(o.Accessibility.Text, "push button: Press on Wayland")
 	})
@@ -337,7 +337,7 @@ func TestWaylandDialogUnanswered(t *testing.T) {
 	if n := waylandtest.Differ(e.s.Capture(), ref, 0, 0); n != 0 {
 		t.Fatalf("%d pixels changed: input reached the desktop", n)
 	}
-	tstest.WaitFor(t, 20*time.Second, "the refusal", func() bool {
+	tstest.WaitFor(t, 2*time.Minute, "the refusal", func() bool {
 		return e.desktops().Operations["computer_observe"].Reason == wayland.ReasonDenied
 	})
 	if _, _, err := e.call("computer_observe", nil); err == nil || err.Details["reason"] != wayland.ReasonDenied {
@@ -428,7 +428,7 @@ func TestWaylandObserveOnly(t *testing.T) {
 		t.Fatalf("first observation: %v", err)
 	}
 	e.s.AllowCast()
-	tstest.WaitFor(t, 30*time.Second, "the shared monitor", func() bool { return len(e.desktops().Monitors) == 1 })
+	tstest.WaitFor(t, 2*time.Minute, "the shared monitor", func() bool { return len(e.desktops().Monitors) == 1 })
 	obs, img := e.observe(nil)
 	if n := waylandtest.Differ(img, e.s.Capture(), 0, 0); n != 0 {
 		t.Fatalf("%d pixels differ from the reference capture", n)
@@ -440,7 +440,7 @@ func TestWaylandObserveOnly(t *testing.T) {
 	// The compositor closes the session; the next observation reopens it
 	// with the restore token: no dialog, no permission_pending.
 	e.s.Rotate()
-	tstest.WaitFor(t, 20*time.Second, "the session's end to be reported", func() bool {
+	tstest.WaitFor(t, 2*time.Minute, "the session's end to be reported", func() bool {
 		return e.desktops().Operations["computer_observe"].Detail != "the person shares one monitor through the portal"
 	})
 	_, img = e.observe(nil)
@@ -467,7 +467,7 @@ func TestWaylandScreenshotOnly(t *testing.T) {
 		t.Fatalf("first observation: %v", err)
 	}
 	e.s.AllowScreenshots()
-	tstest.WaitFor(t, 30*time.Second, "the desktop", func() bool { return len(e.desktops().Monitors) == 1 })
+	tstest.WaitFor(t, 2*time.Minute, "the desktop", func() bool { return len(e.desktops().Monitors) == 1 })
 	obs, img := e.observe(nil)
 	ref := e.s.Capture()
 	// Below the top bar, whose clock may turn between the two.

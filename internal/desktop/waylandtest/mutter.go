@@ -24,7 +24,7 @@ const (
 	mutterRD      = "org.gnome.Mutter.RemoteDesktop"
 	mutterRDPath  = "/org/gnome/Mutter/RemoteDesktop"
 	callTimeout   = 10 * time.Second
-	streamTimeout = 20 * time.Second
+	streamTimeout = time.Minute
 )
 
 func (s *Session) call(o dbus.BusObject, method string, args ...any) *dbus.Call {
@@ -85,7 +85,7 @@ func (s *Session) Capture() *image.RGBA {
 	s.t.Helper()
 	sess, _, node := s.record("", nil)
 	defer s.call(s.conn.Object(mutterSC, sess), mutterSC+".Session.Stop")
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, s.tool("gst-launch-1.0"), "-q", "pipewiresrc", "path="+strconv.Itoa(int(node)),
 		"num-buffers=1", "!", "videoconvert", "!", "pngenc", "!", "fdsink", "fd=1")
@@ -216,15 +216,15 @@ func (s *Session) AllowCast() {
 	s.AwaitDialog()
 	s.Click(s.at(monitorRow))
 	x, y := s.at(shareButton)
-	waitFor(s.t, 30*time.Second, "the Share button to be enabled", func() bool { return blue(s.Capture().RGBAAt(x, y)) })
+	waitFor(s.t, 2*time.Minute, "the Share button to be enabled", func() bool { return blue(s.Capture().RGBAAt(x, y)) })
 	s.Click(x, y)
-	waitFor(s.t, 30*time.Second, "the consent dialog to close", func() bool { return !s.DialogShown() })
+	waitFor(s.t, 2*time.Minute, "the consent dialog to close", func() bool { return !s.DialogShown() })
 }
 
 // AwaitDialog waits until the portal's consent dialog is on the screen.
 func (s *Session) AwaitDialog() {
 	s.t.Helper()
-	waitFor(s.t, 30*time.Second, "the portal's consent dialog", s.DialogShown)
+	waitFor(s.t, 2*time.Minute, "the portal's consent dialog", s.DialogShown)
 }
 
 // Allow answers the portal's consent dialog as the person at the screen
@@ -236,12 +236,12 @@ func (s *Session) Allow(input bool) {
 		s.Click(s.at(allowInput))
 		// The switch's left half turns blue once GTK has taken the click.
 		x, y := s.at(allowInput)
-		waitFor(s.t, 30*time.Second, "the remote-interaction switch", func() bool {
+		waitFor(s.t, 2*time.Minute, "the remote-interaction switch", func() bool {
 			return blue(s.Capture().RGBAAt(x-14, y))
 		})
 	}
 	s.Click(s.at(shareButton))
-	waitFor(s.t, 30*time.Second, "the consent dialog to close", func() bool { return !s.DialogShown() })
+	waitFor(s.t, 2*time.Minute, "the consent dialog to close", func() bool { return !s.DialogShown() })
 }
 
 // Decline answers the portal's consent dialog with Cancel.
@@ -249,7 +249,7 @@ func (s *Session) Decline() {
 	s.t.Helper()
 	s.AwaitDialog()
 	s.Click(s.at(cancelButton))
-	waitFor(s.t, 30*time.Second, "the consent dialog to close", func() bool { return !s.DialogShown() })
+	waitFor(s.t, 2*time.Minute, "the consent dialog to close", func() bool { return !s.DialogShown() })
 }
 
 // Rotate turns the monitor a quarter (its logical size becomes H×W), as a
@@ -323,9 +323,9 @@ func (s *Session) AllowScreenshots() {
 		c := s.Capture().RGBAAt(x, y)
 		return c.R > 240 && c.G > 240 && c.B > 238
 	}
-	waitFor(s.t, 30*time.Second, "the screenshot permission dialog", shown)
+	waitFor(s.t, 2*time.Minute, "the screenshot permission dialog", shown)
 	s.Click(s.at(shotAllow))
-	waitFor(s.t, 30*time.Second, "the screenshot permission dialog to close", func() bool { return !shown() })
+	waitFor(s.t, 2*time.Minute, "the screenshot permission dialog to close", func() bool { return !shown() })
 }
 
 // Key presses and releases the key with this keysym, through mutter's
@@ -350,7 +350,7 @@ func (s *Session) leaveOverview() {
 		c := s.Capture().RGBAAt(20, s.H-20)
 		return c.R == c.G && c.G == c.B
 	}
-	waitFor(s.t, 30*time.Second, "gnome-shell's overview", overview)
+	waitFor(s.t, 2*time.Minute, "gnome-shell's overview", overview)
 	s.Key(0xff1b)
-	waitFor(s.t, 30*time.Second, "gnome-shell to leave the overview", func() bool { return !overview() })
+	waitFor(s.t, 2*time.Minute, "gnome-shell to leave the overview", func() bool { return !overview() })
 }

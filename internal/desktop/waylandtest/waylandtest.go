@@ -388,8 +388,8 @@ func (s *Session) startBusAt(address, dir string, services []string) {
 		if strings.TrimSpace(l) == "" {
 			s.t.Fatal("dbus-daemon exited without listening")
 		}
-	case <-time.After(30 * time.Second):
-		s.t.Fatal("dbus-daemon did not start within 30 s")
+	case <-time.After(time.Minute):
+		s.t.Fatal("dbus-daemon did not start within a minute")
 	}
 }
 
@@ -401,7 +401,7 @@ func (s *Session) Background(name string, args ...string) *exec.Cmd {
 
 func (s *Session) waitFile(what, path string) {
 	s.t.Helper()
-	waitFor(s.t, 30*time.Second, what+" to create "+filepath.Base(path), func() bool {
+	waitFor(s.t, 2*time.Minute, what+" to create "+filepath.Base(path), func() bool {
 		_, err := os.Stat(path)
 		return err == nil
 	})
@@ -409,7 +409,7 @@ func (s *Session) waitFile(what, path string) {
 
 func (s *Session) waitName(name string) {
 	s.t.Helper()
-	waitFor(s.t, 30*time.Second, name+" on the session bus", func() bool {
+	waitFor(s.t, 2*time.Minute, name+" on the session bus", func() bool {
 		var has bool
 		err := s.conn.BusObject().Call("org.freedesktop.DBus.NameHasOwner", 0, name).Store(&has)
 		return err == nil && has
@@ -432,7 +432,7 @@ func (s *Session) Terminal(dir string) {
 		s.t.Fatal(err)
 	}
 	s.t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
-	waitFor(s.t, 30*time.Second, "the terminal's window", func() bool {
+	waitFor(s.t, 2*time.Minute, "the terminal's window", func() bool {
 		return Differ(s.Capture(), empty, 0, 0) > 1000
 	})
 }
