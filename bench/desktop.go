@@ -158,7 +158,7 @@ func x11Route(base *server) *desktopRoute {
 	return &desktopRoute{name: "x11", start: func(r *desktopRoute) error {
 		xvfb, err := exec.LookPath("Xvfb")
 		if err != nil {
-			return errors.New("Xvfb not installed (apt-get install xvfb)")
+			return errors.New("no Xvfb installed (apt-get install xvfb)")
 		}
 		rd, wr, err := os.Pipe()
 		if err != nil {
@@ -183,7 +183,7 @@ func x11Route(base *server) *desktopRoute {
 		case <-time.After(30 * time.Second):
 		}
 		if n == "" {
-			return errors.New("Xvfb did not start")
+			return errors.New("the X server (Xvfb) did not start")
 		}
 		return r.startHostlink(context.Background(), base, "DISPLAY=:"+n)
 	}}

@@ -134,9 +134,6 @@ func (p *portal) close() {
 	p.conn.Close()
 }
 
-// alive reports whether the bus connection still works.
-func (p *portal) alive() bool { return p.conn.Connected() }
-
 func (p *portal) token() string { return fmt.Sprintf("hostlink%d", p.tokens.Add(1)) }
 
 // call makes a plain method call on the portal object, bounded by

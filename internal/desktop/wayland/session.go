@@ -100,11 +100,11 @@ func (b *Backend) open(ctx context.Context, remote bool, token string) (*session
 	var streams []stream
 	if v, ok := res["streams"]; ok {
 		if err := v.Store(&streams); err != nil {
-			return nil, "", fmt.Errorf("Start: streams: %w", err)
+			return nil, "", fmt.Errorf("the portal's Start: streams: %w", err)
 		}
 	}
 	if len(streams) != 1 {
-		return nil, "", fmt.Errorf("Start: %d streams, want the one monitor", len(streams))
+		return nil, "", fmt.Errorf("the portal's Start gave %d streams, not the one monitor", len(streams))
 	}
 	s := &session{handle: handle, node: streams[0].Node, remote: remote}
 	s.monitor = native.Monitor{Name: "portal stream", Primary: true}
@@ -115,7 +115,7 @@ func (b *Backend) open(ctx context.Context, remote bool, token string) (*session
 		s.monitor.Bounds.W, s.monitor.Bounds.H = pair(v)
 	}
 	if s.monitor.Bounds.Empty() {
-		return nil, "", errors.New("Start: the stream has no size")
+		return nil, "", errors.New("the portal's Start gave a stream without a size")
 	}
 	if remote {
 		s.devices, _ = res["devices"].Value().(uint32)
