@@ -298,6 +298,7 @@ func (s *Session) background(name string, args ...string) *exec.Cmd {
 	cmd.Dir = s.Home
 	var out syncBuffer
 	cmd.Stdout, cmd.Stderr = &out, &out
+	dieWithTest(cmd)
 	if err := cmd.Start(); err != nil {
 		s.t.Fatalf("%s: %v", name, err)
 	}
@@ -372,6 +373,7 @@ func (s *Session) startBusAt(address, dir string, services []string) {
 	cmd := exec.Command(s.tool("dbus-daemon"), "--config-file="+config, "--nofork", "--print-address=3")
 	cmd.Env = s.env
 	cmd.ExtraFiles = []*os.File{w}
+	dieWithTest(cmd)
 	if err := cmd.Start(); err != nil {
 		s.t.Fatalf("dbus-daemon: %v", err)
 	}
@@ -428,6 +430,7 @@ func (s *Session) Terminal(dir string) {
 	cmd := exec.Command(bin, "--font=DejaVuSansMono", "--font-size=20", "--shell=/bin/sh")
 	cmd.Dir = dir
 	cmd.Env = append(s.env, "PS1=$ ", "ENV=", "SHELL=/bin/sh")
+	dieWithTest(cmd)
 	if err := cmd.Start(); err != nil {
 		s.t.Fatal(err)
 	}
@@ -506,6 +509,7 @@ Gtk.main()
 	}
 	cmd := exec.Command(py, script)
 	cmd.Env = append(s.env, "GDK_BACKEND=wayland")
+	dieWithTest(cmd)
 	if err := cmd.Start(); err != nil {
 		s.t.Fatal(err)
 	}
