@@ -134,10 +134,7 @@ func launch(specJSON string) int {
 		send(launchReport{ABI: abi, Notes: notes, Allowed: s.Probe.try()})
 		return 0
 	}
-	env := os.Environ()
-	env = slices.DeleteFunc(env, func(kv string) bool { return strings.HasPrefix(kv, "TMPDIR=") })
-	env = append(env, "TMPDIR="+tmp)
-	err = unix.Exec(s.Path, s.Args, env)
+	err = unix.Exec(s.Path, s.Args, append(withoutTMPDIR(os.Environ()), "TMPDIR="+tmp))
 	return fail("exec", fmt.Errorf("exec %s: %w", s.Path, err))
 }
 
