@@ -116,8 +116,14 @@ func Start(spec Spec, stdout, stderr io.Writer) (*Process, error) {
 		return nil, err
 	}
 	name := cmd.Args[0]
+	if spec.Sandbox == nil && testSandbox != nil {
+		spec.Sandbox = testSandbox(spec)
+	}
 	var launch *sandbox.Launch
 	if spec.Sandbox != nil {
+		if _, err := os.Stat(spec.Dir); err != nil {
+			return nil, startError(name, err)
+		}
 		if launch, err = sandbox.Prepare(cmd, *spec.Sandbox); err != nil {
 			return nil, err
 		}
@@ -133,7 +139,7 @@ func Start(spec Spec, stdout, stderr io.Writer) (*Process, error) {
 	pipes, err := newStdio(spec.Stdin)
 	if err != nil {
 		if launch != nil {
-			launch.Cleanup()
+			launch.Abort()
 		}
 		return nil, err
 	}
@@ -155,7 +161,7 @@ func Start(spec Spec, stdout, stderr io.Writer) (*Process, error) {
 		pipes.closeChild()
 		pipes.closeParent()
 		if launch != nil {
-			launch.Cleanup()
+			launch.Abort()
 		}
 		return nil, errcode.New(CommandStartFailed, "hostlink is shutting down")
 	}
@@ -169,7 +175,7 @@ func Start(spec Spec, stdout, stderr io.Writer) (*Process, error) {
 	if err != nil {
 		pipes.closeParent()
 		if launch != nil {
-			launch.Cleanup()
+			launch.Abort()
 		}
 		return nil, startError(name, err)
 	}
@@ -215,6 +221,11 @@ func Start(spec Spec, stdout, stderr io.Writer) (*Process, error) {
 	}
 	return p, nil
 }
+
+// testSandbox, set only by this package's tests, gives every command
+// started without a Sandbox one, so that the whole suite runs sandboxed
+// too (TestSuiteSandboxed).
+var testSandbox func(Spec) *sandbox.Policy
 
 // stdio is a command's pipes: the child's ends, closed in hostlink once
 // the child has them, and hostlink's.

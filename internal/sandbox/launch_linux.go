@@ -35,10 +35,13 @@ type launchSpec struct {
 	Network    bool     `json:"net,omitempty"`
 	Workdir    string   `json:"workdir"`
 	Writable   []string `json:"writable,omitempty"`
-	Hidden     []string `json:"hidden,omitempty"`
-	Protected  []string `json:"protected,omitempty"`
-	Tmp        string   `json:"tmp"`      // the command's private temporary directory
-	TmpRoot    string   `json:"tmp_root"` // holds every command's Tmp; hidden
+	// ReadOnly are directories kept visible, read-only, where /tmp is
+	// replaced: the program's own directory.
+	ReadOnly  []string `json:"read_only,omitempty"`
+	Hidden    []string `json:"hidden,omitempty"`
+	Protected []string `json:"protected,omitempty"`
+	Tmp       string   `json:"tmp"`      // the command's private temporary directory
+	TmpRoot   string   `json:"tmp_root"` // holds every command's Tmp; hidden
 	// Probe: set everything up, try what the sandbox must deny, report,
 	// and exit instead of exec.
 	Probe *probeSpec `json:"probe,omitempty"`
@@ -216,8 +219,9 @@ func mountView(s *launchSpec) (covered bool, err error) {
 // before /tmp was covered.
 func coverTmp(s *launchSpec, tmp string, keep []string) error {
 	type kept struct {
-		rel string
-		fd  int
+		rel      string
+		fd       int
+		readOnly bool
 	}
 	var under []kept
 	defer func() {
@@ -225,16 +229,29 @@ func coverTmp(s *launchSpec, tmp string, keep []string) error {
 			unix.Close(k.fd)
 		}
 	}()
-	for _, k := range keep {
+	add := func(k string, readOnly bool) error {
 		if !within(k, tmp) {
-			continue
+			return nil
 		}
 		fd, err := unix.Open(k, unix.O_PATH|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
 		if err != nil {
 			return fmt.Errorf("opening %s: %w", k, err)
 		}
 		rel, _ := filepath.Rel(tmp, k)
-		under = append(under, kept{rel, fd})
+		under = append(under, kept{rel, fd, readOnly})
+		return nil
+	}
+	for _, k := range keep {
+		if err := add(k, false); err != nil {
+			return err
+		}
+	}
+	for _, k := range outermost(s.ReadOnly) {
+		if withinAny(k, keep) == "" {
+			if err := add(k, true); err != nil {
+				return err
+			}
+		}
 	}
 	if err := unix.Mount(s.Tmp, tmp, "", unix.MS_BIND, ""); err != nil {
 		return fmt.Errorf("private /tmp: %w", err)
@@ -247,6 +264,11 @@ func coverTmp(s *launchSpec, tmp string, keep []string) error {
 		src := "/proc/self/fd/" + strconv.Itoa(k.fd)
 		if err := unix.Mount(src, target, "", unix.MS_BIND|unix.MS_REC, ""); err != nil {
 			return fmt.Errorf("mounting %s back: %w", target, err)
+		}
+		if k.readOnly {
+			if err := unix.Mount("", target, "", unix.MS_REMOUNT|unix.MS_BIND|unix.MS_RDONLY|unix.MS_NOSUID|unix.MS_NODEV, ""); err != nil {
+				return fmt.Errorf("mounting %s back read-only: %w", target, err)
+			}
 		}
 	}
 	return nil

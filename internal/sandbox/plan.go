@@ -18,6 +18,7 @@ const CodeFailed errcode.Code = "SANDBOX_FAILED"
 type plan struct {
 	workdir   string
 	writable  []string
+	readOnly  []string
 	hidden    []string
 	protected []string
 	network   bool
@@ -36,6 +37,11 @@ func (p Policy) plan() (plan, error) {
 		// A writable path that does not exist (yet) has nothing to grant.
 		if r, err := filepath.EvalSymlinks(w); err == nil {
 			pl.writable = append(pl.writable, r)
+		}
+	}
+	for _, r := range p.ReadOnly {
+		if r, err := filepath.EvalSymlinks(r); err == nil {
+			pl.readOnly = append(pl.readOnly, r)
 		}
 	}
 	pl.hidden = resolveAll(p.Hidden)

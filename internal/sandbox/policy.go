@@ -28,6 +28,10 @@ type Policy struct {
 	// Writable are further absolute directories the command may write in
 	// (build caches, for example).
 	Writable []string
+	// ReadOnly are further absolute directories that stay visible to the
+	// command, read-only, where the sandbox gives it a private /tmp
+	// (hostlink keeps the program's own directory so already).
+	ReadOnly []string
 	// Hidden are absolute paths the command may not read or list (the
 	// user's credential stores).
 	Hidden []string

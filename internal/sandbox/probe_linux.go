@@ -131,14 +131,14 @@ func runProbe(namespaces bool) ([]string, error) {
 	if err := l.setup(cmd, spec); err != nil {
 		return nil, err
 	}
-	defer l.Cleanup()
 	if err := cmd.Start(); err != nil {
+		l.Abort()
 		return nil, err
 	}
 	l.reportW.Close()
-	l.reportW = nil
 	var r launchReport
 	derr := json.NewDecoder(l.report).Decode(&r)
+	l.report.Close()
 	werr := cmd.Wait()
 	switch {
 	case derr != nil:

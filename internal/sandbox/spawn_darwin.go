@@ -96,3 +96,6 @@ func probe() Status {
 	}
 	return Status{Mode: Workdir, Mechanism: MechSeatbelt}
 }
+
+// Abort undoes Prepare when the command could not be started.
+func (l *Launch) Abort() { l.Cleanup() }

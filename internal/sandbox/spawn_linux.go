@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"syscall"
 
 	"github.com/hostlink/hostlink/internal/errcode"
@@ -18,9 +19,9 @@ const selfExe = "/proc/self/exe"
 
 // Launch is one command's sandbox while it starts and runs.
 type Launch struct {
-	report, reportW *os.File
-	tmpDir          string
 	status          Status
+	report, reportW *os.File // until Started or Abort
+	tmpDir          string
 }
 
 // Prepare rewrites cmd (its Path, Args, Env and SysProcAttr already set
@@ -47,12 +48,15 @@ func Prepare(cmd *exec.Cmd, p Policy) (*Launch, error) {
 	spec := launchSpec{
 		Path: cmd.Path, Args: cmd.Args,
 		Namespaces: st.Mechanism == MechNamespaces, Network: pl.network,
-		Workdir: pl.workdir, Writable: pl.writable, Hidden: pl.hidden, Protected: pl.protected,
+		Workdir: pl.workdir, Writable: pl.writable, ReadOnly: pl.readOnly, Hidden: pl.hidden, Protected: pl.protected,
 		Tmp: tmp, TmpRoot: root,
+	}
+	if dir, err := filepath.EvalSymlinks(filepath.Dir(cmd.Path)); err == nil {
+		spec.ReadOnly = append(spec.ReadOnly, dir)
 	}
 	l := &Launch{tmpDir: tmp, status: st}
 	if err := l.setup(cmd, spec); err != nil {
-		l.Cleanup()
+		os.RemoveAll(tmp)
 		return nil, err
 	}
 	return l, nil
@@ -99,11 +103,9 @@ func nsAttr(a *syscall.SysProcAttr, noNet bool) {
 // and the caller waits for it as for any process).
 func (l *Launch) Started() error {
 	l.reportW.Close()
-	l.reportW = nil
 	var r launchReport
 	err := json.NewDecoder(l.report).Decode(&r)
 	l.report.Close()
-	l.report = nil
 	switch {
 	case errors.Is(err, io.EOF):
 		return nil
@@ -125,19 +127,13 @@ func (r launchReport) err() error {
 // Status is the confinement the command got.
 func (l *Launch) Status() Status { return l.status }
 
-// Cleanup removes the command's private temporary directory. Call it once
-// the command's whole tree is gone; it may be called more than once.
-func (l *Launch) Cleanup() {
-	if l.reportW != nil {
-		l.reportW.Close()
-		l.reportW = nil
-	}
-	if l.report != nil {
-		l.report.Close()
-		l.report = nil
-	}
-	if l.tmpDir != "" {
-		os.RemoveAll(l.tmpDir)
-		l.tmpDir = ""
-	}
+// Abort undoes Prepare when the command could not be started.
+func (l *Launch) Abort() {
+	l.reportW.Close()
+	l.report.Close()
+	l.Cleanup()
 }
+
+// Cleanup removes the command's private temporary directory. Call it once
+// the command's whole tree is gone.
+func (l *Launch) Cleanup() { os.RemoveAll(l.tmpDir) }

@@ -140,3 +140,6 @@ func probe() Status {
 	return Status{Mode: Workdir, Mechanism: MechLowIL,
 		Unenforced: []string{RuleHiddenReads, RuleHiddenListing, RuleNetwork, RulePrivateTmp}}
 }
+
+// Abort undoes Prepare when the command could not be started.
+func (l *Launch) Abort() { l.Cleanup() }
