@@ -35,6 +35,7 @@ func (d *Daemon) openCommands(enable bool) error {
 		DefaultTimeout: time.Duration(cc.DefaultTimeoutSeconds) * time.Second,
 		MaxTimeout:     time.Duration(cc.MaxTimeoutSeconds) * time.Second,
 		InlineBytes:    cc.InlineOutputBytes,
+		Sandbox:        d.sandboxPolicy(),
 	})
 	commands.Register(d.Registry, d.Commands)
 	ctx, cancel := context.WithCancel(context.Background())

@@ -149,6 +149,7 @@ func (d *Daemon) sessionRuntime(root string) (*link.Runtime, error) {
 			DefaultTimeout: time.Duration(cc.DefaultTimeoutSeconds) * time.Second,
 			MaxTimeout:     time.Duration(cc.MaxTimeoutSeconds) * time.Second,
 			InlineBytes:    cc.InlineOutputBytes,
+			Sandbox:        d.sandboxPolicy(),
 		})
 		commands.Register(reg, cmds)
 	}
