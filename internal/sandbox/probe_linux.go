@@ -51,21 +51,26 @@ func probe() Status {
 		st.Reason = fmt.Sprintf("user namespaces unavailable (%v), and Landlock failed: %v", nsErr, err)
 		return st
 	}
-	st.Mode, st.Mechanism = Workdir, MechLandlock
+	st = landlockOnly(st.LandlockABI, allowed)
 	st.Reason = fmt.Sprintf("user namespaces unavailable (%v): Landlock alone", nsErr)
-	// What Landlock alone cannot do, whatever the probe saw.
-	extra := []string{RuleHiddenListing, RulePrivateTmp, RuleUDP}
-	if st.LandlockABI < 6 {
-		extra = append(extra, RuleAbstractUnix)
-	}
-	if st.LandlockABI < 9 {
-		extra = append(extra, RuleUnixSockets)
-	}
-	st.Unenforced = outermostRules(append(allowed, extra...))
 	return st
 }
 
-func outermostRules(rules []string) []string {
+// landlockOnly is the status of Landlock alone at abi, where the probe
+// found allowed unenforced.
+func landlockOnly(abi int, allowed []string) Status {
+	// What Landlock alone cannot do, whatever the probe saw.
+	extra := []string{RuleHiddenListing, RulePrivateTmp, RuleUDP}
+	if abi < 6 {
+		extra = append(extra, RuleAbstractUnix)
+	}
+	if abi < 9 {
+		extra = append(extra, RuleUnixSockets)
+	}
+	return Status{Mode: Workdir, Mechanism: MechLandlock, LandlockABI: abi, Unenforced: uniq(append(allowed, extra...))}
+}
+
+func uniq(rules []string) []string {
 	seen := map[string]bool{}
 	var out []string
 	for _, r := range rules {
@@ -164,9 +169,15 @@ func (p *probeSpec) try() []string {
 		allowed = append(allowed, RuleHiddenListing)
 	}
 	if p.TCPAddr != "" {
-		if c, err := net.DialTimeout("tcp", p.TCPAddr, 5*time.Second); err == nil {
-			c.Close()
-			allowed = append(allowed, RuleNetwork)
+		// Plain TCP, and Multipath TCP, which Landlock does not cover.
+		for _, mptcp := range []bool{false, true} {
+			d := net.Dialer{Timeout: 5 * time.Second}
+			d.SetMultipathTCP(mptcp)
+			if c, err := d.Dial("tcp", p.TCPAddr); err == nil {
+				c.Close()
+				allowed = append(allowed, RuleNetwork)
+				break
+			}
 		}
 	}
 	if err := unix.Kill(p.Pid, 0); err == nil {
