@@ -38,6 +38,7 @@ func (d *Daemon) openCommands(enable bool) error {
 		Sandbox:        d.sandboxPolicy(),
 	})
 	commands.Register(d.Registry, d.Commands)
+	d.Files.SetCommandSandbox(d.sandboxDescription)
 	ctx, cancel := context.WithCancel(context.Background())
 	d.stopCleanup = cancel
 	go store.RunCleanup(ctx, cleanupEvery)

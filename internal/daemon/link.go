@@ -65,7 +65,7 @@ func (d *Daemon) StartLink(ctx context.Context, o LinkOptions) (wait func(), err
 	}
 	svc, err := link.New(link.Options{
 		URL: o.URL, Token: tok, Tokens: tokens, Info: d.Info, Local: local, Shell: d.Commands != nil, Agents: d.Agents != nil,
-		CommandsDenied: d.linkCommandsDenied, ComputerUse: o.ComputerUse, NewRuntime: d.sessionRuntime, Secret: secret,
+		CommandsDenied: d.linkCommandsDenied, ShellSandbox: d.SandboxStatus, ComputerUse: o.ComputerUse, NewRuntime: d.sessionRuntime, Secret: secret,
 		Session: o.Session, LegacyRoot: legacyRoot,
 		IdemPath: filepath.Join(d.Dirs.State, "link.db"),
 		Event: func(op string, details map[string]any) {
@@ -152,6 +152,7 @@ func (d *Daemon) sessionRuntime(root string) (*link.Runtime, error) {
 			Sandbox:        d.sandboxPolicy(),
 		})
 		commands.Register(reg, cmds)
+		fs.SetCommandSandbox(d.sandboxDescription)
 	}
 	if d.Computer != nil {
 		// The desktop is the machine's, not the session's: one service.

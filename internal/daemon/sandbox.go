@@ -42,3 +42,12 @@ func (d *Daemon) sandboxPolicy() sandbox.Policy { return SandboxPolicy(d.Dirs, d
 func (d *Daemon) SandboxStatus() sandbox.Status {
 	return sandbox.Effective(sandbox.Mode(d.Config.Commands.Sandbox))
 }
+
+// sandboxDescription is SandboxStatus in words, for list_workdirs.
+func (d *Daemon) sandboxDescription() string {
+	s := d.SandboxStatus().String()
+	if d.Config.Commands.Network == "on" {
+		s += "; network allowed"
+	}
+	return s
+}
