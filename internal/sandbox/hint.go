@@ -14,6 +14,9 @@ var (
 	// Errors the sandbox's denials show up as, in the words of the C
 	// library, Go, Python, Node and the shells.
 	deniedRe  = regexp.MustCompile(`(?i)permission denied|operation not permitted|read-only file system|\bEACCES\b|\bEPERM\b|\bEROFS\b|access is denied`)
+	// What a hidden path, or one below the /tmp the sandbox replaces,
+	// shows up as.
+	missingRe = regexp.MustCompile(`(?i)no such file or directory|\bENOENT\b|cannot find`)
 	networkRe = regexp.MustCompile(`(?i)network is unreachable|\bENETUNREACH\b|could not resolve|temporary failure in name resolution|name or service not known|\bEAI_AGAIN\b|getaddrinfo|connect: permission denied|dial tcp.*permission denied|no such host`)
 	// Absolute paths in an error line (Unix, or Windows drive paths).
 	pathRe = regexp.MustCompile("(?:^|[\\s'\"`(=:])((?:/|[A-Za-z]:\\\\)[^\\s'\"`():;,]*)")
@@ -41,7 +44,8 @@ func Hint(p Policy, workdir, stderr string) string {
 			addHint(`the sandbox has no network ([commands] network = "off"): set network = "on" there, or ask for this command with "sandbox": "network" (approved as commands_unsandboxed)`)
 			continue
 		}
-		if !deniedRe.MatchString(line) {
+		denied, missing := deniedRe.MatchString(line), missingRe.MatchString(line)
+		if !denied && !missing {
 			continue
 		}
 		for _, m := range pathRe.FindAllStringSubmatch(line, -1) {
@@ -50,6 +54,10 @@ func Hint(p Policy, workdir, stderr string) string {
 				continue
 			}
 			switch {
+			case missing && withinAny(path, p.Protected) == "" && withinAny(path, p.Hidden) == "":
+				if within(path, "/tmp") && withinAny(path, writable) == "" && !denied {
+					addHint(fmt.Sprintf("%s is in the machine's /tmp, which sandboxed commands do not see: they get a private /tmp ($TMPDIR)", path))
+				}
 			case withinAny(path, p.Protected) != "":
 				addHint(fmt.Sprintf("%s is hostlink's own (%s): commands may never read or change it", path, withinAny(path, p.Protected)))
 			case withinAny(path, p.Hidden) != "":
