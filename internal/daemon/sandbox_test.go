@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -65,6 +66,43 @@ func TestSandboxThroughTheDaemon(t *testing.T) {
 				if !strings.Contains(out, "canary-secret") {
 					t.Fatalf("unsandboxed: %v", r)
 				}
+			}
+		})
+	}
+}
+
+// Agent runtimes get the commands' sandbox, writable in the workdirs open
+// to workspace-write agents and no others; none with the sandbox off.
+func TestAgentSandbox(t *testing.T) {
+	for _, mode := range []string{"workdir", "off"} {
+		t.Run(mode, func(t *testing.T) {
+			home := t.TempDir()
+			t.Setenv("HOSTLINK_HOME", home)
+			ws, ro := filepath.Join(home, "ws"), filepath.Join(home, "ro")
+			os.MkdirAll(ws, 0o755)
+			os.MkdirAll(ro, 0o755)
+			cfg := filepath.Join(home, "config.toml")
+			os.WriteFile(cfg, []byte("[commands]\nsandbox = \""+mode+"\"\n[agents]\nenabled = true\n"+
+				"[[workdirs]]\nalias = \"ws\"\npath = '"+ws+"'\nagent_mode = \"workspace-write\"\n"+
+				"[[workdirs]]\nalias = \"ro\"\npath = '"+ro+"'\nagent_mode = \"read-only\"\n"), 0o600)
+			d, err := Open(Options{ConfigPath: cfg})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer d.Close()
+			p := d.agentSandbox()
+			if mode == "off" {
+				if p != nil {
+					t.Fatalf("sandbox off, yet agents get %+v", p)
+				}
+				return
+			}
+			wsReal, _ := filepath.EvalSymlinks(ws)
+			if p == nil || !slices.Contains(p.Writable, wsReal) && !slices.Contains(p.Writable, ws) || slices.Contains(p.Writable, ro) {
+				t.Fatalf("agent sandbox %+v: want %s writable and %s not", p, ws, ro)
+			}
+			if !slices.Contains(p.Protected, d.Dirs.State) || !slices.Contains(p.Protected, cfg) {
+				t.Fatalf("agent sandbox protects %q", p.Protected)
 			}
 		})
 	}

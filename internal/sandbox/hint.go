@@ -13,7 +13,7 @@ const maxHints = 3
 var (
 	// Errors the sandbox's denials show up as, in the words of the C
 	// library, Go, Python, Node and the shells.
-	deniedRe  = regexp.MustCompile(`(?i)permission denied|operation not permitted|read-only file system|\bEACCES\b|\bEPERM\b|\bEROFS\b|access is denied`)
+	deniedRe = regexp.MustCompile(`(?i)permission denied|operation not permitted|read-only file system|\bEACCES\b|\bEPERM\b|\bEROFS\b|access is denied`)
 	// What a hidden path, or one below the /tmp the sandbox replaces,
 	// shows up as.
 	missingRe = regexp.MustCompile(`(?i)no such file or directory|\bENOENT\b|cannot find`)
