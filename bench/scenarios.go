@@ -216,7 +216,7 @@ func (c *config) scenarios(d *dataset, servers []*server) []*scenario {
 	cmd1.limit, cmd1.limitD = execLimit(cmdSmall), "exec sh -c"
 	cmd1s.limit, cmd1s.limitD = execLimit(cmdSmall), "exec sh -c (unconfined)"
 	cmd2.limit, cmd2.limitD = execLimit(cmdBig), "exec sh -c, stdout discarded"
-	return []*scenario{echo, read4, read10, write4, list, glob, search, cmd1, cmd1s, cmd2}
+	return append([]*scenario{echo, read4, read10, write4, list, glob, search, cmd1, cmd1s, cmd2}, c.desktopScenarios(servers, mk)...)
 }
 
 var sessionRE = regexp.MustCompile(`session: (\S+)`)

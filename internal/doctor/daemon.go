@@ -51,7 +51,14 @@ func (e *env) daemonStatus(ctx context.Context) (*daemon.Status, string, error) 
 // desktopFixes say how to make computer use ready, by reason.
 var desktopFixes = map[string]string{
 	"permission_pending":     "System Settings > Privacy & Security: allow hostlink under Accessibility and Screen Recording (launchd restarts it after the grant)",
-	"wayland":                "log in with an X11 session (e.g. \"GNOME on Xorg\"): Wayland blocks input injection",
+	"wayland":                "give hostlink the session's WAYLAND_DISPLAY (systemctl --user import-environment WAYLAND_DISPLAY DBUS_SESSION_BUS_ADDRESS), or log in with an X11 session",
+	"no_session_bus":         "run hostlink inside the graphical session, with its DBUS_SESSION_BUS_ADDRESS",
+	"portal_missing":         "install xdg-desktop-portal and your desktop's backend (xdg-desktop-portal-gnome or -kde); see the wayland checks below",
+	"screencast_unavailable": "your desktop's portal backend lacks ScreenCast; install xdg-desktop-portal-gnome or -kde (wlroots: xdg-desktop-portal-wlr, which needs a GPU)",
+	"gstreamer_missing":      "install GStreamer: gstreamer1.0-tools gstreamer1.0-plugins-base gstreamer1.0-plugins-good (Debian/Ubuntu)",
+	"pipewiresrc_missing":    "install GStreamer's PipeWire plugin: gstreamer1.0-pipewire (Debian/Ubuntu), pipewire-gstreamer (Fedora)",
+	"pipewire_tools_missing": "install pw-dump: pipewire-bin (Debian/Ubuntu), pipewire-utils (Fedora)",
+	"permission_denied":      "the person declined screen sharing in the desktop's dialog; restart hostlink to be asked again",
 	"no_display":             "run hostlink inside a graphical session (DISPLAY set)",
 	"x11_unreachable":        "check DISPLAY and that the X server accepts this user (xhost)",
 	"wsl2":                   "computer use is not available under WSL2; run hostlink on the Windows host",
@@ -83,6 +90,7 @@ func (e *env) checkCapabilities(ctx context.Context) {
 			}
 			e.add("computer use", Warn, "not ready: "+why, fix)
 		}
+		e.checkWayland(ctx)
 	}
 	if e.status == nil {
 		return

@@ -67,6 +67,10 @@ type Spec struct {
 	// Sandbox confines the command (see package sandbox); nil runs it
 	// with all of hostlink's permissions.
 	Sandbox *sandbox.Policy
+	// ExtraFiles are open files the child inherits as descriptors 3, 4, …
+	// (Unix only), such as the PipeWire connection a desktop portal hands
+	// out. The caller keeps and closes its own copies.
+	ExtraFiles []*os.File
 }
 
 // State is how a process ended.
@@ -427,8 +431,12 @@ func command(spec Spec) (*exec.Cmd, error) {
 		}
 		cmd = &exec.Cmd{Path: path, Args: spec.Argv}
 	}
+	if len(spec.ExtraFiles) > 0 && runtime.GOOS == "windows" {
+		return nil, errcode.New(errcode.InvalidArgument, "extra files are not passed on Windows")
+	}
 	cmd.Dir = spec.Dir
 	cmd.Env = env
+	cmd.ExtraFiles = spec.ExtraFiles
 	return cmd, nil
 }
 

@@ -18,16 +18,17 @@ import (
 // imports this package) act as the launcher.
 const launchEnv = "HOSTLINK_SANDBOX_LAUNCH"
 
-// reportFD is the launcher's end of the report pipe. It is close-on-exec
-// in the launcher, so hostlink reads end of file once the command is
-// running, and a launchReport when the launcher failed before that.
-const reportFD = 3
+// The launcher's end of the report pipe is the descriptor after the
+// command's own extra files (launchSpec.ReportFD). It is close-on-exec in
+// the launcher, so hostlink reads end of file once the command is running,
+// and a launchReport when the launcher failed before that.
 
 // launchSpec is what the launcher sets up before it execs the command.
 // Paths are absolute, clean and free of symbolic links.
 type launchSpec struct {
-	Path string   `json:"path,omitempty"` // the program to exec
-	Args []string `json:"args,omitempty"`
+	ReportFD int      `json:"report_fd"`
+	Path     string   `json:"path,omitempty"` // the program to exec
+	Args     []string `json:"args,omitempty"`
 	// Namespaces: the launcher was started in new user and mount
 	// namespaces (and a network namespace without Network), and hides
 	// paths with mounts.
@@ -87,8 +88,13 @@ func init() {
 // returns only on failure (or after a probe), with the exit code.
 func launch(specJSON string) int {
 	runtime.LockOSThread()
-	unix.CloseOnExec(reportFD)
-	report := os.NewFile(reportFD, "sandbox-report")
+	var s launchSpec
+	specErr := json.Unmarshal([]byte(specJSON), &s)
+	if s.ReportFD < 3 {
+		s.ReportFD = 3
+	}
+	unix.CloseOnExec(s.ReportFD)
+	report := os.NewFile(uintptr(s.ReportFD), "sandbox-report")
 	send := func(r launchReport) { json.NewEncoder(report).Encode(r) }
 	fail := func(step string, err error) int {
 		r := launchReport{Step: step, Error: err.Error()}
@@ -99,9 +105,8 @@ func launch(specJSON string) int {
 		return 125
 	}
 	os.Unsetenv(launchEnv)
-	var s launchSpec
-	if err := json.Unmarshal([]byte(specJSON), &s); err != nil {
-		return fail("spec", err)
+	if specErr != nil {
+		return fail("spec", specErr)
 	}
 	tmp := s.Tmp
 	if s.Namespaces {

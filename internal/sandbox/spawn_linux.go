@@ -64,6 +64,8 @@ func Prepare(cmd *exec.Cmd, p Policy) (*Launch, error) {
 
 // setup points cmd at the launcher with spec.
 func (l *Launch) setup(cmd *exec.Cmd, spec launchSpec) error {
+	// After the command's own extra files, which keep their numbers.
+	spec.ReportFD = 3 + len(cmd.ExtraFiles)
 	b, err := json.Marshal(spec)
 	if err != nil {
 		return err
@@ -75,7 +77,7 @@ func (l *Launch) setup(cmd *exec.Cmd, spec launchSpec) error {
 	cmd.Path = selfExe
 	cmd.Args = []string{"hostlink-sandbox"}
 	cmd.Env = append(cmd.Env, launchEnv+"="+string(b))
-	cmd.ExtraFiles = []*os.File{l.reportW} // becomes reportFD
+	cmd.ExtraFiles = append(cmd.ExtraFiles, l.reportW) // becomes spec.ReportFD
 	if cmd.SysProcAttr == nil {
 		cmd.SysProcAttr = &syscall.SysProcAttr{}
 	}
