@@ -67,6 +67,9 @@ func printStatus(w io.Writer, st daemon.Status) {
 		}
 		fmt.Fprintf(w, "  %-10s %s\n", c.Name, state)
 	}
+	if st.Sandbox != nil {
+		fmt.Fprintf(w, "  %-10s commands run %s\n", "sandbox", st.Sandbox)
+	}
 	fmt.Fprintln(w, "workdirs:")
 	for _, wd := range st.Workdirs {
 		mode := "read-write"

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/hostlink/hostlink/internal/companion"
+	"github.com/hostlink/hostlink/internal/sandbox"
 	"github.com/hostlink/hostlink/internal/version"
 )
 
@@ -20,9 +21,12 @@ type Status struct {
 	Transports    []TransportStatus  `json:"transports"`
 	Link          LinkStatus         `json:"link"`
 	Capabilities  []CapabilityStatus `json:"capabilities"`
-	Workdirs      []WorkdirStatus    `json:"workdirs"`
-	Commands      []CommandStatus    `json:"commands"` // running commands
-	Tasks         []TaskStatus       `json:"tasks"`    // running agent tasks
+	// Sandbox is the confinement commands get, as measured; set while
+	// commands are enabled.
+	Sandbox  *sandbox.Status `json:"sandbox,omitempty"`
+	Workdirs []WorkdirStatus `json:"workdirs"`
+	Commands []CommandStatus `json:"commands"` // running commands
+	Tasks    []TaskStatus    `json:"tasks"`    // running agent tasks
 	// Companion is the runtime side of the companion route, when
 	// [companion] listen or wsl_helper is set.
 	Companion *CompanionStatus `json:"companion,omitempty"`
@@ -124,6 +128,10 @@ func (d *Daemon) Status() Status {
 		shell.Reason = "disabled (enable locally with --enable-shell)"
 	}
 	s.Capabilities = append(s.Capabilities, shell)
+	if d.Commands != nil {
+		sb := d.SandboxStatus()
+		s.Sandbox = &sb
+	}
 	s.Capabilities = append(s.Capabilities, d.computerStatus())
 	s.Capabilities = append(s.Capabilities, d.agentCapability())
 	s.Tasks = append(s.Tasks, d.agentTasks()...)

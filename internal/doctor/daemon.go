@@ -75,10 +75,11 @@ var desktopFixes = map[string]string{
 // and whatever else the running daemon reports (agent runtimes).
 func (e *env) checkCapabilities(ctx context.Context) {
 	if e.cfg.Commands.Enabled {
-		e.add("commands", OK, "enabled ([commands] enabled = true): commands run with your permissions", "")
+		e.add("commands", OK, "enabled ([commands] enabled = true)", "")
 	} else {
 		e.add("commands", OK, "off (enable with [commands] enabled = true or serve --enable-shell)", "")
 	}
+	e.checkSandbox()
 	if !e.cfg.Computer.Enabled {
 		e.add("computer use", OK, "off (enable with [computer] enabled = true)", "")
 	} else {
