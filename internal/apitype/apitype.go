@@ -9,6 +9,8 @@ import (
 	"time"
 
 	"github.com/hostlink/hostlink/internal/audit"
+	"github.com/hostlink/hostlink/internal/sandbox"
+	"github.com/hostlink/hostlink/internal/version"
 )
 
 // The control channel's own methods, beside the registry's operations:
@@ -25,15 +27,19 @@ const (
 // Status is a snapshot of the running daemon, as `hostlink status` shows it.
 type Status struct {
 	Version       string             `json:"version"`
+	Build         version.Info       `json:"build"` // the daemon binary's version, commit, date, Go and target
 	PID           int                `json:"pid"`
 	Started       time.Time          `json:"started"`
 	UptimeSeconds int64              `json:"uptime_seconds"`
 	Transports    []TransportStatus  `json:"transports"`
 	Link          LinkStatus         `json:"link"`
 	Capabilities  []CapabilityStatus `json:"capabilities"`
-	Workdirs      []WorkdirStatus    `json:"workdirs"`
-	Commands      []CommandStatus    `json:"commands"` // running commands
-	Tasks         []TaskStatus       `json:"tasks"`    // running agent tasks
+	// Sandbox is the confinement commands get, as measured; set while
+	// commands are enabled.
+	Sandbox  *sandbox.Status `json:"sandbox,omitempty"`
+	Workdirs []WorkdirStatus `json:"workdirs"`
+	Commands []CommandStatus `json:"commands"` // running commands
+	Tasks    []TaskStatus    `json:"tasks"`    // running agent tasks
 	// Companion is the runtime side of the companion route, when
 	// [companion] listen or wsl_helper is set.
 	Companion *CompanionStatus `json:"companion,omitempty"`

@@ -10,6 +10,7 @@ import (
 	agentruntimes "github.com/hostlink/hostlink/internal/agent/runtimes"
 	"github.com/hostlink/hostlink/internal/apitype"
 	"github.com/hostlink/hostlink/internal/ops"
+	"github.com/hostlink/hostlink/internal/sandbox"
 	"github.com/hostlink/hostlink/internal/version"
 )
 
@@ -29,7 +30,8 @@ func (d *Daemon) openAgents(extra map[string]agent.Factory) error {
 	}
 	// Runtime adapters are created at first use, so an absent or broken
 	// runtime never stops the others or hostlink.
-	runtimes := agentruntimes.Factories(agentruntimes.Paths{Codex: cfg.Agents.CodexPath, Claude: cfg.Agents.ClaudePath, Qoder: cfg.Agents.QoderPath})
+	runtimes := agentruntimes.Factories(agentruntimes.Paths{Codex: cfg.Agents.CodexPath, Claude: cfg.Agents.ClaudePath, Qoder: cfg.Agents.QoderPath,
+		Sandbox: d.agentSandbox()})
 	maps.Copy(runtimes, extra)
 	var policies []agent.WorkdirPolicy
 	for _, w := range cfg.Workdirs {
@@ -60,6 +62,27 @@ func (d *Daemon) openAgents(extra map[string]agent.Factory) error {
 	}
 	d.Agents = eng
 	return nil
+}
+
+// agentSandbox is the confinement of the agent runtimes hostlink can
+// confine: the commands' sandbox, writable in every workdir whose
+// agent_mode is workspace-write (the runtime adds its own state); nil when
+// commands are configured unsandboxed.
+func (d *Daemon) agentSandbox() *sandbox.Policy {
+	p := d.sandboxPolicy()
+	if p.Mode == sandbox.Off {
+		return nil
+	}
+	modes := map[string]string{}
+	for _, w := range d.Config.Workdirs {
+		modes[w.Alias] = w.AgentMode
+	}
+	for _, wd := range d.Files.Workdirs() {
+		if modes[wd.Alias] == agent.ModeWorkspaceWrite {
+			p.Writable = append(p.Writable, wd.Root.Dir())
+		}
+	}
+	return &p
 }
 
 // agentCapability says whether agent tasks are offered, and why not.

@@ -115,8 +115,10 @@ func (d *Daemon) assemble(fs *files.Service) *assembly {
 			DefaultTimeout: time.Duration(cc.DefaultTimeoutSeconds) * time.Second,
 			MaxTimeout:     time.Duration(cc.MaxTimeoutSeconds) * time.Second,
 			InlineBytes:    cc.InlineOutputBytes,
+			Sandbox:        d.sandboxPolicy(),
 		})
 		commands.Register(reg, a.commands)
+		fs.SetCommandSandbox(d.sandboxDescription)
 	}
 	if d.Computer != nil {
 		// The desktop is the machine's, not a session's: one service.

@@ -85,7 +85,7 @@ func (d *Daemon) LinkOptions(o LinkOptions) (link.Options, error) {
 	}
 	return link.Options{
 		URL: o.URL, Info: d.Info, Local: local, Shell: d.Commands != nil, Agents: d.Agents != nil,
-		CommandsDenied: d.linkCommandsDenied, ComputerUse: o.ComputerUse, NewRuntime: d.SessionRuntime, Secret: secret,
+		CommandsDenied: d.linkCommandsDenied, ShellSandbox: d.SandboxStatus, ComputerUse: o.ComputerUse, NewRuntime: d.SessionRuntime, Secret: secret,
 		Control: d.Registry, Browse: d.browse,
 		Session: o.Session, LegacyRoot: legacyRoot,
 		IdemPath: filepath.Join(d.Dirs.State, "link.db"),

@@ -36,6 +36,7 @@ func (t *transports) snapshot() []apitype.TransportStatus {
 func (d *Daemon) Status() apitype.Status {
 	s := apitype.Status{
 		Version:       version.Version,
+		Build:         version.Get(),
 		PID:           os.Getpid(),
 		Started:       d.Started.UTC().Truncate(time.Second),
 		UptimeSeconds: int64(time.Since(d.Started).Seconds()),
@@ -58,6 +59,10 @@ func (d *Daemon) Status() apitype.Status {
 		shell.Reason = "disabled (enable locally with --enable-shell)"
 	}
 	s.Capabilities = append(s.Capabilities, shell)
+	if d.Commands != nil {
+		sb := d.SandboxStatus()
+		s.Sandbox = &sb
+	}
 	s.Capabilities = append(s.Capabilities, d.computerStatus())
 	s.Capabilities = append(s.Capabilities, d.agentCapability())
 	s.Tasks = append(s.Tasks, d.agentTasks()...)

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/hostlink/hostlink/internal/ops"
+	"github.com/hostlink/hostlink/internal/sandbox"
 )
 
 // TestCapabilities checks that HELLO offers only what is enabled locally.
@@ -25,6 +26,10 @@ func TestCapabilities(t *testing.T) {
 		{Options{Agents: true}, false, []ops.Capability{ops.Agents}, []ops.Capability{ops.Shell}},
 		{Options{ComputerUse: func() (bool, [2]int) { return false, [2]int{} }}, false, nil, []ops.Capability{ops.ComputerUse}},
 		{Options{ComputerUse: func() (bool, [2]int) { return true, [2]int{800, 600} }}, false, []ops.Capability{ops.ComputerUse}, nil},
+		// shell_sandbox names a sandbox in force, never a claimed one.
+		{Options{Shell: true, ShellSandbox: func() sandbox.Status { return sandbox.Status{Mode: sandbox.Workdir} }}, false, []ops.Capability{ops.Shell, CapShellSandbox}, nil},
+		{Options{Shell: true, ShellSandbox: func() sandbox.Status { return sandbox.Status{Mode: sandbox.Off} }}, false, []ops.Capability{ops.Shell}, []ops.Capability{CapShellSandbox}},
+		{Options{ShellSandbox: func() sandbox.Status { return sandbox.Status{Mode: sandbox.Workdir} }}, false, nil, []ops.Capability{CapShellSandbox}},
 	}
 	for i, tt := range tests {
 		got := (&Service{opts: tt.opts}).capabilities(tt.control)

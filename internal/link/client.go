@@ -3,6 +3,7 @@ package link
 import (
 	"context"
 	"crypto/rand"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -23,6 +24,7 @@ import (
 	"github.com/hostlink/hostlink/internal/hostinfo"
 	"github.com/hostlink/hostlink/internal/link/wire"
 	"github.com/hostlink/hostlink/internal/ops"
+	"github.com/hostlink/hostlink/internal/sandbox"
 )
 
 // helloTimeout bounds the dial and the wait for HELLO_ACK.
@@ -92,6 +94,9 @@ type Client struct {
 	Registry *ops.Registry
 	// Capabilities returns what this connection advertises now.
 	Capabilities func() []ops.Capability
+	// ShellSandbox reports the commands' confinement for HELLO; nil: none
+	// is described.
+	ShellSandbox func() sandbox.Status
 	// Screen returns the screen size when computer use is advertised.
 	Screen func() *[2]int
 	// Features returns HELLO's computer_use_features and their coarse
@@ -297,6 +302,9 @@ func (c *Client) handshake(dctx, cctx context.Context, conn *wire.Conn) (*wire.H
 	}
 	if slices.Contains(caps, ops.ComputerUse) && c.Screen != nil {
 		hello.ScreenResolution = c.Screen()
+	}
+	if slices.Contains(caps, ops.Shell) && c.ShellSandbox != nil {
+		hello.ShellSandbox, _ = json.Marshal(c.ShellSandbox())
 	}
 	if slices.Contains(caps, ops.ComputerUse) && c.Features != nil {
 		hello.ComputerUseFeatures, hello.ComputerUseFeaturesCoarse = c.Features()

@@ -22,6 +22,10 @@ const (
 	CapIdempotency   ops.Capability = "idempotency"    // idempotency_key on mutating requests
 	CapOperations    ops.Capability = "operations"     // OPERATION_CALL
 	CapCommandOutput ops.Capability = "command_output" // COMMAND_RESULT.capture_id + read_command_output
+	// CapShellSandbox: commands run confined to their workdir (HELLO's
+	// shell_sandbox says how, as measured). Informational: it changes no
+	// request.
+	CapShellSandbox ops.Capability = "shell_sandbox"
 )
 
 // route is how one request type is served.

@@ -15,6 +15,7 @@ import (
 	"github.com/hostlink/hostlink/internal/hostinfo"
 	"github.com/hostlink/hostlink/internal/ops"
 	"github.com/hostlink/hostlink/internal/rootgrant"
+	"github.com/hostlink/hostlink/internal/sandbox"
 )
 
 // Options configure the platform link.
@@ -35,6 +36,9 @@ type Options struct {
 	// is asked at every HELLO, so a policy reload counts from the next
 	// connection.
 	CommandsDenied func() bool
+	// ShellSandbox, if set, reports the confinement commands run in (see
+	// sandbox.Effective), advertised with shell.
+	ShellSandbox func() sandbox.Status
 	// Agents reports that agent tasks are enabled locally.
 	Agents bool
 	// ComputerUse, if set, reports whether a desktop backend is ready and
@@ -130,6 +134,9 @@ func (s *Service) capabilities(control bool) []ops.Capability {
 	shell := s.opts.Shell && (s.opts.CommandsDenied == nil || !s.opts.CommandsDenied())
 	if shell {
 		caps = append(caps, ops.Shell)
+		if s.opts.ShellSandbox != nil && s.opts.ShellSandbox().Mode == sandbox.Workdir {
+			caps = append(caps, CapShellSandbox)
+		}
 	}
 	if s.opts.ComputerUse != nil {
 		if ok, _ := s.opts.ComputerUse(); ok {
@@ -157,6 +164,7 @@ func (s *Service) newClient(url, session string, root *string) *Client {
 	}
 	c.Capabilities = func() []ops.Capability { return s.capabilities(session == "" && root == nil) }
 	c.Event = func(op string, details map[string]any) { s.event(c.peer(), op, details) }
+	c.ShellSandbox = s.opts.ShellSandbox
 	c.Screen = func() *[2]int {
 		if s.opts.ComputerUse == nil {
 			return nil

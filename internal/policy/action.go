@@ -98,6 +98,12 @@ type Action struct {
 	// variables, which an allow rule never covers.
 	CommandLine string
 	HasEnv      bool
+	// Class, if set, is the class this request falls in instead of its
+	// operation's (a command that lowers its sandbox is
+	// commands_unsandboxed): every touch needs it, and an approval shows it.
+	Class Class
+	// NoRule: no allow rule covers this action, whatever it matches.
+	NoRule bool
 	// Binding is what an approval binds besides the operation, the
 	// transport and the directories touched; nil means the whole request.
 	Binding any

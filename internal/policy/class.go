@@ -8,12 +8,16 @@ type Class string
 
 // The configurable classes.
 const (
-	FilesRead       Class = "files_read"       // reading, listing, searching files
-	FilesWrite      Class = "files_write"      // writing, editing, moving, deleting, creating
-	Commands        Class = "commands"         // starting commands and feeding them input
-	Computer        Class = "computer"         // input to the desktop, applications, the clipboard
-	ComputerObserve Class = "computer_observe" // screenshots, windows, what the desktop shows
-	Agents          Class = "agents"           // submitting, steering and answering agent tasks
+	FilesRead  Class = "files_read"  // reading, listing, searching files
+	FilesWrite Class = "files_write" // writing, editing, moving, deleting, creating
+	Commands   Class = "commands"    // starting commands and feeding them input
+	// CommandsUnsandboxed is a command that asks for less than the
+	// sandbox (the network, or none); its mode is the stricter of its own
+	// and that of commands.
+	CommandsUnsandboxed Class = "commands_unsandboxed"
+	Computer            Class = "computer"         // input to the desktop, applications, the clipboard
+	ComputerObserve     Class = "computer_observe" // screenshots, windows, what the desktop shows
+	Agents              Class = "agents"           // submitting, steering and answering agent tasks
 )
 
 // The fixed classes, which no [policy] table sets.
@@ -29,7 +33,7 @@ const (
 
 // Classes lists the configurable classes, in the order they are shown;
 // the configuration accepts exactly these keys.
-var Classes = []Class{FilesRead, FilesWrite, Commands, Computer, ComputerObserve, Agents}
+var Classes = []Class{FilesRead, FilesWrite, Commands, CommandsUnsandboxed, Computer, ComputerObserve, Agents}
 
 // Known reports whether c is a class: configurable or fixed.
 func Known(c Class) bool {

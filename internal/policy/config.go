@@ -33,7 +33,7 @@ type Config struct {
 func Defaults() Config {
 	return Config{
 		Default: Rules{Modes: map[Class]Mode{
-			FilesRead: Allow, FilesWrite: Ask, Commands: Ask, Computer: Ask, ComputerObserve: Allow, Agents: Ask,
+			FilesRead: Allow, FilesWrite: Ask, Commands: Ask, CommandsUnsandboxed: Ask, Computer: Ask, ComputerObserve: Allow, Agents: Ask,
 		}},
 		Timeout:         5 * time.Minute,
 		Wait:            20 * time.Second,
@@ -53,7 +53,8 @@ func AllowAll() Config {
 }
 
 // Mode returns the mode of class in workdir ("" for none): the workdir's
-// own, else the default's, else ask. The fixed classes have their own.
+// own, else the default's, else ask. The fixed classes have their own;
+// CommandsUnsandboxed takes the stricter of its own and that of Commands.
 func (c *Config) Mode(class Class, workdir string) Mode {
 	switch class {
 	case Hostlink:
@@ -63,7 +64,13 @@ func (c *Config) Mode(class Class, workdir string) Mode {
 			return Ask
 		}
 		return c.PlatformFolders
+	case CommandsUnsandboxed:
+		return stricter(c.classMode(Commands, workdir), c.classMode(class, workdir))
 	}
+	return c.classMode(class, workdir)
+}
+
+func (c *Config) classMode(class Class, workdir string) Mode {
 	if r, ok := c.Workdirs[workdir]; ok && workdir != "" {
 		if m, ok := r.Modes[class]; ok && m != "" {
 			return m

@@ -77,6 +77,9 @@ func (e *Engine) Decide(ctx context.Context, r Request) (Decision, error) {
 	if err != nil {
 		return Decision{}, err
 	}
+	if act.Class != "" {
+		r.Class = act.Class
+	}
 	mode := Allow
 	for _, t := range act.Touches {
 		for _, c := range t.Classes {
@@ -91,7 +94,7 @@ func (e *Engine) Decide(ctx context.Context, r Request) (Decision, error) {
 		return Decision{Rule: "deny"}, denied(cfg, r, act)
 	case mode == Allow || r.NoAsk:
 		return Decision{}, nil
-	case allowedByRule(cfg, act):
+	case !act.NoRule && allowedByRule(cfg, act):
 		return Decision{Rule: "allow_rule"}, nil
 	}
 	a := approvals.Action{Op: r.Op, Class: string(r.Class), Transport: r.Transport, Peer: r.Peer,
@@ -143,8 +146,10 @@ func describe(r Request) (Action, error) {
 		{Label: "Requested by", Value: string(r.Transport) + " " + r.Peer},
 	}, act.Fields...)
 	for i := range act.Touches {
-		if !slices.Contains(act.Touches[i].Classes, r.Class) {
-			act.Touches[i].Classes = append([]Class{r.Class}, act.Touches[i].Classes...)
+		for _, c := range []Class{act.Class, r.Class} {
+			if c != "" && !slices.Contains(act.Touches[i].Classes, c) {
+				act.Touches[i].Classes = append([]Class{c}, act.Touches[i].Classes...)
+			}
 		}
 	}
 	return act, nil

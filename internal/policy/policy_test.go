@@ -94,6 +94,21 @@ func TestModesAndRules(t *testing.T) {
 		{"allowed command with env still asks", `allow_commands = ["` + line + `"]`, "run_command",
 			map[string]any{"workdir": "a", "argv": echo, "env": map[string]any{"X": "1"}}, approvals.CodePending},
 		{"other command asks", `allow_commands = ["make"]`, "run_command", map[string]any{"workdir": "a", "argv": echo}, approvals.CodePending},
+		// Lowering the sandbox is its own class: it asks even where
+		// commands are allowed or the line is allowed, and commands = deny
+		// denies it too.
+		{"unsandboxed asks where commands are allowed", `commands = "allow"`,
+			"run_command", map[string]any{"workdir": "a", "argv": echo, "sandbox": "off"}, approvals.CodePending},
+		{"network asks where commands are allowed", `commands = "allow"`,
+			"run_command", map[string]any{"workdir": "a", "argv": echo, "sandbox": "network"}, approvals.CodePending},
+		{"the default sandbox is plain commands", `commands = "allow"`,
+			"run_command", map[string]any{"workdir": "a", "argv": echo, "sandbox": "default"}, ""},
+		{"allow_commands does not cover unsandboxed", `allow_commands = ["` + line + `"]`,
+			"run_command", map[string]any{"workdir": "a", "argv": echo, "sandbox": "off"}, approvals.CodePending},
+		{"commands deny covers unsandboxed", "commands = \"deny\"\ncommands_unsandboxed = \"allow\"",
+			"start_command", map[string]any{"workdir": "a", "argv": echo, "sandbox": "off"}, policy.CodeDenied},
+		{"unsandboxed allowed when both allow", "commands = \"allow\"\ncommands_unsandboxed = \"allow\"",
+			"run_command", map[string]any{"workdir": "a", "argv": echo, "sandbox": "off"}, ""},
 		{"bad path is the operation's error", "", "write_file",
 			map[string]any{"workdir": "a", "path": "../escape", "content": "1"}, errcode.PathOutsideRoot},
 	}
@@ -198,6 +213,9 @@ func TestDescription(t *testing.T) {
 		return m
 	}
 	w, c := fields(list[0]), fields(list[1])
+	if _, ok := c["Sandbox"]; ok {
+		t.Errorf("a default-sandbox command shows a Sandbox field: %v", c)
+	}
 	if c["Command"] != "echo hi" || c["Directory"] != f.dirs["b"] || c["Environment names"] != "A, SECRET_TOKEN" {
 		t.Errorf("command fields %v", c)
 	}
@@ -239,6 +257,32 @@ func TestApprovalRunsExactlyOnce(t *testing.T) {
 	}
 	if b, _ := os.ReadFile(filepath.Join(f.dirs["a"], "x.txt")); string(b) != "one" {
 		t.Fatalf("file holds %q", b)
+	}
+}
+
+// TestUnsandboxedDescription: an approval to lower the sandbox says so,
+// in its fields, its summary and its class.
+func TestUnsandboxedDescription(t *testing.T) {
+	for _, tt := range []struct{ sandbox, field, summary string }{
+		{"off", "UNSANDBOXED", "[unsandboxed]"},
+		{"network", "WITH NETWORK ACCESS", "[sandbox lowered: network]"},
+	} {
+		f := newFixture(t, "")
+		f.call("run_command", map[string]any{"workdir": "a", "command": "make", "sandbox": tt.sandbox})
+		list := f.d.Approvals().List(true)
+		if len(list) != 1 {
+			t.Fatalf("pending %+v", list)
+		}
+		a := list[0].Action
+		var field string
+		for _, fl := range a.Fields {
+			if fl.Label == "Sandbox" {
+				field = fl.Value
+			}
+		}
+		if a.Class != string(policy.CommandsUnsandboxed) || !strings.Contains(field, tt.field) || !strings.Contains(a.Summary, tt.summary) {
+			t.Errorf("sandbox %s: class %q, field %q, summary %q", tt.sandbox, a.Class, field, a.Summary)
+		}
 	}
 }
 

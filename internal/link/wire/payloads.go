@@ -57,6 +57,9 @@ type Hello struct {
 	// The computer-use features this data connection serves (COMPUTER_USE.md).
 	ComputerUseFeatures       []string `json:"computer_use_features,omitempty"`
 	ComputerUseFeaturesCoarse []string `json:"computer_use_features_coarse,omitempty"`
+	// ShellSandbox is the confinement commands run in, as measured, while
+	// shell is offered: a sandbox.Status.
+	ShellSandbox json.RawMessage `json:"shell_sandbox,omitempty"`
 }
 
 // HelloAck is HELLO_ACK's payload. Pointers tell an omitted field from a
