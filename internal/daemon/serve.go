@@ -6,6 +6,7 @@ import (
 	"encoding/base64"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"net"
 	"net/http"
@@ -82,11 +83,12 @@ func (d *Daemon) ServeHTTP(ctx context.Context, ready func(addr net.Addr)) error
 	// A base64 write of the largest allowed file, plus JSON framing.
 	maxBody := d.Config.Limits.MaxWriteBytes/3*4 + 1<<20
 	h := mcpserve.NewHTTPHandler(d.Registry, mcpserve.HTTPOptions{Token: tok, MaxBodyBytes: maxBody, Audit: d.Audit})
+	idle := newIdleWatch(d.IdleExit, d.busy)
 	mux := http.NewServeMux()
 	mux.Handle("/mcp", h)
 	mux.Handle(console.Prefix, d.consoleHandler(tok))
 	srv := &http.Server{
-		Handler:           mux,
+		Handler:           idle.handler(mux),
 		ReadHeaderTimeout: 10 * time.Second,
 		ErrorLog:          slog.NewLogLogger(slog.Default().Handler(), slog.LevelWarn),
 	}
@@ -99,7 +101,7 @@ func (d *Daemon) ServeHTTP(ctx context.Context, ready func(addr net.Addr)) error
 	}
 	ctx, stopIPC := context.WithCancel(ctx)
 	defer stopIPC()
-	ipcSrv := &ipc.Server{Registry: d.Registry, Audit: d.Audit}
+	ipcSrv := &ipc.Server{Registry: d.Registry, Audit: d.Audit, MCP: d.serveMCPSession, ConnState: idle.conn}
 	ipcDone := make(chan error, 1)
 	go func() { ipcDone <- ipcSrv.Serve(ctx, ipcLn) }()
 	if ready != nil {
@@ -107,6 +109,10 @@ func (d *Daemon) ServeHTTP(ctx context.Context, ready func(addr net.Addr)) error
 	}
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(ln) }()
+	reason := "signal"
+	if d.IdleExit > 0 {
+		slog.Info("this daemon stops when idle", "idle_exit", d.IdleExit.String())
+	}
 	select {
 	case err := <-errc:
 		stopIPC()
@@ -121,16 +127,23 @@ func (d *Daemon) ServeHTTP(ctx context.Context, ready func(addr net.Addr)) error
 			return fmt.Errorf("control channel: %w", err)
 		}
 		ipcDone <- err // for the wait below
+	case <-idle.Fired():
+		reason = "idle for " + d.IdleExit.String()
+	case reason = <-d.stopReq:
 	case <-ctx.Done():
 	}
-	<-ipcDone
 	shutdown, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
 	err = srv.Shutdown(shutdown)
 	if errors.Is(err, context.DeadlineExceeded) {
 		err = srv.Close()
 	}
-	d.stopped(map[string]any{"reason": "signal"})
+	d.stopped(map[string]any{"reason": reason})
+	// The control channel closes last, so that `hostlink stop`, which
+	// waits for its connection to close, returns once the stop is
+	// recorded.
+	stopIPC()
+	<-ipcDone
 	return err
 }
 
@@ -142,17 +155,35 @@ func (d *Daemon) stopped(details map[string]any) {
 	}
 }
 
-// ServeStdio serves MCP on standard input and output until the client
-// closes them or ctx is done.
-func (d *Daemon) ServeStdio(ctx context.Context) error {
-	peer := fmt.Sprintf("parent pid %d", os.Getppid())
-	if err := d.Event("daemon_start", map[string]any{"transport": string(audit.MCPStdio)}); err != nil {
-		return fmt.Errorf("audit log: %w", err)
-	}
-	err := mcpserve.ServeStdio(ctx, d.Registry, peer)
-	d.stopped(nil)
-	if errors.Is(err, context.Canceled) {
+// serveMCPSession serves an MCP session that `hostlink mcp` opened on the
+// control channel (ipc.MethodMCPSession): its client is served here, with
+// this daemon's approvals, audit chain and leases, as transport mcp-stdio.
+func (d *Daemon) serveMCPSession(ctx context.Context, peer ipc.Peer, hello ipc.MCPHello, r io.Reader, w io.Writer) error {
+	who := fmt.Sprintf("client pid %d via hostlink mcp %s", hello.ClientPID, peer)
+	err := mcpserve.Serve(ctx, d.Registry, audit.MCPStdio, who, io.NopCloser(r), nopWriteCloser{w})
+	if errors.Is(err, context.Canceled) || errors.Is(err, io.EOF) {
 		return nil
 	}
 	return err
+}
+
+// nopWriteCloser leaves closing the connection to the control channel.
+type nopWriteCloser struct{ io.Writer }
+
+func (nopWriteCloser) Close() error { return nil }
+
+// requestStop asks ServeHTTP to stop, giving why; a second request while
+// one is pending adds nothing.
+func (d *Daemon) requestStop(reason string) {
+	select {
+	case d.stopReq <- reason:
+	default:
+	}
+}
+
+// busy reports running commands or agent tasks, which keep an idle daemon
+// up: stopping would end them.
+func (d *Daemon) busy() bool {
+	st := d.Status()
+	return len(st.Commands) > 0 || len(st.Tasks) > 0
 }

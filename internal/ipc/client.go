@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"net"
 	"strconv"
 	"sync"
@@ -80,4 +81,20 @@ func (c *Client) Call(ctx context.Context, method string, params json.RawMessage
 		return nil, fmt.Errorf("response for request %q, want %q", resp.RequestID, id)
 	}
 	return resp.Result, nil
+}
+
+// WaitClosed reads and discards until the daemon closes the connection or
+// ctx is done: after `stop`, the daemon closes every connection once it no
+// longer serves.
+func (c *Client) WaitClosed(ctx context.Context) error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	stop := context.AfterFunc(ctx, func() { c.conn.SetReadDeadline(time.Now()) })
+	defer stop()
+	c.conn.SetReadDeadline(time.Time{})
+	_, err := io.Copy(io.Discard, c.r)
+	if ctx.Err() != nil {
+		return ctx.Err()
+	}
+	return err
 }

@@ -38,6 +38,12 @@ type Server struct {
 	// MaxConns bounds open connections (DefaultMaxConns when zero); one
 	// more is told SHIM_OVERLOADED and closed.
 	MaxConns int
+	// MCP, if set, serves the connections that open an MCP session
+	// (MethodMCPSession); without it such a request is refused.
+	MCP MCPFunc
+	// ConnState, if set, is told of each connection served as it opens
+	// and as it closes (for the daemon's idle exit).
+	ConnState func(open bool)
 
 	// measure is the per-OS peer measurement; tests replace it.
 	measure measureFunc
@@ -71,8 +77,14 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 			continue
 		}
 		s.wg.Add(1)
+		if s.ConnState != nil {
+			s.ConnState(true)
+		}
 		go func() {
 			defer s.wg.Done()
+			if s.ConnState != nil {
+				defer s.ConnState(false)
+			}
 			defer s.track(c, false)
 			defer c.Close()
 			s.serveConn(ctx, c)
@@ -123,7 +135,7 @@ func (s *Server) serveConn(ctx context.Context, c net.Conn) {
 		return
 	}
 	r := bufio.NewReaderSize(c, 64<<10)
-	for {
+	for first := true; ; first = false {
 		c.SetReadDeadline(time.Now().Add(or(s.FrameTimeout, DefaultFrameTimeout)))
 		line, err := readFrame(r)
 		if errors.Is(err, errFrameTooLarge) {
@@ -134,6 +146,12 @@ func (s *Server) serveConn(ctx context.Context, c net.Conn) {
 		}
 		// A last line without a newline still counts at EOF; a line cut off
 		// by the deadline or a broken connection does not.
+		if err == nil && first {
+			if req, perr := DecodeFrame(line); perr == nil && req.Method == MethodMCPSession {
+				s.serveSession(ctx, c, r, peer, req)
+				return
+			}
+		}
 		if err == nil || (errors.Is(err, io.EOF) && len(line) > 0) {
 			if !s.write(c, s.handle(ctx, peer, line)) {
 				return

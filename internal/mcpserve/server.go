@@ -5,7 +5,6 @@ import (
 	"context"
 	"encoding/json"
 	"io"
-	"os"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -115,12 +114,6 @@ func encodeJSON(v any) ([]byte, error) {
 		return nil, err
 	}
 	return bytes.TrimSuffix(b.Bytes(), []byte("\n")), nil
-}
-
-// ServeStdio serves reg on standard input and output until the client
-// disconnects or ctx is done. peer describes the client for the audit log.
-func ServeStdio(ctx context.Context, reg *ops.Registry, peer string) error {
-	return Serve(ctx, reg, audit.MCPStdio, peer, os.Stdin, nopCloser{os.Stdout})
 }
 
 // Serve serves reg with newline-delimited JSON-RPC read from r and written

@@ -1,0 +1,301 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/hostlink/hostlink/internal/apitype"
+	"github.com/hostlink/hostlink/internal/approvals"
+	"github.com/hostlink/hostlink/internal/tstest"
+)
+
+// defaultEnv is an environment with its own HOSTLINK_HOME on the default
+// configuration: only the HTTP port is an ephemeral one, so that the
+// daemon `hostlink mcp` starts does not take 7717.
+func defaultEnv(t *testing.T) (home string, env []string) {
+	home = t.TempDir()
+	os.MkdirAll(filepath.Join(home, "config"), 0o700)
+	if err := os.WriteFile(filepath.Join(home, "config", "config.toml"), []byte(ephemeralListen), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return home, append(os.Environ(), "HOSTLINK_HOME="+home)
+}
+
+// ephemeralListen is the [server] of test configs whose daemon `hostlink
+// mcp` may start.
+const ephemeralListen = "[server]\nlisten = \"127.0.0.1:0\"\n"
+
+// stopDaemonAtEnd stops, when the test ends, whatever daemon serves env's
+// control channel and waits for its process to end, so that the test's
+// directories can be removed.
+func stopDaemonAtEnd(t *testing.T, env []string, bin string) {
+	t.Cleanup(func() {
+		out, err := run(t, env, bin, "status", "--json")
+		if err != nil {
+			return // none runs
+		}
+		var st apitype.Status
+		if err := json.Unmarshal([]byte(out), &st); err != nil {
+			t.Errorf("status --json: %v\n%s", err, out)
+			return
+		}
+		if out, err := run(t, env, bin, "stop"); err != nil {
+			t.Errorf("hostlink stop: %v\n%s", err, out)
+		}
+		tstest.WaitFor(t, 30*time.Second, "the daemon's process to end", func() bool { return processGone(st.PID) })
+	})
+}
+
+// waitClient is testdata/mcp_wait.mjs running: one stdio client of
+// `hostlink mcp` making a write_file the default policy holds.
+type waitClient struct {
+	cmd    *exec.Cmd
+	events chan map[string]any
+	stderr *syncBuffer
+}
+
+func startWaitClient(t *testing.T, env []string, bin, path, content string) *waitClient {
+	t.Helper()
+	modules := tstest.Env(t, "HOSTLINK_NODE_MODULES", ".ci/run installs the MCP TypeScript SDK and sets it")
+	dir := t.TempDir()
+	script, err := os.ReadFile(filepath.Join("testdata", "mcp_wait.mjs"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(filepath.Join(dir, "mcp_wait.mjs"), script, 0o644)
+	if err := os.Symlink(modules, filepath.Join(dir, "node_modules")); err != nil {
+		t.Fatal(err)
+	}
+	c := &waitClient{events: make(chan map[string]any, 100), stderr: &syncBuffer{}}
+	c.cmd = exec.Command("node", filepath.Join(dir, "mcp_wait.mjs"), bin, path, content)
+	c.cmd.Env = env
+	c.cmd.Stderr = c.stderr
+	stdout, _ := c.cmd.StdoutPipe()
+	if err := c.cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.cmd.Process.Kill(); c.cmd.Wait() })
+	go func() {
+		defer close(c.events)
+		sc := bufio.NewScanner(stdout)
+		for sc.Scan() {
+			var ev map[string]any
+			if json.Unmarshal(sc.Bytes(), &ev) == nil {
+				c.events <- ev
+			}
+		}
+	}()
+	return c
+}
+
+// next returns the client's next event other than a resend's "pending";
+// it fails the test when the client ends first.
+func (c *waitClient) next(t *testing.T) map[string]any {
+	t.Helper()
+	guard := time.After(2 * time.Minute)
+	for {
+		select {
+		case ev, ok := <-c.events:
+			if !ok {
+				t.Fatalf("the stdio client ended: %v\nstderr: %s", c.cmd.ProcessState, c.stderr.String())
+			}
+			if ev["event"] != "pending" {
+				return ev
+			}
+		case <-guard:
+			t.Fatalf("no event from the stdio client in 2 minutes; stderr: %s", c.stderr.String())
+		}
+	}
+}
+
+var approvalID = regexp.MustCompile(`apr_[0-9a-f]+`)
+
+// heldFor waits until the client's call is held for approval and returns
+// the approval's id, read from the progress notification that says where
+// to answer.
+func (c *waitClient) heldFor(t *testing.T) string {
+	t.Helper()
+	for {
+		ev := c.next(t)
+		if ev["event"] != "progress" {
+			if ev["event"] == "connected" {
+				continue
+			}
+			t.Fatalf("want a progress notification naming the approval, got %v", ev)
+		}
+		msg, _ := ev["message"].(string)
+		if !strings.Contains(msg, "hostlink approvals approve") || !strings.Contains(msg, "web console") {
+			t.Fatalf("the progress notification does not say where to answer: %q", msg)
+		}
+		return approvalID.FindString(msg)
+	}
+}
+
+// TestStdioClientsShareTheDaemon: on the default policy, two stdio clients
+// (the official TypeScript SDK, through `hostlink mcp`, which starts the
+// daemon) and one HTTP client have write_file calls held by one broker;
+// `hostlink approvals list` shows all three, `approvals approve` lets the
+// held call finish, a killed stdio client's approval is abandoned and
+// cannot be approved, and the audit log is one verified chain.
+func TestStdioClientsShareTheDaemon(t *testing.T) {
+	bin := build(t)
+	home, env := defaultEnv(t)
+	stopDaemonAtEnd(t, env, bin)
+
+	a := startWaitClient(t, env, bin, "a.txt", "from a")
+	idA := a.heldFor(t)
+	if !strings.Contains(a.stderr.String(), "started a hostlink daemon in the background") || !strings.Contains(a.stderr.String(), "/console/") {
+		t.Errorf("the first hostlink mcp does not say it started a daemon, with the console: %s", a.stderr.String())
+	}
+	b := startWaitClient(t, env, bin, "b.txt", "from b")
+	idB := b.heldFor(t)
+	if strings.Contains(b.stderr.String(), "started a hostlink daemon") {
+		t.Errorf("the second hostlink mcp started another daemon: %s", b.stderr.String())
+	}
+
+	// The HTTP client, on the daemon the first stdio client started.
+	out, err := run(t, env, bin, "status", "--json")
+	if err != nil {
+		t.Fatalf("status: %v\n%s", err, out)
+	}
+	var st apitype.Status
+	json.Unmarshal([]byte(out), &st)
+	var url string
+	for _, tr := range st.Transports {
+		if tr.Name == "mcp-http" {
+			url = tr.Address
+		}
+	}
+	tok, err := os.ReadFile(filepath.Join(home, "state", "http.token"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	hc, err := mcp.NewClient(&mcp.Implementation{Name: "http-e2e", Version: "1"}, nil).Connect(context.Background(),
+		&mcp.StreamableClientTransport{Endpoint: url, HTTPClient: &http.Client{Transport: bearerRT(strings.TrimSpace(string(tok)))}}, nil)
+	if err != nil {
+		t.Fatalf("HTTP client: %v", err)
+	}
+	defer hc.Close()
+	httpDone := make(chan *mcp.CallToolResult, 1)
+	go func() {
+		for {
+			res, err := hc.CallTool(context.Background(), &mcp.CallToolParams{Name: "write_file", Arguments: map[string]any{"path": "c.txt", "content": "from http"}})
+			if err != nil {
+				t.Errorf("HTTP write_file: %v", err)
+				httpDone <- nil
+				return
+			}
+			// Resent as APPROVAL_PENDING says, until decided.
+			if !res.IsError || !strings.Contains(res.Content[0].(*mcp.TextContent).Text, "APPROVAL_PENDING") {
+				httpDone <- res
+				return
+			}
+		}
+	}()
+
+	var idC string
+	tstest.WaitFor(t, time.Minute, "three pending approvals in `hostlink approvals list`", func() bool {
+		list := approvalsList(t, env, bin)
+		idC = ""
+		seen := map[string]string{}
+		for _, ap := range list {
+			seen[ap.ID] = string(ap.Action.Transport)
+			if ap.Action.Transport == "mcp-http" {
+				idC = ap.ID
+			}
+		}
+		return len(list) == 3 && seen[idA] == "mcp-stdio" && seen[idB] == "mcp-stdio" && idC != ""
+	})
+
+	// Approved through the CLI on the daemon: the held call finishes.
+	if out, err := run(t, env, bin, "approvals", "approve", idA); err != nil {
+		t.Fatalf("approvals approve: %v\n%s", err, out)
+	}
+	if ev := a.next(t); ev["event"] != "result" {
+		t.Fatalf("after approval, client a got %v", ev)
+	}
+	if b, err := os.ReadFile(filepath.Join(home, "workspace", "a.txt")); err != nil || string(b) != "from a" {
+		t.Fatalf("a.txt = %q, %v", b, err)
+	}
+
+	// A stdio client killed mid-wait: its approval is abandoned, for good.
+	b.cmd.Process.Kill()
+	tstest.WaitFor(t, time.Minute, "the killed client's approval to be abandoned", func() bool {
+		out, err := run(t, env, bin, "approvals", "show", idB, "--json")
+		var ap approvals.Approval
+		return err == nil && json.Unmarshal([]byte(out), &ap) == nil && ap.State == approvals.Abandoned
+	})
+	out, err = run(t, env, bin, "approvals", "approve", idB)
+	if err == nil || !strings.Contains(out, string(approvals.CodeDecided)) || !strings.Contains(out, "abandoned") {
+		t.Fatalf("approving an abandoned approval: %v\n%s", err, out)
+	}
+	if _, err := os.Stat(filepath.Join(home, "workspace", "b.txt")); err == nil {
+		t.Fatal("the killed client's write ran")
+	}
+
+	if out, err := run(t, env, bin, "approvals", "approve", idC); err != nil {
+		t.Fatalf("approvals approve (HTTP): %v\n%s", err, out)
+	}
+	if res := <-httpDone; res == nil || res.IsError {
+		t.Fatalf("the HTTP call after approval: %+v", res)
+	}
+
+	// One audit chain holds both transports' calls and the approvals.
+	log, err := os.ReadFile(filepath.Join(home, "audit", "audit.log"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{`"transport":"mcp-stdio"`, `"transport":"mcp-http"`, `"approval_abandoned"`, `"approval_decided"`} {
+		if !bytes.Contains(log, []byte(want)) {
+			t.Errorf("the audit log has no %s", want)
+		}
+	}
+	if out, err := run(t, env, bin, "audit", "verify"); err != nil {
+		t.Fatalf("audit verify: %v\n%s", err, out)
+	}
+}
+
+func approvalsList(t *testing.T, env []string, bin string) []approvals.Approval {
+	t.Helper()
+	out, err := run(t, env, bin, "approvals", "list", "--json")
+	if err != nil {
+		t.Fatalf("approvals list: %v\n%s", err, out)
+	}
+	var list []approvals.Approval
+	if err := json.Unmarshal([]byte(out), &list); err != nil {
+		t.Fatalf("approvals list --json: %v\n%s", err, out)
+	}
+	return list
+}
+
+// syncBuffer is a bytes.Buffer safe for a process's writes and the test's
+// reads.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
