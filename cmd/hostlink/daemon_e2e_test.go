@@ -39,24 +39,29 @@ func defaultEnv(t *testing.T) (home string, env []string) {
 const ephemeralListen = "[server]\nlisten = \"127.0.0.1:0\"\n"
 
 // stopDaemonAtEnd stops, when the test ends, whatever daemon serves env's
-// control channel and waits for its process to end, so that the test's
-// directories can be removed.
+// control channel (stopDaemon), so that the test's directories can be
+// removed.
 func stopDaemonAtEnd(t *testing.T, env []string, bin string) {
-	t.Cleanup(func() {
-		out, err := run(t, env, bin, "status", "--json")
-		if err != nil {
-			return // none runs
-		}
-		var st apitype.Status
-		if err := json.Unmarshal([]byte(out), &st); err != nil {
-			t.Errorf("status --json: %v\n%s", err, out)
-			return
-		}
-		if out, err := run(t, env, bin, "stop"); err != nil {
-			t.Errorf("hostlink stop: %v\n%s", err, out)
-		}
-		tstest.WaitFor(t, 30*time.Second, "the daemon's process to end", func() bool { return processGone(st.PID) })
-	})
+	t.Cleanup(func() { stopDaemon(t, env, bin) })
+}
+
+// stopDaemon stops the daemon serving env's control channel, if one does,
+// and waits for its process to end.
+func stopDaemon(t *testing.T, env []string, bin string) {
+	t.Helper()
+	out, err := run(t, env, bin, "status", "--json")
+	if err != nil {
+		return // none runs
+	}
+	var st apitype.Status
+	if err := json.Unmarshal([]byte(out), &st); err != nil {
+		t.Errorf("status --json: %v\n%s", err, out)
+		return
+	}
+	if out, err := run(t, env, bin, "stop"); err != nil || !strings.Contains(out, "stopped") {
+		t.Errorf("hostlink stop: %v\n%s", err, out)
+	}
+	tstest.WaitFor(t, 30*time.Second, "the daemon's process to end", func() bool { return processGone(st.PID) })
 }
 
 // waitClient is testdata/mcp_wait.mjs running: one stdio client of
@@ -160,12 +165,14 @@ func TestStdioClientsShareTheDaemon(t *testing.T) {
 	if !strings.Contains(a.stderr.String(), "started a hostlink daemon in the background") || !strings.Contains(a.stderr.String(), "/console/") {
 		t.Errorf("the first hostlink mcp does not say it started a daemon, with the console: %s", a.stderr.String())
 	}
+	t.Logf("client a held for %s", idA)
 	b := startWaitClient(t, env, bin, "b.txt", "from b")
 	idB := b.heldFor(t)
 	if strings.Contains(b.stderr.String(), "started a hostlink daemon") {
 		t.Errorf("the second hostlink mcp started another daemon: %s", b.stderr.String())
 	}
 
+	t.Logf("client b held for %s", idB)
 	// The HTTP client, on the daemon the first stdio client started.
 	out, err := run(t, env, bin, "status", "--json")
 	if err != nil {
@@ -220,6 +227,7 @@ func TestStdioClientsShareTheDaemon(t *testing.T) {
 		return len(list) == 3 && seen[idA] == "mcp-stdio" && seen[idB] == "mcp-stdio" && idC != ""
 	})
 
+	t.Logf("all three pending; http %s", idC)
 	// Approved through the CLI on the daemon: the held call finishes.
 	if out, err := run(t, env, bin, "approvals", "approve", idA); err != nil {
 		t.Fatalf("approvals approve: %v\n%s", err, out)
@@ -231,6 +239,7 @@ func TestStdioClientsShareTheDaemon(t *testing.T) {
 		t.Fatalf("a.txt = %q, %v", b, err)
 	}
 
+	t.Logf("a finished")
 	// A stdio client killed mid-wait: its approval is abandoned, for good.
 	b.cmd.Process.Kill()
 	tstest.WaitFor(t, time.Minute, "the killed client's approval to be abandoned", func() bool {
@@ -246,6 +255,7 @@ func TestStdioClientsShareTheDaemon(t *testing.T) {
 		t.Fatal("the killed client's write ran")
 	}
 
+	t.Logf("b abandoned")
 	if out, err := run(t, env, bin, "approvals", "approve", idC); err != nil {
 		t.Fatalf("approvals approve (HTTP): %v\n%s", err, out)
 	}
@@ -253,6 +263,7 @@ func TestStdioClientsShareTheDaemon(t *testing.T) {
 		t.Fatalf("the HTTP call after approval: %+v", res)
 	}
 
+	t.Logf("http finished")
 	// One audit chain holds both transports' calls and the approvals.
 	log, err := os.ReadFile(filepath.Join(home, "audit", "audit.log"))
 	if err != nil {
