@@ -310,3 +310,45 @@ func (s *syncBuffer) String() string {
 	defer s.mu.Unlock()
 	return s.b.String()
 }
+
+// TestServeIdleExit: a daemon with --idle-exit stops by itself once no
+// client has used it for that long, and records why; one without never
+// does (every other test's serve).
+func TestServeIdleExit(t *testing.T) {
+	bin := build(t)
+	home, env := defaultEnv(t)
+	cmd := exec.Command(bin, "serve", "--idle-exit", "1s")
+	cmd.Env = env
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatalf("serve --idle-exit exited with %v", err)
+		}
+	case <-time.After(2 * time.Minute):
+		cmd.Process.Kill()
+		t.Fatal("serve --idle-exit 1s still runs after 2 minutes")
+	}
+	log, _ := os.ReadFile(filepath.Join(home, "audit", "audit.log"))
+	if !bytes.Contains(log, []byte(`"reason":"idle for 1s"`)) {
+		t.Fatalf("the stop's reason is not in the audit log:\n%s", log)
+	}
+}
+
+// TestMCPNoStart: with --no-start and no daemon, hostlink mcp fails with
+// DAEMON_NOT_RUNNING naming what to do, and starts nothing.
+func TestMCPNoStart(t *testing.T) {
+	bin := build(t)
+	_, env := defaultEnv(t)
+	out, err := run(t, env, bin, "mcp", "--no-start")
+	if err == nil || !strings.Contains(out, "DAEMON_NOT_RUNNING") || !strings.Contains(out, "hostlink serve") || !strings.Contains(out, "--no-start") {
+		t.Fatalf("mcp --no-start without a daemon: %v\n%s", err, out)
+	}
+	if out, err := run(t, env, bin, "status"); err == nil {
+		t.Fatalf("a daemon runs after mcp --no-start:\n%s", out)
+	}
+}
