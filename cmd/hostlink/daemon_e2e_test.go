@@ -352,3 +352,51 @@ func TestMCPNoStart(t *testing.T) {
 		t.Fatalf("a daemon runs after mcp --no-start:\n%s", out)
 	}
 }
+
+// TestDisabledCapabilityNamesTheFix: on the default configuration
+// run_command answers CAPABILITY_DISABLED naming --enable-shell and the
+// config key, on the control channel (`hostlink call`), MCP over HTTP and
+// MCP over stdio (the Go SDK client through `hostlink mcp`).
+func TestDisabledCapabilityNamesTheFix(t *testing.T) {
+	bin := build(t)
+	home, env := defaultEnv(t)
+	_, url := startServe(t, bin, env)
+	check := func(via, text string) {
+		t.Helper()
+		for _, want := range []string{"CAPABILITY_DISABLED", "--enable-shell", "[commands] enabled = true"} {
+			if !strings.Contains(text, want) {
+				t.Errorf("%s: %q does not say %s", via, text, want)
+			}
+		}
+	}
+	out, err := run(t, env, bin, "call", "run_command", `{"command":"echo hi"}`)
+	if err == nil {
+		t.Fatalf("call run_command ran: %s", out)
+	}
+	check("hostlink call", out)
+
+	tok, err := os.ReadFile(filepath.Join(home, "state", "http.token"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	hc, err := mcp.NewClient(&mcp.Implementation{Name: "http-e2e", Version: "1"}, nil).Connect(context.Background(),
+		&mcp.StreamableClientTransport{Endpoint: url, HTTPClient: &http.Client{Transport: bearerRT(strings.TrimSpace(string(tok)))}}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer hc.Close()
+	cmd := exec.Command(bin, "mcp")
+	cmd.Env = env
+	sc, err := mcp.NewClient(&mcp.Implementation{Name: "stdio-e2e", Version: "1"}, nil).Connect(context.Background(), &mcp.CommandTransport{Command: cmd}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sc.Close()
+	for via, s := range map[string]*mcp.ClientSession{"MCP over HTTP": hc, "MCP over stdio": sc} {
+		res, err := s.CallTool(context.Background(), &mcp.CallToolParams{Name: "run_command", Arguments: map[string]any{"command": "echo hi"}})
+		if err != nil || !res.IsError {
+			t.Fatalf("%s: %+v, %v", via, res, err)
+		}
+		check(via, res.Content[0].(*mcp.TextContent).Text)
+	}
+}

@@ -32,7 +32,23 @@ func newServer(reg *ops.Registry, transport audit.Transport, peer string, enc *e
 	for _, op := range reg.OpsFor(transport) {
 		s.AddTool(tool(op), handler(reg, op.Name, transport, peer, enc))
 	}
+	s.AddReceivingMiddleware(disabledTools(reg, transport, peer))
 	return s
+}
+
+// disabledTools answers a call of an operation whose capability is off
+// (ops.Registry.Disable) through the registry, which audits it and says
+// CAPABILITY_DISABLED with what enables it; the SDK alone would answer a
+// bare "unknown tool". Such tools are not listed.
+func disabledTools(reg *ops.Registry, transport audit.Transport, peer string) mcp.Middleware {
+	return func(next mcp.MethodHandler) mcp.MethodHandler {
+		return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+			if call, ok := req.(*mcp.CallToolRequest); ok && call.Params != nil && reg.Disabled(transport, call.Params.Name) {
+				return handler(reg, call.Params.Name, transport, peer, nil)(ctx, call)
+			}
+			return next(ctx, method, req)
+		}
+	}
 }
 
 func tool(op *ops.Op) *mcp.Tool {
