@@ -226,6 +226,14 @@ func TestStdioClientsShareTheDaemon(t *testing.T) {
 		}
 		return len(list) == 3 && seen[idA] == "mcp-stdio" && seen[idB] == "mcp-stdio" && idC != ""
 	})
+	// Each approval names its client as it introduced itself, beside the
+	// measured peer.
+	for _, ap := range approvalsList(t, env, bin) {
+		want := map[string]string{"mcp-stdio": "hostlink-wait-e2e 2.0.0 (client pid ", "mcp-http": "http-e2e 1 (127.0.0.1:"}[string(ap.Action.Transport)]
+		if !strings.HasPrefix(ap.Action.Peer, want) {
+			t.Errorf("approval %s names its caller %q, want %q…", ap.ID, ap.Action.Peer, want)
+		}
+	}
 
 	t.Logf("all three pending; http %s", idC)
 	// Approved through the CLI on the daemon: the held call finishes.
@@ -269,7 +277,7 @@ func TestStdioClientsShareTheDaemon(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{`"transport":"mcp-stdio"`, `"transport":"mcp-http"`, `"approval_abandoned"`, `"approval_decided"`} {
+	for _, want := range []string{`"peer":"hostlink-wait-e2e 2.0.0 (client pid `, `"peer":"http-e2e 1 (127.0.0.1:`, `"transport":"mcp-stdio"`, `"transport":"mcp-http"`, `"approval_abandoned"`, `"approval_decided"`} {
 		if !bytes.Contains(log, []byte(want)) {
 			t.Errorf("the audit log has no %s", want)
 		}

@@ -5,6 +5,8 @@ import (
 	"context"
 	"encoding/json"
 	"io"
+	"strings"
+	"unicode"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -85,7 +87,7 @@ func handler(reg *ops.Registry, name string, transport audit.Transport, peer str
 				})
 			}
 		}
-		caller := ops.Caller{Transport: transport, Peer: peer}
+		caller := ops.Caller{Transport: transport, Peer: withClient(req.Session, peer)}
 		out, err := reg.Call(ctx, caller, name, req.Params.Arguments, progress)
 		if err != nil {
 			body, _ := json.Marshal(errorResult{errcode.As(err)})
@@ -110,6 +112,43 @@ func handler(reg *ops.Registry, name string, transport audit.Transport, peer str
 			StructuredContent: json.RawMessage(body),
 		}, nil
 	}
+}
+
+// withClient names the session's client, as its initialize request
+// declared it (clientInfo name and version), before the measured peer:
+// "claude-code 2.1.197 (127.0.0.1:50628)". The name is the client's own
+// claim, so it is shown beside the peer, never instead of it.
+func withClient(ss *mcp.ServerSession, peer string) string {
+	if ss == nil {
+		return peer
+	}
+	ip := ss.InitializeParams()
+	if ip == nil || ip.ClientInfo == nil {
+		return peer
+	}
+	name := printable(ip.ClientInfo.Name, 64)
+	if name == "" {
+		return peer
+	}
+	if v := printable(ip.ClientInfo.Version, 32); v != "" {
+		name += " " + v
+	}
+	return name + " (" + peer + ")"
+}
+
+// printable is s without control characters, at most n runes.
+func printable(s string, n int) string {
+	var b strings.Builder
+	for _, r := range s {
+		if n == 0 {
+			break
+		}
+		if unicode.IsPrint(r) {
+			b.WriteRune(r)
+			n--
+		}
+	}
+	return strings.TrimSpace(b.String())
 }
 
 // jsonAppender is implemented by results that encode themselves, with the
