@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"net"
 	"net/http"
 	"os"
 	"os/exec"
@@ -406,5 +407,48 @@ func TestDisabledCapabilityNamesTheFix(t *testing.T) {
 			t.Fatalf("%s: %+v, %v", via, res, err)
 		}
 		check(via, res.Content[0].(*mcp.TextContent).Text)
+	}
+}
+
+// TestTakenPortNamesTheFix: a taken HTTP address answers
+// LISTEN_ADDRESS_IN_USE naming --listen and the config key.
+func TestTakenPortNamesTheFix(t *testing.T) {
+	bin := build(t)
+	_, env := defaultEnv(t)
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	out, err := run(t, env, bin, "serve", "--listen", ln.Addr().String())
+	for _, want := range []string{"LISTEN_ADDRESS_IN_USE", ln.Addr().String(), "--listen", "[server] listen"} {
+		if err == nil || !strings.Contains(out, want) {
+			t.Errorf("serve on a taken port: %v, %q does not say %s", err, out, want)
+		}
+	}
+}
+
+// TestRootRedirectsToConsole: the HTTP address itself leads to the console.
+func TestRootRedirectsToConsole(t *testing.T) {
+	bin := build(t)
+	_, env := defaultEnv(t)
+	_, url := startServe(t, bin, env)
+	root := strings.TrimSuffix(url, "mcp")
+	c := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+	resp, err := c.Get(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusFound || resp.Header.Get("Location") != "/console/" {
+		t.Fatalf("GET %s: %d → %q", root, resp.StatusCode, resp.Header.Get("Location"))
+	}
+	resp, err = c.Get(root + "nothing-here")
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusNotFound {
+		t.Fatalf("GET an unknown path: %d", resp.StatusCode)
 	}
 }

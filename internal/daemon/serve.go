@@ -17,11 +17,16 @@ import (
 
 	"github.com/hostlink/hostlink/internal/audit"
 	"github.com/hostlink/hostlink/internal/console"
+	"github.com/hostlink/hostlink/internal/errcode"
 	"github.com/hostlink/hostlink/internal/ipc"
 	"github.com/hostlink/hostlink/internal/mcpserve"
 	"github.com/hostlink/hostlink/internal/paths"
 	"github.com/hostlink/hostlink/internal/private"
 )
+
+// CodeListenInUse: the HTTP address (server.listen or --listen) is taken;
+// details.listen is the address.
+const CodeListenInUse errcode.Code = "LISTEN_ADDRESS_IN_USE"
 
 // tokenFile names the HTTP bearer token in the state directory.
 const tokenFile = "http.token"
@@ -77,6 +82,10 @@ func (d *Daemon) ServeHTTP(ctx context.Context, ready func(addr net.Addr)) error
 	}
 	defer ipcLn.Close()
 	ln, err := mcpserve.Listen(d.Config.Server.Listen)
+	if mcpserve.AddrInUse(err) {
+		return errcode.New(CodeListenInUse, "%s is already in use by another program: give hostlink another loopback address with `hostlink serve --listen 127.0.0.1:PORT` or [server] listen in %s", d.Config.Server.Listen, d.configFile).
+			With("listen", d.Config.Server.Listen)
+	}
 	if err != nil {
 		return err
 	}
@@ -87,6 +96,8 @@ func (d *Daemon) ServeHTTP(ctx context.Context, ready func(addr net.Addr)) error
 	mux := http.NewServeMux()
 	mux.Handle("/mcp", h)
 	mux.Handle(console.Prefix, d.consoleHandler(tok))
+	// A browser pointed at the address finds the console.
+	mux.Handle("GET /{$}", http.RedirectHandler(console.Prefix, http.StatusFound))
 	srv := &http.Server{
 		Handler:           idle.handler(mux),
 		ReadHeaderTimeout: 10 * time.Second,
