@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"io"
 	"net"
 	"net/http"
 	"os"
@@ -451,4 +452,58 @@ func TestRootRedirectsToConsole(t *testing.T) {
 	if resp.StatusCode != http.StatusNotFound {
 		t.Fatalf("GET an unknown path: %d", resp.StatusCode)
 	}
+}
+
+// TestCallSaysWhatItWaitsFor: on the default policy `hostlink call
+// write_file` says on stderr which approval it waits for and how to answer;
+// approved, it prints the result; killed while waiting, its approval is
+// abandoned.
+func TestCallSaysWhatItWaitsFor(t *testing.T) {
+	bin := build(t)
+	home, env := defaultEnv(t)
+	startServe(t, bin, env)
+	call := func(path string) (*exec.Cmd, *syncBuffer, string) {
+		t.Helper()
+		cmd := exec.Command(bin, "call", "write_file", `{"path":"`+path+`","content":"by call"}`)
+		cmd.Env = env
+		stdout := &syncBuffer{}
+		cmd.Stdout = stdout
+		stderr, _ := cmd.StderrPipe()
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
+		sc := bufio.NewScanner(stderr)
+		for sc.Scan() {
+			line := sc.Text()
+			if strings.Contains(line, "waiting for the user to approve") {
+				if !strings.Contains(line, "hostlink approvals approve apr_") || !strings.Contains(line, "web console") {
+					t.Fatalf("the waiting message does not say where to answer: %q", line)
+				}
+				go io.Copy(io.Discard, stderr)
+				return cmd, stdout, approvalID.FindString(line)
+			}
+		}
+		t.Fatalf("hostlink call ended without saying what it waits for")
+		return nil, nil, ""
+	}
+
+	cmd, stdout, id := call("called.txt")
+	if out, err := run(t, env, bin, "approvals", "approve", id); err != nil {
+		t.Fatalf("approve: %v\n%s", err, out)
+	}
+	if err := cmd.Wait(); err != nil || !strings.Contains(stdout.String(), `"revision"`) {
+		t.Fatalf("the approved call: %v\n%s", err, stdout.String())
+	}
+	if b, err := os.ReadFile(filepath.Join(home, "workspace", "called.txt")); err != nil || string(b) != "by call" {
+		t.Fatalf("called.txt = %q, %v", b, err)
+	}
+
+	cmd, _, id = call("killed.txt")
+	cmd.Process.Kill()
+	tstest.WaitFor(t, time.Minute, "the killed call's approval to be abandoned", func() bool {
+		out, err := run(t, env, bin, "approvals", "show", id, "--json")
+		var ap approvals.Approval
+		return err == nil && json.Unmarshal([]byte(out), &ap) == nil && ap.State == approvals.Abandoned
+	})
 }

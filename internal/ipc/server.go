@@ -9,6 +9,7 @@ import (
 	"log/slog"
 	"net"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/hostlink/hostlink/internal/audit"
@@ -153,7 +154,7 @@ func (s *Server) serveConn(ctx context.Context, c net.Conn) {
 			}
 		}
 		if err == nil || (errors.Is(err, io.EOF) && len(line) > 0) {
-			if !s.write(c, s.handle(ctx, peer, line)) {
+			if !s.write(c, s.handleWatching(ctx, c, r, peer, line)) {
 				return
 			}
 		}
@@ -187,8 +188,32 @@ func (s *Server) write(c net.Conn, r Response) bool {
 	return err == nil
 }
 
-// handle answers one request frame.
-func (s *Server) handle(ctx context.Context, peer Peer, line []byte) Response {
+// handleWatching is handle, cancelling the call when the peer closes the
+// connection meanwhile (a `hostlink call` interrupted while its call is
+// held for approval abandons the approval). A peer that sends its next
+// request early is not watched further: the request waits in r.
+func (s *Server) handleWatching(ctx context.Context, c net.Conn, r *bufio.Reader, peer Peer, line []byte) Response {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	c.SetReadDeadline(time.Time{})
+	var answered atomic.Bool
+	watched := make(chan struct{})
+	go func() {
+		defer close(watched)
+		if _, err := r.Peek(1); err != nil && !answered.Load() {
+			cancel()
+		}
+	}()
+	resp := s.handle(ctx, c, peer, line)
+	answered.Store(true)
+	c.SetReadDeadline(time.Now()) // ends the Peek; serveConn sets the next deadline
+	<-watched
+	return resp
+}
+
+// handle answers one request frame; the operation's progress reports are
+// sent to c as they come.
+func (s *Server) handle(ctx context.Context, c net.Conn, peer Peer, line []byte) Response {
 	req, perr := DecodeFrame(line)
 	resp := Response{RequestID: req.RequestID}
 	if perr != nil {
@@ -196,7 +221,22 @@ func (s *Server) handle(ctx context.Context, peer Peer, line []byte) Response {
 		return resp
 	}
 	caller := ops.Caller{Transport: audit.IPC, Peer: peer.String(), RequestID: req.RequestID}
-	out, err := s.Registry.Call(ctx, caller, req.Method, req.Params, nil)
+	var (
+		mu       sync.Mutex
+		finished bool // no more progress once the call returned
+	)
+	progress := func(done, total float64, msg string) {
+		mu.Lock()
+		defer mu.Unlock()
+		if finished {
+			return
+		}
+		s.write(c, Response{RequestID: req.RequestID, Progress: &Progress{Done: done, Total: total, Message: msg}})
+	}
+	out, err := s.Registry.Call(ctx, caller, req.Method, req.Params, progress)
+	mu.Lock()
+	finished = true
+	mu.Unlock()
 	if err != nil {
 		resp.Error = errcode.As(err)
 		return resp
