@@ -59,6 +59,16 @@ func main() {
 	root, err = filepath.EvalSymlinks(root)
 	must(err)
 	servers := makeServers(*hostlinkBin, *nodeModules, tmp, root)
+	// The daemon hostlink's stdio front end started goes with the rest.
+	cleanup = func() {
+		for _, s := range servers {
+			if s.stopDaemon != nil {
+				s.stopDaemon()
+			}
+		}
+		closeDesktops()
+		os.RemoveAll(tmp)
+	}
 	for _, s := range servers {
 		ss, err := s.start(ctx)
 		must(err)

@@ -24,7 +24,10 @@ type server struct {
 	env []string `json:"-"`
 	// beforeStart runs before each start (Desktop Commander: clear its history).
 	beforeStart func()
-	home        string
+	// stopDaemon, for hostlink, stops the daemon its stdio front end
+	// connects to (or started), so that the next start starts one.
+	stopDaemon func()
+	home       string
 }
 
 // session is a live connection to a started server.
@@ -69,6 +72,13 @@ func (s *server) start(ctx context.Context) (*session, error) {
 func (ss *session) pid() int { return ss.cmd.Process.Pid }
 
 func (ss *session) close() {
+	// hostlink's daemon, a child of the front end that started it, is
+	// meant to outlive it: only the front end ends with its session.
+	if ss.s.stopDaemon != nil {
+		_ = ss.cs.Close()
+		_ = ss.cmd.Wait()
+		return
+	}
 	if ss.cmd.Process != nil {
 		killTree(ss.cmd.Process.Pid)
 	}
@@ -158,7 +168,8 @@ func newHostlink(bin, home, root string) (*server, error) {
 	// the peers (which do not paginate); find/search limits raised to cover the tree.
 	// The approval policy allows everything, so the benchmarks measure the
 	// operations rather than a wait for the user.
-	cfg := "[limits]\nmax_list_entries = 100000\nmax_search_matches = 100000\n" +
+	// The daemon `hostlink mcp` starts listens on an ephemeral port.
+	cfg := "[server]\nlisten = \"127.0.0.1:0\"\n[limits]\nmax_list_entries = 100000\nmax_search_matches = 100000\n" +
 		"[policy]\nfiles_write = \"allow\"\ncommands = \"allow\"\ncommands_unsandboxed = \"allow\"\ncomputer = \"allow\"\nagents = \"allow\"\n"
 	if err := os.WriteFile(filepath.Join(home, "config", "config.toml"), []byte(cfg), 0o600); err != nil {
 		return nil, err
@@ -168,6 +179,11 @@ func newHostlink(bin, home, root string) (*server, error) {
 	s := &server{Name: "hostlink", Version: strings.TrimSpace(string(v)),
 		Command: []string{bin, "mcp", "--allowed-root", root, "--enable-shell"},
 		env:     append(baseEnv(home), "HOSTLINK_HOME="+home), home: home}
+	s.stopDaemon = func() {
+		cmd := exec.Command(bin, "stop")
+		cmd.Env = s.env
+		cmd.Run() // fails when none runs, which is what it is for
+	}
 	return s, nil
 }
 
