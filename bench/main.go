@@ -53,7 +53,7 @@ func main() {
 	tmp, err := os.MkdirTemp("", "hostlink-bench-")
 	must(err)
 	cleanup = func() { closeDesktops(); os.RemoveAll(tmp) }
-	defer cleanup()
+	defer func() { cleanup() }() // the cleanup in force at the end
 	root := filepath.Join(tmp, "data")
 	must(os.MkdirAll(root, 0o755))
 	root, err = filepath.EvalSymlinks(root)
