@@ -179,8 +179,3 @@ func Serve(ctx context.Context, reg *ops.Registry, transport audit.Transport, pe
 	enc := newEncodedResults()
 	return newServer(reg, transport, peer, enc).Run(ctx, enc.transport(r, w))
 }
-
-// nopCloser keeps standard output open when the session ends.
-type nopCloser struct{ io.Writer }
-
-func (nopCloser) Close() error { return nil }
