@@ -82,7 +82,7 @@ func (s *Service) listDirectory(ctx context.Context, c *ops.Call, a ListDirector
 func (s *Service) collect(ctx context.Context, t target, recursive, hidden bool, max int, cursor string,
 	match func(rel, name string) bool) ([]Entry, string, error) {
 	root := t.wd.Root
-	dir, err := root.Real(t.path)
+	dir, err := root.Canonical(t.path)
 	if err != nil {
 		return nil, "", err
 	}
@@ -100,7 +100,7 @@ func (s *Service) collect(ctx context.Context, t target, recursive, hidden bool,
 	}
 	entries := []Entry{}
 	next := ""
-	w := &walker{fsys: root.FS(), start: dir.String(), recursive: recursive, includeHidden: hidden, after: after}
+	w := &walker{root: root, start: dir, recursive: recursive, includeHidden: hidden, after: after}
 	last := ""
 	err = w.walk(func(rel string, d fs.DirEntry) (bool, error) {
 		if err := ctx.Err(); err != nil {
@@ -139,7 +139,7 @@ func (s *Service) entry(root *jail.Root, rel string, d fs.DirEntry) Entry {
 	case d.Type()&fs.ModeSymlink != 0:
 		e.Type = "symlink"
 		if p, err := root.Resolve(rel); err == nil {
-			if real, err := root.Real(p); err == nil {
+			if real, err := root.Canonical(p); err == nil {
 				e.LinkTarget = real.String()
 			} else {
 				e.LinkOutside = true

@@ -4,10 +4,10 @@ import (
 	"context"
 	"io"
 	"io/fs"
-	"os"
 	"strings"
 
 	"github.com/hostlink/hostlink/internal/errcode"
+	"github.com/hostlink/hostlink/internal/jail"
 	"github.com/hostlink/hostlink/internal/ops"
 )
 
@@ -182,7 +182,7 @@ func (s *Service) move(ctx context.Context, c *ops.Call, a MoveArgs) (MoveResult
 	// On a case-insensitive volume, a new spelling of the same name is a
 	// rename of the entry onto itself, not a replacement.
 	caseOnly := err == nil && dst.wd == src.wd && src.wd.Root.CaseInsensitive() &&
-		strings.EqualFold(src.String(), dst.String()) && os.SameFile(sfi, dfi)
+		strings.EqualFold(src.String(), dst.String()) && jail.SameFile(sfi, dfi)
 	switch {
 	case caseOnly:
 	case err == nil:
@@ -225,8 +225,8 @@ func (s *Service) move(ctx context.Context, c *ops.Call, a MoveArgs) (MoveResult
 // workdir, symlinks resolved), where a rename would fail with EINVAL.
 func (s *Service) within(src, dst target) bool {
 	root := src.wd.Root
-	rs, err1 := root.Real(src.path)
-	rd, err2 := root.Real(dst.path)
+	rs, err1 := root.Canonical(src.path)
+	rd, err2 := root.Canonical(dst.path)
 	if err1 != nil || err2 != nil {
 		return false
 	}

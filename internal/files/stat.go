@@ -58,7 +58,7 @@ func (s *Service) stat(_ context.Context, c *ops.Call, a StatArgs) (StatResult, 
 	fi, p := lfi, t.path
 	if lfi.Mode()&fs.ModeSymlink != 0 {
 		res.IsSymlink = true
-		real, err := root.Real(t.path)
+		real, err := root.Canonical(t.path)
 		if err != nil {
 			return StatResult{}, err
 		}

@@ -63,7 +63,7 @@ func TestProtected(t *testing.T) {
 		_, _, err := r.CreateTemp(d)
 		refused("CreateTemp", err)
 	}
-	err = fs.WalkDir(r.FS(), ".", func(p string, d fs.DirEntry, err error) error {
+	err = r.WalkDir(Path{"."}, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return err
 		}

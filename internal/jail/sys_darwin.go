@@ -1,0 +1,16 @@
+package jail
+
+import "golang.org/x/sys/unix"
+
+// dirOpenFlags open the directories a walk passes through.
+const dirOpenFlags = unix.O_RDONLY
+
+// renameNoReplaceAt renames without replacing an existing name
+// (errNoReplaceUnsupported where the file system cannot).
+func renameNoReplaceAt(odir handle, oname string, ndir handle, nname string) error {
+	err := ignoringEINTR(func() error { return unix.RenameatxNp(odir, oname, ndir, nname, unix.RENAME_EXCL) })
+	if err == unix.EINVAL || err == unix.ENOTSUP {
+		return errNoReplaceUnsupported
+	}
+	return err
+}
