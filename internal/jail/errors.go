@@ -23,6 +23,8 @@ func translate(err error, p Path) error {
 		return errcode.New(errcode.PathOutsideRoot, "%q resolves outside the workdir", p.rel)
 	case errors.Is(err, errProtected):
 		return protectedError(p)
+	case errors.Is(err, errHoldsProtected):
+		return holdsProtectedError(p)
 	case errors.Is(err, errTooManySteps):
 		return errcode.New(PathTooLong, "%q needs too many steps to resolve", p.rel)
 	case errors.Is(err, fs.ErrNotExist):

@@ -305,13 +305,20 @@ func (r *Root) RenameNoReplace(from, to Path) error {
 
 func (r *Root) rename(from, to Path, noReplace bool) error {
 	var target Path
-	err := r.mutation(from, func(src located, _ objStat, exists bool) error {
+	err := r.mutation(from, func(src located, st objStat, exists bool) error {
 		if !exists {
 			target = from
 			return fs.ErrNotExist
 		}
+		if r.prot.holds(st.id, src.canon, r.fold) {
+			target = from
+			return errHoldsProtected
+		}
 		target = to
-		return r.mutation(to, func(dst located, _ objStat, exists bool) error {
+		return r.mutation(to, func(dst located, dstSt objStat, _ bool) error {
+			if r.prot.holds(dstSt.id, dst.canon, r.fold) {
+				return errHoldsProtected
+			}
 			if !noReplace {
 				return renameAt(src.dir, src.name, dst.dir, dst.name)
 			}
@@ -339,6 +346,9 @@ func (r *Root) Remove(p Path) error {
 	return translate(r.mutation(p, func(l located, st objStat, exists bool) error {
 		if !exists {
 			return fs.ErrNotExist
+		}
+		if r.prot.holds(st.id, l.canon, r.fold) {
+			return errHoldsProtected
 		}
 		return removeAt(l.dir, l.name, st.info.IsDir())
 	}), p)

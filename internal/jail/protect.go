@@ -20,11 +20,20 @@ type protection struct {
 	// the root, compared with the canonical path a walk reached (never
 	// with the path as written), so one created after Open is covered.
 	names [][]string
+	// anc are the identities of the directories inside the root that hold
+	// a protected one (its parent, and so on up to the root's child).
+	// They cannot be renamed or removed: moving one away and another
+	// tree into its place would replace hostlink's configuration.
+	anc []ident
 	// sealed: the root itself is, or lies below, a protected directory.
 	sealed bool
 }
 
-var errProtected = errors.New("protected directory")
+var (
+	errProtected = errors.New("protected directory")
+	// errHoldsProtected: the entry holds a protected directory.
+	errHoldsProtected = errors.New("holds a protected directory")
+)
 
 // protect records dirs (absolute paths) for r, whose fd and dir are set.
 func (r *Root) protect(dirs []string) {
@@ -53,6 +62,12 @@ func (r *Root) protect(dirs []string) {
 					r.prot.sealed = true
 				}
 				r.prot.names = append(r.prot.names, rel)
+				for i := 1; i < len(rel); i++ {
+					a := filepath.Join(append([]string{r.dir}, rel[:i]...)...)
+					if id, err := identityOf(a); err == nil && !slices.Contains(r.prot.anc, id) {
+						r.prot.anc = append(r.prot.anc, id)
+					}
+				}
 			}
 		}
 	}
@@ -94,6 +109,26 @@ func (p *protection) hitName(canon []string, fold bool) bool {
 	return false
 }
 
+// holds reports whether the object id, reached at canon, holds a
+// protected directory (or would, by its path).
+func (p *protection) holds(id ident, canon []string, fold bool) bool {
+	if slices.Contains(p.anc, id) {
+		return true
+	}
+	for _, prot := range p.names {
+		if len(canon) < len(prot) && slices.EqualFunc(prot[:len(canon)], canon, func(a, b string) bool {
+			return a == b || (fold && strings.EqualFold(a, b))
+		}) {
+			return true
+		}
+	}
+	return false
+}
+
 func protectedError(p Path) error {
 	return errcode.New(errcode.PathOutsideRoot, "%q is inside hostlink's own configuration or state, which no operation may read or change", p.rel)
+}
+
+func holdsProtectedError(p Path) error {
+	return errcode.New(errcode.PathOutsideRoot, "%q holds hostlink's own configuration or state, which no operation may move or remove", p.rel)
 }

@@ -189,6 +189,8 @@ func (r *Root) RemoveAll(p Path) error {
 		switch {
 		case !exists:
 			return nil
+		case r.prot.holds(st.id, l.canon, r.fold):
+			return errHoldsProtected
 		case !st.info.IsDir():
 			return removeAt(l.dir, l.name, false)
 		}
