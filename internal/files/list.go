@@ -49,11 +49,10 @@ func (s *Service) listDirectory(ctx context.Context, c *ops.Call, a ListDirector
 	if a.Glob != "" && !doublestar.ValidatePattern(a.Glob) {
 		return ListDirectoryResult{}, errcode.New(errcode.InvalidArgument, "glob is not a valid pattern")
 	}
-	t, err := s.resolve(a.Workdir, a.Path)
+	t, err := s.target(c, a.Workdir, a.Path)
 	if err != nil {
 		return ListDirectoryResult{}, err
 	}
-	c.Target(t.wd.Alias, t.String())
 	var match func(rel, name string) bool
 	if a.Glob != "" {
 		glob := a.Glob
@@ -181,11 +180,10 @@ func (s *Service) findFiles(ctx context.Context, c *ops.Call, a FindFilesArgs) (
 	if isAbs(a.Pattern) || slices.Contains(strings.Split(strings.ReplaceAll(a.Pattern, `\`, "/"), "/"), "..") {
 		return FindFilesResult{}, errcode.New(errcode.InvalidArgument, "pattern must be relative to path and must not contain ..")
 	}
-	t, err := s.resolve(a.Workdir, a.Path)
+	t, err := s.target(c, a.Workdir, a.Path)
 	if err != nil {
 		return FindFilesResult{}, err
 	}
-	c.Target(t.wd.Alias, t.String())
 	pattern := path.Clean(strings.ReplaceAll(a.Pattern, `\`, "/"))
 	fold := t.wd.Root.CaseInsensitive()
 	if fold {

@@ -26,11 +26,10 @@ type CreateDirectoryResult struct {
 }
 
 func (s *Service) createDirectory(_ context.Context, c *ops.Call, a CreateDirectoryArgs) (CreateDirectoryResult, error) {
-	t, err := s.resolve(a.Workdir, a.Path)
+	t, err := s.target(c, a.Workdir, a.Path)
 	if err != nil {
 		return CreateDirectoryResult{}, err
 	}
-	c.Target(t.wd.Alias, t.String())
 	root := t.wd.Root
 	if root.ReadOnly() {
 		return CreateDirectoryResult{}, errcode.New(errcode.ReadOnly, "workdir %q is read-only", t.wd.Alias)
@@ -77,11 +76,10 @@ type DeleteResult struct {
 }
 
 func (s *Service) delete(_ context.Context, c *ops.Call, a DeleteArgs) (DeleteResult, error) {
-	t, err := s.resolve(a.Workdir, a.Path)
+	t, err := s.target(c, a.Workdir, a.Path)
 	if err != nil {
 		return DeleteResult{}, err
 	}
-	c.Target(t.wd.Alias, t.String())
 	c.Detail("recursive", a.Recursive)
 	root := t.wd.Root
 	if root.ReadOnly() {
@@ -135,7 +133,7 @@ type MoveResult struct {
 }
 
 func (s *Service) move(ctx context.Context, c *ops.Call, a MoveArgs) (MoveResult, error) {
-	src, err := s.resolve(a.Workdir, a.Src)
+	src, err := s.target(c, a.Workdir, a.Src)
 	if err != nil {
 		return MoveResult{}, err
 	}
@@ -148,9 +146,13 @@ func (s *Service) move(ctx context.Context, c *ops.Call, a MoveArgs) (MoveResult
 	}
 	dst, err := s.resolve(dstAlias, a.Dst)
 	if err != nil {
+		rel, outside := s.attempted(dstAlias, a.Dst)
+		c.Target(src.wd.Alias, rel)
+		if outside {
+			c.Detail("path_outside", true)
+		}
 		return MoveResult{}, err
 	}
-	c.Target(src.wd.Alias, src.String())
 	c.Target(src.wd.Alias, dst.String())
 	c.Detail("overwrite", a.Overwrite)
 	if dst.wd != src.wd {

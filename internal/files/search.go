@@ -65,11 +65,10 @@ func (s *Service) searchText(ctx context.Context, c *ops.Call, a SearchTextArgs)
 			return SearchTextResult{}, errcode.New(errcode.InvalidArgument, "%q is not a valid glob", g)
 		}
 	}
-	t, err := s.resolve(a.Workdir, a.Path)
+	t, err := s.target(c, a.Workdir, a.Path)
 	if err != nil {
 		return SearchTextResult{}, err
 	}
-	c.Target(t.wd.Alias, t.String())
 	root := t.wd.Root
 	start, err := root.Canonical(t.path)
 	if err != nil {

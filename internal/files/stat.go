@@ -40,11 +40,10 @@ type StatResult struct {
 }
 
 func (s *Service) stat(_ context.Context, c *ops.Call, a StatArgs) (StatResult, error) {
-	t, err := s.resolve(a.Workdir, a.Path)
+	t, err := s.target(c, a.Workdir, a.Path)
 	if err != nil {
 		return StatResult{}, err
 	}
-	c.Target(t.wd.Alias, t.String())
 	follow := a.FollowSymlinks == nil || *a.FollowSymlinks
 	root := t.wd.Root
 	res := StatResult{Workdir: t.wd.Alias, Path: t.String()}

@@ -63,11 +63,10 @@ func (s *Service) writeFile(ctx context.Context, c *ops.Call, a WriteFileArgs) (
 	if int64(len(data)) > s.limits.MaxWriteBytes {
 		return WriteFileResult{}, s.tooLargeToWrite()
 	}
-	t, err := s.resolve(a.Workdir, a.Path)
+	t, err := s.target(c, a.Workdir, a.Path)
 	if err != nil {
 		return WriteFileResult{}, err
 	}
-	c.Target(t.wd.Alias, t.String())
 	c.Detail("mode", mode)
 	res, err := s.replace(ctx, t, data, replaceOpts{mode: mode, createParents: a.CreateParents, ifRevision: a.IfRevision})
 	if err != nil {

@@ -56,7 +56,7 @@ func (d *Dir) OpenFile(name string) (*os.File, fs.FileInfo, error) {
 	p := Path{joinRel(d.path.rel, name)}
 	h, err := openFileAt(d.h, name, openReadFlags, 0)
 	if err != nil && err != errSymlink {
-		return nil, nil, translate(err, p)
+		return nil, nil, translate(openError(d.h, name, p, err), p)
 	}
 	var st objStat
 	if err == nil {

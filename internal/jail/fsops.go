@@ -171,7 +171,7 @@ type opened struct {
 func (r *Root) openRead(l located) (opened, error) {
 	h, err := openFileAt(l.dir, l.name, openReadFlags, 0)
 	if err != nil {
-		return opened{}, err
+		return opened{}, openError(l.dir, l.name, pathOf(l.canon), err)
 	}
 	st, err := statHandle(h, l.name)
 	if err == nil && st.info.Mode()&fs.ModeSymlink != 0 {
@@ -185,6 +185,19 @@ func (r *Root) openRead(l located) (opened, error) {
 		return opened{}, err
 	}
 	return opened{os.NewFile(uintptr(h), l.name), st}, nil
+}
+
+// openError explains a failed open of name in dir: a socket cannot be
+// opened at all (ENXIO), which is "not a regular file", not an internal
+// error.
+func openError(dir handle, name string, p Path, err error) error {
+	if err == errSymlink {
+		return err
+	}
+	if st, lerr := lstatAt(dir, name); lerr == nil && st.info.Mode().Type()&(fs.ModeSocket|fs.ModeDevice|fs.ModeNamedPipe|fs.ModeIrregular) != 0 {
+		return errcode.New(errcode.NotAFile, "%q is not a regular file", p.rel)
+	}
+	return err
 }
 
 // checkRegular refuses what a read must not open.

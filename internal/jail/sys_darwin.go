@@ -14,3 +14,9 @@ func renameNoReplaceAt(odir handle, oname string, ndir handle, nname string) err
 	}
 	return err
 }
+
+// mountOf identifies the file system h is on (macOS has no bind mounts).
+func mountOf(h handle) (uint64, error) {
+	st, err := statHandle(h, "")
+	return st.id.dev, err
+}

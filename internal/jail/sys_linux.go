@@ -16,3 +16,21 @@ func renameNoReplaceAt(odir handle, oname string, ndir handle, nname string) err
 	}
 	return err
 }
+
+// mountOf identifies the mount h is on: a bind mount of a directory of
+// the same file system has the same device, so the device alone cannot
+// tell that a walk is about to enter one. Kernels before 5.8 have no
+// mount ID: there the device is used.
+func mountOf(h handle) (uint64, error) {
+	var stx unix.Statx_t
+	err := ignoringEINTR(func() error {
+		return unix.Statx(h, "", unix.AT_EMPTY_PATH|unix.AT_SYMLINK_NOFOLLOW, unix.STATX_MNT_ID, &stx)
+	})
+	if err != nil {
+		return 0, err
+	}
+	if stx.Mask&unix.STATX_MNT_ID == 0 {
+		return uint64(unix.Mkdev(stx.Dev_major, stx.Dev_minor)), nil
+	}
+	return stx.Mnt_id, nil
+}

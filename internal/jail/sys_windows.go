@@ -419,3 +419,9 @@ func isNotEmpty(err error) bool { return errors.Is(err, windows.ERROR_DIR_NOT_EM
 func isInvalidName(err error) bool {
 	return errors.Is(err, windows.ERROR_INVALID_NAME) || errors.Is(err, windows.ERROR_BAD_PATHNAME)
 }
+
+// mountOf identifies the volume h is on.
+func mountOf(h handle) (uint64, error) {
+	st, err := statHandle(h, "")
+	return st.id.dev, err
+}

@@ -33,7 +33,11 @@ func (r *Root) WalkDir(start Path, fn fs.WalkDirFunc) error {
 	if err := fn(start.rel, top, nil); err != nil {
 		return skipped(err)
 	}
-	w := &treeWalker{r: r, fn: fn, dev: d.st.id.dev}
+	mnt, err := mountOf(d.h)
+	if err != nil {
+		return translate(err, start)
+	}
+	w := &treeWalker{r: r, fn: fn, mnt: mnt}
 	return skipped(w.walk(start.rel, d.canon, d.h))
 }
 
@@ -47,7 +51,7 @@ func skipped(err error) error {
 type treeWalker struct {
 	r   *Root
 	fn  fs.WalkDirFunc
-	dev uint64 // the file system the walk stays on
+	mnt uint64 // the mount the walk stays on (mountOf)
 }
 
 // walk visits the entries of the directory h at rel (canon: its canonical
@@ -118,13 +122,17 @@ func (w *treeWalker) enter(h handle, name string, canon []string, want objStat) 
 		return 0, err
 	}
 	st, err := statHandle(sub, name)
+	var mnt uint64
+	if err == nil && !w.r.crossMounts {
+		mnt, err = mountOf(sub)
+	}
 	switch {
 	case err != nil:
 	case st.id != want.id:
 		err = errcode.New(errcode.Conflict, "%q changed while it was being walked", pathOf(canon).rel)
 	case w.r.prot.hit(st.id, canon, w.r.fold):
 		err = errProtected
-	case st.id.dev != w.dev && !w.r.crossMounts:
+	case !w.r.crossMounts && mnt != w.mnt:
 		err = mountError(pathOf(canon))
 	}
 	if err != nil {
@@ -194,11 +202,11 @@ func (r *Root) RemoveAll(p Path) error {
 		case !st.info.IsDir():
 			return removeAt(l.dir, l.name, false)
 		}
-		parent, err := statHandle(l.dir, ".")
+		mnt, err := mountOf(l.dir)
 		if err != nil {
 			return err
 		}
-		t := &treeWalker{r: r, dev: parent.id.dev}
+		t := &treeWalker{r: r, mnt: mnt}
 		h, err := t.enter(l.dir, l.name, l.canon, st)
 		if err != nil {
 			return err
