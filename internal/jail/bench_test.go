@@ -7,12 +7,17 @@ import (
 )
 
 // benchRoot is a root with a file three directories down and hostlink's
-// five protected directories beside it, as the daemon opens workdirs.
-func benchRoot(b *testing.B) (*Root, Path) {
+// five protected directories beside it, as the daemon opens workdirs
+// (inside it, with homeInside: then every walk checks each directory).
+func benchRoot(b *testing.B, homeInside ...bool) (*Root, Path) {
 	base := b.TempDir()
+	home := filepath.Join(base, "home")
+	if len(homeInside) > 0 && homeInside[0] {
+		home = filepath.Join(base, "root", "home")
+	}
 	var prot []string
 	for _, d := range []string{"config", "state", "audit", "logs", "run"} {
-		p := filepath.Join(base, "home", d)
+		p := filepath.Join(home, d)
 		os.MkdirAll(p, 0o700)
 		prot = append(prot, p)
 	}
@@ -60,6 +65,17 @@ func BenchmarkOpenFileDepth3BareOS(b *testing.B) {
 			b.Fatal(err)
 		}
 		f.Stat()
+		f.Close()
+	}
+}
+
+func BenchmarkOpenFileDepth3HomeInside(b *testing.B) {
+	r, p := benchRoot(b, true)
+	for b.Loop() {
+		f, _, err := r.OpenFile(p)
+		if err != nil {
+			b.Fatal(err)
+		}
 		f.Close()
 	}
 }

@@ -70,7 +70,7 @@ func (r *Root) Lstat(p Path) (fs.FileInfo, error) {
 		return nil, err
 	}
 	defer r.release()
-	st, err := walk(r, p, walkOpts{}, r.lstatChecked)
+	st, err := walk(r, p, walkOpts{fast: true}, r.lstatChecked)
 	if err != nil {
 		return nil, translate(err, p)
 	}
@@ -83,7 +83,7 @@ func (r *Root) Stat(p Path) (fs.FileInfo, error) {
 		return nil, err
 	}
 	defer r.release()
-	st, err := walk(r, p, walkOpts{}, r.statFollow)
+	st, err := walk(r, p, walkOpts{fast: true}, r.statFollow)
 	if err != nil {
 		return nil, translate(err, p)
 	}
@@ -155,7 +155,7 @@ func (r *Root) OpenFile(p Path) (*os.File, fs.FileInfo, error) {
 		return nil, nil, err
 	}
 	defer r.release()
-	o, err := walk(r, p, walkOpts{}, r.openRead)
+	o, err := walk(r, p, walkOpts{fast: true}, r.openRead)
 	if err != nil {
 		return nil, nil, translate(err, p)
 	}
@@ -243,7 +243,8 @@ type dirHandle struct {
 }
 
 // CreateTemp creates a new private file in dir for an atomic replace, and
-// returns it with its path.
+// returns it with its path (dir's, joined with the file's name; canonical
+// when dir is).
 func (r *Root) CreateTemp(dir Path) (*os.File, Path, error) {
 	if err := r.writable(); err != nil {
 		return nil, Path{}, err
@@ -252,7 +253,7 @@ func (r *Root) CreateTemp(dir Path) (*os.File, Path, error) {
 		return nil, Path{}, err
 	}
 	defer r.release()
-	d, err := walk(r, dir, walkOpts{}, r.openDir)
+	d, err := walk(r, dir, walkOpts{fast: true}, r.openDir)
 	if err != nil {
 		return nil, Path{}, translate(err, dir)
 	}
@@ -286,7 +287,7 @@ func (r *Root) mutation(p Path, do func(l located, st objStat, exists bool) erro
 		return err
 	}
 	defer r.release()
-	_, err := walk(r, p, walkOpts{}, func(l located) (struct{}, error) {
+	_, err := walk(r, p, walkOpts{fast: true}, func(l located) (struct{}, error) {
 		st, err := r.lstatChecked(l)
 		exists := err == nil
 		if errors.Is(err, fs.ErrNotExist) {

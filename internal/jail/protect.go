@@ -45,7 +45,7 @@ func (r *Root) protect(dirs []string) {
 			r.prot.ids = append(r.prot.ids, id)
 		}
 		forms := []string{filepath.Clean(d)}
-		if canon, err := filepath.EvalSymlinks(d); err == nil && canon != forms[0] {
+		if canon := canonicalForm(d); canon != forms[0] {
 			forms = append(forms, canon)
 		}
 		for _, f := range forms {
@@ -83,6 +83,75 @@ func (r *Root) protect(dirs []string) {
 			return
 		}
 	}
+}
+
+// canonicalForm is d with the symlinks of its longest existing prefix
+// resolved: where hostlink would create d if it does not exist yet.
+func canonicalForm(d string) string {
+	rest := ""
+	for p := filepath.Clean(d); ; p = filepath.Dir(p) {
+		if canon, err := filepath.EvalSymlinks(p); err == nil {
+			return filepath.Join(canon, rest)
+		}
+		if filepath.Dir(p) == p {
+			return filepath.Clean(d)
+		}
+		rest = filepath.Join(filepath.Base(p), rest)
+	}
+}
+
+// noneBelow reports, by identity, whether no protected directory lies
+// below the root: walking up from each with "..", none meets the root.
+// Protected directories that do not exist are judged by their paths
+// (names), which are empty here when none lies inside.
+func (r *Root) noneBelow(dirs []string) bool {
+	if r.prot.sealed || len(r.prot.names) > 0 || len(r.prot.anc) > 0 {
+		return false
+	}
+	rootID, err := statHandle(r.fd, ".")
+	if err != nil {
+		return false
+	}
+	for _, d := range dirs {
+		h, err := openRootDir(d)
+		if err != nil {
+			continue // does not exist: judged by path
+		}
+		below, err := r.isBelow(h, rootID.id)
+		if below || err != nil {
+			return false
+		}
+	}
+	return true
+}
+
+// isBelow reports whether the directory h (which it closes) is root or
+// lies below it, walking up with "..".
+func (r *Root) isBelow(h handle, root ident) (bool, error) {
+	defer func() { closeHandle(h) }()
+	for range maxSteps {
+		st, err := statHandle(h, "")
+		if err != nil {
+			return false, err
+		}
+		if st.id == root {
+			return true, nil
+		}
+		up, err := parentOf(h)
+		if err != nil {
+			return false, err
+		}
+		closeHandle(h)
+		h = up
+		ust, err := statHandle(h, "")
+		if err != nil {
+			return false, err
+		}
+		if ust.id == st.id {
+			return false, nil // the top of the tree
+		}
+	}
+	return false, errTooManySteps
 }
 
 // hit reports whether the object with identity id, reached at canon, is a

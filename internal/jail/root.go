@@ -27,8 +27,12 @@ type Root struct {
 	hardlinks bool
 	// crossMounts: recursive walks and deletes may enter other file systems.
 	crossMounts bool
-	goos        string
-	prot        protection
+	// fast: no protected directory lies below the root (by identity, at
+	// Open), so walks may resolve a path's directories in one call where
+	// the OS can (walkOpts.fast).
+	fast bool
+	goos string
+	prot protection
 
 	mu     sync.Mutex
 	refs   int  // operations using fd
@@ -108,6 +112,10 @@ func Open(dir string, opts Options) (*Root, error) {
 		return nil, errcode.New(errcode.InvalidArgument, "workdir path is not a valid path on this OS")
 	}
 	r.protect(opts.Protected)
+	if h, err := openBeneath(fd, "."); err == nil {
+		closeHandle(h)
+		r.fast = r.noneBelow(opts.Protected)
+	}
 	return r, nil
 }
 

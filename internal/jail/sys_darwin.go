@@ -20,3 +20,9 @@ func mountOf(h handle) (uint64, error) {
 	st, err := statHandle(h, "")
 	return st.id.dev, err
 }
+
+// openBeneath: macOS has no openat2; the walk always goes one component
+// at a time.
+func openBeneath(handle, string) (handle, error) { return -1, errNoFastPath }
+
+func parentOf(handle) (handle, error) { return -1, errNoFastPath }

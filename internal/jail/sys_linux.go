@@ -34,3 +34,28 @@ func mountOf(h handle) (uint64, error) {
 	}
 	return stx.Mnt_id, nil
 }
+
+// beneathFlags resolve a path the way the jail's walk does (see walk), and
+// refuse to cross a mount: openat2 fails with EXDEV instead.
+const beneathFlags = unix.RESOLVE_BENEATH | unix.RESOLVE_NO_MAGICLINKS | unix.RESOLVE_NO_XDEV
+
+// openBeneath opens the directory rel below dir in one call, as the walk
+// would reach it, staying on dir's mount. It is the fast path of walk for
+// roots no protected directory lies below (Root.fast).
+func openBeneath(dir handle, rel string) (h handle, err error) {
+	err = ignoringEINTR(func() error {
+		h, err = unix.Openat2(dir, rel, &unix.OpenHow{
+			Flags:   unix.O_PATH | unix.O_DIRECTORY | unix.O_CLOEXEC,
+			Resolve: beneathFlags,
+		})
+		if err == unix.EAGAIN {
+			return unix.EINTR // a concurrent rename; openat2 asks to retry
+		}
+		return err
+	})
+	return h, err
+}
+
+// parentOf opens the parent of the directory h (for the check at Open
+// that no protected directory lies below the root).
+func parentOf(h handle) (handle, error) { return openDirAt(h, "..") }

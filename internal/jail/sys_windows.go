@@ -425,3 +425,9 @@ func mountOf(h handle) (uint64, error) {
 	st, err := statHandle(h, "")
 	return st.id.dev, err
 }
+
+// openBeneath: Windows has no single-call resolution beneath a handle;
+// the walk always goes one component at a time.
+func openBeneath(handle, string) (handle, error) { return windows.InvalidHandle, errNoFastPath }
+
+func parentOf(handle) (handle, error) { return windows.InvalidHandle, errNoFastPath }

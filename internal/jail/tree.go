@@ -23,7 +23,7 @@ func (r *Root) WalkDir(start Path, fn fs.WalkDirFunc) error {
 		return err
 	}
 	defer r.release()
-	d, err := walk(r, start, walkOpts{}, r.openDir)
+	d, err := walk(r, start, walkOpts{fast: true}, r.openDir)
 	if err != nil {
 		err = fn(start.rel, nil, translate(err, start))
 		return skipped(err)
