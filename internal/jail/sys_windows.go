@@ -399,7 +399,10 @@ func linkAt(odir handle, oname string, ndir handle, nname string) error {
 // readDirAt lists the directory h (whose absolute path is abs) sorted by
 // name.
 func readDirAt(h handle, abs string) ([]fs.DirEntry, error) {
-	dup, err := reopen(h)
+	// A new open of the directory (an empty name relative to it), not a
+	// duplicate handle: a duplicate shares the file object, whose listing
+	// Wine keeps from the first enumeration.
+	dup, err := ntOpen(h, "", windows.FILE_LIST_DIRECTORY|windows.FILE_READ_ATTRIBUTES, windows.FILE_DIRECTORY_FILE, windows.FILE_OPEN, 0)
 	if err != nil {
 		return nil, err
 	}
