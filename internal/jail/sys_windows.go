@@ -20,10 +20,6 @@ import (
 // the walk holds, never by a path the system resolves again.
 type handle = windows.Handle
 
-// dirOpenFlags is Unix's; Windows directories are opened with the access
-// in openDirAt.
-const dirOpenFlags = 0
-
 // openReadFlags open a file for reading (Windows file systems have no
 // FIFOs).
 const openReadFlags = os.O_RDONLY

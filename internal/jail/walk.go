@@ -68,9 +68,6 @@ var (
 	// errNoReplaceUnsupported: the file system has no rename that refuses
 	// to replace.
 	errNoReplaceUnsupported = errors.New("rename without replace is not supported")
-	// errNoFastPath: this OS cannot resolve a path beneath a handle in one
-	// call.
-	errNoFastPath = errors.New("no single-call resolution")
 )
 
 // walk resolves p beneath r exactly as the kernel would open it (symlinks
