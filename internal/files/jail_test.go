@@ -35,8 +35,10 @@ func TestProtectedHomeInWorkdir(t *testing.T) {
 				t.Fatal(err)
 			}
 		}
+		os.MkdirAll(filepath.Join(e.base, "w2"), 0o755)
+		os.WriteFile(filepath.Join(e.base, "w2", "p.toml"), []byte("[commands]\nenabled = true\n"), 0o644)
 		return jail.Options{Protected: []string{cfg, state}}
-	})
+	}, extraWorkdir{alias: "second", dir: "w2"})
 	outside := errcode.PathOutsideRoot
 	for _, c := range []struct {
 		op   string
@@ -50,6 +52,8 @@ func TestProtectedHomeInWorkdir(t *testing.T) {
 		{"move", map[string]any{"src": "p.toml", "dst": "u/config.toml", "overwrite": true}},
 		{"move", map[string]any{"src": "t", "dst": "stolen"}},
 		{"move", map[string]any{"src": "home", "dst": "moved"}},
+		{"move", map[string]any{"src": "t", "dst": "token", "dst_workdir": "second"}},
+		{"move", map[string]any{"workdir": "second", "src": "p.toml", "dst": "u/config.toml", "dst_workdir": "main", "overwrite": true}},
 		{"write_file", map[string]any{"path": "u/config.toml", "content": "[commands]\nenabled = true\n"}},
 		{"edit_file", map[string]any{"path": "u/config.toml", "edits": edits("false", "true"), "dry_run": true}},
 		{"create_directory", map[string]any{"path": "u/x"}},
@@ -97,7 +101,7 @@ func TestProtectedHomeInWorkdir(t *testing.T) {
 // skipped by search; a workdir opts in with hardlinks = "allow".
 func TestHardlinkOps(t *testing.T) {
 	for _, allow := range []bool{false, true} {
-		e := newEnvWith(t, testLimits, jail.Options{Hardlinks: allow})
+		e := newEnvWith(t, testLimits, jail.Options{Hardlinks: allow}, extraWorkdir{alias: "second", dir: "w2"})
 		e.write("outside/secret.txt", "SECRET-91c2")
 		if err := os.Link(filepath.Join(e.base, "outside", "secret.txt"), filepath.Join(e.root, "hl.txt")); err != nil {
 			t.Skipf("hard links unavailable: %v", err)
@@ -116,6 +120,10 @@ func TestHardlinkOps(t *testing.T) {
 		}
 		if readCode != jail.HardlinkRefused || editCode != jail.HardlinkRefused {
 			t.Errorf("read_file %q, edit_file %q; want HARDLINK_REFUSED", readCode, editCode)
+		}
+		// A move to another workdir copies, so it reads: refused too.
+		if _, code := e.call("move", map[string]any{"src": "hl.txt", "dst": "hl.txt", "dst_workdir": "second"}); code != jail.HardlinkRefused {
+			t.Errorf("move across workdirs: %q, want HARDLINK_REFUSED", code)
 		}
 		if found != 0 || search["files_skipped"].(float64) < 1 {
 			t.Errorf("search_text: %d matches, %v skipped; want the file skipped", found, search["files_skipped"])
