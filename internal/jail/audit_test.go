@@ -46,4 +46,17 @@ func TestAuditPath(t *testing.T) {
 	if len(got) > maxAuditPath+len("…") || !strings.HasSuffix(got, "…") {
 		t.Errorf("a long path is recorded as %d bytes", len(got))
 	}
+	// At the limit a path is kept whole; one byte past it is cut, on a
+	// rune boundary.
+	at := strings.Repeat("a", maxAuditPath)
+	if got, _ := unix.AuditPath(at); got != at {
+		t.Errorf("a path of %d bytes is recorded as %q", maxAuditPath, got)
+	}
+	if got, _ := unix.AuditPath(at + "b"); got != at+"…" {
+		t.Errorf("a path of %d bytes is recorded as %d bytes", maxAuditPath+1, len(got))
+	}
+	split := strings.Repeat("a", maxAuditPath-1) + "é" // é straddles the limit
+	if got, _ := unix.AuditPath(split); got != split[:maxAuditPath-1]+"…" {
+		t.Errorf("a rune across the limit: %q", got[len(got)-8:])
+	}
 }
