@@ -135,6 +135,7 @@ func (s *Service) start(c *ops.Call, op string, a RunArgs, keepStdin bool) (*job
 	}
 	dir, err := s.files.ResolveDir(a.Workdir, a.Cwd)
 	if err != nil {
+		s.files.RecordAttempt(c, a.Workdir, a.Cwd)
 		return nil, nil, err
 	}
 	c.Target(dir.Workdir, dir.Rel)

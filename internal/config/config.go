@@ -44,7 +44,18 @@ type Workdir struct {
 	// "read-only" or "workspace-write" (see [agents]).
 	AgentMode     string   `toml:"agent_mode"`
 	AgentRuntimes []string `toml:"agent_runtimes"` // further limits agents.runtimes here
+	// Hardlinks is "refuse" (or unset) or "allow": whether regular files
+	// with more than one link may be read and edited here. Another name
+	// of such a file may lie outside the workdir; trees such as pnpm
+	// stores are made of them.
+	Hardlinks string `toml:"hardlinks"`
+	// CrossMounts lets recursive listings, searches and deletes enter
+	// other file systems mounted below the workdir.
+	CrossMounts bool `toml:"cross_mounts"`
 }
+
+// AllowHardlinks reports whether w lets files with several links be read.
+func (w Workdir) AllowHardlinks() bool { return w.Hardlinks == "allow" }
 
 // Limits bound the work a single request can cause.
 type Limits struct {

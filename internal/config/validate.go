@@ -43,6 +43,11 @@ func (c *Config) problems() []problem {
 				seen[folded] = i
 			}
 		}
+		switch w.Hardlinks {
+		case "", "refuse", "allow":
+		default:
+			probs = append(probs, keyProblem(key+".hardlinks", "%q is not one of refuse, allow", w.Hardlinks))
+		}
 		switch {
 		case w.Path == "":
 			probs = append(probs, keyProblem(key+".path", "required"))

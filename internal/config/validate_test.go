@@ -18,11 +18,18 @@ func TestValidate(t *testing.T) {
 			name: "workdirs",
 			modify: func(c *Config) {
 				c.Workdirs = []Workdir{
-					{Alias: "a", Path: abs},
-					{Alias: "0-9_z", Path: filepath.Join(abs, "x"), ReadOnly: true},
+					{Alias: "a", Path: abs, Hardlinks: "allow", CrossMounts: true},
+					{Alias: "0-9_z", Path: filepath.Join(abs, "x"), ReadOnly: true, Hardlinks: "refuse"},
 					{Alias: strings.Repeat("x", 64), Path: abs},
 				}
 			},
+		},
+		{
+			name: "hardlinks",
+			modify: func(c *Config) {
+				c.Workdirs = []Workdir{{Alias: "a", Path: abs, Hardlinks: "yes"}}
+			},
+			want: []string{`workdirs[0].hardlinks: "yes" is not one of refuse, allow`},
 		},
 		{
 			name: "unexpanded and relative paths",

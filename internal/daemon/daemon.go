@@ -149,7 +149,12 @@ func (d *Daemon) openWorkdirs(allowedRoot string) error {
 		if err := d.checkWorkdir(w.Path); err != nil {
 			return fmt.Errorf("workdir %q: %w", w.Alias, err)
 		}
-		root, err := jail.Open(w.Path, jail.Options{ReadOnly: w.ReadOnly, Protected: d.protectedDirs()})
+		root, err := jail.Open(w.Path, jail.Options{
+			ReadOnly:    w.ReadOnly,
+			Protected:   d.protectedDirs(),
+			Hardlinks:   w.AllowHardlinks(),
+			CrossMounts: w.CrossMounts,
+		})
 		if err != nil {
 			return fmt.Errorf("workdir %q (%s): %w", w.Alias, w.Path, err)
 		}

@@ -62,11 +62,10 @@ func (s *Service) listDirectory(ctx context.Context, c *ops.Call, a ListDirector
 	if a.Glob != "" && glob.Check(a.Glob) != nil {
 		return ListDirectoryResult{}, errcode.New(errcode.InvalidArgument, "glob is not a valid pattern")
 	}
-	t, err := s.resolve(a.Workdir, a.Path)
+	t, err := s.target(c, a.Workdir, a.Path)
 	if err != nil {
 		return ListDirectoryResult{}, err
 	}
-	c.Target(t.wd.Alias, t.String())
 	var match func(rel, name string) bool
 	if a.Glob != "" {
 		pattern, fold := a.Glob, t.wd.Root.CaseInsensitive()
@@ -85,7 +84,7 @@ func (s *Service) listDirectory(ctx context.Context, c *ops.Call, a ListDirector
 func (s *Service) collect(ctx context.Context, t target, recursive, hidden bool, max int, cursor string,
 	match func(rel, name string) bool) ([]Entry, string, error) {
 	root := t.wd.Root
-	dir, err := root.Real(t.path)
+	dir, err := root.Canonical(t.path)
 	if err != nil {
 		return nil, "", err
 	}
@@ -103,7 +102,7 @@ func (s *Service) collect(ctx context.Context, t target, recursive, hidden bool,
 	}
 	entries := []Entry{}
 	next := ""
-	w := &walker{fsys: root.FS(), start: dir.String(), recursive: recursive, includeHidden: hidden, after: after}
+	w := &walker{root: root, start: dir, recursive: recursive, includeHidden: hidden, after: after}
 	last := ""
 	err = w.walk(func(rel string, d fs.DirEntry) (bool, error) {
 		if err := ctx.Err(); err != nil {
@@ -142,7 +141,7 @@ func (s *Service) entry(root *jail.Root, rel string, d fs.DirEntry) Entry {
 	case d.Type()&fs.ModeSymlink != 0:
 		e.Type = "symlink"
 		if p, err := root.Resolve(rel); err == nil {
-			if real, err := root.Real(p); err == nil {
+			if real, err := root.Canonical(p); err == nil {
 				e.LinkTarget = real.String()
 			} else {
 				e.LinkOutside = true
@@ -198,11 +197,10 @@ func (s *Service) findFiles(ctx context.Context, c *ops.Call, a FindFilesArgs) (
 	if isAbs(a.Pattern) || slices.Contains(strings.Split(strings.ReplaceAll(a.Pattern, `\`, "/"), "/"), "..") {
 		return FindFilesResult{}, errcode.New(errcode.InvalidArgument, "pattern must be relative to path and must not contain ..")
 	}
-	t, err := s.resolve(a.Workdir, a.Path)
+	t, err := s.target(c, a.Workdir, a.Path)
 	if err != nil {
 		return FindFilesResult{}, err
 	}
-	c.Target(t.wd.Alias, t.String())
 	pattern := path.Clean(strings.ReplaceAll(a.Pattern, `\`, "/"))
 	fold := t.wd.Root.CaseInsensitive()
 	match := func(rel, _ string) bool { return glob.Match(pattern, rel, fold) }

@@ -64,11 +64,10 @@ func (s *Service) readFile(ctx context.Context, c *ops.Call, a ReadFileArgs) (Re
 	if a.Offset < 0 || (a.Length != nil && *a.Length < 0) {
 		return ReadFileResult{}, errcode.New(errcode.InvalidArgument, "offset and length must not be negative")
 	}
-	t, err := s.resolve(a.Workdir, a.Path)
+	t, err := s.target(c, a.Workdir, a.Path)
 	if err != nil {
 		return ReadFileResult{}, err
 	}
-	c.Target(t.wd.Alias, t.String())
 	f, fi, err := t.wd.Root.OpenFile(t.path)
 	if err != nil {
 		return ReadFileResult{}, err
