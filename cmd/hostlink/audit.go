@@ -3,6 +3,7 @@ package main
 import (
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"strings"
 	"time"
@@ -10,6 +11,7 @@ import (
 	"github.com/hostlink/hostlink/internal/audit"
 	"github.com/hostlink/hostlink/internal/daemon"
 	"github.com/hostlink/hostlink/internal/paths"
+	"github.com/hostlink/hostlink/internal/textsafe"
 )
 
 type auditCmd struct {
@@ -75,8 +77,18 @@ func (a *auditTailCmd) Run() error {
 			}
 			continue
 		}
-		fmt.Printf("%6d %s %-10s %-22s %-26s %s %s\n", l.Seq, l.Time.Local().Format(time.DateTime), l.Transport,
-			l.Op, l.Code, l.Workdir, strings.Join(l.Paths, " "))
+		printAuditLine(os.Stdout, l)
 	}
 	return nil
+}
+
+// printAuditLine shows one record. Paths and workdirs are what a caller
+// asked for, so every field goes through textsafe.
+func printAuditLine(w io.Writer, l audit.Line) {
+	paths := make([]string, len(l.Paths))
+	for i, p := range l.Paths {
+		paths[i] = textsafe.Line(p)
+	}
+	fmt.Fprintf(w, "%6d %s %-10s %-22s %-26s %s %s\n", l.Seq, l.Time.Local().Format(time.DateTime), textsafe.Line(l.Transport),
+		textsafe.Line(l.Op), textsafe.Line(l.Code), textsafe.Line(l.Workdir), strings.Join(paths, " "))
 }

@@ -6,6 +6,7 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -15,6 +16,7 @@ import (
 
 	"github.com/alecthomas/kong"
 
+	"github.com/hostlink/hostlink/internal/textsafe"
 	"github.com/hostlink/hostlink/internal/version"
 )
 
@@ -63,8 +65,15 @@ func (versionCmd) Run() error {
 	return nil
 }
 
+// printJSON prints v as indented JSON, with the characters a terminal
+// would act on or hide escaped (textsafe.JSON): still the same JSON.
 func printJSON(v any) error {
-	enc := json.NewEncoder(os.Stdout)
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
 	enc.SetIndent("", "  ")
-	return enc.Encode(v)
+	if err := enc.Encode(v); err != nil {
+		return err
+	}
+	_, err := os.Stdout.Write(textsafe.JSON(b.Bytes()))
+	return err
 }

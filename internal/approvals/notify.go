@@ -9,6 +9,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/hostlink/hostlink/internal/textsafe"
 )
 
 // Notifier shows each new approval as a desktop notification, where the
@@ -25,8 +27,10 @@ type Notifier struct {
 // Notify shows a for at most the approval's life. It blocks while the
 // notification is up, so run it in its own goroutine (Options.Notify does).
 func (n *Notifier) Notify(a Approval) {
-	title := "hostlink: approve " + a.Action.Op + "?"
-	body := a.Action.Summary
+	// The summary is the agent's text: shown through textsafe, so that
+	// control and invisible characters cannot disguise the action.
+	title := "hostlink: approve " + textsafe.Line(a.Action.Op) + "?"
+	body := textsafe.Line(a.Action.Summary)
 	if n.ConsoleURL != "" {
 		body += "\n" + n.ConsoleURL
 	}
@@ -56,7 +60,7 @@ func (n *Notifier) notifySend(ctx context.Context, a Approval, title, body strin
 	}
 	cmd := exec.CommandContext(ctx, path, "--app-name=hostlink", "--urgency=critical",
 		"--expire-time="+strconv.FormatInt(max(time.Until(a.Deadline).Milliseconds(), 0), 10),
-		"--action=approve=Approve", "--action=deny=Deny", "--wait", title, body)
+		"--action=approve=Approve", "--action=deny=Deny", "--wait", title, markupEscaper.Replace(body))
 	out, err := cmd.StdoutPipe()
 	if err != nil {
 		return
@@ -75,6 +79,10 @@ func (n *Notifier) notifySend(ctx context.Context, a Approval, title, body strin
 	}
 	cmd.Wait()
 }
+
+// markupEscaper escapes the body for notification servers that read it
+// as markup (the body-markup capability): "<b>" must show, not bold.
+var markupEscaper = strings.NewReplacer("&", "&amp;", "<", "&lt;", ">", "&gt;")
 
 func appleQuote(s string) string {
 	return `"` + strings.NewReplacer(`\`, `\\`, `"`, `\"`).Replace(s) + `"`

@@ -1,6 +1,7 @@
 package console
 
 import (
+	"bytes"
 	"context"
 	"crypto/rand"
 	"crypto/subtle"
@@ -18,6 +19,7 @@ import (
 	"github.com/hostlink/hostlink/internal/audit"
 	"github.com/hostlink/hostlink/internal/mcpserve"
 	"github.com/hostlink/hostlink/internal/ops"
+	"github.com/hostlink/hostlink/internal/textsafe"
 )
 
 // Prefix is where the console is served.
@@ -238,9 +240,17 @@ func (s *Server) render(w http.ResponseWriter, page string, sess *session, data 
 	if f, _ := data["Fragment"].(string); f != "" {
 		name = f
 	}
-	if err := t.ExecuteTemplate(w, name, data); err != nil {
+	var b bytes.Buffer
+	if err := t.ExecuteTemplate(&b, name, data); err != nil {
 		http.Error(w, "the page could not be rendered", http.StatusInternalServerError)
+		return
 	}
+	// html/template escapes markup but not what a browser hides or
+	// reorders: control, bidirectional and zero-width characters in an
+	// approval's command or preview, a path or an audit detail. The page
+	// is shown with every such character as a visible escape (textsafe);
+	// the templates hold none themselves.
+	w.Write([]byte(textsafe.Block(b.String())))
 }
 
 // call runs a read-only operation for the console and returns its result
