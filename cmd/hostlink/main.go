@@ -16,6 +16,7 @@ import (
 
 	"github.com/alecthomas/kong"
 
+	"github.com/hostlink/hostlink/internal/fds"
 	"github.com/hostlink/hostlink/internal/textsafe"
 	"github.com/hostlink/hostlink/internal/version"
 )
@@ -44,6 +45,12 @@ type cli struct {
 }
 
 func main() {
+	// Before anything can start a process: descriptors inherited from the
+	// launcher must not reach the commands hostlink runs.
+	if err := fds.CloseOnExec(); err != nil {
+		fmt.Fprintln(os.Stderr, "hostlink: marking inherited descriptors close-on-exec:", err)
+		os.Exit(1)
+	}
 	var c cli
 	kctx := kong.Parse(&c,
 		kong.Name("hostlink"),
