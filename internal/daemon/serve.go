@@ -79,9 +79,7 @@ func (d *Daemon) ServeHTTP(ctx context.Context, ready func(addr net.Addr)) error
 	if err != nil {
 		return err
 	}
-	// A base64 write of the largest allowed file, plus JSON framing.
-	maxBody := d.Config.Limits.MaxWriteBytes/3*4 + 1<<20
-	h := mcpserve.NewHTTPHandler(d.Registry, mcpserve.HTTPOptions{Token: tok, MaxBodyBytes: maxBody, Audit: d.Audit})
+	h := mcpserve.NewHTTPHandler(d.Registry, mcpserve.HTTPOptions{Token: tok, MaxBodyBytes: d.maxMessageBytes(), Audit: d.Audit})
 	mux := http.NewServeMux()
 	mux.Handle("/mcp", h)
 	mux.Handle(console.Prefix, d.consoleHandler(tok))
@@ -131,12 +129,18 @@ func (d *Daemon) ServeHTTP(ctx context.Context, ready func(addr net.Addr)) error
 	return err
 }
 
+// maxMessageBytes bounds one MCP message, an HTTP body or a stdio line: a
+// base64 write of the largest allowed file, plus JSON framing.
+func (d *Daemon) maxMessageBytes() int64 {
+	return d.Config.Limits.MaxWriteBytes/3*4 + 1<<20
+}
+
 // ServeStdio serves MCP on standard input and output until the client
 // closes them or ctx is done.
 func (d *Daemon) ServeStdio(ctx context.Context) error {
 	peer := fmt.Sprintf("parent pid %d", os.Getppid())
 	d.Event("daemon_start", map[string]any{"transport": "mcp-stdio"})
-	err := mcpserve.ServeStdio(ctx, d.Registry, peer)
+	err := mcpserve.ServeStdio(ctx, d.Registry, peer, int(d.maxMessageBytes()))
 	d.Event("daemon_stop", nil)
 	if errors.Is(err, context.Canceled) {
 		return nil
