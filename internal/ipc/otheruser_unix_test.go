@@ -75,6 +75,7 @@ func TestOtherUserRefused(t *testing.T) {
 
 	cmd := exec.Command(child, "-test.run=^$")
 	cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: uid, Gid: gid}}
+	cmd.Env = append(os.Environ(), rawEnv+"=1")
 	r := runChild(t, cmd, p)
 	if !strings.Contains(r.Error, string(PeerRefused)) {
 		t.Fatalf("client of uid %d got %+v", uid, r)
