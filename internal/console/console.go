@@ -8,6 +8,7 @@ import (
 	"embed"
 	"encoding/hex"
 	"encoding/json"
+	"fmt"
 	"html/template"
 	"io/fs"
 	"net/http"
@@ -17,6 +18,7 @@ import (
 
 	"github.com/hostlink/hostlink/internal/approvals"
 	"github.com/hostlink/hostlink/internal/audit"
+	"github.com/hostlink/hostlink/internal/connlimit"
 	"github.com/hostlink/hostlink/internal/mcpserve"
 	"github.com/hostlink/hostlink/internal/ops"
 	"github.com/hostlink/hostlink/internal/textsafe"
@@ -53,8 +55,10 @@ type Options struct {
 	// verifying the chain.
 	AuditDir string
 	AuditKey func() ([]byte, error)
-	// Audit records logins and refused requests.
-	Audit ops.Auditor
+	// Audit records logins; Refusals refused requests and failed logins
+	// (counted, so that a flood of them does not grow the audit log).
+	Audit    ops.Auditor
+	Refusals *audit.Refusals
 	// Status is the daemon's status (daemon.Status), shown as is.
 	Status func() any
 	// Policy is the policy in force, shown read-only.
@@ -79,7 +83,7 @@ type session struct {
 // New returns the console.
 func New(o Options) *Server {
 	s := &Server{o: o, pages: map[string]*template.Template{}, sessions: map[string]*session{}}
-	funcs := template.FuncMap{"json": toJSON, "since": since, "short": short, "join": strings.Join}
+	funcs := template.FuncMap{"json": toJSON, "since": since, "short": short, "join": join}
 	names, _ := fs.Glob(templateFS, "templates/*.html")
 	for _, n := range names {
 		base := strings.TrimSuffix(strings.TrimPrefix(n, "templates/"), ".html")
@@ -103,6 +107,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	h.Set("Cross-Origin-Resource-Policy", "same-origin")
 	if why := s.refusal(r); why != "" {
 		s.auditRefusal(r, why)
+		h.Set("Connection", "close")
 		http.Error(w, why, http.StatusForbidden)
 		return
 	}
@@ -117,11 +122,15 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	sess := s.session(r)
+	if sess != nil {
+		connlimit.Trust(r.Context())
+	}
 	if sess == nil {
 		if r.Method == http.MethodGet && r.URL.Query().Get("fragment") == "" {
 			http.Redirect(w, r, Prefix+"login", http.StatusSeeOther)
 			return
 		}
+		h.Set("Connection", "close")
 		http.Error(w, "log in first", http.StatusUnauthorized)
 		return
 	}
@@ -165,11 +174,8 @@ func (s *Server) refusal(r *http.Request) string {
 }
 
 func (s *Server) auditRefusal(r *http.Request, why string) {
-	if s.o.Audit == nil {
-		return
-	}
-	s.o.Audit.Append(audit.Record{Time: time.Now(), Transport: Transport, Peer: r.RemoteAddr, Op: "console_request_refused",
-		Code: "AUTH_FAILED", Details: map[string]any{"reason": why, "method": r.Method, "path": short(r.URL.Path, 128)}})
+	s.o.Refusals.Refuse(mcpserve.RemoteIP(r), audit.Record{Time: time.Now(), Transport: Transport, Peer: r.RemoteAddr,
+		Op: "console_request_refused", Code: "AUTH_FAILED", Details: map[string]any{"reason": why}})
 }
 
 func (s *Server) session(r *http.Request) *session {
@@ -194,14 +200,14 @@ func (s *Server) login(w http.ResponseWriter, r *http.Request) {
 	}
 	r.Body = http.MaxBytesReader(w, r.Body, maxForm)
 	ok := mcpserve.TokenMatches(r.PostFormValue("token"), s.o.Token)
-	code := "OK"
 	if !ok {
-		code = "AUTH_FAILED"
-	}
-	if s.o.Audit != nil {
-		s.o.Audit.Append(audit.Record{Time: time.Now(), Transport: Transport, Peer: r.RemoteAddr, Op: "console_login", Code: code})
+		s.o.Refusals.Refuse(mcpserve.RemoteIP(r), audit.Record{Time: time.Now(), Transport: Transport, Peer: r.RemoteAddr,
+			Op: "console_login", Code: "AUTH_FAILED", Details: map[string]any{"reason": "wrong token"}})
+	} else if s.o.Audit != nil {
+		s.o.Audit.Append(audit.Record{Time: time.Now(), Transport: Transport, Peer: r.RemoteAddr, Op: "console_login", Code: "OK"})
 	}
 	if !ok {
+		w.Header().Set("Connection", "close")
 		w.WriteHeader(http.StatusUnauthorized)
 		s.render(w, "login", nil, map[string]any{"Title": "Log in", "Error": "That is not the token (see `hostlink token`)."})
 		return
@@ -285,6 +291,22 @@ func toJSON(v any) string {
 		return ""
 	}
 	return string(b)
+}
+
+// join joins a list of strings, typed ([]string, from an audit record) or
+// generic ([]any, from an operation's result decoded as JSON).
+func join(list any, sep string) string {
+	switch l := list.(type) {
+	case []string:
+		return strings.Join(l, sep)
+	case []any:
+		parts := make([]string, len(l))
+		for i, v := range l {
+			parts[i] = fmt.Sprint(v)
+		}
+		return strings.Join(parts, sep)
+	}
+	return ""
 }
 
 func since(t time.Time) string {

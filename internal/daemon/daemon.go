@@ -37,6 +37,7 @@ type Daemon struct {
 	Config   *config.Config
 	Info     hostinfo.Info
 	Audit    *audit.Log
+	Refusals *audit.Refusals // refused requests, counted into Audit
 	Registry *ops.Registry
 	Files    *files.Service
 	Commands *commands.Service // nil unless command execution is enabled
@@ -174,6 +175,7 @@ func (d *Daemon) openAudit() error {
 		return err
 	}
 	d.Audit = log
+	d.Refusals = audit.NewRefusals(log, time.Duration(d.Config.Audit.RefusalIntervalSeconds)*time.Second)
 	return nil
 }
 
@@ -220,6 +222,7 @@ func (d *Daemon) Close() error {
 	for _, r := range d.roots {
 		r.Close()
 	}
+	d.Refusals.Close()
 	if d.Audit != nil {
 		return d.Audit.Close()
 	}

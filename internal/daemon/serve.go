@@ -6,7 +6,6 @@ import (
 	"encoding/base64"
 	"errors"
 	"fmt"
-	"log/slog"
 	"net"
 	"net/http"
 	"os"
@@ -79,29 +78,26 @@ func (d *Daemon) ServeHTTP(ctx context.Context, ready func(addr net.Addr)) error
 	if err != nil {
 		return err
 	}
-	h := mcpserve.NewHTTPHandler(d.Registry, mcpserve.HTTPOptions{Token: tok, MaxBodyBytes: d.maxMessageBytes(), Audit: d.Audit})
+	h := mcpserve.NewHTTPHandler(d.Registry, mcpserve.HTTPOptions{Token: tok, MaxBodyBytes: d.maxMessageBytes(), Refusals: d.Refusals})
 	mux := http.NewServeMux()
 	mux.Handle("/mcp", h)
 	mux.Handle(console.Prefix, d.consoleHandler(tok))
-	srv := &http.Server{
-		Handler:           mux,
-		ReadHeaderTimeout: 10 * time.Second,
-		ErrorLog:          slog.NewLogLogger(slog.Default().Handler(), slog.LevelWarn),
-	}
+	lim := d.httpListener(ln)
+	srv := httpServer(mux, lim)
 	d.transports.add(ops.TransportMCPHTTP, "http://"+ln.Addr().String()+"/mcp")
 	d.transports.add(ipc.Transport, ipcAddr)
 	d.transports.add(console.Transport, "http://"+ln.Addr().String()+console.Prefix)
 	d.Event("daemon_start", map[string]any{"transport": "mcp-http", "listen": ln.Addr().String(), "ipc": ipcAddr})
 	ctx, stopIPC := context.WithCancel(ctx)
 	defer stopIPC()
-	ipcSrv := &ipc.Server{Registry: d.Registry, Audit: d.Audit, Status: func() any { return d.Status() }, Local: d.localMethods()}
+	ipcSrv := &ipc.Server{Registry: d.Registry, Refusals: d.Refusals, Status: func() any { return d.Status() }, Local: d.localMethods()}
 	ipcDone := make(chan error, 1)
 	go func() { ipcDone <- ipcSrv.Serve(ctx, ipcLn) }()
 	if ready != nil {
 		ready(ln.Addr())
 	}
 	errc := make(chan error, 1)
-	go func() { errc <- srv.Serve(ln) }()
+	go func() { errc <- srv.Serve(lim) }()
 	select {
 	case err := <-errc:
 		stopIPC()

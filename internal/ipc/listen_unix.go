@@ -160,13 +160,27 @@ func dial(ctx context.Context, p string) (net.Conn, error) {
 	return c, nil
 }
 
+// dialUnchecked connects to p. A full listen queue (EAGAIN: the daemon is
+// accepting, but a flood of connections is ahead of ours) is waited out
+// until ctx is done, as a blocking connect would.
 func dialUnchecked(ctx context.Context, p string) (net.Conn, error) {
 	var d net.Dialer
-	c, err := d.DialContext(ctx, "unix", p)
-	if errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.ECONNREFUSED) {
-		return nil, fmt.Errorf("%w; no daemon at %s", ErrNotRunning, p)
+	wait := 5 * time.Millisecond
+	for {
+		c, err := d.DialContext(ctx, "unix", p)
+		switch {
+		case errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.ECONNREFUSED):
+			return nil, fmt.Errorf("%w; no daemon at %s", ErrNotRunning, p)
+		case !errors.Is(err, syscall.EAGAIN):
+			return c, err
+		}
+		select {
+		case <-ctx.Done():
+			return nil, fmt.Errorf("%w (the daemon's queue of connections stayed full)", err)
+		case <-time.After(wait):
+		}
+		wait = min(2*wait, 200*time.Millisecond)
 	}
-	return c, err
 }
 
 // checkServer makes sure, before anything is sent, that the process

@@ -15,6 +15,9 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+	"time"
+
+	"github.com/hostlink/hostlink/internal/audit"
 )
 
 // tempUser creates a system user for the test and removes it afterwards.
@@ -67,7 +70,7 @@ func TestOtherUserRefused(t *testing.T) {
 	}
 	os.Chmod(p, 0o666)
 	a := &memAudit{}
-	s := &Server{Registry: testRegistry(a), Audit: a}
+	s := &Server{Registry: testRegistry(a), Refusals: audit.NewRefusals(a, time.Hour)}
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() { done <- s.Serve(ctx, ln) }()

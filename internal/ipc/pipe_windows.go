@@ -130,6 +130,16 @@ func (l *pipeListener) accept() (net.Conn, error) {
 		l.mu.Unlock()
 		return nil, net.ErrClosed
 	}
+	if l.next == 0 {
+		// The last instance could not be made (out of handles, say): try
+		// again now; the caller backs off on the error.
+		next, err := l.instance(false)
+		if err != nil {
+			l.mu.Unlock()
+			return nil, err
+		}
+		l.next = next
+	}
 	h := l.next
 	l.accepting = true
 	l.mu.Unlock()
@@ -147,12 +157,12 @@ func (l *pipeListener) accept() (net.Conn, error) {
 		windows.DisconnectNamedPipe(h)
 		return nil, nil
 	}
-	next, err := l.instance(false)
-	if err != nil {
-		windows.CloseHandle(h)
-		return nil, err
+	// The connected instance is the client's now; the next one is made
+	// here, or by the next accept if that fails.
+	l.next = 0
+	if next, err := l.instance(false); err == nil {
+		l.next = next
 	}
-	l.next = next
 	// os.NewFile puts an overlapped handle on the runtime's poller, which
 	// gives the connection deadlines.
 	return &pipeConn{File: os.NewFile(uintptr(h), l.name), h: h}, nil
@@ -187,6 +197,9 @@ func (l *pipeListener) Close() error {
 	if l.accepting {
 		// Accept returns and closes the handle.
 		return windows.CancelIoEx(l.next, nil)
+	}
+	if l.next == 0 {
+		return nil
 	}
 	return windows.CloseHandle(l.next)
 }

@@ -78,7 +78,7 @@ func serveTest(t testing.TB, configure func(*Server)) (string, *memAudit) {
 	t.Helper()
 	ln, addr := testListen(t)
 	a := &memAudit{}
-	s := &Server{Registry: testRegistry(a), Audit: a, Status: func() any { return map[string]any{"pid": os.Getpid()} }}
+	s := &Server{Registry: testRegistry(a), Refusals: audit.NewRefusals(a, time.Hour), Status: func() any { return map[string]any{"pid": os.Getpid()} }}
 	if configure != nil {
 		configure(s)
 	}
@@ -310,49 +310,74 @@ func BenchmarkCall(b *testing.B) {
 	}
 }
 
-// TestMaxConns: a connection past the limit is told SHIM_OVERLOADED and
-// closed; the ones already open keep working.
-func TestMaxConns(t *testing.T) {
-	addr, _ := serveTest(t, func(s *Server) { s.MaxConns = 2 })
-	var open []*Client
-	for range 2 {
-		cl, err := Connect(context.Background(), addr)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer cl.Close()
-		if _, err := cl.Call(context.Background(), "status", nil); err != nil {
-			t.Fatal(err)
-		}
-		open = append(open, cl)
-	}
-	third := dialRaw(t, addr)
-	line, err := third.r.ReadString('\n')
-	if err != nil || !strings.Contains(line, string(errcode.Overloaded)) {
-		t.Fatalf("third connection got %q, %v", line, err)
-	}
-	if _, err := third.r.ReadString('\n'); err == nil {
-		t.Fatal("the refused connection stayed open")
-	}
-	for _, cl := range open {
-		if _, err := cl.Call(context.Background(), "status", nil); err != nil {
-			t.Fatalf("an open connection broke: %v", err)
-		}
-	}
-	open[0].Close()
-	deadline := time.Now().Add(5 * time.Second)
-	for {
-		cl, err := Connect(context.Background(), addr)
-		if err == nil {
-			_, err = cl.Call(context.Background(), "status", nil)
-			cl.Close()
-			if err == nil {
-				break
+// TestConnLimits: at the total or per-process limit a newcomer is served
+// by closing the connection idle the longest; when every connection is
+// busy, the newcomer is told SHIM_OVERLOADED and closed, and served again
+// once one is free.
+func TestConnLimits(t *testing.T) {
+	for _, tt := range []struct {
+		name          string
+		total, perPID int
+	}{{"total", 2, 16}, {"per process", 16, 2}} {
+		t.Run(tt.name, func(t *testing.T) {
+			release, entered := make(chan struct{}), make(chan struct{}, 2)
+			block := func(ctx context.Context, _ string, _ json.RawMessage) (any, error) {
+				entered <- struct{}{}
+				select {
+				case <-release:
+				case <-ctx.Done():
+				}
+				return map[string]any{}, nil
 			}
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("no room after a connection closed: %v", err)
-		}
-		time.Sleep(20 * time.Millisecond)
+			addr, _ := serveTest(t, func(s *Server) {
+				s.MaxConns, s.MaxConnsPerPeer = tt.total, tt.perPID
+				s.Local = map[string]LocalMethod{"block": block}
+			})
+			ctx := context.Background()
+			connect := func() *Client {
+				cl, err := Connect(ctx, addr)
+				if err != nil {
+					t.Fatal(err)
+				}
+				t.Cleanup(func() { cl.Close() })
+				if _, err := cl.Call(ctx, "status", nil); err != nil {
+					t.Fatal(err)
+				}
+				return cl
+			}
+			// At the limit, both idle: a third is served, and the one idle
+			// the longest is closed for it.
+			first, second := connect(), connect()
+			if _, err := second.Call(ctx, "status", nil); err != nil {
+				t.Fatal(err)
+			}
+			third := connect()
+			if _, err := first.Call(ctx, "status", nil); err == nil {
+				t.Fatal("the connection idle the longest was not closed for the newcomer")
+			}
+			for _, cl := range []*Client{second, third} {
+				if _, err := cl.Call(ctx, "status", nil); err != nil {
+					t.Fatalf("a newer connection broke: %v", err)
+				}
+			}
+			// Past the limit with both busy: the newcomer is refused.
+			var wg sync.WaitGroup
+			for _, cl := range []*Client{second, third} {
+				wg.Go(func() { cl.Call(ctx, "block", nil) })
+			}
+			<-entered
+			<-entered
+			r := dialRaw(t, addr)
+			defer r.Close()
+			if line, err := r.r.ReadString('\n'); !strings.Contains(line, string(errcode.Overloaded)) {
+				t.Fatalf("newcomer while all are busy got %q, %v", line, err)
+			}
+			if _, err := r.r.ReadString('\n'); err == nil {
+				t.Fatal("the refused connection stayed open")
+			}
+			close(release)
+			wg.Wait()
+			connect()
+		})
 	}
 }
