@@ -51,7 +51,7 @@ func (auditVerifyCmd) Run() error {
 	fmt.Printf("audit log OK: %d records (seq %d-%d) in %d file(s): %s\n",
 		rep.Records, rep.FirstSeq, rep.LastSeq, len(rep.Files), strings.Join(rep.Files, ", "))
 	if rep.FirstSeq > 1 {
-		fmt.Printf("note: records before seq %d are not present (older files removed)\n", rep.FirstSeq)
+		fmt.Printf("note: records before seq %d were removed by retention (audit.max_total_bytes); a signed checkpoint accounts for them\n", rep.FirstSeq)
 	}
 	return nil
 }

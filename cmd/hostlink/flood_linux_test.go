@@ -132,18 +132,6 @@ func (p daemonProc) openFileLimit() (soft, hard string) {
 	return "", ""
 }
 
-func dirBytes(t *testing.T, dir string) int64 {
-	t.Helper()
-	var n int64
-	filepath.Walk(dir, func(_ string, fi os.FileInfo, err error) error {
-		if err == nil && fi.Mode().IsRegular() {
-			n += fi.Size()
-		}
-		return nil
-	})
-	return n
-}
-
 // setNofile sets this process's RLIMIT_NOFILE; children inherit it.
 func setNofile(t *testing.T, soft, hard uint64) {
 	t.Helper()

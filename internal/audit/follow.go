@@ -159,6 +159,9 @@ func (l *Log) followRotation(open, onDisk fs.FileInfo) error {
 		}
 	}
 	if k < 0 {
+		if deleted(l.f) {
+			return l.followPruned(rot, onDisk)
+		}
 		return l.replaced("another file is in its place, and the old one is not among the files rotated since")
 	}
 	// Another Log may have appended to our file before rotating it.
@@ -170,6 +173,12 @@ func (l *Log) followRotation(open, onDisk fs.FileInfo) error {
 			return err
 		}
 	}
+	return l.reopenLocked(rot, onDisk)
+}
+
+// reopenLocked opens audit.log, whose info is onDisk, after another Log
+// rotated it, and follows its records; rot are the rotated files.
+func (l *Log) reopenLocked(rot []rotated, onDisk fs.FileInfo) error {
 	f, err := openAppend(l.path, 0)
 	if err != nil {
 		return fmt.Errorf("audit: reopening %s after another process rotated it: %w", l.path, err)
@@ -190,7 +199,10 @@ func (l *Log) followRotation(open, onDisk fs.FileInfo) error {
 		return fmt.Errorf("audit: reopening %s after another process rotated it: %w", l.path, err)
 	}
 	l.f.Close()
-	l.f, l.end, l.newest = f, fi.Size(), rot[len(rot)-1]
+	l.f, l.end = f, fi.Size()
+	if len(rot) > 0 {
+		l.newest = rot[len(rot)-1]
+	}
 	return nil
 }
 

@@ -191,11 +191,12 @@ func OpenAudit(dirs paths.Dirs, cfg *config.Config, machineID string) (*audit.Lo
 		return nil, fmt.Errorf("audit key: %w", err)
 	}
 	log, err := audit.Open(audit.Options{
-		Dir:       dirs.Audit,
-		Key:       key,
-		MaxBytes:  cfg.Audit.MaxFileBytes,
-		MachineID: machineID,
-		Version:   version.Version,
+		Dir:           dirs.Audit,
+		Key:           key,
+		MaxBytes:      cfg.Audit.MaxFileBytes,
+		MaxTotalBytes: cfg.Audit.MaxTotalBytes,
+		MachineID:     machineID,
+		Version:       version.Version,
 	})
 	if err != nil {
 		return nil, fmt.Errorf("audit log: %w (hostlink does not run without its audit log)", err)
