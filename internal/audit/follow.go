@@ -147,6 +147,12 @@ func (l *Log) followRotation(open, onDisk fs.FileInfo) error {
 	if err != nil {
 		return err
 	}
+	// Gone from the directory, or (on Windows, where another process
+	// holding a file open keeps it there, or after a removal failed) still
+	// there but listed by a checkpoint: only retention may have removed it.
+	if deleted(l.f) {
+		return l.followPruned(rot, onDisk)
+	}
 	k := -1
 	for i := len(rot) - 1; i >= 0 && rot[i].compare(l.newest) > 0; i-- {
 		fi, err := os.Lstat(filepath.Join(l.dir, rot[i].String()))
@@ -158,10 +164,10 @@ func (l *Log) followRotation(open, onDisk fs.FileInfo) error {
 			break
 		}
 	}
+	if k >= 0 && scanCheckpoints(l.dir, l.key, append(rotatedNames(rot), logName)).files[rot[k].String()] {
+		return l.followPruned(rot, onDisk)
+	}
 	if k < 0 {
-		if deleted(l.f) {
-			return l.followPruned(rot, onDisk)
-		}
 		return l.replaced("another file is in its place, and the old one is not among the files rotated since")
 	}
 	// Another Log may have appended to our file before rotating it.

@@ -91,11 +91,17 @@ func (l *Log) lastOf(name string) (*entry, string, error) {
 	return l.lastRecord(f, name, fi.Size())
 }
 
-// checkpoints collects, from checkpoint records, the last record of each
-// file that retention removed: seq → MAC.
-type checkpoints map[uint64]string
+// checkpoints collects what checkpoint records say retention removed.
+type checkpoints struct {
+	last  map[uint64]string // the last record of each file removed: seq → MAC
+	files map[string]bool   // the names of the files removed
+}
 
-func (c checkpoints) add(e *entry) {
+func newCheckpoints() *checkpoints {
+	return &checkpoints{last: map[uint64]string{}, files: map[string]bool{}}
+}
+
+func (c *checkpoints) add(e *entry) {
 	if e.Op != CheckpointOp {
 		return
 	}
@@ -106,15 +112,41 @@ func (c checkpoints) add(e *entry) {
 		return
 	}
 	for _, r := range d.Removed {
-		c[r.LastSeq] = r.LastMAC
+		c.last[r.LastSeq] = r.LastMAC
+		c.files[r.File] = true
 	}
 }
 
 // covers reports whether a checkpoint accounts for every record before a
 // chain that starts with e: e follows the last record of a removed file.
-func (c checkpoints) covers(e *entry) bool {
-	mac, ok := c[e.Seq-1]
+func (c *checkpoints) covers(e *entry) bool {
+	mac, ok := c.last[e.Seq-1]
 	return ok && e.Seq > 1 && mac == e.PrevMAC
+}
+
+// scanCheckpoints reads the checkpoints in the log files names of dir: a
+// checkpoint is the first record of the file its rotation started, so
+// only first records are read. A first record that does not verify is
+// left for Verify to report.
+func scanCheckpoints(dir string, key []byte, names []string) *checkpoints {
+	cps := newCheckpoints()
+	for _, name := range names {
+		if e, err := firstRecord(dir, key, name); err == nil && e != nil {
+			cps.add(e)
+		}
+	}
+	return cps
+}
+
+// skipRemoved returns names without the oldest ones that retention
+// removed but that are still there: on Windows a file stays, pending
+// deletion, while another process has it open, and a removal that failed
+// is tried again at the next rotation.
+func (c *checkpoints) skipRemoved(names []string) []string {
+	for len(names) > 0 && c.files[names[0]] {
+		names = names[1:]
+	}
+	return names
 }
 
 // followPruned handles finding the file the Log had open removed while it
@@ -122,43 +154,44 @@ func (c checkpoints) covers(e *entry) bool {
 // accounts for every record before them and the Log's head was among
 // those. The Log then follows the files left, as Open would.
 func (l *Log) followPruned(rot []rotated, onDisk fs.FileInfo) error {
-	names := make([]string, 0, len(rot)+1)
-	for _, r := range rot {
-		names = append(names, r.String())
-	}
-	names = append(names, logName)
+	names := append(rotatedNames(rot), logName)
+	cps := scanCheckpoints(l.dir, l.key, names)
 	var first *entry
-	cps := checkpoints{}
-	// A checkpoint is the first record of the file its rotation started.
-	for _, name := range names {
-		e, err := l.firstOf(name)
+	for _, name := range cps.skipRemoved(names) {
+		e, err := firstRecord(l.dir, l.key, name)
 		if err != nil {
 			return err
 		}
-		if e == nil {
-			continue
-		}
-		if first == nil {
+		if e != nil {
 			first = e
+			break
 		}
-		cps.add(e)
 	}
 	if first == nil || !cps.covers(first) || l.seq > first.Seq-1 {
 		return l.replaced("it is gone, and no checkpoint accounts for it")
 	}
 	l.seq, l.prevMAC = first.Seq-1, first.PrevMAC
-	for _, r := range rot {
-		if err := l.followFile(r.String()); err != nil {
+	keep := cps.skipRemoved(names)
+	for _, name := range keep[:len(keep)-1] { // audit.log is opened below
+		if err := l.followFile(name); err != nil {
 			return err
 		}
 	}
 	return l.reopenLocked(rot, onDisk)
 }
 
-// firstOf returns the first record of the log file name, nil if it is
-// empty; it must verify.
-func (l *Log) firstOf(name string) (*entry, error) {
-	f, err := openRead(filepath.Join(l.dir, name))
+func rotatedNames(rot []rotated) []string {
+	names := make([]string, len(rot), len(rot)+1)
+	for i, r := range rot {
+		names[i] = r.String()
+	}
+	return names
+}
+
+// firstRecord returns the first record of the log file name in dir, nil
+// if it is empty; it must verify with key.
+func firstRecord(dir string, key []byte, name string) (*entry, error) {
+	f, err := openRead(filepath.Join(dir, name))
 	if err != nil {
 		return nil, err
 	}
@@ -174,7 +207,7 @@ func (l *Log) firstOf(name string) (*entry, error) {
 	if !ok {
 		return nil, &Failure{File: name, Line: 1, Reason: ReasonTruncated, Detail: "no newline"}
 	}
-	e, _, fail := verifyLine(l.key, line)
+	e, _, fail := verifyLine(key, line)
 	if fail != nil {
 		fail.File, fail.Line = name, 1
 		return nil, fail

@@ -97,8 +97,8 @@ func Verify(dir string, key []byte) (Report, error) {
 		return rep, fmt.Errorf("audit: no log files in %s: %w", dir, fs.ErrNotExist)
 	}
 	var c chain
-	cps := checkpoints{}
-	for _, name := range names {
+	cps := scanCheckpoints(dir, key, names)
+	for _, name := range cps.skipRemoved(names) {
 		fail, err := verifyFile(filepath.Join(dir, name), key, &c, &rep, cps)
 		if errors.Is(err, fs.ErrNotExist) && rep.Records == 0 {
 			continue // removed by retention since it was listed
@@ -121,7 +121,7 @@ func Verify(dir string, key []byte) (Report, error) {
 	return rep, nil
 }
 
-func verifyFile(path string, key []byte, c *chain, rep *Report, cps checkpoints) (*Failure, error) {
+func verifyFile(path string, key []byte, c *chain, rep *Report, cps *checkpoints) (*Failure, error) {
 	f, err := openRead(path)
 	if err != nil {
 		return nil, err
