@@ -159,7 +159,7 @@ func newHostlink(bin, home, root string) (*server, error) {
 	// The approval policy allows everything, so the benchmarks measure the
 	// operations rather than a wait for the user.
 	cfg := "[limits]\nmax_list_entries = 100000\nmax_search_matches = 100000\n" +
-		"[policy]\nfiles_write = \"allow\"\ncommands = \"allow\"\ncomputer = \"allow\"\nagents = \"allow\"\n"
+		"[policy]\nfiles_write = \"allow\"\ncommands = \"allow\"\ncommands_unsandboxed = \"allow\"\ncomputer = \"allow\"\nagents = \"allow\"\n"
 	if err := os.WriteFile(filepath.Join(home, "config", "config.toml"), []byte(cfg), 0o600); err != nil {
 		return nil, err
 	}

@@ -39,6 +39,9 @@ func printStatus(w io.Writer, st daemon.Status) {
 	safe := textsafe.Line
 	up := (time.Duration(st.UptimeSeconds) * time.Second).String()
 	fmt.Fprintf(w, "hostlink %s running, pid %d, up %s (since %s)\n", safe(st.Version), st.PID, up, st.Started.Format(time.RFC3339))
+	if st.Build.Version != "" {
+		fmt.Fprintf(w, "build: %s\n", safe(st.Build.Summary()))
+	}
 	fmt.Fprintln(w, "transports:")
 	for _, t := range st.Transports {
 		fmt.Fprintf(w, "  %-10s %s\n", safe(t.Name), safe(t.Address))
@@ -68,6 +71,9 @@ func printStatus(w io.Writer, st daemon.Status) {
 			state = "not ready"
 		}
 		fmt.Fprintf(w, "  %-10s %s\n", safe(c.Name), safe(state))
+	}
+	if st.Sandbox != nil {
+		fmt.Fprintf(w, "  %-10s commands run %s\n", "sandbox", safe(fmt.Sprint(st.Sandbox)))
 	}
 	fmt.Fprintln(w, "workdirs:")
 	for _, wd := range st.Workdirs {

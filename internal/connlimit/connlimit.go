@@ -181,11 +181,17 @@ func (t *Tracker) CloseAll() {
 	}
 }
 
-// Len returns the number of connections tracked.
-func (t *Tracker) Len() int {
+// Len returns the number of connections tracked and how many of them are
+// busy.
+func (t *Tracker) Len() (open, busy int) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	return len(t.conns)
+	for c := range t.conns {
+		if c.busy {
+			busy++
+		}
+	}
+	return len(t.conns), busy
 }
 
 // SetBusy records whether c is serving a request (busy) or waiting for

@@ -86,7 +86,7 @@ func TestVictims(t *testing.T) {
 			if tt.victim != -1 {
 				want--
 			}
-			if got := tr.Len(); got != want {
+			if got, _ := tr.Len(); got != want {
 				t.Errorf("%d tracked, want %d", got, want)
 			}
 			if tt.reason != "" && (len(sheds) != 1 || sheds[0] != map[bool]string{true: tt.newPeer, false: tt.open[max(tt.victim, 0)].peer}[tt.victim < 0]+": "+tt.reason) {
@@ -107,13 +107,13 @@ func TestCloseFreesSlot(t *testing.T) {
 	}
 	c.Close()
 	c.Close()
-	if tr.Len() != 0 {
-		t.Fatalf("%d tracked after close", tr.Len())
+	if n, _ := tr.Len(); n != 0 {
+		t.Fatalf("%d tracked after close", n)
 	}
 	if tr.Admit(pipe(t), "a", false) == nil || tr.Admit(pipe(t), "b", false) == nil {
 		t.Fatal("the slot was not freed")
 	}
-	if tr.Len() != 1 {
-		t.Fatalf("%d tracked, want 1", tr.Len())
+	if n, busy := tr.Len(); n != 1 || busy != 0 {
+		t.Fatalf("%d tracked (%d busy), want 1 idle", n, busy)
 	}
 }

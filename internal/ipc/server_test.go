@@ -18,6 +18,7 @@ import (
 	"github.com/hostlink/hostlink/internal/audit"
 	"github.com/hostlink/hostlink/internal/errcode"
 	"github.com/hostlink/hostlink/internal/ops"
+	"github.com/hostlink/hostlink/internal/tstest"
 )
 
 // memAudit keeps audit records in memory.
@@ -329,7 +330,9 @@ func TestConnLimits(t *testing.T) {
 				}
 				return map[string]any{}, nil
 			}
+			var srv *Server
 			addr, _ := serveTest(t, func(s *Server) {
+				srv = s
 				s.MaxConns, s.MaxConnsPerPeer = tt.total, tt.perPID
 				s.Local = map[string]LocalMethod{"block": block}
 			})
@@ -347,10 +350,18 @@ func TestConnLimits(t *testing.T) {
 			}
 			// At the limit, both idle: a third is served, and the one idle
 			// the longest is closed for it.
-			first, second := connect(), connect()
-			if _, err := second.Call(ctx, "status", nil); err != nil {
-				t.Fatal(err)
+			// The server marks a connection idle just after it writes a
+			// response, so wait for that before relying on the order.
+			idle := func(want int) {
+				tstest.WaitFor(t, 10*time.Second, "idle connections", func() bool {
+					open, busy := srv.tracker.Len()
+					return open == want && busy == 0
+				})
 			}
+			first := connect()
+			idle(1)
+			second := connect()
+			idle(2)
 			third := connect()
 			if _, err := first.Call(ctx, "status", nil); err == nil {
 				t.Fatal("the connection idle the longest was not closed for the newcomer")
