@@ -10,8 +10,8 @@ import "syscall"
 // never below floor.
 func Fit(n, reserve, floor int) int {
 	var lim syscall.Rlimit
-	if err := syscall.Getrlimit(syscall.RLIMIT_NOFILE, &lim); err != nil || lim.Cur > 1<<30 {
+	if err := syscall.Getrlimit(syscall.RLIMIT_NOFILE, &lim); err != nil {
 		return n
 	}
-	return max(floor, min(n, int(lim.Cur)-reserve))
+	return fit(n, reserve, floor, lim.Cur)
 }
