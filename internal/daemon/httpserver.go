@@ -1,7 +1,6 @@
 package daemon
 
 import (
-	"io"
 	"log/slog"
 	"net"
 	"net/http"
@@ -14,13 +13,19 @@ import (
 	"github.com/hostlink/hostlink/internal/ops"
 )
 
-// Time and size limits of the HTTP endpoint (MCP and the console). There
-// is no overall read or write timeout: an MCP stream or a long tool call
-// legitimately keeps a request open for as long as it runs.
+// httpTimeouts bound the phases of an HTTP request. There is no overall
+// read or write timeout: an MCP stream or a long tool call legitimately
+// keeps a request open for as long as it runs.
+type httpTimeouts struct {
+	Header time.Duration // from connecting, or from the first byte of a request, to its last header
+	Idle   time.Duration // a keep-alive connection waiting for its next request
+	Body   time.Duration // reading one request body
+}
+
+// defaultHTTPTimeouts are the HTTP endpoint's (MCP and the console).
+var defaultHTTPTimeouts = httpTimeouts{Header: 10 * time.Second, Idle: 2 * time.Minute, Body: time.Minute}
+
 const (
-	httpHeaderTimeout  = 10 * time.Second // from connecting, or from the first byte of a request, to its last header
-	httpIdleTimeout    = 2 * time.Minute  // a keep-alive connection waiting for its next request
-	httpBodyTimeout    = time.Minute      // reading one request body
 	httpMaxHeaderBytes = 64 << 10
 	// fdReserve are descriptors kept for everything but HTTP connections:
 	// the control channel's, the audit log, databases, commands' pipes.
@@ -43,12 +48,12 @@ func (d *Daemon) httpListener(ln net.Listener) *connlimit.Listener {
 	return l
 }
 
-// httpServer serves h on connections that ln admits.
-func httpServer(h http.Handler, ln *connlimit.Listener) *http.Server {
+// httpServer serves h on connections that ln admits, within to.
+func httpServer(h http.Handler, ln *connlimit.Listener, to httpTimeouts) *http.Server {
 	return &http.Server{
-		Handler:           bodyDeadline(h),
-		ReadHeaderTimeout: httpHeaderTimeout,
-		IdleTimeout:       httpIdleTimeout,
+		Handler:           bodyDeadline(h, to.Body),
+		ReadHeaderTimeout: to.Header,
+		IdleTimeout:       to.Idle,
 		MaxHeaderBytes:    httpMaxHeaderBytes,
 		ConnState:         ln.ConnState,
 		ConnContext:       connlimit.WithConn,
@@ -56,31 +61,15 @@ func httpServer(h http.Handler, ln *connlimit.Listener) *http.Server {
 	}
 }
 
-// bodyDeadline bounds reading a request's body to httpBodyTimeout, and
-// lifts the bound once the body is read, for the handler's own time.
-func bodyDeadline(h http.Handler) http.Handler {
+// bodyDeadline bounds reading a request's body to d. The bound does not
+// reach into the handler's own time: net/http clears the read deadline
+// when the body has been read to its end (to watch for the client going
+// away), so a long tool call is not cut off by it.
+func bodyDeadline(h http.Handler, d time.Duration) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.Body != nil && r.Body != http.NoBody {
-			rc := http.NewResponseController(w)
-			if rc.SetReadDeadline(time.Now().Add(httpBodyTimeout)) == nil {
-				r.Body = &deadlineBody{ReadCloser: r.Body, rc: rc}
-			}
+			http.NewResponseController(w).SetReadDeadline(time.Now().Add(d))
 		}
 		h.ServeHTTP(w, r)
 	})
-}
-
-type deadlineBody struct {
-	io.ReadCloser
-	rc   *http.ResponseController
-	done bool
-}
-
-func (b *deadlineBody) Read(p []byte) (int, error) {
-	n, err := b.ReadCloser.Read(p)
-	if err == io.EOF && !b.done {
-		b.done = true
-		b.rc.SetReadDeadline(time.Time{})
-	}
-	return n, err
 }

@@ -83,7 +83,7 @@ func (d *Daemon) ServeHTTP(ctx context.Context, ready func(addr net.Addr)) error
 	mux.Handle("/mcp", h)
 	mux.Handle(console.Prefix, d.consoleHandler(tok))
 	lim := d.httpListener(ln)
-	srv := httpServer(mux, lim)
+	srv := httpServer(mux, lim, defaultHTTPTimeouts)
 	d.transports.add(ops.TransportMCPHTTP, "http://"+ln.Addr().String()+"/mcp")
 	d.transports.add(ipc.Transport, ipcAddr)
 	d.transports.add(console.Transport, "http://"+ln.Addr().String()+console.Prefix)
