@@ -2,6 +2,9 @@ package main
 
 import (
 	"bytes"
+	"encoding/json"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -83,5 +86,36 @@ func TestAuditTailEscapes(t *testing.T) {
 	noHidden(t, out)
 	if !strings.Contains(out, `w\u202e a\rb.txt evil\u2066.go\x1b[8m`) {
 		t.Fatalf("audit line:\n%s", out)
+	}
+}
+
+// TestCallOutputEscapes: `hostlink call` prints what an operation returned
+// (here a file a repository could hold) with hidden characters escaped,
+// both indented and with --json, and the --json output still decodes to
+// the file's content.
+func TestCallOutputEscapes(t *testing.T) {
+	bin := build(t)
+	home, env := hostlinkEnv(t)
+	content := "make test\u202e\u2066\u200b\x7f\u0085\x1b[2J end"
+	os.MkdirAll(filepath.Join(home, "workspace"), 0o700)
+	if err := os.WriteFile(filepath.Join(home, "workspace", "evil.txt"), []byte(content), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	startServe(t, bin, env)
+	for _, args := range [][]string{{}, {"--json"}} {
+		out, stderr, err := runSplit(t, env, bin, append([]string{"call", "read_file", `{"path":"evil.txt"}`}, args...)...)
+		if err != nil {
+			t.Fatalf("call %v: %v\n%s%s", args, err, out, stderr)
+		}
+		noHidden(t, out)
+		if !strings.Contains(out, `make test\u202e\u2066\u200b\u007f\u0085\u001b[2J end`) {
+			t.Fatalf("call %v:\n%s", args, out)
+		}
+		if len(args) > 0 {
+			var res struct{ Content string }
+			if err := json.Unmarshal([]byte(out), &res); err != nil || res.Content != content {
+				t.Fatalf("--json output decodes to %q, %v", res.Content, err)
+			}
+		}
 	}
 }
