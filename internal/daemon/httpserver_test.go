@@ -32,8 +32,9 @@ func waitClosed(t *testing.T, r io.Reader, c net.Conn) string {
 
 // TestHTTPTimeouts: a request whose headers never end, a keep-alive
 // connection left idle and a body that stops coming are each cut off by
-// their timeout; a complete request is served, and a handler that has read
-// its body keeps its request past the body timeout.
+// their timeout; a complete request is served, headers over their size
+// limit are refused, and a handler that has read its body keeps its
+// request past the body timeout.
 func TestHTTPTimeouts(t *testing.T) {
 	const short = 250 * time.Millisecond
 	bodyErr := make(chan error, 1)
@@ -107,6 +108,21 @@ func TestHTTPTimeouts(t *testing.T) {
 			}
 		case <-time.After(30 * time.Second):
 			t.Fatal("reading the body did not time out")
+		}
+	})
+	t.Run("headers at and past their size limit", func(t *testing.T) {
+		// net/http allows 4 KiB over MaxHeaderBytes for the request line
+		// and framing.
+		for _, tt := range []struct {
+			pad  int
+			want int
+		}{{httpMaxHeaderBytes - 1024, http.StatusOK}, {httpMaxHeaderBytes + 8192, http.StatusRequestHeaderFieldsTooLarge}} {
+			c := dial(t)
+			io.WriteString(c, "GET /x HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Pad: "+strings.Repeat("a", tt.pad)+"\r\n\r\n")
+			resp, err := http.ReadResponse(bufio.NewReader(c), nil)
+			if err != nil || resp.StatusCode != tt.want {
+				t.Fatalf("%d bytes of headers: %v %v, want %d", tt.pad, resp, err, tt.want)
+			}
 		}
 	})
 	t.Run("a long handler after its body", func(t *testing.T) {
