@@ -12,20 +12,20 @@ import (
 	"github.com/hostlink/hostlink/internal/tstest"
 )
 
-// pipeListener hands the server in-memory connections, whose writes block
+// memListener hands the server in-memory connections, whose writes block
 // until the other end reads: a refused peer that never reads then holds
 // its refuser for as long as it likes (up to refuseTimeout).
-type pipeListener struct {
+type memListener struct {
 	conns     chan net.Conn
 	closeOnce sync.Once
 	done      chan struct{}
 }
 
-func newPipeListener() *pipeListener {
-	return &pipeListener{conns: make(chan net.Conn), done: make(chan struct{})}
+func newMemListener() *memListener {
+	return &memListener{conns: make(chan net.Conn), done: make(chan struct{})}
 }
 
-func (l *pipeListener) dial(t *testing.T) net.Conn {
+func (l *memListener) dial(t *testing.T) net.Conn {
 	t.Helper()
 	server, client := net.Pipe()
 	t.Cleanup(func() { client.Close() })
@@ -37,7 +37,7 @@ func (l *pipeListener) dial(t *testing.T) net.Conn {
 	return client
 }
 
-func (l *pipeListener) Accept() (net.Conn, error) {
+func (l *memListener) Accept() (net.Conn, error) {
 	select {
 	case c := <-l.conns:
 		return c, nil
@@ -46,17 +46,17 @@ func (l *pipeListener) Accept() (net.Conn, error) {
 	}
 }
 
-func (l *pipeListener) Close() error {
+func (l *memListener) Close() error {
 	l.closeOnce.Do(func() { close(l.done) })
 	return nil
 }
 
-func (l *pipeListener) Addr() net.Addr { return pipeAddr{} }
+func (l *memListener) Addr() net.Addr { return memAddr{} }
 
-type pipeAddr struct{}
+type memAddr struct{}
 
-func (pipeAddr) Network() string { return "pipe" }
-func (pipeAddr) String() string  { return "pipe" }
+func (memAddr) Network() string { return "pipe" }
+func (memAddr) String() string  { return "pipe" }
 
 // TestRefusingBound: at most maxRefusing refused peers are told why at
 // once. With that many refused peers not reading, the next is disconnected
@@ -66,7 +66,7 @@ func TestRefusingBound(t *testing.T) {
 	a := &memAudit{}
 	s := &Server{Registry: testRegistry(a), Refusals: audit.NewRefusals(a, time.Hour),
 		measure: func(net.Conn) (Peer, error) { return Peer{UID: 4242, PID: 7}, nil }}
-	ln := newPipeListener()
+	ln := newMemListener()
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() { done <- s.Serve(ctx, ln) }()
