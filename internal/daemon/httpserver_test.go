@@ -58,26 +58,35 @@ func TestHTTPTimeouts(t *testing.T) {
 		}
 		io.WriteString(w, "ok")
 	})
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
+	serve := func(to httpTimeouts) string {
+		ln, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			t.Fatal(err)
+		}
+		lim := connlimit.Listen(ln, connlimit.Limits{Max: 16, PerPeer: 16}, nil)
+		srv := httpServer(h, lim, to)
+		go srv.Serve(lim)
+		t.Cleanup(func() { srv.Close() })
+		return ln.Addr().String()
 	}
-	lim := connlimit.Listen(ln, connlimit.Limits{Max: 16, PerPeer: 16}, nil)
-	srv := httpServer(h, lim, httpTimeouts{Header: short, Idle: short, Body: short})
-	go srv.Serve(lim)
-	t.Cleanup(func() { srv.Close() })
-	dial := func(t *testing.T) net.Conn {
-		c, err := net.Dial("tcp", ln.Addr().String())
+	// The header timeout runs from the server's first read, which can be
+	// before the client writes: only the test of that timeout uses a short
+	// one, so that a busy machine cannot time out the others' requests.
+	shortHeader := serve(httpTimeouts{Header: short, Idle: time.Minute, Body: time.Minute})
+	shortRest := serve(httpTimeouts{Header: time.Minute, Idle: short, Body: short})
+	dialTo := func(t *testing.T, addr string) net.Conn {
+		c, err := net.Dial("tcp", addr)
 		if err != nil {
 			t.Fatal(err)
 		}
 		t.Cleanup(func() { c.Close() })
 		return c
 	}
+	dial := func(t *testing.T) net.Conn { return dialTo(t, shortRest) }
 	get := "GET /x HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n"
 
 	t.Run("headers that never end", func(t *testing.T) {
-		c := dial(t)
+		c := dialTo(t, shortHeader)
 		io.WriteString(c, strings.TrimSuffix(get, "\r\n"))
 		if got := waitClosed(t, c, c); strings.Contains(got, "200 OK") {
 			t.Fatalf("served: %q", got)
