@@ -210,7 +210,7 @@ func (e *env) ipcCaller() caller {
 	if err != nil {
 		e.t.Fatal(err)
 	}
-	srv := &ipc.Server{Registry: e.reg, Audit: e.audit}
+	srv := &ipc.Server{Registry: e.reg}
 	done := make(chan struct{})
 	go func() { srv.Serve(ctx, ln); close(done) }()
 	e.t.Cleanup(func() { cancel(); <-done })

@@ -186,11 +186,12 @@ func (b *Broker) require(ctx context.Context, act Action, wait time.Duration) (s
 			e = b.createLocked(act, now)
 		}
 		if waited {
+			id, err := e.a.ID, pendingError(e.a)
 			b.mu.Unlock()
-			return e.a.ID, pendingError(e.a)
+			return id, err
 		}
 		left := min(wait, time.Until(e.a.Deadline))
-		done := e.done
+		done, id := e.done, e.a.ID
 		b.mu.Unlock()
 		t := time.NewTimer(max(left, 0))
 		select {
@@ -198,7 +199,7 @@ func (b *Broker) require(ctx context.Context, act Action, wait time.Duration) (s
 		case <-t.C:
 		case <-ctx.Done():
 			t.Stop()
-			return e.a.ID, errcode.New(errcode.Cancelled, "the operation was cancelled while waiting for approval").With("approval_id", e.a.ID)
+			return id, errcode.New(errcode.Cancelled, "the operation was cancelled while waiting for approval").With("approval_id", id)
 		}
 		t.Stop()
 		b.mu.Lock()

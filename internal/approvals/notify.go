@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/hostlink/hostlink/internal/audit"
+	"github.com/hostlink/hostlink/internal/textsafe"
 )
 
 // Notifier shows each new approval as a desktop notification, where the
@@ -27,8 +28,10 @@ type Notifier struct {
 // Notify shows a for at most the approval's life. It blocks while the
 // notification is up, so run it in its own goroutine (Options.Notify does).
 func (n *Notifier) Notify(a Approval) {
-	title := "hostlink: approve " + a.Action.Op + "?"
-	body := a.Action.Summary
+	// The summary is the agent's text: shown through textsafe, so that
+	// control and invisible characters cannot disguise the action.
+	title := "hostlink: approve " + textsafe.Line(a.Action.Op) + "?"
+	body := textsafe.Line(a.Action.Summary)
 	if n.ConsoleURL != "" {
 		body += "\n" + n.ConsoleURL
 	}
@@ -58,7 +61,7 @@ func (n *Notifier) notifySend(ctx context.Context, a Approval, title, body strin
 	}
 	cmd := exec.CommandContext(ctx, path, "--app-name=hostlink", "--urgency=critical",
 		"--expire-time="+strconv.FormatInt(max(time.Until(a.Deadline).Milliseconds(), 0), 10),
-		"--action=approve=Approve", "--action=deny=Deny", "--wait", title, body)
+		"--action=approve=Approve", "--action=deny=Deny", "--wait", title, markupEscaper.Replace(body))
 	out, err := cmd.StdoutPipe()
 	if err != nil {
 		return
@@ -77,6 +80,10 @@ func (n *Notifier) notifySend(ctx context.Context, a Approval, title, body strin
 	}
 	cmd.Wait()
 }
+
+// markupEscaper escapes the body for notification servers that read it
+// as markup (the body-markup capability): "<b>" must show, not bold.
+var markupEscaper = strings.NewReplacer("&", "&amp;", "<", "&lt;", ">", "&gt;")
 
 func appleQuote(s string) string {
 	return `"` + strings.NewReplacer(`\`, `\\`, `"`, `\"`).Replace(s) + `"`

@@ -305,6 +305,11 @@ func TestTamper(t *testing.T) {
 				t.Fatal(err)
 			}
 		}, testKey, names[2], 1, ReasonSeqGap},
+		{"delete the oldest file", func(dir string) {
+			if err := os.Remove(filepath.Join(dir, names[0])); err != nil {
+				t.Fatal(err)
+			}
+		}, testKey, names[1], 1, ReasonMissing},
 		{"swap rotated file names", func(dir string) {
 			a, b := filepath.Join(dir, names[1]), filepath.Join(dir, names[2])
 			os.Rename(a, a+".tmp")

@@ -67,14 +67,24 @@ type Limits struct {
 	MaxSearchFileBytes int64 `toml:"max_search_file_bytes"` // larger files are skipped by search
 }
 
-// Server configures the Streamable HTTP listener.
+// Server configures the Streamable HTTP listener (MCP and the console).
 type Server struct {
 	Listen string `toml:"listen"` // host:port; the host must be loopback
+	// MaxConnections bounds open connections; MaxConnectionsPerPeer those
+	// from one address (see package connlimit).
+	MaxConnections        int `toml:"max_connections"`
+	MaxConnectionsPerPeer int `toml:"max_connections_per_peer"`
 }
 
 // Audit configures the audit log.
 type Audit struct {
 	MaxFileBytes int64 `toml:"max_file_bytes"` // size at which audit.log rotates
+	// MaxTotalBytes bounds the audit directory: the oldest rotated files
+	// are removed past it, under a signed checkpoint (package audit).
+	MaxTotalBytes int64 `toml:"max_total_bytes"`
+	// RefusalIntervalSeconds is how long refusals of one kind from one
+	// source are counted into one record.
+	RefusalIntervalSeconds int `toml:"refusal_interval_seconds"`
 }
 
 // Commands configures command execution, which is off until the local user
@@ -131,8 +141,8 @@ func Default() *Config {
 			MaxSearchBytes:     256 << 20,
 			MaxSearchFileBytes: 8 << 20,
 		},
-		Server: Server{Listen: "127.0.0.1:7717"},
-		Audit:  Audit{MaxFileBytes: 64 << 20},
+		Server: Server{Listen: "127.0.0.1:7717", MaxConnections: 256, MaxConnectionsPerPeer: 64},
+		Audit:  Audit{MaxFileBytes: 64 << 20, MaxTotalBytes: 1 << 30, RefusalIntervalSeconds: 60},
 		Commands: Commands{
 			MaxConcurrent:         4,
 			DefaultTimeoutSeconds: 60,

@@ -41,6 +41,7 @@ type Daemon struct {
 	Config   *config.Config
 	Info     hostinfo.Info
 	Audit    *audit.Log
+	Refusals *audit.Refusals   // refused requests, counted into Audit
 	Registry *ops.Registry     // the configured workdirs' registry (assemble)
 	Files    *files.Service    // its file service
 	Commands *commands.Service // its command service; nil unless command execution is enabled
@@ -181,6 +182,7 @@ func (d *Daemon) openAudit() error {
 		return err
 	}
 	d.Audit = log
+	d.Refusals = audit.NewRefusals(log, time.Duration(d.Config.Audit.RefusalIntervalSeconds)*time.Second)
 	return nil
 }
 
@@ -196,11 +198,12 @@ func OpenAudit(dirs paths.Dirs, cfg *config.Config, machineID string) (*audit.Lo
 		return nil, fmt.Errorf("audit key: %w", err)
 	}
 	log, err := audit.Open(audit.Options{
-		Dir:       dirs.Audit,
-		Key:       key,
-		MaxBytes:  cfg.Audit.MaxFileBytes,
-		MachineID: machineID,
-		Version:   version.Version,
+		Dir:           dirs.Audit,
+		Key:           key,
+		MaxBytes:      cfg.Audit.MaxFileBytes,
+		MaxTotalBytes: cfg.Audit.MaxTotalBytes,
+		MachineID:     machineID,
+		Version:       version.Version,
 	})
 	if err != nil {
 		return nil, fmt.Errorf("audit log: %w (hostlink does not run without its audit log)", err)
@@ -224,6 +227,7 @@ func (d *Daemon) Close() error {
 	for _, r := range d.roots {
 		r.Close()
 	}
+	d.Refusals.Close()
 	if d.Audit != nil {
 		return d.Audit.Close()
 	}

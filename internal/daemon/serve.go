@@ -79,17 +79,12 @@ func (d *Daemon) ServeHTTP(ctx context.Context, ready func(addr net.Addr)) error
 	if err != nil {
 		return err
 	}
-	// A base64 write of the largest allowed file, plus JSON framing.
-	maxBody := d.Config.Limits.MaxWriteBytes/3*4 + 1<<20
-	h := mcpserve.NewHTTPHandler(d.Registry, mcpserve.HTTPOptions{Token: tok, MaxBodyBytes: maxBody, Audit: d.Audit})
+	h := mcpserve.NewHTTPHandler(d.Registry, mcpserve.HTTPOptions{Token: tok, MaxBodyBytes: d.maxMessageBytes(), Refusals: d.Refusals})
 	mux := http.NewServeMux()
 	mux.Handle("/mcp", h)
 	mux.Handle(console.Prefix, d.consoleHandler(tok))
-	srv := &http.Server{
-		Handler:           mux,
-		ReadHeaderTimeout: 10 * time.Second,
-		ErrorLog:          slog.NewLogLogger(slog.Default().Handler(), slog.LevelWarn),
-	}
+	lim := d.httpListener(ln)
+	srv := httpServer(mux, lim, defaultHTTPTimeouts)
 	d.transports.add(audit.MCPHTTP, "http://"+ln.Addr().String()+"/mcp")
 	d.transports.add(audit.IPC, ipcAddr)
 	d.transports.add(audit.Console, "http://"+ln.Addr().String()+console.Prefix)
@@ -99,14 +94,14 @@ func (d *Daemon) ServeHTTP(ctx context.Context, ready func(addr net.Addr)) error
 	}
 	ctx, stopIPC := context.WithCancel(ctx)
 	defer stopIPC()
-	ipcSrv := &ipc.Server{Registry: d.Registry, Audit: d.Audit}
+	ipcSrv := &ipc.Server{Registry: d.Registry, Refusals: d.Refusals}
 	ipcDone := make(chan error, 1)
 	go func() { ipcDone <- ipcSrv.Serve(ctx, ipcLn) }()
 	if ready != nil {
 		ready(ln.Addr())
 	}
 	errc := make(chan error, 1)
-	go func() { errc <- srv.Serve(ln) }()
+	go func() { errc <- srv.Serve(lim) }()
 	select {
 	case err := <-errc:
 		stopIPC()
@@ -142,6 +137,12 @@ func (d *Daemon) stopped(details map[string]any) {
 	}
 }
 
+// maxMessageBytes bounds one MCP message, an HTTP body or a stdio line: a
+// base64 write of the largest allowed file, plus JSON framing.
+func (d *Daemon) maxMessageBytes() int64 {
+	return d.Config.Limits.MaxWriteBytes/3*4 + 1<<20
+}
+
 // ServeStdio serves MCP on standard input and output until the client
 // closes them or ctx is done.
 func (d *Daemon) ServeStdio(ctx context.Context) error {
@@ -149,7 +150,7 @@ func (d *Daemon) ServeStdio(ctx context.Context) error {
 	if err := d.Event("daemon_start", map[string]any{"transport": string(audit.MCPStdio)}); err != nil {
 		return fmt.Errorf("audit log: %w", err)
 	}
-	err := mcpserve.ServeStdio(ctx, d.Registry, peer)
+	err := mcpserve.ServeStdio(ctx, d.Registry, peer, int(d.maxMessageBytes()))
 	d.stopped(nil)
 	if errors.Is(err, context.Canceled) {
 		return nil

@@ -11,10 +11,11 @@ import (
 	"io"
 	"strconv"
 	"sync"
-	"sync/atomic"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/hostlink/hostlink/internal/jsonrpcline"
 )
 
 // The SDK encodes a tool result several times on its way out: each content
@@ -85,30 +86,33 @@ func (e *encodedResults) result(body []byte, images []mcp.Content) *mcp.CallTool
 type encodedConn struct {
 	mcp.Connection // the SDK's connection over the same pipes
 	e              *encodedResults
-	in             *batchWatch
 	w              io.Writer
 
-	mu     sync.Mutex // serializes writes to w, the SDK's and ours
+	mu     *sync.Mutex // serializes writes to w: the SDK's, ours and checkedReader's
 	closed bool
 }
 
-func (e *encodedResults) transport(r io.ReadCloser, w io.WriteCloser) mcp.Transport {
-	return encodedTransport{e: e, r: r, w: w}
+func (e *encodedResults) transport(r io.ReadCloser, w io.WriteCloser, maxLine int) mcp.Transport {
+	return encodedTransport{e: e, r: r, w: w, maxLine: maxLine}
 }
 
 type encodedTransport struct {
-	e *encodedResults
-	r io.ReadCloser
-	w io.WriteCloser
+	e       *encodedResults
+	r       io.ReadCloser
+	w       io.WriteCloser
+	maxLine int
 }
 
 func (t encodedTransport) Connect(ctx context.Context) (mcp.Connection, error) {
-	in := &batchWatch{r: t.r, lineStart: true}
-	c, err := (&mcp.IOTransport{Reader: in, Writer: t.w}).Connect(ctx)
+	mu := new(sync.Mutex)
+	in := &checkedReader{lines: jsonrpcline.NewReader(t.r, t.maxLine), r: t.r, w: t.w, mu: mu}
+	// The SDK's own line limit is never reached: checkedReader passes only
+	// lines within maxLine.
+	c, err := (&mcp.IOTransport{Reader: in, Writer: t.w, MaxLineLength: t.maxLine + 1}).Connect(ctx)
 	if err != nil {
 		return nil, err
 	}
-	return &encodedConn{Connection: c, e: t.e, in: in, w: t.w}, nil
+	return &encodedConn{Connection: c, e: t.e, w: t.w, mu: mu}, nil
 }
 
 var (
@@ -129,9 +133,7 @@ func (c *encodedConn) Write(ctx context.Context, msg jsonrpc.Message) error {
 		return c.Connection.Write(ctx, msg)
 	}
 	before, between, after, shaped := spliceParts(resp.Result, key)
-	// A response within a JSON-RPC batch (protocol 2025-03-26) goes out
-	// with the rest of its batch, which only the SDK's connection tracks.
-	if !shaped || c.in.batches.Load() {
+	if !shaped {
 		r := *resp
 		r.Result = splice(resp.Result, key, body)
 		return c.Connection.Write(ctx, &r)
@@ -191,34 +193,42 @@ func (c *encodedConn) Close() error {
 	return c.Connection.Close()
 }
 
-// batchWatch passes the client's messages through, noting whether any was
-// a JSON-RPC batch: messages are newline-delimited, so a batch is a line
-// whose first non-blank byte is '['. (A '[' starting a line inside a
-// multi-line message is taken for a batch too, which is only slower.)
-type batchWatch struct {
-	r         io.ReadCloser
-	lineStart bool // touched only by the SDK's one reading goroutine
-	batches   atomic.Bool
+// checkedReader is what the SDK reads the client's messages from: only
+// lines that jsonrpcline accepts, each ending in a newline. A bad line is
+// answered here with its JSON-RPC error and never reaches the SDK, which
+// would end the session over it.
+type checkedReader struct {
+	lines   *jsonrpcline.Reader
+	r       io.Closer
+	w       io.Writer
+	mu      *sync.Mutex
+	pending []byte // the rest of the current line
 }
 
-func (b *batchWatch) Read(p []byte) (int, error) {
-	n, err := b.r.Read(p)
-	for _, c := range p[:n] {
-		switch {
-		case c == '\n' || c == '\r':
-			b.lineStart = true
-		case !b.lineStart || c == ' ' || c == '\t':
-		case c == '[':
-			b.batches.Store(true)
-			b.lineStart = false
-		default:
-			b.lineStart = false
+func (c *checkedReader) Read(p []byte) (int, error) {
+	for len(c.pending) == 0 {
+		line, err := c.lines.Next()
+		var bad *jsonrpcline.LineError
+		if errors.As(err, &bad) {
+			c.mu.Lock()
+			_, werr := c.w.Write(bad.Response())
+			c.mu.Unlock()
+			if werr != nil {
+				return 0, werr
+			}
+			continue
 		}
+		if err != nil {
+			return 0, err
+		}
+		c.pending = append(line, '\n')
 	}
-	return n, err
+	n := copy(p, c.pending)
+	c.pending = c.pending[n:]
+	return n, nil
 }
 
-func (b *batchWatch) Close() error { return b.r.Close() }
+func (c *checkedReader) Close() error { return c.r.Close() }
 
 // spliceParts cuts the SDK's encoded result around the placeholders: the
 // result with key's data is before, the text block's JSON string, between,

@@ -2,7 +2,6 @@ package mcpserve
 
 import (
 	"crypto/subtle"
-	"log/slog"
 	"net"
 	"net/http"
 	"net/url"
@@ -12,6 +11,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/hostlink/hostlink/internal/audit"
+	"github.com/hostlink/hostlink/internal/connlimit"
 	"github.com/hostlink/hostlink/internal/ops"
 )
 
@@ -22,8 +22,9 @@ type HTTPOptions struct {
 	// MaxBodyBytes bounds a request body (a write_file of the largest allowed
 	// content, base64-encoded, must fit).
 	MaxBodyBytes int64
-	// Audit, if set, records refused requests.
-	Audit ops.Auditor
+	// Refusals, if set, records refused requests (counted, so that a
+	// flood of them does not grow the audit log).
+	Refusals *audit.Refusals
 }
 
 // NewHTTPHandler returns the Streamable HTTP handler for reg. Each request
@@ -45,20 +46,21 @@ type guard struct {
 func (g *guard) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	status, reason := g.check(r)
 	if status != 0 {
-		if g.opts.Audit != nil {
-			if err := g.opts.Audit.Append(audit.Record{
-				Time: time.Now(), Transport: audit.MCPHTTP, Peer: r.RemoteAddr,
-				Op: "http_request_refused", Code: "AUTH_FAILED", Details: map[string]any{"reason": reason},
-			}); err != nil {
-				slog.Warn("a refused HTTP request is not in the audit log", "peer", r.RemoteAddr, "err", err)
-			}
-		}
+		g.opts.Refusals.Refuse(remoteIP(r.RemoteAddr), audit.Record{
+			Time: time.Now(), Transport: audit.MCPHTTP, Peer: r.RemoteAddr,
+			Op: "http_request_refused", Code: "AUTH_FAILED", Details: map[string]any{"reason": reason},
+		})
 		if status == http.StatusUnauthorized {
 			w.Header().Set("WWW-Authenticate", `Bearer realm="hostlink"`)
 		}
+		// A refused client keeps no connection open.
+		w.Header().Set("Connection", "close")
 		http.Error(w, reason, status)
 		return
 	}
+	// The connection carried the token: it is kept while connections that
+	// never did are closed to make room (package connlimit).
+	connlimit.Trust(r.Context())
 	g.next.ServeHTTP(w, r)
 }
 
@@ -97,6 +99,18 @@ func LocalRequest(r *http.Request) string {
 func TokenMatches(presented, want string) bool {
 	return want != "" && subtle.ConstantTimeCompare([]byte(strings.TrimSpace(presented)), []byte(want)) == 1
 }
+
+// remoteIP is the address of hostport without its port, the source a
+// refusal is counted under.
+func remoteIP(hostport string) string {
+	if host, _, err := net.SplitHostPort(hostport); err == nil {
+		return host
+	}
+	return hostport
+}
+
+// RemoteIP is r's remote address without its port.
+func RemoteIP(r *http.Request) string { return remoteIP(r.RemoteAddr) }
 
 func loopbackAddr(hostport string) bool {
 	host, _, err := net.SplitHostPort(hostport)

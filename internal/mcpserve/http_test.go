@@ -103,7 +103,7 @@ func TestCancellation(t *testing.T) {
 		stopped <- ctx.Err()
 		return waitResult{}, ctx.Err()
 	})
-	srv := httptest.NewServer(NewHTTPHandler(reg, HTTPOptions{Token: "tok-tok-tok-tok", Audit: log}))
+	srv := httptest.NewServer(NewHTTPHandler(reg, HTTPOptions{Token: "tok-tok-tok-tok", Refusals: audit.NewRefusals(log, 0)}))
 	defer srv.Close()
 	client := mcp.NewClient(&mcp.Implementation{Name: "t", Version: "1"}, nil)
 	sess, err := client.Connect(context.Background(), &mcp.StreamableClientTransport{

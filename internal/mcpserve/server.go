@@ -118,18 +118,21 @@ func encodeJSON(v any) ([]byte, error) {
 }
 
 // ServeStdio serves reg on standard input and output until the client
-// disconnects or ctx is done. peer describes the client for the audit log.
-func ServeStdio(ctx context.Context, reg *ops.Registry, peer string) error {
-	return Serve(ctx, reg, audit.MCPStdio, peer, os.Stdin, nopCloser{os.Stdout})
+// disconnects or ctx is done. peer describes the client for the audit log;
+// maxLine bounds one message (a line).
+func ServeStdio(ctx context.Context, reg *ops.Registry, peer string, maxLine int) error {
+	return Serve(ctx, reg, audit.MCPStdio, peer, maxLine, os.Stdin, nopCloser{os.Stdout})
 }
 
 // Serve serves reg with newline-delimited JSON-RPC read from r and written
 // to w (MCP's stdio transport) until the client disconnects or ctx is done.
-// Tool results are encoded once (see encodedResults). transport and peer
-// are recorded in the audit log.
-func Serve(ctx context.Context, reg *ops.Registry, transport audit.Transport, peer string, r io.ReadCloser, w io.WriteCloser) error {
+// A line that is not one JSON-RPC message, or is over maxLine bytes, is
+// answered with a JSON-RPC error and the session goes on (package
+// jsonrpcline). Tool results are encoded once (see encodedResults).
+// transport and peer are recorded in the audit log.
+func Serve(ctx context.Context, reg *ops.Registry, transport audit.Transport, peer string, maxLine int, r io.ReadCloser, w io.WriteCloser) error {
 	enc := newEncodedResults()
-	return newServer(reg, transport, peer, enc).Run(ctx, enc.transport(r, w))
+	return newServer(reg, transport, peer, enc).Run(ctx, enc.transport(r, w, maxLine))
 }
 
 // nopCloser keeps standard output open when the session ends.
