@@ -334,9 +334,11 @@ func TestDoctorBrokenSetup(t *testing.T) {
 	if c := check(r, "config"); c.Status != doctor.Fail || !strings.Contains(c.Detail, "max_read_bytez") {
 		t.Fatalf("doctor config: %+v", c)
 	}
-	// Text output: one line per check with its status first.
+	// Text output: one line per check with its status first; the
+	// binary's version comes before everything else.
 	out, _ := run(t, env, bin, "doctor")
-	if !strings.HasPrefix(out, "FAIL  config") || !strings.Contains(out, "fix: ") {
+	if lines := strings.SplitN(out, "\n", 3); len(lines) < 3 || !strings.HasPrefix(lines[0], "OK    version") ||
+		!strings.HasPrefix(lines[1], "FAIL  config") || !strings.Contains(out, "fix: ") {
 		t.Fatalf("doctor text: %s", out)
 	}
 }
