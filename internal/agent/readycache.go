@@ -28,7 +28,8 @@ func (e *Engine) probe(ctx context.Context, name string, rt Runtime) Readiness {
 	pctx, cancel := context.WithTimeout(ctx, d)
 	defer cancel()
 	rd := rt.Probe(pctx)
-	if !rd.Ready && errors.Is(pctx.Err(), context.DeadlineExceeded) {
+	if errors.Is(pctx.Err(), context.DeadlineExceeded) {
+		// Cut short: what it found is partial, the verdict unknown.
 		rd.Checking = true
 		rd.Reason = fmt.Sprintf("%s did not finish its readiness check within %s (%s)", name, d, ProbeTimeoutKey)
 	}
