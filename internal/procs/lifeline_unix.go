@@ -398,7 +398,7 @@ func startGuardian() (*guardian, error) {
 	if err != nil {
 		return nil, err
 	}
-	cmd := &exec.Cmd{Path: exe, Args: []string{exe}, Dir: "/", Env: []string{guardianEnv + "=1"}, Stdin: r,
+	cmd := &exec.Cmd{Path: exe, Args: []string{"hostlink-guardian"}, Dir: "/", Env: []string{guardianEnv + "=1"}, Stdin: r,
 		SysProcAttr: &syscall.SysProcAttr{Setpgid: true}}
 	err = tracker.startOwned(cmd)
 	r.Close()
