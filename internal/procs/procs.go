@@ -118,9 +118,8 @@ type Process struct {
 	state  State
 	err    error
 
-	mu      sync.Mutex
-	killed  bool
-	endOnce sync.Once
+	mu     sync.Mutex
+	killed bool
 }
 
 // copyBufSize is the per-stream buffer between a pipe and its writer; it
