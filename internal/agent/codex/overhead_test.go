@@ -23,8 +23,9 @@ import (
 // and, interleaved with it, the same turn driven directly on a
 // `codex app-server` of its own (thread/start, turn/start, wait for
 // turn/completed), both against the same fake model server and both with
-// their app-server already running. It reports the mean of each and their
-// difference.
+// their app-server already running. It reports the mean of each, their
+// difference, and two parts of hostlink's: the submit call, and the time
+// from the task's end to the poll that sees it.
 //
 //	go test -run '^$' -bench CodexTurnOverhead -benchtime 40x ./internal/agent/codex/
 func BenchmarkCodexTurnOverhead(b *testing.B) {
@@ -38,14 +39,18 @@ func BenchmarkCodexTurnOverhead(b *testing.B) {
 	}})
 	direct := startDirect(b, clis, home, e.Workdir)
 
+	var submit, lag time.Duration
 	viaHostlink := func() {
+		t0 := time.Now()
 		id := e.Submit("codex", "hello", "read-only", nil)
+		submit += time.Since(t0)
 		for {
 			t, err := e.Eng.Store().Get(id)
 			if err != nil {
 				b.Fatal(err)
 			}
 			if t.Status.Terminal() {
+				lag += time.Since(t.Ended)
 				if t.Status != agent.Completed {
 					b.Fatalf("task %s: %s", t.Status, t.Reason)
 				}
@@ -81,6 +86,8 @@ func BenchmarkCodexTurnOverhead(b *testing.B) {
 	b.ReportMetric(float64(through.Microseconds())/n/1000, "hostlink-ms/turn")
 	b.ReportMetric(float64(alone.Microseconds())/n/1000, "direct-ms/turn")
 	b.ReportMetric(float64((through-alone).Microseconds())/n/1000, "overhead-ms/turn")
+	b.ReportMetric(float64(submit.Microseconds())/n/1000, "submit-ms")
+	b.ReportMetric(float64(lag.Microseconds())/n/1000, "lag-ms")
 	b.ReportMetric(0, "ns/op")
 }
 
