@@ -298,22 +298,27 @@ func TestTerminateTree(t *testing.T) {
 // stopped with KillAll, exited without it, or killed with SIGKILL
 // (TerminateProcess on Windows), and on Unix also when its guardian is
 // killed with it, by the next hostlink's UseLedger. Each runs in a helper
-// process, since KillAll also stops this package from starting more.
+// process, since KillAll also stops this package from starting more. The
+// control, the same tree started with os/exec, survives its parent's
+// SIGKILL: what ends the others is this package (the parent-death signal,
+// the guardian, the Job Object), not the OS or Wine on its own.
 func TestNothingOutlivesHostlink(t *testing.T) {
 	tests := []struct {
 		name         string
-		mode         string   // the helper's: killall, exit or hang (to be killed)
+		mode         string   // the helper's: killall, exit, hang or outside (both to be killed)
 		spawn        []string // the child's arguments
 		killGuardian bool     // kill the guardian too; the next hostlink ends the tree
 		unix         bool
+		survives     bool // the control: the grandchild must outlive its hostlink
 	}{
-		{"KillAll", "killall", nil, false, false},
-		{"exit", "exit", nil, false, false},
-		{"SIGKILL", "hang", nil, false, false},
-		{"SIGKILL, grandchild ignoring SIGTERM", "hang", []string{"ignore-term"}, false, false},
-		{"SIGKILL, grandchild in its own session", "hang", []string{"setsid"}, false, true},
-		{"SIGKILL, guardian too", "hang", nil, true, true},
-		{"SIGKILL, guardian too, grandchild in its own session", "hang", []string{"setsid"}, true, true},
+		{"KillAll", "killall", nil, false, false, false},
+		{"exit", "exit", nil, false, false, false},
+		{"SIGKILL", "hang", nil, false, false, false},
+		{"SIGKILL, grandchild ignoring SIGTERM", "hang", []string{"ignore-term"}, false, false, false},
+		{"SIGKILL, grandchild in its own session", "hang", []string{"setsid"}, false, true, false},
+		{"SIGKILL, guardian too", "hang", nil, true, true, false},
+		{"SIGKILL, guardian too, grandchild in its own session", "hang", []string{"setsid"}, true, true, false},
+		{"control: started with os/exec, SIGKILL", "outside", nil, false, false, true},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -335,7 +340,7 @@ func TestNothingOutlivesHostlink(t *testing.T) {
 				t.Fatal(err)
 			}
 			t.Cleanup(func() { c.Process.Kill() })
-			if tt.mode == "hang" {
+			if tt.mode == "hang" || tt.mode == "outside" {
 				var guardian int
 				if _, err := fmt.Fscan(out, &guardian); err != nil {
 					c.Process.Kill()
@@ -351,7 +356,7 @@ func TestNothingOutlivesHostlink(t *testing.T) {
 				c.Process.Kill()
 			}
 			io.Copy(io.Discard, out)
-			if err := c.Wait(); err != nil && tt.mode != "hang" {
+			if err := c.Wait(); err != nil && (tt.mode == "killall" || tt.mode == "exit") {
 				t.Fatalf("%v: %s", err, errb.String())
 			}
 			gc := waitForPid(pidfile, time.Second)
@@ -363,6 +368,13 @@ func TestNothingOutlivesHostlink(t *testing.T) {
 				if err != nil || n == 0 {
 					t.Errorf("the next hostlink's UseLedger ended %d processes, %v", n, err)
 				}
+			}
+			if tt.survives {
+				if gone(t, gc, time.Second) {
+					t.Errorf("grandchild %d of a tree started outside this package died with its parent: the test cannot tell", gc)
+				}
+				killPid(gc)
+				return
 			}
 			if !gone(t, gc, 3*time.Second) {
 				t.Errorf("grandchild %d survived its hostlink", gc)
