@@ -166,6 +166,67 @@ agent_mode = "workspace-write"
 	t.Logf("%d processes, all gone", len(tree))
 }
 
+// TestLedgerEndsLeftoversAtStart: when hostlink and its guardian are both
+// killed (the guardian stopped first, so it cannot act, then killed once
+// hostlink is dead), the command's background grandchild is left running,
+// and the next `hostlink serve` has ended it by the time it reports its
+// address: before it reconciles or reports anything.
+func TestLedgerEndsLeftoversAtStart(t *testing.T) {
+	bin := build(t)
+	home, env := hostlinkEnv(t)
+	work := filepath.Join(home, "a")
+	os.MkdirAll(work, 0o755)
+	cfg := "[commands]\nenabled = true\n[[workdirs]]\nalias = \"a\"\npath = '" + work + "'\n" + allowPolicy
+	os.WriteFile(filepath.Join(home, "config", "config.toml"), []byte(cfg), 0o600)
+	serve, _ := startServe(t, bin, env)
+	if _, code := callJSON(t, env, bin, "start_command", `{"workdir":"a","command":"sleep 600 & sleep 600; wait","timeout_seconds":3000}`); code != "" {
+		t.Fatalf("start_command: %s", code)
+	}
+	var guardian proc
+	var sleeps []proc
+	tstest.WaitFor(t, 30*time.Second, "the guardian and both sleeps", func() bool {
+		guardian, sleeps = proc{}, nil
+		for _, p := range descendants(serve.Process.Pid) {
+			if cmdline, _ := os.ReadFile("/proc/" + strconv.Itoa(p.pid) + "/cmdline"); bytes.HasPrefix(cmdline, []byte("hostlink-guardian\x00")) {
+				guardian = p
+			} else if p.comm == "sleep" {
+				sleeps = append(sleeps, p)
+			}
+		}
+		return guardian.pid != 0 && len(sleeps) == 2
+	})
+	syscall.Kill(guardian.pid, syscall.SIGSTOP)
+	serve.Process.Kill()
+	serve.Wait()
+	syscall.Kill(guardian.pid, syscall.SIGKILL)
+	tstest.WaitFor(t, 30*time.Second, "the guardian to die", func() bool { return !guardian.running() })
+	// The shell died of its parent-death signal; the background sleep, in
+	// its group, had only the guardian to end it.
+	var left []proc
+	for _, p := range sleeps {
+		if p.running() {
+			left = append(left, p)
+		}
+	}
+	if len(left) == 0 {
+		t.Fatal("nothing left running: the test cannot tell whether the next hostlink ends it")
+	}
+	defer func() {
+		for _, p := range left {
+			if p.running() {
+				syscall.Kill(p.pid, syscall.SIGKILL)
+			}
+		}
+	}()
+
+	startServe(t, bin, env)
+	for _, p := range left {
+		if p.running() {
+			t.Errorf("%v still runs after the next hostlink reported its address", p)
+		}
+	}
+}
+
 // proc is a process as /proc/PID/stat names it.
 type proc struct {
 	pid, ppid int
