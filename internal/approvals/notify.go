@@ -3,6 +3,7 @@ package approvals
 import (
 	"bufio"
 	"context"
+	"io"
 	"os"
 	"os/exec"
 	"runtime"
@@ -11,6 +12,7 @@ import (
 	"time"
 
 	"github.com/hostlink/hostlink/internal/audit"
+	"github.com/hostlink/hostlink/internal/procs"
 	"github.com/hostlink/hostlink/internal/textsafe"
 )
 
@@ -44,9 +46,13 @@ func (n *Notifier) Notify(a Approval) {
 		// Notification Center has no buttons for a script; the user
 		// answers in the console or the CLI.
 		script := `display notification ` + appleQuote(body) + ` with title ` + appleQuote(title)
-		exec.CommandContext(ctx, "osascript", "-e", script).Run()
+		procs.Output(ctx, procs.Spec{Argv: []string{"osascript", "-e", script}, Dir: "/"}, 4<<10, nil)
 	}
 }
+
+// sessionEnv are the variables notify-send needs to reach the desktop's
+// notification server; the child's environment is otherwise scrubbed.
+var sessionEnv = []string{"DBUS_SESSION_BUS_ADDRESS", "XDG_RUNTIME_DIR", "DISPLAY", "WAYLAND_DISPLAY"}
 
 // notifySend uses libnotify's notify-send with two actions; --wait keeps
 // it running until the user clicks one (it prints the action's name) or
@@ -55,21 +61,31 @@ func (n *Notifier) notifySend(ctx context.Context, a Approval, title, body strin
 	if os.Getenv("DBUS_SESSION_BUS_ADDRESS") == "" && os.Getenv("XDG_RUNTIME_DIR") == "" {
 		return
 	}
-	path, err := exec.LookPath("notify-send")
+	if _, err := exec.LookPath("notify-send"); err != nil {
+		return
+	}
+	env := map[string]string{}
+	for _, k := range sessionEnv {
+		if v := os.Getenv(k); v != "" {
+			env[k] = v
+		}
+	}
+	pr, pw := io.Pipe()
+	p, err := procs.Start(procs.Spec{Argv: []string{"notify-send", "--app-name=hostlink", "--urgency=critical",
+		"--expire-time=" + strconv.FormatInt(max(time.Until(a.Deadline).Milliseconds(), 0), 10),
+		"--action=approve=Approve", "--action=deny=Deny", "--wait", title, markupEscaper.Replace(body)}, Dir: "/", Env: env}, pw, nil)
 	if err != nil {
 		return
 	}
-	cmd := exec.CommandContext(ctx, path, "--app-name=hostlink", "--urgency=critical",
-		"--expire-time="+strconv.FormatInt(max(time.Until(a.Deadline).Milliseconds(), 0), 10),
-		"--action=approve=Approve", "--action=deny=Deny", "--wait", title, markupEscaper.Replace(body))
-	out, err := cmd.StdoutPipe()
-	if err != nil {
-		return
-	}
-	if err := cmd.Start(); err != nil {
-		return
-	}
-	sc := bufio.NewScanner(out)
+	go func() {
+		select {
+		case <-ctx.Done():
+			p.Terminate(time.Second)
+		case <-p.Done():
+		}
+		pw.Close()
+	}()
+	sc := bufio.NewScanner(pr)
 	for sc.Scan() {
 		switch strings.TrimSpace(sc.Text()) {
 		case "approve":
@@ -78,7 +94,8 @@ func (n *Notifier) notifySend(ctx context.Context, a Approval, title, body strin
 			n.Broker.Decide(a.ID, false, "desktop notification", audit.Notification)
 		}
 	}
-	cmd.Wait()
+	pr.Close()
+	p.Wait()
 }
 
 // markupEscaper escapes the body for notification servers that read it

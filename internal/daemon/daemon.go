@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"time"
@@ -21,6 +22,7 @@ import (
 	"github.com/hostlink/hostlink/internal/ops"
 	"github.com/hostlink/hostlink/internal/paths"
 	"github.com/hostlink/hostlink/internal/private"
+	"github.com/hostlink/hostlink/internal/procs"
 	"github.com/hostlink/hostlink/internal/version"
 )
 
@@ -96,6 +98,13 @@ func Open(o Options) (*Daemon, error) {
 		}
 	}()
 	d.openLogging()
+	// Before anything reconciles or reports: what a hostlink that died
+	// with its guardian left running is ended now.
+	if n, err := procs.UseLedger(filepath.Join(dirs.Runtime, "children")); err != nil {
+		slog.Warn("process ledger unavailable: a command may outlive hostlink if hostlink and its guardian are killed", "err", err)
+	} else if n > 0 {
+		slog.Warn("ended processes a previous hostlink left running", "processes", n)
+	}
 	if err := d.openWorkdirs(o.AllowedRoot); err != nil {
 		return nil, err
 	}
