@@ -17,13 +17,18 @@ import (
 // NewServer returns an MCP server exposing every operation in reg. Calls are
 // attributed to transport and peer in the audit log.
 func NewServer(reg *ops.Registry, transport, peer string) *mcp.Server {
-	return newServer(reg, transport, peer, nil)
+	return newServer(reg, transport, fixedPeer(peer), nil)
 }
 
-// newServer is NewServer whose tool results, when enc is not nil, are
-// encoded once by the handler and stored in enc for the connection (see
-// encodedResults).
-func newServer(reg *ops.Registry, transport, peer string, enc *encodedResults) *mcp.Server {
+// peerFunc says who made a call, as the transport measured it.
+type peerFunc func(*mcp.CallToolRequest) string
+
+func fixedPeer(peer string) peerFunc { return func(*mcp.CallToolRequest) string { return peer } }
+
+// newServer is NewServer whose calls are attributed to peer(req) and whose
+// tool results, when enc is not nil, are encoded once by the handler and
+// stored in enc for the connection (see encodedResults).
+func newServer(reg *ops.Registry, transport string, peer peerFunc, enc *encodedResults) *mcp.Server {
 	s := mcp.NewServer(&mcp.Implementation{Name: "hostlink", Title: "hostlink", Version: version.Version}, &mcp.ServerOptions{
 		Instructions: "hostlink acts on this computer's files inside configured workdirs. " +
 			"Call list_workdirs first; every path is relative to a workdir (or absolute inside one). " +
@@ -59,7 +64,7 @@ type errorResult struct {
 	Error *errcode.Error `json:"error"`
 }
 
-func handler(reg *ops.Registry, name, transport, peer string, enc *encodedResults) mcp.ToolHandler {
+func handler(reg *ops.Registry, name, transport string, peer peerFunc, enc *encodedResults) mcp.ToolHandler {
 	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		var progress ops.ProgressFunc
 		if token := req.Params.GetProgressToken(); token != nil && req.Session != nil {
@@ -69,7 +74,7 @@ func handler(reg *ops.Registry, name, transport, peer string, enc *encodedResult
 				})
 			}
 		}
-		caller := ops.Caller{Transport: transport, Peer: peer}
+		caller := ops.Caller{Transport: transport, Peer: peer(req)}
 		out, err := reg.Call(ctx, caller, name, req.Params.Arguments, progress)
 		if err != nil {
 			body, _ := json.Marshal(errorResult{errcode.As(err)})
@@ -128,7 +133,7 @@ func ServeStdio(ctx context.Context, reg *ops.Registry, peer string) error {
 // are recorded in the audit log.
 func Serve(ctx context.Context, reg *ops.Registry, transport, peer string, r io.ReadCloser, w io.WriteCloser) error {
 	enc := newEncodedResults()
-	return newServer(reg, transport, peer, enc).Run(ctx, enc.transport(r, w))
+	return newServer(reg, transport, fixedPeer(peer), enc).Run(ctx, enc.transport(r, w))
 }
 
 // nopCloser keeps standard output open when the session ends.
