@@ -47,24 +47,33 @@ func treePIDs(pid int) []int {
 func treeRSS(pid int) (int64, error) {
 	var total int64
 	for _, p := range treePIDs(pid) {
-		b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", p))
+		n, err := procRSS(p)
 		if err != nil {
 			if p == pid {
 				return 0, err
 			}
 			continue
 		}
-		for _, ln := range strings.Split(string(b), "\n") {
-			if strings.HasPrefix(ln, "VmRSS:") {
-				f := strings.Fields(ln)
-				if len(f) >= 2 {
-					kb, _ := strconv.ParseInt(f[1], 10, 64)
-					total += kb * 1024
-				}
+		total += n
+	}
+	return total, nil
+}
+
+// procRSS returns one process's VmRSS in bytes.
+func procRSS(pid int) (int64, error) {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
+	if err != nil {
+		return 0, err
+	}
+	for _, ln := range strings.Split(string(b), "\n") {
+		if strings.HasPrefix(ln, "VmRSS:") {
+			if f := strings.Fields(ln); len(f) >= 2 {
+				kb, _ := strconv.ParseInt(f[1], 10, 64)
+				return kb * 1024, nil
 			}
 		}
 	}
-	return total, nil
+	return 0, fmt.Errorf("no VmRSS for pid %d", pid)
 }
 
 func rssSupported() bool { return true }

@@ -11,6 +11,10 @@ func treeRSS(pid int) (int64, error) {
 	return 0, errors.New("process-tree RSS is measured from /proc, on Linux only")
 }
 
+func procRSS(pid int) (int64, error) {
+	return 0, errors.New("RSS is measured from /proc, on Linux only")
+}
+
 func rssSupported() bool { return false }
 
 func killTree(pid int) {

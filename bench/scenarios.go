@@ -56,7 +56,7 @@ func quickConfig() config {
 }
 
 // op is one timed unit of work on a live session.
-type op func(ctx context.Context, ss *session) error
+type op func(ctx context.Context, ss session) error
 
 // scenario maps one piece of work onto each server's tools.
 type scenario struct {
@@ -109,15 +109,12 @@ func (c *config) scenarios(d *dataset, servers []*server) []*scenario {
 		return nil
 	}
 	call := func(tool string, args map[string]any, check func(string) error) op {
-		return func(ctx context.Context, ss *session) error {
-			res, err := ss.call(ctx, tool, args)
-			if err != nil {
+		return func(ctx context.Context, ss session) error {
+			text, err := ss.call(ctx, tool, args, check != nil)
+			if err != nil || check == nil {
 				return err
 			}
-			if check != nil {
-				return check(resultText(res))
-			}
-			return nil
+			return check(text)
 		}
 	}
 	set := func(sc *scenario, s *server, tool string, o op) {
@@ -220,12 +217,11 @@ var sessionRE = regexp.MustCompile(`session: (\S+)`)
 // returns after its first chunk (~40 ms), so the client polls
 // get_more_search_results until the session says COMPLETED.
 func dcSearch(args map[string]any) op {
-	return func(ctx context.Context, ss *session) error {
-		res, err := ss.call(ctx, "start_search", args)
+	return func(ctx context.Context, ss session) error {
+		t, err := ss.call(ctx, "start_search", args, true)
 		if err != nil {
 			return err
 		}
-		t := resultText(res)
 		if strings.Contains(t, "Search completed") || strings.Contains(t, "Status: COMPLETED") {
 			return nil
 		}
@@ -235,11 +231,11 @@ func dcSearch(args map[string]any) op {
 		}
 		deadline := time.Now().Add(5 * time.Minute)
 		for time.Now().Before(deadline) {
-			res, err := ss.call(ctx, "get_more_search_results", map[string]any{"sessionId": m[1], "offset": 0, "length": 1})
+			t, err := ss.call(ctx, "get_more_search_results", map[string]any{"sessionId": m[1], "offset": 0, "length": 1}, true)
 			if err != nil {
 				return err
 			}
-			if strings.Contains(resultText(res), "COMPLETED") {
+			if strings.Contains(t, "COMPLETED") {
 				return nil
 			}
 			time.Sleep(2 * time.Millisecond)
@@ -254,12 +250,11 @@ var pidRE = regexp.MustCompile(`PID (\d+)`)
 // process ends, blocks or timeout_ms passes; while it reports the process
 // running, the client polls read_process_output until it has completed.
 func dcProcess(line string) op {
-	return func(ctx context.Context, ss *session) error {
-		res, err := ss.call(ctx, "start_process", map[string]any{"command": line, "timeout_ms": 600000, "shell": "/bin/sh"})
+	return func(ctx context.Context, ss session) error {
+		t, err := ss.call(ctx, "start_process", map[string]any{"command": line, "timeout_ms": 600000, "shell": "/bin/sh"}, true)
 		if err != nil {
 			return err
 		}
-		t := resultText(res)
 		if !strings.Contains(t, "Process is running") && !strings.Contains(t, "🔄") {
 			return nil
 		}
@@ -271,11 +266,11 @@ func dcProcess(line string) op {
 		fmt.Sscan(m[1], &pid)
 		deadline := time.Now().Add(10 * time.Minute)
 		for time.Now().Before(deadline) {
-			res, err := ss.call(ctx, "read_process_output", map[string]any{"pid": pid, "timeout_ms": 1000})
+			t, err := ss.call(ctx, "read_process_output", map[string]any{"pid": pid, "timeout_ms": 1000}, true)
 			if err != nil {
 				return err
 			}
-			if strings.Contains(resultText(res), "Process completed") {
+			if strings.Contains(t, "Process completed") {
 				return nil
 			}
 		}
