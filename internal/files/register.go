@@ -49,7 +49,8 @@ func Register(r *ops.Registry, s *Service) {
 		"List the directories hostlink may work in. Every other file operation takes a workdir alias and a path inside it.",
 		true, false, true), s.listWorkdirs)
 	ops.Register(r, spec("read_file", "Read file",
-		"Read a file, or a byte range of it, as UTF-8 text (exactly as on disk) or base64. Returns size, SHA-256, mtime and a revision token for if_revision.",
+		"Read a file, or a byte range of it, as UTF-8 text (exactly as on disk) or base64. Returns size, SHA-256, mtime and a revision token for if_revision. "+
+			"Over MCP the result is text: those facts as one line of JSON, a newline, then the content.",
 		true, false, true), s.readFile)
 	ops.Register(r, spec("write_file", "Write file",
 		"Write a whole file atomically (temp file + rename). Modes: create, overwrite, create_or_overwrite. Optional if_revision for optimistic concurrency.",
@@ -61,7 +62,8 @@ func Register(r *ops.Registry, s *Service) {
 		"Describe a path: existence, type, size, times, mode, symlink target. A missing path returns exists=false.",
 		true, false, true), s.stat)
 	ops.Register(r, spec("list_directory", "List directory",
-		"List a directory's entries, sorted, paginated with a cursor; optionally recursive and filtered by a name glob. Symlinks are reported, never followed.",
+		"List a directory's entries, sorted, paginated with a cursor; optionally recursive and filtered by a name glob. Symlinks are reported, never followed. "+
+			"The listing has one line per entry: TYPE SIZE MTIME NAME (see the output schema).",
 		true, false, true), s.listDirectory)
 	ops.Register(r, spec("create_directory", "Create directory",
 		"Create a directory (and missing parents by default). Succeeds if it already exists.",

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"io"
 	"os"
+	"reflect"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -43,12 +44,11 @@ func newServer(reg *ops.Registry, transport string, peer peerFunc, enc *encodedR
 func tool(op *ops.Op) *mcp.Tool {
 	destructive := op.Destructive
 	closed := false
-	return &mcp.Tool{
-		Name:         op.Name,
-		Title:        op.Title,
-		Description:  op.Description,
-		InputSchema:  op.InputSchema,
-		OutputSchema: op.OutputSchema,
+	t := &mcp.Tool{
+		Name:        op.Name,
+		Title:       op.Title,
+		Description: op.Description,
+		InputSchema: op.InputSchema,
 		Annotations: &mcp.ToolAnnotations{
 			Title:           op.Title,
 			ReadOnlyHint:    op.ReadOnly,
@@ -57,6 +57,11 @@ func tool(op *ops.Op) *mcp.Tool {
 			OpenWorldHint:   &closed,
 		},
 	}
+	// A text-only result has no structured content over MCP.
+	if op.Out == nil || !op.Out.Implements(textOnlyType) {
+		t.OutputSchema = op.OutputSchema
+	}
+	return t
 }
 
 // errorResult is the structured body of a failed call.
@@ -80,7 +85,7 @@ func handler(reg *ops.Registry, name, transport string, peer peerFunc, enc *enco
 			body, _ := json.Marshal(errorResult{errcode.As(err)})
 			return &mcp.CallToolResult{IsError: true, Content: []mcp.Content{&mcp.TextContent{Text: string(body)}}}, nil
 		}
-		body, merr := encodeJSON(out)
+		r, merr := encodeResult(out)
 		if merr != nil {
 			return nil, merr
 		}
@@ -92,13 +97,51 @@ func handler(reg *ops.Registry, name, transport string, peer peerFunc, enc *enco
 		// A cancelled call may get no response written, which would leave
 		// its stored result behind until the session ends.
 		if enc != nil && ctx.Err() == nil {
-			return enc.result(body, images), nil
+			return enc.result(r, images), nil
 		}
-		return &mcp.CallToolResult{
-			Content:           append([]mcp.Content{&mcp.TextContent{Text: string(body)}}, images...),
-			StructuredContent: json.RawMessage(body),
-		}, nil
+		res := &mcp.CallToolResult{Content: append([]mcp.Content{&mcp.TextContent{Text: string(r.text)}}, images...)}
+		if r.structured != nil {
+			res.StructuredContent = json.RawMessage(r.structured)
+		}
+		return res, nil
 	}
+}
+
+// A result is its JSON as structured content and, as MCP asks, the same
+// JSON as its text block, unless it implements these:
+
+// textAppender is a result with a text rendering of its own for clients
+// that read the text block rather than the structured content (a
+// listing's lines instead of the JSON string holding them). It must hold
+// everything the structured content does, and be valid UTF-8.
+type textAppender interface {
+	AppendText(b []byte) []byte
+}
+
+// textOnly is a textAppender sent as its text block alone, with no
+// structured content, and whose tool lists no output schema: read_file,
+// whose content would otherwise cross the wire twice.
+type textOnly interface {
+	textAppender
+	TextOnly()
+}
+
+var textOnlyType = reflect.TypeFor[textOnly]()
+
+// encodeResult encodes a successful result's text and structured content.
+func encodeResult(out any) (encoded, error) {
+	if t, ok := out.(textOnly); ok {
+		return encoded{text: t.AppendText(nil)}, nil
+	}
+	body, err := encodeJSON(out)
+	if err != nil {
+		return encoded{}, err
+	}
+	r := encoded{text: body, structured: body}
+	if t, ok := out.(textAppender); ok {
+		r.text = t.AppendText(nil)
+	}
+	return r, nil
 }
 
 // jsonAppender is implemented by results that encode themselves, with the

@@ -3,6 +3,7 @@ package ops
 import (
 	"context"
 	"fmt"
+	"reflect"
 	"slices"
 	"sync"
 	"time"
@@ -38,6 +39,9 @@ type Op struct {
 	Spec
 	InputSchema  *jsonschema.Schema
 	OutputSchema *jsonschema.Schema
+	// Out is the response type, for adapters that present some responses
+	// their own way (mcpserve checks the methods it implements).
+	Out reflect.Type
 
 	input  *jsonschema.Resolved
 	invoke func(ctx context.Context, c *Call, args []byte) (any, error)
@@ -92,7 +96,7 @@ func Register[In, Out any](r *Registry, spec Spec, h Handler[In, Out]) *Op {
 	if err != nil {
 		panic(fmt.Sprintf("ops: %s input schema: %v", spec.Name, err))
 	}
-	op := &Op{Spec: spec, InputSchema: in, OutputSchema: out, input: resolved}
+	op := &Op{Spec: spec, InputSchema: in, OutputSchema: out, Out: reflect.TypeFor[Out](), input: resolved}
 	op.invoke = func(ctx context.Context, c *Call, args []byte) (any, error) {
 		var v In
 		if err := decode(resolved, args, &v); err != nil {
