@@ -26,6 +26,8 @@ type session interface {
 	listTools(ctx context.Context) error
 	// pid is the server process's.
 	pid() int
+	// clientPID is the process the client library runs in (0: this one).
+	clientPID() int
 	close()
 	// relay is the time this session has spent so far outside the client
 	// library's own work: for the TypeScript client, starting the Node

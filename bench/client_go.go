@@ -68,6 +68,8 @@ func (goClient) start(ctx context.Context, s *server) (session, error) {
 
 func (ss *goSession) pid() int { return ss.cmd.Process.Pid }
 
+func (ss *goSession) clientPID() int { return 0 }
+
 func (ss *goSession) relay() time.Duration { return 0 }
 
 func (ss *goSession) close() {

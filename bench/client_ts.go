@@ -201,6 +201,8 @@ func (ss *tsSession) relay() time.Duration {
 
 func (ss *tsSession) pid() int { return ss.srv }
 
+func (ss *tsSession) clientPID() int { return ss.cmd.Process.Pid }
+
 func (ss *tsSession) close() {
 	if ss.cmd.Process != nil {
 		killTree(ss.cmd.Process.Pid)

@@ -5,6 +5,7 @@ package main
 import (
 	"errors"
 	"os"
+	"time"
 )
 
 func treeRSS(pid int) (int64, error) {
@@ -16,6 +17,10 @@ func procRSS(pid int) (int64, error) {
 }
 
 func rssSupported() bool { return false }
+
+// procCPU and treeCPU are not measured off Linux.
+func procCPU(int) time.Duration { return 0 }
+func treeCPU(int) time.Duration { return 0 }
 
 func killTree(pid int) {
 	if p, err := os.FindProcess(pid); err == nil {

@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"runtime"
+	"slices"
 	"strings"
 	"time"
 )
@@ -205,12 +206,41 @@ func (r *report) table(results []*result) string {
 			fmt.Fprintf(&b, "- %s — %s\n", res.Key, strings.Join(parts, "; "))
 		}
 	}
+	if bd := r.breakdown(results); bd != "" {
+		b.WriteString("\nWhere the time goes (means per call, ms: the wall time as timed, CPU used by the server's process tree " +
+			"and by the client's process, and the rest, when neither was on a CPU: pipe and scheduler wake-ups, " +
+			"or waiting for a core on a loaded machine):\n\n" + bd)
+	}
 	b.WriteString("\nTargets:\n\n")
 	for _, t := range r.targets(results) {
 		b.WriteString("- " + t + "\n")
 	}
 	if len(notes) > 0 {
 		b.WriteString("\nNot measured / errors:\n\n" + strings.Join(notes, "\n") + "\n")
+	}
+	return b.String()
+}
+
+// breakdownKeys are the scenarios whose time is broken down in the report.
+var breakdownKeys = []string{"echo_floor", "read_4k", "write_4k", "list_dir", "read_big"}
+
+func (r *report) breakdown(results []*result) string {
+	var b strings.Builder
+	for _, res := range results {
+		if !slices.Contains(breakdownKeys, res.Key) {
+			continue
+		}
+		for _, name := range r.names {
+			c := res.Cells[name]
+			if c == nil || c.CPU == nil {
+				continue
+			}
+			if b.Len() == 0 {
+				b.WriteString("| scenario | server | wall | server CPU | client CPU | other |\n|---|---|---|---|---|---|\n")
+			}
+			m := c.CPU
+			fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %s |\n", res.Key, name, fmtNum(m.Wall), fmtNum(m.Server), fmtNum(m.Client), fmtNum(m.Other))
+		}
 	}
 	return b.String()
 }

@@ -13,6 +13,7 @@ type cell struct {
 	Tools   string    `json:"tools,omitempty"`
 	Summary *summary  `json:"summary,omitempty"`
 	Samples []float64 `json:"samples,omitempty"`
+	CPU     *cpuMeans `json:"cpu,omitempty"`
 	NA      string    `json:"na,omitempty"`
 	Error   string    `json:"error,omitempty"`
 }
@@ -210,11 +211,24 @@ func runClient(ctx context.Context, cfg config, cl client, servers []*server, d 
 		spent := map[string]time.Duration{}
 		// timed runs one op under the per-op timeout. A timeout is reported in
 		// the cell; it fails the run only in quick mode (where it means a hang).
+		cpu := map[string]*cpuSplit{}
 		timed := func(rn runner) (time.Duration, error) {
 			c, cancel := context.WithTimeout(ctx, cfg.OpTimeout)
 			defer cancel()
 			ss := rn.ss
+			var s0, c0 time.Duration
+			if ss != nil {
+				s0, c0 = treeCPU(ss.pid()), procCPU(ss.clientPID())
+			}
 			el, err := timeOp(&ss, func() error { return rn.fn(c) })
+			if ss != nil {
+				cs := cpu[rn.name]
+				if cs == nil {
+					cs = &cpuSplit{}
+					cpu[rn.name] = cs
+				}
+				cs.add(el, treeCPU(ss.pid())-s0, procCPU(ss.clientPID())-c0)
+			}
 			spent[rn.name] += el
 			if err != nil && c.Err() != nil {
 				err = fmt.Errorf("timeout: did not finish within %s (%v)", cfg.OpTimeout, err)
@@ -227,7 +241,9 @@ func runClient(ctx context.Context, cfg config, cl client, servers []*server, d 
 		}
 		if cfg.Warmup && scn.reps >= 10 {
 			for _, rn := range runners {
-				if _, err := timed(rn); err == errTimeout {
+				_, err := timed(rn)
+				delete(cpu, rn.name) // the warm-up is not part of the breakdown
+				if err == errTimeout {
 					continue
 				} else if err != nil {
 					r.Cells[rn.name] = &cell{Error: err.Error()}
@@ -264,7 +280,7 @@ func runClient(ctx context.Context, cfg config, cl client, servers []*server, d 
 				if rn.name == "limit" {
 					tools = scn.limitD
 				}
-				r.Cells[rn.name] = &cell{Tools: tools, Summary: summarize(samples[rn.name], "ms"), Samples: samples[rn.name]}
+				r.Cells[rn.name] = &cell{Tools: tools, Summary: summarize(samples[rn.name], "ms"), Samples: samples[rn.name], CPU: cpu[rn.name].mean()}
 			}
 		}
 		results = append(results, r)

@@ -715,6 +715,8 @@ func metricsText(ms []metric) string {
 
 func fmtNum(x float64) string {
 	switch {
+	case x < 0:
+		return "−" + fmtNum(-x)
 	case x >= 100:
 		return fmt.Sprintf("%.0f", x)
 	case x >= 10:
