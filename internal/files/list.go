@@ -105,6 +105,9 @@ func (s *Service) collect(ctx context.Context, t target, recursive, hidden bool,
 	if max <= 0 || max > s.limits.MaxListEntries {
 		max = s.limits.MaxListEntries
 	}
+	if !recursive {
+		return s.collectDir(ctx, root, dir, hidden, max, after, match)
+	}
 	entries := []Entry{}
 	next := ""
 	w := &walker{fsys: root.FS(), start: dir.String(), recursive: recursive, includeHidden: hidden, after: after}
