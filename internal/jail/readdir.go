@@ -42,7 +42,6 @@ func (r *Root) ReadDirStat(p Path, keep func(name string, typ fs.FileMode) (take
 	}
 	slices.SortFunc(order, func(a, b int) int { return strings.Compare(names[a], names[b]) })
 	var taken []DirStat
-	var takenTypes []fs.FileMode
 	for _, i := range order {
 		child := names[i]
 		if !p.IsRoot() {
@@ -54,7 +53,6 @@ func (r *Root) ReadDirStat(p Path, keep func(name string, typ fs.FileMode) (take
 		take, more := keep(names[i], types[i])
 		if take {
 			taken = append(taken, DirStat{Name: names[i]})
-			takenTypes = append(takenTypes, types[i])
 		}
 		if !more {
 			break
