@@ -120,7 +120,7 @@ func writeHostlinkConfig(home string) error {
 	}
 	_ = os.MkdirAll(filepath.Join(home, "tmp"), 0o700)
 	cfg := "[limits]\nmax_list_entries = 100000\nmax_search_matches = 100000\n" +
-		"[policy]\nfiles_write = \"allow\"\ncommands = \"allow\"\ncomputer = \"allow\"\nagents = \"allow\"\nplatform_folders = \"allow\"\n"
+		"[policy]\nfiles_write = \"allow\"\ncommands = \"allow\"\ncommands_unsandboxed = \"allow\"\ncomputer = \"allow\"\nagents = \"allow\"\nplatform_folders = \"allow\"\n"
 	return os.WriteFile(filepath.Join(home, "config", "config.toml"), []byte(cfg), 0o600)
 }
 

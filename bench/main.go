@@ -56,7 +56,7 @@ func main() {
 	}
 	tmp, err := os.MkdirTemp("", "hostlink-bench-")
 	must(err)
-	cleanup = func() { os.RemoveAll(tmp) }
+	cleanup = func() { closeDesktops(); os.RemoveAll(tmp) }
 	defer cleanup()
 	root := filepath.Join(tmp, "data")
 	must(os.MkdirAll(root, 0o755))

@@ -112,7 +112,7 @@ func runClient(ctx context.Context, cfg config, cl client, servers []*server, d 
 	}
 
 	// Idle RSS of the server's process tree after init and after N calls.
-	sc := cfg.scenarios(d, servers)
+	sc := cfg.scenarios(cl, d, servers)
 	var read4 *scenario
 	for _, s := range sc {
 		if s.Key == "read_4k" {

@@ -70,7 +70,7 @@ type scenario struct {
 	limitD string
 }
 
-func (c *config) scenarios(d *dataset, servers []*server) []*scenario {
+func (c *config) scenarios(cl client, d *dataset, servers []*server) []*scenario {
 	abs := func(s *server, rel string) string {
 		if s.Abs {
 			return filepath.Join(d.Root, filepath.FromSlash(rel))
@@ -93,7 +93,8 @@ func (c *config) scenarios(d *dataset, servers []*server) []*scenario {
 	list := mk("list_dir", fmt.Sprintf("list a %d-entry directory", d.ListN), c.Big)
 	glob := mk("glob", fmt.Sprintf("find **/*.go in a %d-file tree (%d matches)", d.TreeN, d.GlobN), c.Tree)
 	search := mk("search", fmt.Sprintf("search a literal in the %d-file tree (%d files match)", d.TreeN, d.NeedleN), c.Tree)
-	cmd1 := mk("cmd_trivial", "run a trivial command (`echo hi` via sh)", c.Small)
+	cmd1 := mk("cmd_trivial", "run a trivial command (`echo hi` via sh), unsandboxed", c.Small)
+	cmd1s := mk("cmd_trivial_sandboxed", "run a trivial command (`echo hi` via sh), sandboxed", c.Small)
 	cmd2 := mk("cmd_big_output", fmt.Sprintf("run a command printing %s", human(c.CmdBytes)), c.BigCommand)
 
 	wantGlob := func(text string) error {
@@ -148,7 +149,8 @@ func (c *config) scenarios(d *dataset, servers []*server) []*scenario {
 				}))
 			set(glob, s, "find_files", call("find_files", map[string]any{"path": d.Tree, "pattern": "**/*.go", "max_results": 100000}, wantGlob))
 			set(search, s, "search_text", call("search_text", map[string]any{"path": d.Tree, "query": d.Needle, "max_matches": 100000}, wantSearch))
-			set(cmd1, s, "run_command (command+shell sh)", call("run_command", map[string]any{"command": cmdSmall, "shell": "sh"}, nil))
+			set(cmd1, s, "run_command (command+shell sh, sandbox off)", call("run_command", map[string]any{"command": cmdSmall, "shell": "sh", "sandbox": "off"}, nil))
+			set(cmd1s, s, "run_command (command+shell sh, default sandbox)", call("run_command", map[string]any{"command": cmdSmall, "shell": "sh"}, nil))
 			set(cmd2, s, "run_command (command+shell sh)", call("run_command", map[string]any{"command": cmdBig, "shell": "sh", "timeout_seconds": 600}, nil))
 		case "server-filesystem":
 			set(echo, s, "list_allowed_directories", call("list_allowed_directories", map[string]any{}, nil))
@@ -160,6 +162,7 @@ func (c *config) scenarios(d *dataset, servers []*server) []*scenario {
 			set(glob, s, "search_files (glob)", call("search_files", map[string]any{"path": treeAbs, "pattern": "**/*.go"}, wantGlob))
 			search.na[s.Name] = "no content-search tool (search_files matches names only)"
 			cmd1.na[s.Name] = "no process tools"
+			cmd1s.na[s.Name] = "no process tools"
 			cmd2.na[s.Name] = "no process tools"
 		case "desktop-commander":
 			set(echo, s, "list_sessions", call("list_sessions", map[string]any{}, nil))
@@ -172,6 +175,7 @@ func (c *config) scenarios(d *dataset, servers []*server) []*scenario {
 			set(search, s, "start_search (content, literal) + get_more_search_results until complete", dcSearch(map[string]any{
 				"path": treeAbs, "pattern": d.Needle, "searchType": "content", "literalSearch": true, "ignoreCase": false, "contextLines": 0}))
 			set(cmd1, s, "start_process", dcProcess(cmdSmall))
+			cmd1s.na[s.Name] = "no sandbox (its blocklist is not one)"
 			set(cmd2, s, "start_process", dcProcess(cmdBig))
 		}
 	}
@@ -213,8 +217,9 @@ func (c *config) scenarios(d *dataset, servers []*server) []*scenario {
 		}
 	}
 	cmd1.limit, cmd1.limitD = execLimit(cmdSmall), "exec sh -c"
+	cmd1s.limit, cmd1s.limitD = execLimit(cmdSmall), "exec sh -c (unconfined)"
 	cmd2.limit, cmd2.limitD = execLimit(cmdBig), "exec sh -c, stdout discarded"
-	return []*scenario{echo, read4, read10, write4, list, glob, search, cmd1, cmd2}
+	return append([]*scenario{echo, read4, read10, write4, list, glob, search, cmd1, cmd1s, cmd2}, c.desktopScenarios(cl, servers, mk)...)
 }
 
 var sessionRE = regexp.MustCompile(`session: (\S+)`)

@@ -108,6 +108,7 @@ func (c *companionConnectCmd) Run(ctx context.Context, cl *cli) error {
 		go store.RunCleanup(ctx, time.Hour)
 		o.Captures = store
 		o.MaxTimeout = time.Duration(cfg.Commands.MaxTimeoutSeconds) * time.Second
+		o.Sandbox = daemon.SandboxPolicy(dirs, cfg, cfgPath)
 	}
 	where := "the runtime at " + c.Runtime
 	if c.Stdio {

@@ -26,7 +26,7 @@ type devPlatformServeCmd struct {
 	Listen    string `help:"Loopback address to listen on." default:"127.0.0.1:7718"`
 	TokenFile string `help:"Token file (created, private, if missing)." required:"" type:"path"`
 	AddrFile  string `help:"Write the bound address here once listening (for scripts)." type:"path"`
-	Version   string `help:"Protocol version the platform speaks at most." default:"1.1"`
+	Version   string `name:"protocol-version" help:"Protocol version the platform speaks at most." default:"1.1"`
 }
 
 func (c *devPlatformServeCmd) Run(ctx context.Context) error {

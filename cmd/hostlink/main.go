@@ -8,9 +8,9 @@ package main
 import (
 	"context"
 	"encoding/json"
-	"fmt"
 	"os"
 	"os/signal"
+	"strings"
 	"syscall"
 
 	"github.com/alecthomas/kong"
@@ -38,7 +38,10 @@ type cli struct {
 	Uninstall   uninstallCmd   `cmd:"" help:"Remove the autostart unit and print the command that unregisters it."`
 	Doctor      doctorCmd      `cmd:"" help:"Check the installation: each line OK, WARN or FAIL with a fix; exits 1 on a failure."`
 	Companion   companionCmd   `cmd:"" help:"Reach this host's desktop and commands from a hostlink in Docker or WSL (the companion), and manage its pairing."`
-	Version     versionCmd     `cmd:"" help:"Print the version."`
+	Version     versionCmd     `cmd:"" help:"Print the version, commit, build date, Go version and target."`
+	Completion  completionCmd  `cmd:"" help:"Print the shell completion script for bash, zsh or fish."`
+
+	VersionFlag kong.VersionFlag `name:"version" help:"Print the version and exit."`
 }
 
 func main() {
@@ -47,6 +50,7 @@ func main() {
 		kong.Name("hostlink"),
 		kong.Description("A local PC executor for AI agents: jailed file operations over MCP, every call audited."),
 		kong.UsageOnError(),
+		kong.Vars{"version": strings.TrimSuffix(version.Get().Long(), "\n")},
 	)
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
@@ -54,13 +58,6 @@ func main() {
 	if err := kctx.Run(&c); err != nil {
 		exitError(err)
 	}
-}
-
-type versionCmd struct{}
-
-func (versionCmd) Run() error {
-	fmt.Println(version.Version)
-	return nil
 }
 
 func printJSON(v any) error {

@@ -34,6 +34,9 @@ func (s *statusCmd) Run(ctx context.Context) error {
 func printStatus(w io.Writer, st daemon.Status) {
 	up := (time.Duration(st.UptimeSeconds) * time.Second).String()
 	fmt.Fprintf(w, "hostlink %s running, pid %d, up %s (since %s)\n", st.Version, st.PID, up, st.Started.Format(time.RFC3339))
+	if st.Build.Version != "" {
+		fmt.Fprintf(w, "build: %s\n", st.Build.Summary())
+	}
 	fmt.Fprintln(w, "transports:")
 	for _, t := range st.Transports {
 		fmt.Fprintf(w, "  %-10s %s\n", t.Name, t.Address)
@@ -63,6 +66,9 @@ func printStatus(w io.Writer, st daemon.Status) {
 			state = "not ready"
 		}
 		fmt.Fprintf(w, "  %-10s %s\n", c.Name, state)
+	}
+	if st.Sandbox != nil {
+		fmt.Fprintf(w, "  %-10s commands run %s\n", "sandbox", st.Sandbox)
 	}
 	fmt.Fprintln(w, "workdirs:")
 	for _, wd := range st.Workdirs {

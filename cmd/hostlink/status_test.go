@@ -8,6 +8,7 @@ import (
 
 	"github.com/hostlink/hostlink/internal/companion"
 	"github.com/hostlink/hostlink/internal/daemon"
+	"github.com/hostlink/hostlink/internal/version"
 )
 
 func TestPrintStatus(t *testing.T) {
@@ -19,11 +20,13 @@ func TestPrintStatus(t *testing.T) {
 	}{
 		{"idle", daemon.Status{
 			Version: "1.2.3", PID: 42, Started: started, UptimeSeconds: 3725,
+			Build:        version.Info{Version: "1.2.3", Commit: "0123456789abcdef", Date: "2026-11-01T12:00:00Z", Go: "go1.26.8", Target: "linux/amd64"},
 			Link:         daemon.LinkStatus{State: "not_configured"},
 			Capabilities: []daemon.CapabilityStatus{{Name: "files", Ready: true}, {Name: "shell"}},
 			Workdirs:     []daemon.WorkdirStatus{{Alias: "notes", Path: "/n", ReadOnly: true}},
 		}, []string{
 			"hostlink 1.2.3 running, pid 42, up 1h2m5s (since 2026-12-01T04:00:00Z)",
+			"build: 1.2.3 (commit 0123456789ab, 2026-11-01T12:00:00Z, go1.26.8, linux/amd64)\n",
 			"link: not_configured\n", "files      ready", "shell      not ready",
 			"notes      /n (read-only)", "running commands: none", "running tasks: none",
 		}},

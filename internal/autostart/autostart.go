@@ -61,6 +61,9 @@ type Spec struct {
 	// account name for the Task Scheduler logon trigger (DOMAIN\name).
 	UID  int
 	User string
+
+	// packaged marks the unit the packages ship (PackagedSystemdUnit).
+	packaged bool
 }
 
 // Result says what Install or Uninstall did and what the user runs next.

@@ -13,7 +13,13 @@ import (
 // hostlink detects (JOURNAL_STREAM) to log without its own timestamps.
 func systemdUnit(s *Spec) ([]byte, error) {
 	var b strings.Builder
-	b.WriteString("# Written by `hostlink install`; `hostlink uninstall` removes it.\n")
+	if s.packaged {
+		b.WriteString("# Installed by the hostlink package. Start it now and at every login with:\n" +
+			"#   systemctl --user enable --now " + SystemdUnit + "\n" +
+			"# A unit written by `hostlink install` (in ~/.config/systemd/user) takes precedence.\n")
+	} else {
+		b.WriteString("# Written by `hostlink install`; `hostlink uninstall` removes it.\n")
+	}
 	b.WriteString("[Unit]\nDescription=hostlink local PC executor\n")
 	b.WriteString("StartLimitIntervalSec=300\nStartLimitBurst=10\n\n")
 	b.WriteString("[Service]\nType=exec\n")
@@ -53,4 +59,16 @@ func systemdQuote(w string) (string, error) {
 	}
 	r := strings.NewReplacer(`\`, `\\`, `"`, `\"`, "%", "%%", "$", "$$")
 	return `"` + r.Replace(w) + `"`, nil
+}
+
+// PackagedExe is where the .deb and .rpm packages install hostlink.
+const PackagedExe = "/usr/bin/hostlink"
+
+// PackagedSystemdUnit is the systemd user unit the .deb and .rpm packages
+// install as /usr/lib/systemd/user/hostlink.service: the unit `hostlink
+// install` writes, running the packaged binary, with a header saying where
+// it came from. packaging/systemd/hostlink.service is this output; a test
+// keeps the two equal.
+func PackagedSystemdUnit() ([]byte, error) {
+	return systemdUnit(&Spec{Kind: Systemd, Exe: PackagedExe, Args: []string{"serve"}, packaged: true})
 }

@@ -241,6 +241,7 @@ type Meta struct {
 	Cwd            string   `json:"cwd,omitempty"`     // relative to the workdir's root
 	EnvKeys        []string `json:"env_keys,omitempty"`
 	IdempotencyKey string   `json:"idempotency_key,omitempty"`
+	Sandbox        string   `json:"sandbox,omitempty"` // the confinement it runs in (sandbox.Status.String)
 }
 
 // Info is a capture's receipt and stream summaries.
@@ -357,13 +358,14 @@ func (s *Store) load(id string) (*Info, error) {
 		info                          Info
 		argv, command, shell, workdir sql.NullString
 		cwd, key, reason, signal      sql.NullString
+		sandbox                       sql.NullString
 		envKeys                       string
 		pid, exitCode, started, ended sql.NullInt64
 		created, expires              int64
 	)
-	err := s.db.QueryRow(`SELECT op, argv, command, shell, workdir, cwd, env_keys, idempotency_key,
+	err := s.db.QueryRow(`SELECT op, argv, command, shell, workdir, cwd, env_keys, idempotency_key, sandbox,
 		status, reason, pid, exit_code, signal, created_at, started_at, ended_at, expires_at
-		FROM captures WHERE id = ?`, id).Scan(&info.Meta.Op, &argv, &command, &shell, &workdir, &cwd, &envKeys, &key,
+		FROM captures WHERE id = ?`, id).Scan(&info.Meta.Op, &argv, &command, &shell, &workdir, &cwd, &envKeys, &key, &sandbox,
 		&info.Status, &reason, &pid, &exitCode, &signal, &created, &started, &ended, &expires)
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, notFound(id)
@@ -382,6 +384,7 @@ func (s *Store) load(id string) (*Info, error) {
 	}
 	info.Meta.Command, info.Meta.Shell = command.String, shell.String
 	info.Meta.Workdir, info.Meta.Cwd, info.Meta.IdempotencyKey = workdir.String, cwd.String, key.String
+	info.Meta.Sandbox = sandbox.String
 	info.Reason, info.Signal, info.Pid = reason.String, signal.String, int(pid.Int64)
 	if exitCode.Valid {
 		code := int(exitCode.Int64)

@@ -184,7 +184,7 @@ func TestRunCommandRefusals(t *testing.T) {
 
 func TestTimeoutKillsTree(t *testing.T) {
 	e := newEnv(t, Options{})
-	pidFile := filepath.Join(e.base, "grandchild.pid")
+	pidFile := filepath.Join(e.root, "grandchild.pid") // inside the workdir: the sandbox lets the command write nowhere else
 	start := time.Now()
 	r := e.ok("run_command", map[string]any{
 		"command":         "trap '' TERM; (trap '' TERM; echo $$ > " + pidFile + "; exec sleep 60) & sleep 60",

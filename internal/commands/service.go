@@ -12,6 +12,7 @@ import (
 	"github.com/hostlink/hostlink/internal/files"
 	"github.com/hostlink/hostlink/internal/ops"
 	"github.com/hostlink/hostlink/internal/procs"
+	"github.com/hostlink/hostlink/internal/sandbox"
 )
 
 // Capability is the capability the command operations belong to.
@@ -27,6 +28,10 @@ type Options struct {
 	DefaultTimeout time.Duration
 	MaxTimeout     time.Duration
 	InlineBytes    int // head+tail of each stream returned by run_command
+	// Sandbox confines every command (its Workdir is set per command to
+	// the command's workdir). An empty Mode means sandbox.Workdir: a
+	// Service runs unconfined commands only when told Off.
+	Sandbox sandbox.Policy
 }
 
 // Service runs commands and keeps track of the running ones.
@@ -57,6 +62,9 @@ type job struct {
 // New returns a Service running commands in the workdirs of fs, capturing
 // output into store.
 func New(fs *files.Service, store *capture.Store, o Options) *Service {
+	if o.Sandbox.Mode == "" {
+		o.Sandbox.Mode = sandbox.Workdir
+	}
 	return &Service{files: fs, store: store, opts: o, slots: make(chan struct{}, o.MaxConcurrent), running: make(map[string]*job)}
 }
 
@@ -127,6 +135,11 @@ func (s *Service) start(c *ops.Call, op string, a RunArgs, keepStdin bool) (*job
 		return nil, nil, err
 	}
 	c.Target(dir.Workdir, dir.Rel)
+	sb, sbDesc, err := s.sandboxFor(a.Sandbox, dir.Root)
+	if err != nil {
+		return nil, nil, err
+	}
+	c.Detail("sandbox", sbDesc)
 	keys := make([]string, 0, len(a.Env))
 	for k := range a.Env {
 		keys = append(keys, k)
@@ -163,7 +176,7 @@ func (s *Service) start(c *ops.Call, op string, a RunArgs, keepStdin bool) (*job
 	release := func() { <-s.slots }
 	cp, reused, err := s.store.Create(capture.Meta{
 		Op: op, Argv: a.Argv, Command: a.Command, Shell: a.Shell,
-		Workdir: dir.Workdir, Cwd: dir.Rel, EnvKeys: keys, IdempotencyKey: a.IdempotencyKey,
+		Workdir: dir.Workdir, Cwd: dir.Rel, EnvKeys: keys, IdempotencyKey: a.IdempotencyKey, Sandbox: sbDesc,
 	})
 	if err != nil {
 		release()
@@ -175,7 +188,7 @@ func (s *Service) start(c *ops.Call, op string, a RunArgs, keepStdin bool) (*job
 		return nil, reused, nil
 	}
 	c.Detail("capture_id", cp.ID())
-	spec := procs.Spec{Argv: a.Argv, Command: a.Command, Shell: a.Shell, Dir: dir.Abs, Env: a.Env, Stdin: keepStdin || a.Stdin != nil}
+	spec := procs.Spec{Argv: a.Argv, Command: a.Command, Shell: a.Shell, Dir: dir.Abs, Env: a.Env, Stdin: keepStdin || a.Stdin != nil, Sandbox: sb}
 	p, err := procs.Start(spec, cp.Stdout(), cp.Stderr())
 	if err != nil {
 		cp.Discard()
@@ -316,8 +329,42 @@ func (s *Service) receipt(id string, reused bool) (Receipt, error) {
 		minusOne := -1
 		r.ExitCode = &minusOne
 	}
+	r.Sandbox = info.Meta.Sandbox
+	if info.Status == capture.StatusExited && info.ExitCode != nil && *info.ExitCode != 0 && strings.HasPrefix(info.Meta.Sandbox, string(sandbox.Workdir)) {
+		if dir, err := s.files.ResolveDir(info.Meta.Workdir, ""); err == nil {
+			r.SandboxHint = sandbox.Hint(s.opts.Sandbox, dir.Root, r.Stderr.Head+"\n"+r.Stderr.Tail)
+		}
+	}
 	r.OutputTruncated = r.Stdout.Truncated || r.Stderr.Truncated || r.Stdout.InlineOmitted > 0 || r.Stderr.InlineOmitted > 0
 	return r, nil
+}
+
+// sandboxFor returns the confinement of a command in the workdir at root
+// that asked for requested ("", "default", "network" or "off"; anything
+// but the default has passed the commands_unsandboxed policy), and how it
+// is described in its receipt and audit record. A nil policy runs the
+// command unconfined.
+func (s *Service) sandboxFor(requested, root string) (*sandbox.Policy, string, error) {
+	p := s.opts.Sandbox
+	p.Workdir = root
+	switch requested {
+	case "", "default":
+	case "network":
+		p.Network = true
+	case "off":
+		return nil, "off (requested by this command)", nil
+	default:
+		return nil, "", errcode.New(errcode.InvalidArgument, "sandbox must be default, network or off")
+	}
+	st := sandbox.Effective(p.Mode)
+	if st.Mode != sandbox.Workdir {
+		return nil, st.String(), nil
+	}
+	desc := st.String()
+	if p.Network {
+		desc += "; network allowed"
+	}
+	return &p, desc, nil
 }
 
 func truncate(s string, n int) string {

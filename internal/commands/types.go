@@ -11,6 +11,7 @@ type RunArgs struct {
 	TimeoutSeconds float64           `json:"timeout_seconds,omitempty" jsonschema:"kill the whole process tree after this long (default and maximum from config)"`
 	Stdin          *string           `json:"stdin,omitempty" jsonschema:"run_command: text written to stdin, which is then closed; start_command: keep stdin open for send_command_input"`
 	IdempotencyKey string            `json:"idempotency_key,omitempty" jsonschema:"a repeated request with the same key returns the first run instead of running again"`
+	Sandbox        string            `json:"sandbox,omitempty" enum:"default,network,off" jsonschema:"default: the configured sandbox; network: the sandbox with network access; off: no sandbox. Anything but default is put to the local user as commands_unsandboxed, which asks by default"`
 }
 
 // StreamSummary is the inline view of one output stream.
@@ -39,4 +40,6 @@ type Receipt struct {
 	Stderr          StreamSummary `json:"stderr"`
 	OutputTruncated bool          `json:"output_truncated" jsonschema:"some output is not inline (read it with read_command_output) or was not stored (past the per-stream cap)"`
 	Reused          bool          `json:"reused,omitempty" jsonschema:"returned for a repeated idempotency key; the command was not run again"`
+	Sandbox         string        `json:"sandbox,omitempty" jsonschema:"the confinement the command ran in, as measured (for example: workdir via namespaces+landlock; off)"`
+	SandboxHint     string        `json:"sandbox_hint,omitempty" jsonschema:"when the command failed and its errors look like the sandbox's denials: which rule, which path or address, and how to allow it"`
 }

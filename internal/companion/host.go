@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/hostlink/hostlink/internal/sandbox"
 	"net"
 	"sync"
 	"time"
@@ -35,6 +36,9 @@ type HostOptions struct {
 	Captures *capture.Store
 	// MaxTimeout bounds a command's timeout (default 1 hour).
 	MaxTimeout time.Duration
+	// Sandbox confines each command, with its cwd as the workdir; an
+	// empty Mode means sandbox.Workdir.
+	Sandbox sandbox.Policy
 	// Audit, when set, is the host's audit log: every request the runtime
 	// makes is recorded there (see hostaudit.go), with AuditPeer naming
 	// the runtime.

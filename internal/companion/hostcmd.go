@@ -14,6 +14,7 @@ import (
 	"github.com/hostlink/hostlink/internal/capture"
 	"github.com/hostlink/hostlink/internal/errcode"
 	"github.com/hostlink/hostlink/internal/procs"
+	"github.com/hostlink/hostlink/internal/sandbox"
 )
 
 var goos = runtime.GOOS
@@ -56,6 +57,7 @@ type Receipt struct {
 	StartedAt string     `json:"started_at,omitempty"`
 	EndedAt   string     `json:"ended_at,omitempty"`
 	Reused    bool       `json:"reused,omitempty" jsonschema:"a repeated idempotency key: the first run, not a new one"`
+	Sandbox   string     `json:"sandbox,omitempty" jsonschema:"the confinement the command ran in on the host, as measured"`
 	Stdout    StreamMeta `json:"stdout"`
 	Stderr    StreamMeta `json:"stderr"`
 }
@@ -106,8 +108,18 @@ func (h *host) runCommand(ctx context.Context, a runParams) (any, []byte, error)
 		keys = append(keys, k)
 	}
 	sort.Strings(keys)
+	sb := h.o.Sandbox
+	if sb.Mode == "" {
+		sb.Mode = sandbox.Workdir
+	}
+	sb.Workdir = dir
+	st := sandbox.Effective(sb.Mode)
+	spec := procs.Spec{Argv: a.Argv, Command: a.Command, Shell: a.Shell, Dir: dir, Env: a.Env}
+	if st.Mode == sandbox.Workdir {
+		spec.Sandbox = &sb
+	}
 	cp, reused, err := store.Create(capture.Meta{Op: "companion_run_command", Argv: a.Argv, Command: a.Command,
-		Shell: a.Shell, Cwd: dir, EnvKeys: keys, IdempotencyKey: a.IdempotencyKey})
+		Shell: a.Shell, Cwd: dir, EnvKeys: keys, IdempotencyKey: a.IdempotencyKey, Sandbox: st.String()})
 	if err != nil {
 		return nil, nil, err
 	}
@@ -125,7 +137,7 @@ func (h *host) runCommand(ctx context.Context, a runParams) (any, []byte, error)
 			h.runMu.Unlock()
 			close(done)
 		}()
-		p, err := procs.Start(procs.Spec{Argv: a.Argv, Command: a.Command, Shell: a.Shell, Dir: dir, Env: a.Env}, cp.Stdout(), cp.Stderr())
+		p, err := procs.Start(spec, cp.Stdout(), cp.Stderr())
 		if err != nil {
 			cp.Discard()
 			return nil, nil, err
@@ -219,7 +231,7 @@ func wait(ctx context.Context, cp *capture.Capture, p *procs.Process, timeout ti
 
 func receiptOf(info *capture.Info, reused bool) Receipt {
 	r := Receipt{CaptureID: info.ID, Pid: info.Pid, Status: string(info.Status), ExitCode: info.ExitCode,
-		Signal: info.Signal, Reason: info.Reason, Reused: reused,
+		Signal: info.Signal, Reason: info.Reason, Reused: reused, Sandbox: info.Meta.Sandbox,
 		Stdout: streamMeta(info.Stdout), Stderr: streamMeta(info.Stderr)}
 	if !info.StartedAt.IsZero() {
 		r.StartedAt = info.StartedAt.UTC().Format(time.RFC3339Nano)

@@ -76,6 +76,16 @@ type Commands struct {
 	InlineOutputBytes     int   `toml:"inline_output_bytes"`     // head+tail of each stream returned inline
 	MaxStreamBytes        int64 `toml:"max_stream_bytes"`        // stored per stream; the rest is counted, not kept
 	RetentionHours        int   `toml:"retention_hours"`         // how long captured output is kept
+	// Sandbox is "workdir" (confine every command to its workdir where
+	// the OS allows) or "off".
+	Sandbox string `toml:"sandbox"`
+	// Network is "off" (sandboxed commands have no network) or "on".
+	Network string `toml:"network"`
+	// Writable are further directories sandboxed commands may write in.
+	Writable []string `toml:"writable"`
+	// Hidden are paths sandboxed commands may not read; nil means the
+	// built-in list (sandbox.DefaultHidden), an empty list none.
+	Hidden []string `toml:"hidden"`
 }
 
 // Link configures the outbound platform link (off while URL is empty).
@@ -119,6 +129,8 @@ func Default() *Config {
 			InlineOutputBytes:     16 << 10,
 			MaxStreamBytes:        1 << 30,
 			RetentionHours:        7 * 24,
+			Sandbox:               "workdir",
+			Network:               "off",
 		},
 		Link:      Link{MaxConcurrent: 16},
 		Computer:  Computer{SettleMS: 150, MaxAccessibilityBytes: 32 << 10},

@@ -34,6 +34,7 @@ func parse(doc []byte, name, home string) (*Config, error) {
 		}
 		w.Path = p
 	}
+	probs = append(probs, c.expandSandboxPaths(home)...)
 	if len(probs) == 0 {
 		probs = c.problems()
 	}
@@ -65,6 +66,8 @@ func (c *Config) fillDefaults() {
 	setIfZero(&c.Commands.InlineOutputBytes, d.Commands.InlineOutputBytes)
 	setIfZero(&c.Commands.MaxStreamBytes, d.Commands.MaxStreamBytes)
 	setIfZero(&c.Commands.RetentionHours, d.Commands.RetentionHours)
+	setIfZero(&c.Commands.Sandbox, d.Commands.Sandbox)
+	setIfZero(&c.Commands.Network, d.Commands.Network)
 	setIfZero(&c.Link.MaxConcurrent, d.Link.MaxConcurrent)
 	setIfZero(&c.Computer.SettleMS, d.Computer.SettleMS)
 	setIfZero(&c.Computer.MaxAccessibilityBytes, d.Computer.MaxAccessibilityBytes)

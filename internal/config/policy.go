@@ -28,14 +28,17 @@ type Policy struct {
 // PolicyRules are the modes and allow rules of the policy or of one
 // workdir.
 type PolicyRules struct {
-	FilesRead       string   `toml:"files_read"`
-	FilesWrite      string   `toml:"files_write"`
-	Commands        string   `toml:"commands"`
-	Computer        string   `toml:"computer"`
-	ComputerObserve string   `toml:"computer_observe"`
-	Agents          string   `toml:"agents"`
-	AllowCommands   []string `toml:"allow_commands"` // exact command lines that run without asking
-	AllowPaths      []string `toml:"allow_paths"`    // workdir-relative globs file operations may act on without asking
+	FilesRead  string `toml:"files_read"`
+	FilesWrite string `toml:"files_write"`
+	Commands   string `toml:"commands"`
+	// CommandsUnsandboxed is a command request that asks for less than
+	// the sandbox (the network, or no sandbox at all).
+	CommandsUnsandboxed string   `toml:"commands_unsandboxed"`
+	Computer            string   `toml:"computer"`
+	ComputerObserve     string   `toml:"computer_observe"`
+	Agents              string   `toml:"agents"`
+	AllowCommands       []string `toml:"allow_commands"` // exact command lines that run without asking
+	AllowPaths          []string `toml:"allow_paths"`    // workdir-relative globs file operations may act on without asking
 }
 
 // PolicyModes are the values a policy class takes.
@@ -46,7 +49,8 @@ func (r PolicyRules) Modes() map[string]string {
 	m := map[string]string{}
 	for k, v := range map[string]string{
 		"files_read": r.FilesRead, "files_write": r.FilesWrite, "commands": r.Commands,
-		"computer": r.Computer, "computer_observe": r.ComputerObserve, "agents": r.Agents,
+		"commands_unsandboxed": r.CommandsUnsandboxed,
+		"computer":             r.Computer, "computer_observe": r.ComputerObserve, "agents": r.Agents,
 	} {
 		if v != "" {
 			m[k] = v
@@ -58,7 +62,7 @@ func (r PolicyRules) Modes() map[string]string {
 func defaultPolicy() Policy {
 	return Policy{
 		PolicyRules: PolicyRules{FilesRead: "allow", FilesWrite: "ask", Commands: "ask",
-			Computer: "ask", ComputerObserve: "allow", Agents: "ask"},
+			CommandsUnsandboxed: "ask", Computer: "ask", ComputerObserve: "allow", Agents: "ask"},
 		ApprovalTimeoutSeconds: 300,
 		WaitSeconds:            20,
 		Notifications:          "desktop",
@@ -72,6 +76,7 @@ func (c *Config) fillPolicyDefaults() {
 	setIfZero(&p.FilesRead, d.FilesRead)
 	setIfZero(&p.FilesWrite, d.FilesWrite)
 	setIfZero(&p.Commands, d.Commands)
+	setIfZero(&p.CommandsUnsandboxed, d.CommandsUnsandboxed)
 	setIfZero(&p.Computer, d.Computer)
 	setIfZero(&p.ComputerObserve, d.ComputerObserve)
 	setIfZero(&p.Agents, d.Agents)

@@ -57,6 +57,7 @@ func (c *Config) problems() []problem {
 	}
 	probs = append(probs, c.logProblems()...)
 	probs = append(probs, c.agentProblems()...)
+	probs = append(probs, c.sandboxProblems()...)
 	probs = append(probs, c.policyProblems()...)
 	probs = append(probs, c.companionProblems()...)
 	if err := checkListen(c.Server.Listen); err != nil {

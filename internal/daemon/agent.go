@@ -9,6 +9,7 @@ import (
 	"github.com/hostlink/hostlink/internal/agent"
 	"github.com/hostlink/hostlink/internal/agent/fakeruntime"
 	agentruntimes "github.com/hostlink/hostlink/internal/agent/runtimes"
+	"github.com/hostlink/hostlink/internal/sandbox"
 	"github.com/hostlink/hostlink/internal/version"
 )
 
@@ -32,7 +33,8 @@ func (d *Daemon) openAgents() error {
 	}
 	// Runtime adapters are created at first use, so an absent or broken
 	// runtime never stops the others or hostlink.
-	runtimes := agentruntimes.Factories(agentruntimes.Paths{Codex: cfg.Agents.CodexPath, Claude: cfg.Agents.ClaudePath, Qoder: cfg.Agents.QoderPath})
+	runtimes := agentruntimes.Factories(agentruntimes.Paths{Codex: cfg.Agents.CodexPath, Claude: cfg.Agents.ClaudePath, Qoder: cfg.Agents.QoderPath,
+		Sandbox: d.agentSandbox()})
 	if prog := os.Getenv(FakeRuntimeEnv); prog != "" {
 		runtimes[fakeruntime.Name] = func() (agent.Runtime, error) {
 			return &fakeruntime.Runtime{Argv: []string{prog}}, nil
@@ -69,6 +71,27 @@ func (d *Daemon) openAgents() error {
 	d.Files.SetGuard(eng.Leases())
 	agent.Register(d.Registry, eng)
 	return nil
+}
+
+// agentSandbox is the confinement of the agent runtimes hostlink can
+// confine: the commands' sandbox, writable in every workdir whose
+// agent_mode is workspace-write (the runtime adds its own state); nil when
+// commands are configured unsandboxed.
+func (d *Daemon) agentSandbox() *sandbox.Policy {
+	p := d.sandboxPolicy()
+	if p.Mode == sandbox.Off {
+		return nil
+	}
+	modes := map[string]string{}
+	for _, w := range d.Config.Workdirs {
+		modes[w.Alias] = w.AgentMode
+	}
+	for _, wd := range d.Files.Workdirs() {
+		if modes[wd.Alias] == agent.ModeWorkspaceWrite {
+			p.Writable = append(p.Writable, wd.Root.Dir())
+		}
+	}
+	return &p
 }
 
 // agentCapability says whether agent tasks are offered, and why not.

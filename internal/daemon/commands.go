@@ -35,8 +35,10 @@ func (d *Daemon) openCommands(enable bool) error {
 		DefaultTimeout: time.Duration(cc.DefaultTimeoutSeconds) * time.Second,
 		MaxTimeout:     time.Duration(cc.MaxTimeoutSeconds) * time.Second,
 		InlineBytes:    cc.InlineOutputBytes,
+		Sandbox:        d.sandboxPolicy(),
 	})
 	commands.Register(d.Registry, d.Commands)
+	d.Files.SetCommandSandbox(d.sandboxDescription)
 	ctx, cancel := context.WithCancel(context.Background())
 	d.stopCleanup = cancel
 	go store.RunCleanup(ctx, cleanupEvery)

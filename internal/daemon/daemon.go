@@ -44,6 +44,7 @@ type Daemon struct {
 	Computer *desktop.Service  // nil unless computer control is enabled
 	Started  time.Time
 
+	configFile  string // the configuration file in force (it may not exist)
 	roots       []*jail.Root
 	transports  transports
 	captures    *capture.Store
@@ -79,7 +80,7 @@ func Open(o Options) (*Daemon, error) {
 	if err != nil {
 		return nil, err
 	}
-	d := &Daemon{Dirs: dirs, Config: cfg, Info: info, Started: time.Now()}
+	d := &Daemon{Dirs: dirs, Config: cfg, Info: info, Started: time.Now(), configFile: cfgPath}
 	ok := false
 	defer func() {
 		if !ok {

@@ -77,16 +77,18 @@ func TestComputerEnabled(t *testing.T) {
 	}
 }
 
-// TestComputerWaylandOnly: a Wayland session without an X11 display is
-// reported not ready, with the reason, and observing is refused.
+// TestComputerWaylandOnly: a Wayland session without an X11 display and
+// without the session bus its portals need is reported not ready, with the
+// reason, and observing is refused.
 func TestComputerWaylandOnly(t *testing.T) {
 	t.Setenv("DISPLAY", "")
 	t.Setenv("WAYLAND_DISPLAY", "wayland-0")
+	t.Setenv("DBUS_SESSION_BUS_ADDRESS", "")
 	d := openComputerDaemon(t, "[computer]\nenabled = true\n")
 	if ok, _ := d.ComputerUse(); ok {
 		t.Fatal("ready without X11")
 	}
-	if c := capability(d, "computer_use"); c.Ready || c.Reason != "wayland" {
+	if c := capability(d, "computer_use"); c.Ready || c.Reason != "no_session_bus" {
 		t.Fatalf("status %+v", c)
 	}
 	out, err := d.Registry.Call(context.Background(), ops.Caller{Transport: "test"}, "computer_desktops", []byte(`{}`), nil)
@@ -95,15 +97,25 @@ func TestComputerWaylandOnly(t *testing.T) {
 	}
 	b, _ := json.Marshal(out)
 	var res struct {
-		Desktops    []any `json:"desktops"`
-		Unavailable struct{ Reason string }
+		Desktops []struct {
+			ID         string `json:"id"`
+			Operations map[string]struct {
+				Ready  bool   `json:"ready"`
+				Reason string `json:"reason"`
+			} `json:"operations"`
+		} `json:"desktops"`
 	}
 	json.Unmarshal(b, &res)
-	if len(res.Desktops) != 0 || res.Unavailable.Reason != "wayland" {
+	if len(res.Desktops) != 1 || res.Desktops[0].ID != "wayland:wayland-0" {
 		t.Fatalf("desktops %s", b)
 	}
+	for op, want := range map[string]string{"computer_observe": "no_session_bus", "computer_act": "no_session_bus", "windows": "wayland_no_window_list"} {
+		if st := res.Desktops[0].Operations[op]; st.Ready || st.Reason != want {
+			t.Errorf("%s readiness %+v, want not ready with %s", op, st, want)
+		}
+	}
 	_, err = d.Registry.Call(context.Background(), ops.Caller{Transport: "test"}, "computer_observe", []byte(`{}`), nil)
-	if e := errcode.As(err); e == nil || e.Code != "DESKTOP_UNAVAILABLE" || e.Details["reason"] != "wayland" {
+	if e := errcode.As(err); e == nil || e.Code != "DESKTOP_UNAVAILABLE" || e.Details["reason"] != "no_session_bus" {
 		t.Fatalf("observe: %v", err)
 	}
 }

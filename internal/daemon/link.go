@@ -65,7 +65,7 @@ func (d *Daemon) StartLink(ctx context.Context, o LinkOptions) (wait func(), err
 	}
 	svc, err := link.New(link.Options{
 		URL: o.URL, Token: tok, Tokens: tokens, Info: d.Info, Local: local, Shell: d.Commands != nil, Agents: d.Agents != nil,
-		CommandsDenied: d.linkCommandsDenied, ComputerUse: o.ComputerUse, NewRuntime: d.sessionRuntime, Secret: secret,
+		CommandsDenied: d.linkCommandsDenied, ShellSandbox: d.SandboxStatus, ComputerUse: o.ComputerUse, NewRuntime: d.sessionRuntime, Secret: secret,
 		Session: o.Session, LegacyRoot: legacyRoot,
 		IdemPath: filepath.Join(d.Dirs.State, "link.db"),
 		Event: func(op string, details map[string]any) {
@@ -149,8 +149,10 @@ func (d *Daemon) sessionRuntime(root string) (*link.Runtime, error) {
 			DefaultTimeout: time.Duration(cc.DefaultTimeoutSeconds) * time.Second,
 			MaxTimeout:     time.Duration(cc.MaxTimeoutSeconds) * time.Second,
 			InlineBytes:    cc.InlineOutputBytes,
+			Sandbox:        d.sandboxPolicy(),
 		})
 		commands.Register(reg, cmds)
+		fs.SetCommandSandbox(d.sandboxDescription)
 	}
 	if d.Computer != nil {
 		// The desktop is the machine's, not the session's: one service.

@@ -3,6 +3,7 @@ package daemon
 import (
 	"encoding/json"
 	"fmt"
+	"github.com/hostlink/hostlink/internal/paths"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -157,8 +158,10 @@ func policySummary(p config.Policy) map[string]any {
 // policy), state (tokens, keys, databases), the audit log, logs and
 // runtime sockets. No file operation may reach into them, whatever
 // workdir contains them.
-func (d *Daemon) protectedDirs() []string {
-	return []string{d.Dirs.Config, d.Dirs.State, d.Dirs.Audit, d.Dirs.Logs, d.Dirs.Runtime}
+func (d *Daemon) protectedDirs() []string { return protectedDirs(d.Dirs) }
+
+func protectedDirs(dirs paths.Dirs) []string {
+	return []string{dirs.Config, dirs.State, dirs.Audit, dirs.Logs, dirs.Runtime}
 }
 
 // checkWorkdir refuses a workdir that is one of hostlink's own directories

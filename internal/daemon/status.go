@@ -7,21 +7,26 @@ import (
 	"time"
 
 	"github.com/hostlink/hostlink/internal/companion"
+	"github.com/hostlink/hostlink/internal/sandbox"
 	"github.com/hostlink/hostlink/internal/version"
 )
 
 // Status is a snapshot of the running daemon, as `hostlink status` shows it.
 type Status struct {
 	Version       string             `json:"version"`
+	Build         version.Info       `json:"build"` // the daemon binary's version, commit, date, Go and target
 	PID           int                `json:"pid"`
 	Started       time.Time          `json:"started"`
 	UptimeSeconds int64              `json:"uptime_seconds"`
 	Transports    []TransportStatus  `json:"transports"`
 	Link          LinkStatus         `json:"link"`
 	Capabilities  []CapabilityStatus `json:"capabilities"`
-	Workdirs      []WorkdirStatus    `json:"workdirs"`
-	Commands      []CommandStatus    `json:"commands"` // running commands
-	Tasks         []TaskStatus       `json:"tasks"`    // running agent tasks
+	// Sandbox is the confinement commands get, as measured; set while
+	// commands are enabled.
+	Sandbox  *sandbox.Status `json:"sandbox,omitempty"`
+	Workdirs []WorkdirStatus `json:"workdirs"`
+	Commands []CommandStatus `json:"commands"` // running commands
+	Tasks    []TaskStatus    `json:"tasks"`    // running agent tasks
 	// Companion is the runtime side of the companion route, when
 	// [companion] listen or wsl_helper is set.
 	Companion *CompanionStatus `json:"companion,omitempty"`
@@ -100,6 +105,7 @@ func (t *transports) snapshot() []TransportStatus {
 func (d *Daemon) Status() Status {
 	s := Status{
 		Version:       version.Version,
+		Build:         version.Get(),
 		PID:           os.Getpid(),
 		Started:       d.Started.UTC().Truncate(time.Second),
 		UptimeSeconds: int64(time.Since(d.Started).Seconds()),
@@ -122,6 +128,10 @@ func (d *Daemon) Status() Status {
 		shell.Reason = "disabled (enable locally with --enable-shell)"
 	}
 	s.Capabilities = append(s.Capabilities, shell)
+	if d.Commands != nil {
+		sb := d.SandboxStatus()
+		s.Sandbox = &sb
+	}
 	s.Capabilities = append(s.Capabilities, d.computerStatus())
 	s.Capabilities = append(s.Capabilities, d.agentCapability())
 	s.Tasks = append(s.Tasks, d.agentTasks()...)

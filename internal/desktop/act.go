@@ -116,7 +116,7 @@ func notDispatched(e *errcode.Error, steps int) *errcode.Error {
 func (s *Service) checkDrift(ctx context.Context, d *desk, o *observation) error {
 	cur, err := d.b.State(ctx)
 	if err != nil {
-		s.drop(d)
+		s.drop(d, err)
 		return notDispatched(nativeErr(err, "reading the desktop state"), 0)
 	}
 	var what []string

@@ -26,7 +26,14 @@ func TestWin32Service(t *testing.T) {
 		t.Fatalf("desktops %+v", ds)
 	}
 	mon := ds.Desktops[0].Monitors[0]
-	obs := call("computer_observe", map[string]any{"monitor": 0}).(Observation)
+	obs := call("computer_observe", map[string]any{"monitor": 0, "accessibility": true}).(Observation)
+	// UI Automation's answer depends on the foreground window (Wine 8
+	// has none for standard controls; see win32's TestUIAStandardControls):
+	// either text or a reason, never a failed observation.
+	if a := obs.Accessibility; a == nil || (!a.Available && a.Reason == "") {
+		t.Fatalf("accessibility %+v", a)
+	}
+	t.Logf("accessibility %+v", obs.Accessibility)
 	img := decodePNGBytes(t, obs.images[0].Data)
 	if img.Bounds().Dx() != mon.Bounds.W || img.Bounds().Dy() != mon.Bounds.H {
 		t.Fatalf("image %v for monitor %+v", img.Bounds(), mon)

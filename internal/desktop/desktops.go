@@ -34,11 +34,15 @@ func (s *Service) describe(ctx context.Context, d *desk, windows bool) (Desktop,
 	st := d.b.Status(ctx)
 	info := Desktop{ID: d.b.ID(), CoordinateSpace: d.b.Space(), Monitors: []native.Monitor{}}
 	mons, err := d.b.Monitors(ctx)
-	if err != nil {
-		s.drop(d)
+	switch {
+	case err != nil && lost(err):
+		s.drop(d, err)
 		gone := native.Readiness{Reason: "display_lost", Detail: "the display stopped answering"}
 		st = native.Status{Capture: gone, Input: gone, Windows: gone, Accessibility: gone}
-	} else {
+	case err != nil:
+		// A refusal (no consented session yet): no monitors to show, the
+		// status says why.
+	default:
 		info.Monitors = mons
 	}
 	info.Operations = operations(st)

@@ -45,9 +45,12 @@ const (
 // nativeErr maps a backend error to a typed one.
 func nativeErr(err error, what string) *errcode.Error {
 	var e *errcode.Error
+	var r *native.Refusal
 	switch {
 	case errors.As(err, &e):
 		return e
+	case errors.As(err, &r):
+		return refusal(r)
 	case errors.Is(err, native.ErrUnmappedKey):
 		return errcode.New(KeyUnmapped, "%s: %v", what, err)
 	case errors.Is(err, native.ErrPermission):
@@ -62,4 +65,32 @@ func nativeErr(err error, what string) *errcode.Error {
 		return errcode.New(DesktopUnavailable, "%s: the desktop is not reachable", what)
 	}
 	return errcode.As(err)
+}
+
+// refusal maps a backend's refusal to its typed error, the backend's
+// reason in the details.
+func refusal(r *native.Refusal) *errcode.Error {
+	code := DesktopUnavailable
+	switch {
+	case errors.Is(r.Err, native.ErrPermission):
+		code = PermissionPending
+	case errors.Is(r.Err, native.ErrSessionClosed):
+		code = DesktopDrift
+	case errors.Is(r.Err, native.ErrNotSupported):
+		code = FeatureNotSupported
+	}
+	e := errcode.New(code, "%s", r.Detail).With("reason", r.Reason)
+	if code == DesktopDrift {
+		e = e.With("changed", []string{"session"})
+	}
+	return e
+}
+
+// lost reports whether a backend error means the desktop's connection is
+// gone, so that the desktop is dropped and reopened by the next request.
+// A refusal (consent pending, a closed portal session) is not: the
+// backend stays, with what it remembers of the person's answers.
+func lost(err error) bool {
+	var r *native.Refusal
+	return !errors.As(err, &r)
 }

@@ -2,6 +2,9 @@ package desktop
 
 import (
 	"context"
+	"errors"
+	"fmt"
+	"strings"
 	"time"
 	"unicode/utf8"
 
@@ -45,9 +48,12 @@ func (s *Service) observe(ctx context.Context, c *ops.Call, a ObserveArgs) (*Obs
 		return nil, err
 	}
 	defer d.unlock()
+	if err := begin(ctx, d.b); err != nil {
+		return nil, nativeErr(err, "opening the desktop session")
+	}
 	mons, err := d.b.Monitors(ctx)
 	if err != nil {
-		s.drop(d)
+		s.drop(d, err)
 		return nil, nativeErr(err, "listing monitors")
 	}
 	fr, err := frameFor(a, from, mons)
@@ -102,7 +108,7 @@ func (s *Service) capture(ctx context.Context, c *ops.Call, d *desk, fr framing,
 	}
 	st, err := d.b.State(ctx)
 	if err != nil {
-		s.drop(d)
+		s.drop(d, err)
 		return nil, nativeErr(err, "reading the desktop state")
 	}
 	if st.Locked {
@@ -149,7 +155,7 @@ func (s *Service) capture(ctx context.Context, c *ops.Call, d *desk, fr framing,
 		}
 	}
 	if a.Accessibility {
-		obs.Accessibility = s.accessibility(ctx, d, status.Accessibility)
+		obs.Accessibility = s.accessibility(ctx, d, status.Accessibility, f)
 	}
 	now := s.opts.now()
 	o.expires = now.Add(s.opts.RefTTL)
@@ -164,13 +170,26 @@ func windowInfo(ref string, nw native.Window, box native.Rect) WindowInfo {
 		Focused: nw.Focused, Minimized: nw.Minimized, Elevated: nw.Elevated}
 }
 
-func (s *Service) accessibility(ctx context.Context, d *desk, r native.Readiness) *Accessibility {
+func (s *Service) accessibility(ctx context.Context, d *desk, r native.Readiness, f frame) *Accessibility {
 	if !r.Ready {
 		return &Accessibility{Reason: r.Reason}
 	}
 	max := s.opts.MaxAccessibilityBytes
-	text, err := d.b.Accessibility(ctx, max+1)
+	var text string
+	var err error
+	if t, ok := d.b.(native.AccessibilityTree); ok {
+		var els []native.Element
+		if els, err = t.AccessibilityTree(ctx, maxAccessibleNodes); err == nil {
+			text = renderElements(els, f, max+1)
+		}
+	} else {
+		text, err = d.b.Accessibility(ctx, max+1)
+	}
 	if err != nil {
+		var ref *native.Refusal
+		if errors.As(err, &ref) {
+			return &Accessibility{Reason: ref.Reason}
+		}
 		return &Accessibility{Reason: "accessibility_failed"}
 	}
 	a := &Accessibility{Available: true, Text: text}
@@ -182,4 +201,31 @@ func (s *Service) accessibility(ctx context.Context, d *desk, r native.Readiness
 		a.Text, a.Truncated = text[:n], true
 	}
 	return a
+}
+
+// maxAccessibleNodes bounds one walk of an accessibility tree, as AT-SPI's
+// walk is bounded.
+const maxAccessibleNodes = 2000
+
+// renderElements writes elements as indented "role: name @ x,y wxh" lines,
+// the bounds in the image's coordinates, up to max bytes.
+func renderElements(els []native.Element, f frame, max int) string {
+	var sb strings.Builder
+	for _, e := range els {
+		line := strings.Repeat("  ", e.Depth) + e.Role
+		if e.Name != "" {
+			line += ": " + e.Name
+		}
+		if !e.Bounds.Empty() {
+			b := f.toImage(e.Bounds)
+			line += fmt.Sprintf(" @ %d,%d %dx%d", b.X, b.Y, b.W, b.H)
+		}
+		line += "\n"
+		if sb.Len()+len(line) > max {
+			sb.WriteString(line[:max-sb.Len()])
+			break
+		}
+		sb.WriteString(line)
+	}
+	return sb.String()
 }

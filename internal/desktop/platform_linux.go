@@ -6,21 +6,38 @@ import (
 	"strings"
 
 	"github.com/hostlink/hostlink/internal/desktop/native"
+	"github.com/hostlink/hostlink/internal/desktop/wayland"
 	"github.com/hostlink/hostlink/internal/desktop/x11"
 )
 
-// openPlatform connects to $DISPLAY. WSL2 is refused even with a display
-// (WSLg's coordinates are not the Windows desktop the user sees); a
-// Wayland session is refused unless an X11 display is also usable.
+// openPlatform opens the session's desktop: on Wayland the portal backend,
+// on X11 the X server at $DISPLAY. WSL2 is refused even with a display
+// (WSLg's coordinates are not the Windows desktop the user sees). A
+// Wayland session whose portal route cannot capture (no portal, no
+// GStreamer) falls back to its XWayland display, if it has one, which
+// shows only X11 applications and says so.
 func openPlatform(ctx context.Context) ([]native.Backend, native.Readiness) {
 	if isWSL() {
 		return nil, native.Readiness{Reason: "wsl2", Detail: "running under WSL2: no desktop of the Windows host is reachable from here"}
 	}
 	display := os.Getenv("DISPLAY")
-	if display == "" {
-		if os.Getenv("WAYLAND_DISPLAY") != "" || os.Getenv("XDG_SESSION_TYPE") == "wayland" {
-			return nil, native.Readiness{Reason: "wayland", Detail: "a Wayland session without an X11 display; the portal path is not implemented"}
+	var portalWhy native.Readiness
+	if wl := os.Getenv("WAYLAND_DISPLAY"); wl != "" {
+		b, err := wayland.Open(ctx, wayland.Config{Display: wl,
+			Bus: os.Getenv("DBUS_SESSION_BUS_ADDRESS"), RuntimeDir: os.Getenv("XDG_RUNTIME_DIR")})
+		if err == nil {
+			portalWhy = b.Status(ctx).Capture
+			if portalWhy.Ready || display == "" {
+				return []native.Backend{b}, native.Readiness{Ready: true}
+			}
+			b.Close()
+		} else if display == "" {
+			return nil, native.Readiness{Reason: "wayland_unreachable", Detail: "cannot reach the Wayland session's bus: " + err.Error()}
 		}
+	} else if display == "" && os.Getenv("XDG_SESSION_TYPE") == "wayland" {
+		return nil, native.Readiness{Reason: "wayland", Detail: "a Wayland session, but WAYLAND_DISPLAY is not set in hostlink's environment"}
+	}
+	if display == "" {
 		return nil, native.Readiness{Reason: "no_display", Detail: "no X11 display ($DISPLAY is not set)"}
 	}
 	b, err := x11.Open(display)
@@ -28,22 +45,31 @@ func openPlatform(ctx context.Context) ([]native.Backend, native.Readiness) {
 		return nil, native.Readiness{Reason: "x11_unreachable", Detail: "cannot connect to the X11 display " + display}
 	}
 	if os.Getenv("WAYLAND_DISPLAY") != "" || os.Getenv("XDG_SESSION_TYPE") == "wayland" {
-		return []native.Backend{xwayland{b}}, native.Readiness{Ready: true}
+		return []native.Backend{xwayland{b, portalWhy}}, native.Readiness{Ready: true}
 	}
 	return []native.Backend{b}, native.Readiness{Ready: true}
 }
 
-// xwayland is an X11 display inside a Wayland session: usable, but it
-// shows and reaches only the X11 applications, which Status says.
-type xwayland struct{ *x11.Backend }
+// xwayland is an X11 display inside a Wayland session, used when the
+// portal route cannot capture: usable, but it shows and reaches only the
+// X11 applications, which Status says, with why the portal route is not
+// used.
+type xwayland struct {
+	*x11.Backend
+	portal native.Readiness // why not the portal route ("" reason: no WAYLAND_DISPLAY)
+}
 
 const xwaylandNote = "Wayland session: only X11 (XWayland) applications are visible and controllable"
 
 func (x xwayland) Status(ctx context.Context) native.Status {
 	st := x.Backend.Status(ctx)
+	note := xwaylandNote
+	if x.portal.Reason != "" {
+		note += "; the portal route is unavailable (" + x.portal.Reason + ": " + x.portal.Detail + ")"
+	}
 	for _, r := range []*native.Readiness{&st.Capture, &st.Input, &st.Windows} {
 		if r.Ready {
-			r.Detail = xwaylandNote
+			r.Detail = note
 		}
 	}
 	return st

@@ -11,6 +11,7 @@ import (
 	"github.com/hostlink/hostlink/internal/desktop/x11"
 	"github.com/hostlink/hostlink/internal/desktop/xvfbtest"
 	"github.com/hostlink/hostlink/internal/errcode"
+	"github.com/hostlink/hostlink/internal/tstest"
 )
 
 // cutOff is the real X11 backend with its input cut after a number of
@@ -71,10 +72,18 @@ func TestReceipts(t *testing.T) {
 	}
 
 	// The fresh observation fails (the caller gives up while the act
-	// settles): the receipt stands, with the reason beside it.
+	// settles, once the move has landed): the receipt stands, with the
+	// reason beside it.
 	after = 10
-	short, cancel := context.WithTimeout(ctx, 300*time.Millisecond)
+	short, cancel := context.WithCancel(ctx)
 	defer cancel()
+	go func() {
+		tstest.Eventually(time.Minute, func() bool {
+			out, err := d.Output("xdotool", "getmouselocation")
+			return err == nil && strings.HasPrefix(out, "x:9 y:9 ")
+		})
+		cancel()
+	}()
 	out, e = call(short, "computer_act", map[string]any{"observation_id": res.Observation.ObservationID, "action": "move", "x": 9, "y": 9, "settle_ms": 5000})
 	if e != nil {
 		t.Fatal(e)

@@ -103,9 +103,12 @@ func (s *Service) open(ctx context.Context) ([]*desk, native.Readiness) {
 	return out, native.Readiness{Ready: true}
 }
 
-// drop forgets a desktop whose connection failed, so the next request
-// reconnects.
-func (s *Service) drop(d *desk) {
+// drop forgets a desktop whose connection failed with err, so the next
+// request reconnects; a refusal (see lost) keeps it.
+func (s *Service) drop(d *desk, err error) {
+	if !lost(err) {
+		return
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.desks[d.b.ID()] == d {
@@ -183,8 +186,20 @@ func (s *Service) Do(ctx context.Context, id string, fn func(native.Backend) err
 		return errcode.As(err)
 	}
 	defer d.unlock()
+	if err := begin(ctx, d.b); err != nil {
+		return nativeErr(err, "opening the desktop session")
+	}
 	if err := fn(d.b); err != nil {
 		return nativeErr(err, "desktop")
+	}
+	return nil
+}
+
+// begin opens the backend's consented session, for backends that have one
+// (see native.Sessioned).
+func begin(ctx context.Context, b native.Backend) error {
+	if sb, ok := b.(native.Sessioned); ok {
+		return sb.Begin(ctx)
 	}
 	return nil
 }

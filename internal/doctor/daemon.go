@@ -10,6 +10,7 @@ import (
 	"github.com/hostlink/hostlink/internal/daemon"
 	"github.com/hostlink/hostlink/internal/desktop"
 	"github.com/hostlink/hostlink/internal/ipc"
+	"github.com/hostlink/hostlink/internal/version"
 )
 
 // checkControl asks a running daemon for its status over the control
@@ -23,6 +24,10 @@ func (e *env) checkControl(ctx context.Context) {
 	e.status = st
 	e.add("control channel", OK, fmt.Sprintf("hostlink %s running at %s, pid %d, up %s; link %s", st.Version, addr, st.PID,
 		(time.Duration(st.UptimeSeconds)*time.Second).String(), st.Link.State), "")
+	if mine := version.Get(); st.Build.Version != "" && (st.Build.Version != mine.Version || st.Build.Commit != mine.Commit) {
+		e.add("daemon version", Warn, "the running daemon is "+st.Build.Summary()+"; this hostlink is "+mine.Summary(),
+			"restart the daemon to run this version (systemctl --user restart hostlink.service, or stop and start hostlink serve)")
+	}
 }
 
 func (e *env) daemonStatus(ctx context.Context) (*daemon.Status, string, error) {
@@ -51,7 +56,14 @@ func (e *env) daemonStatus(ctx context.Context) (*daemon.Status, string, error) 
 // desktopFixes say how to make computer use ready, by reason.
 var desktopFixes = map[string]string{
 	"permission_pending":     "System Settings > Privacy & Security: allow hostlink under Accessibility and Screen Recording (launchd restarts it after the grant)",
-	"wayland":                "log in with an X11 session (e.g. \"GNOME on Xorg\"): Wayland blocks input injection",
+	"wayland":                "give hostlink the session's WAYLAND_DISPLAY (systemctl --user import-environment WAYLAND_DISPLAY DBUS_SESSION_BUS_ADDRESS), or log in with an X11 session",
+	"no_session_bus":         "run hostlink inside the graphical session, with its DBUS_SESSION_BUS_ADDRESS",
+	"portal_missing":         "install xdg-desktop-portal and your desktop's backend (xdg-desktop-portal-gnome or -kde); see the wayland checks below",
+	"screencast_unavailable": "your desktop's portal backend lacks ScreenCast; install xdg-desktop-portal-gnome or -kde (wlroots: xdg-desktop-portal-wlr, which needs a GPU)",
+	"gstreamer_missing":      "install GStreamer: gstreamer1.0-tools gstreamer1.0-plugins-base gstreamer1.0-plugins-good (Debian/Ubuntu)",
+	"pipewiresrc_missing":    "install GStreamer's PipeWire plugin: gstreamer1.0-pipewire (Debian/Ubuntu), pipewire-gstreamer (Fedora)",
+	"pipewire_tools_missing": "install pw-dump: pipewire-bin (Debian/Ubuntu), pipewire-utils (Fedora)",
+	"permission_denied":      "the person declined screen sharing in the desktop's dialog; restart hostlink to be asked again",
 	"no_display":             "run hostlink inside a graphical session (DISPLAY set)",
 	"x11_unreachable":        "check DISPLAY and that the X server accepts this user (xhost)",
 	"wsl2":                   "computer use is not available under WSL2; run hostlink on the Windows host",
@@ -63,10 +75,11 @@ var desktopFixes = map[string]string{
 // and whatever else the running daemon reports (agent runtimes).
 func (e *env) checkCapabilities(ctx context.Context) {
 	if e.cfg.Commands.Enabled {
-		e.add("commands", OK, "enabled ([commands] enabled = true): commands run with your permissions", "")
+		e.add("commands", OK, "enabled ([commands] enabled = true)", "")
 	} else {
 		e.add("commands", OK, "off (enable with [commands] enabled = true or serve --enable-shell)", "")
 	}
+	e.checkSandbox()
 	if !e.cfg.Computer.Enabled {
 		e.add("computer use", OK, "off (enable with [computer] enabled = true)", "")
 	} else {
@@ -82,6 +95,7 @@ func (e *env) checkCapabilities(ctx context.Context) {
 			}
 			e.add("computer use", Warn, "not ready: "+why, fix)
 		}
+		e.checkWayland(ctx)
 	}
 	if e.status == nil {
 		return

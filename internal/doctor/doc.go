@@ -5,8 +5,10 @@
 // their permissions, the credential backend and the pairing, the platform
 // link (reachable, token accepted), the control channel of a running
 // daemon, each capability's readiness (computer use: display server,
-// Wayland, macOS permissions; agent runtimes as the running daemon reports
-// them, or their CLIs on PATH) and the autostart unit.
+// macOS permissions, and in a Wayland session the portal with its
+// interface versions, GStreamer with pipewiresrc and pw-dump; agent
+// runtimes as the running daemon reports them, or their CLIs on PATH) and
+// the autostart unit.
 //
 // A FAIL means hostlink cannot do what its configuration asks; a WARN is
 // something to know (not paired, no autostart, a capability not ready).

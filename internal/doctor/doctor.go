@@ -12,6 +12,7 @@ import (
 	"github.com/hostlink/hostlink/internal/config"
 	"github.com/hostlink/hostlink/internal/daemon"
 	"github.com/hostlink/hostlink/internal/paths"
+	"github.com/hostlink/hostlink/internal/version"
 )
 
 // Status is a check's outcome.
@@ -81,6 +82,7 @@ func Run(ctx context.Context, o Options) *Report {
 		o.Getenv = os.Getenv
 	}
 	e := &env{o: o, r: &Report{Checks: []Check{}}}
+	e.add("version", OK, "hostlink "+version.Get().Summary(), "")
 	if e.checkPaths() && e.checkConfig() {
 		e.checkDirs()
 		e.checkWorkdirs()

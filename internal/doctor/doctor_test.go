@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/hostlink/hostlink/internal/private"
+	"github.com/hostlink/hostlink/internal/version"
 )
 
 func TestDirsAndWorkdirs(t *testing.T) {
@@ -33,7 +34,7 @@ func TestDirsAndWorkdirs(t *testing.T) {
 	r := Run(context.Background(), Options{Getenv: func(k string) string {
 		return map[string]string{"KEYCHAIN_PASSPHRASE": "p", "HOSTLINK_CREDENTIAL_BACKEND": "encrypted-file"}[k]
 	}})
-	want := map[string]Status{"workdir file": Fail, "workdir ro": OK, "workdir rw": OK, "state dir": OK, "credential store": OK, "pairing": Warn, "platform link": OK}
+	want := map[string]Status{"version": OK, "workdir file": Fail, "workdir ro": OK, "workdir rw": OK, "state dir": OK, "credential store": OK, "pairing": Warn, "platform link": OK}
 	if runtime.GOOS != "windows" {
 		want["audit log"] = Fail
 	}
@@ -46,6 +47,9 @@ func TestDirsAndWorkdirs(t *testing.T) {
 		if c.Status != st || (st != OK && c.Fix == "") {
 			t.Errorf("%s: %+v, want %s", name, c, st)
 		}
+	}
+	if c := got["version"]; c.Detail != "hostlink "+version.Get().Summary() {
+		t.Errorf("version detail %q", c.Detail)
 	}
 	if c := got["workdir rw"]; !strings.Contains(c.Detail, "read-write, case-") {
 		t.Errorf("rw detail %q", c.Detail)

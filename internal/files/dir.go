@@ -9,6 +9,7 @@ type Dir struct {
 	Workdir string // alias
 	Rel     string // root-relative, symlinks resolved
 	Abs     string // absolute host path
+	Root    string // the workdir's own absolute host path (what a sandbox confines writes to)
 }
 
 // ResolveDir jails p (relative to the workdir alias, or absolute inside a
@@ -31,5 +32,5 @@ func (s *Service) ResolveDir(alias, p string) (Dir, error) {
 	if !fi.IsDir() {
 		return Dir{}, errcode.New(errcode.NotADirectory, "%q is not a directory", t.String())
 	}
-	return Dir{Workdir: t.wd.Alias, Rel: real.String(), Abs: t.wd.Root.Abs(real)}, nil
+	return Dir{Workdir: t.wd.Alias, Rel: real.String(), Abs: t.wd.Root.Abs(real), Root: t.wd.Root.Dir()}, nil
 }

@@ -25,10 +25,15 @@ type WorkdirInfo struct {
 // ListWorkdirsResult is list_workdirs' response.
 type ListWorkdirsResult struct {
 	Workdirs []WorkdirInfo `json:"workdirs"`
+	// CommandSandbox is how commands run in these workdirs are confined.
+	CommandSandbox string `json:"command_sandbox,omitempty" jsonschema:"how commands are confined here, as measured: for example 'workdir via namespaces+landlock' (writes only in the workdir and TMPDIR, no network, credentials hidden) or 'off'; absent while commands are disabled"`
 }
 
 func (s *Service) listWorkdirs(_ context.Context, _ *ops.Call, _ ListWorkdirsArgs) (ListWorkdirsResult, error) {
 	out := ListWorkdirsResult{Workdirs: []WorkdirInfo{}}
+	if f := s.commandSandbox.Load(); f != nil {
+		out.CommandSandbox = (*f)()
+	}
 	for i, wd := range s.workdirs {
 		out.Workdirs = append(out.Workdirs, WorkdirInfo{
 			Alias:           wd.Alias,
@@ -41,6 +46,10 @@ func (s *Service) listWorkdirs(_ context.Context, _ *ops.Call, _ ListWorkdirsArg
 	}
 	return out, nil
 }
+
+// SetCommandSandbox makes list_workdirs describe the commands' sandbox
+// with describe (the daemon sets it while commands are enabled).
+func (s *Service) SetCommandSandbox(describe func() string) { s.commandSandbox.Store(&describe) }
 
 // Register adds the file operations to r.
 func Register(r *ops.Registry, s *Service) {

@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"github.com/hostlink/hostlink/internal/errcode"
 	"github.com/hostlink/hostlink/internal/jail"
@@ -33,6 +34,8 @@ type Service struct {
 	limits   Limits
 	locks    [64]sync.Mutex
 	guard    Guard // nil: mutations are not guarded
+	// commandSandbox describes the commands' sandbox for list_workdirs.
+	commandSandbox atomic.Pointer[func() string]
 }
 
 // NewService returns a Service over workdirs; the first is the default for

@@ -3,6 +3,8 @@ package link
 import (
 	"slices"
 	"testing"
+
+	"github.com/hostlink/hostlink/internal/sandbox"
 )
 
 // TestCapabilities checks that HELLO offers only what is enabled locally.
@@ -21,6 +23,10 @@ func TestCapabilities(t *testing.T) {
 		{Options{Shell: true, CommandsDenied: func() bool { return false }}, true, []string{CapShell, CapCommandOut}, nil},
 		{Options{CommandsDenied: func() bool { return false }}, false, nil, []string{CapShell, CapCommandOut}},
 		{Options{Agents: true}, false, []string{CapAgents}, []string{CapShell}},
+		// shell_sandbox names a sandbox in force, never a claimed one.
+		{Options{Shell: true, ShellSandbox: func() sandbox.Status { return sandbox.Status{Mode: sandbox.Workdir} }}, false, []string{CapShell, CapShellSandbox}, nil},
+		{Options{Shell: true, ShellSandbox: func() sandbox.Status { return sandbox.Status{Mode: sandbox.Off} }}, false, []string{CapShell}, []string{CapShellSandbox}},
+		{Options{ShellSandbox: func() sandbox.Status { return sandbox.Status{Mode: sandbox.Workdir} }}, false, nil, []string{CapShellSandbox}},
 		{Options{ComputerUse: func() (bool, [2]int) { return false, [2]int{} }}, false, nil, []string{CapComputerUse}},
 		{Options{ComputerUse: func() (bool, [2]int) { return true, [2]int{800, 600} }}, false, []string{CapComputerUse}, nil},
 	}

@@ -5,6 +5,7 @@ import (
 	"crypto/rand"
 	"errors"
 	"fmt"
+	"github.com/hostlink/hostlink/internal/sandbox"
 	"log/slog"
 	"math/big"
 	"net"
@@ -91,6 +92,9 @@ type Client struct {
 	Keepalive Keepalive // zero: DefaultKeepalive
 	// Capabilities returns what this connection advertises now.
 	Capabilities func() []string
+	// ShellSandbox reports the commands' confinement for HELLO; nil: none
+	// is described.
+	ShellSandbox func() sandbox.Status
 	// Screen returns the screen size when computer use is advertised.
 	Screen func() *[2]int
 	// Features returns HELLO's computer_use_features and their coarse
@@ -292,6 +296,10 @@ func (c *Client) handshake(dctx, cctx context.Context, conn *Conn) (*HelloAck, e
 	}
 	if slices.Contains(caps, CapComputerUse) && c.Screen != nil {
 		hello.ScreenResolution = c.Screen()
+	}
+	if slices.Contains(caps, CapShell) && c.ShellSandbox != nil {
+		st := c.ShellSandbox()
+		hello.ShellSandbox = &st
 	}
 	if slices.Contains(caps, CapComputerUse) && c.Features != nil {
 		hello.ComputerUseFeatures, hello.ComputerUseFeaturesCoarse = c.Features()

@@ -1,6 +1,10 @@
 package link
 
-import "encoding/json"
+import (
+	"encoding/json"
+
+	"github.com/hostlink/hostlink/internal/sandbox"
+)
 
 // Message types of protocol v1.1 and hostlink's additions.
 const (
@@ -51,6 +55,10 @@ const (
 	CapIdempotency = "idempotency"    // idempotency_key on mutating requests
 	CapOperations  = "operations"     // OPERATION_CALL
 	CapCommandOut  = "command_output" // COMMAND_RESULT.capture_id + read_command_output
+	// CapShellSandbox: commands run confined to their workdir (HELLO's
+	// shell_sandbox says how, as measured). Informational: it changes no
+	// request.
+	CapShellSandbox = "shell_sandbox"
 	// CapAgents: the agent-task operations through OPERATION_CALL. They act
 	// on the locally configured workdirs whose agent_mode allows it, never
 	// on a session's root.
@@ -72,6 +80,9 @@ type Hello struct {
 	// The computer-use features this data connection serves (COMPUTER_USE.md).
 	ComputerUseFeatures       []string `json:"computer_use_features,omitempty"`
 	ComputerUseFeaturesCoarse []string `json:"computer_use_features_coarse,omitempty"`
+	// ShellSandbox is the confinement commands run in, as measured, while
+	// shell is offered.
+	ShellSandbox *sandbox.Status `json:"shell_sandbox,omitempty"`
 }
 
 // HelloAck is HELLO_ACK's payload. Pointers tell an omitted field from a

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/hostlink/hostlink/internal/sandbox"
 	"log/slog"
 	"strings"
 	"sync"
@@ -32,6 +33,9 @@ type Options struct {
 	// is asked at every HELLO, so a policy reload counts from the next
 	// connection.
 	CommandsDenied func() bool
+	// ShellSandbox, if set, reports the confinement commands run in (see
+	// sandbox.Effective), advertised with shell.
+	ShellSandbox func() sandbox.Status
 	// Agents reports that agent tasks are enabled locally.
 	Agents bool
 	// ComputerUse, if set, reports whether a desktop backend is ready and
@@ -115,6 +119,9 @@ func (s *Service) capabilities(control bool) []string {
 	shell := s.opts.Shell && (s.opts.CommandsDenied == nil || !s.opts.CommandsDenied())
 	if shell {
 		caps = append(caps, CapShell)
+		if s.opts.ShellSandbox != nil && s.opts.ShellSandbox().Mode == sandbox.Workdir {
+			caps = append(caps, CapShellSandbox)
+		}
 	}
 	if s.opts.ComputerUse != nil {
 		if ok, _ := s.opts.ComputerUse(); ok {
@@ -141,6 +148,7 @@ func (s *Service) newClient(url, session string, root *string) *Client {
 		Idem: s.idem, Log: s.opts.Log, started: time.Now(),
 	}
 	c.Capabilities = func() []string { return s.capabilities(session == "" && root == nil) }
+	c.ShellSandbox = s.opts.ShellSandbox
 	c.Screen = func() *[2]int {
 		if s.opts.ComputerUse == nil {
 			return nil

@@ -66,6 +66,7 @@ type described struct {
 	rels        []string // workdir-relative paths a file operation acts on
 	commandLine string   // a command's line, as shown
 	hasEnv      bool     // the command sets environment variables
+	unsandboxed bool     // the command asks for less than the sandbox
 	// target replaces the observation in an input's binding: see
 	// gate.Allow.
 	target string
@@ -194,6 +195,17 @@ func (g *gate) describe(op *ops.Op, class string, c *ops.Call, a map[string]any)
 				add("Timeout", fmt.Sprintf("%gs", t))
 			}
 			d.Summary = fmt.Sprintf("%s: %s (in %s)", op.Name, clip(d.commandLine, 200), dir)
+			switch Unsandboxed(a) {
+			case "":
+			case "network":
+				d.unsandboxed = true
+				add("Sandbox", "LOWERED: confined to the workdir, but WITH NETWORK ACCESS")
+				d.Summary += " [sandbox lowered: network]"
+			default:
+				d.unsandboxed = true
+				add("Sandbox", "OFF: runs UNSANDBOXED, with all of your permissions (it can read hostlink's token and your credentials)")
+				d.Summary += " [unsandboxed]"
+			}
 		case "companion_run_command":
 			// Runs on the companion's host: its directory is not a workdir.
 			d.commandLine = CommandLine(a)

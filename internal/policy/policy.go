@@ -33,16 +33,19 @@ var Modes = []Mode{Deny, Ask, Allow}
 
 // Classes: the policy keys, one per kind of action.
 const (
-	FilesRead       = "files_read"       // reading, listing, searching files
-	FilesWrite      = "files_write"      // writing, editing, moving, deleting, creating
-	Commands        = "commands"         // starting commands and feeding them input
-	Computer        = "computer"         // computer_act: input to the desktop
-	ComputerObserve = "computer_observe" // screenshots and window lists
-	Agents          = "agents"           // submitting, steering and answering agent tasks
+	FilesRead  = "files_read"  // reading, listing, searching files
+	FilesWrite = "files_write" // writing, editing, moving, deleting, creating
+	Commands   = "commands"    // starting commands and feeding them input
+	// CommandsUnsandboxed: a command asking for less than the sandbox
+	// (network, or none); it also needs Commands.
+	CommandsUnsandboxed = "commands_unsandboxed"
+	Computer            = "computer"         // computer_act: input to the desktop
+	ComputerObserve     = "computer_observe" // screenshots and window lists
+	Agents              = "agents"           // submitting, steering and answering agent tasks
 )
 
 // Classes lists every class, in the order they are shown.
-var Classes = []string{FilesRead, FilesWrite, Commands, Computer, ComputerObserve, Agents}
+var Classes = []string{FilesRead, FilesWrite, Commands, CommandsUnsandboxed, Computer, ComputerObserve, Agents}
 
 // Rules are the modes and allow rules for the default or one workdir.
 type Rules struct {
@@ -71,7 +74,7 @@ type Config struct {
 func Defaults() Config {
 	return Config{
 		Default: Rules{Modes: map[string]Mode{
-			FilesRead: Allow, FilesWrite: Ask, Commands: Ask, Computer: Ask, ComputerObserve: Allow, Agents: Ask,
+			FilesRead: Allow, FilesWrite: Ask, Commands: Ask, CommandsUnsandboxed: Ask, Computer: Ask, ComputerObserve: Allow, Agents: Ask,
 		}},
 		Timeout:         5 * time.Minute,
 		Wait:            20 * time.Second,
@@ -91,8 +94,16 @@ func AllowAll() Config {
 }
 
 // mode returns the mode of class in workdir (the default's when the
-// workdir sets none, Ask when nothing does).
+// workdir sets none, Ask when nothing does). CommandsUnsandboxed takes
+// the stricter of its own mode and that of Commands.
 func (c *Config) mode(class, workdir string) Mode {
+	if class == CommandsUnsandboxed {
+		return stricter(c.classMode(Commands, workdir), c.classMode(class, workdir))
+	}
+	return c.classMode(class, workdir)
+}
+
+func (c *Config) classMode(class, workdir string) Mode {
 	if r, ok := c.Workdirs[workdir]; ok && workdir != "" {
 		if m, ok := r.Modes[class]; ok && m != "" {
 			return m
@@ -164,6 +175,13 @@ type gate struct {
 func (g *gate) Allow(ctx context.Context, c *ops.Call, op *ops.Op, in any) error {
 	cfg := g.e.cfg.Load()
 	class, asks := Classify(op)
+	var args map[string]any
+	if class == Commands && asks {
+		args = argsOf(in)
+		if Unsandboxed(args) != "" {
+			class = CommandsUnsandboxed
+		}
+	}
 	if len(cfg.Workdirs) == 0 {
 		// No workdir overrides: allow and deny need no look at the request.
 		switch m := cfg.mode(class, ""); {
@@ -173,9 +191,8 @@ func (g *gate) Allow(ctx context.Context, c *ops.Call, op *ops.Op, in any) error
 			return nil
 		}
 	}
-	var args map[string]any
-	if b, err := json.Marshal(in); err == nil {
-		json.Unmarshal(b, &args)
+	if args == nil {
+		args = argsOf(in)
 	}
 	act, err := g.describe(op, class, c, args)
 	if err != nil {
@@ -221,6 +238,26 @@ func (g *gate) Allow(ctx context.Context, c *ops.Call, op *ops.Op, in any) error
 	return err
 }
 
+func argsOf(in any) map[string]any {
+	var args map[string]any
+	if b, err := json.Marshal(in); err == nil {
+		json.Unmarshal(b, &args)
+	}
+	return args
+}
+
+// Unsandboxed returns what a command request lowers of the sandbox: its
+// "sandbox" argument when that asks for less than the configuration
+// ("network" or "off"), else "".
+func Unsandboxed(args map[string]any) string {
+	switch s := str(args, "sandbox"); s {
+	case "", "default":
+		return ""
+	default:
+		return s
+	}
+}
+
 func denied(c *ops.Call, op *ops.Op, class string) error {
 	c.Detail("policy", "deny")
 	return errcode.New(CodeDenied, "the local policy denies %s here (%s = deny); only the user at this computer can change that", op.Name, class).
@@ -241,7 +278,7 @@ func stricter(a, b Mode) Mode {
 
 // allowedByRule reports whether an allow rule covers the action.
 func (g *gate) allowedByRule(cfg *Config, op string, act described) bool {
-	if len(act.workdirs) == 0 {
+	if len(act.workdirs) == 0 || act.unsandboxed {
 		return false
 	}
 	for _, wd := range act.workdirs {

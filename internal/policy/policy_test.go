@@ -125,6 +125,26 @@ func TestModesAndRules(t *testing.T) {
 			"run_command", map[string]any{"workdir": "a", "argv": echo, "env": map[string]any{"X": "1"}}, approvals.CodePending},
 		{"other command asks", func(c *policy.Config) { c.Default.AllowCommands = []string{"make"} },
 			"run_command", map[string]any{"workdir": "a", "argv": echo}, approvals.CodePending},
+		// Lowering the sandbox is its own class: it asks even where
+		// commands are allowed or the line is allowed, and commands = deny
+		// denies it too.
+		{"unsandboxed asks where commands are allowed", func(c *policy.Config) { c.Default.Modes[policy.Commands] = policy.Allow },
+			"run_command", map[string]any{"workdir": "a", "argv": echo, "sandbox": "off"}, approvals.CodePending},
+		{"network asks where commands are allowed", func(c *policy.Config) { c.Default.Modes[policy.Commands] = policy.Allow },
+			"run_command", map[string]any{"workdir": "a", "argv": echo, "sandbox": "network"}, approvals.CodePending},
+		{"the default sandbox is plain commands", func(c *policy.Config) { c.Default.Modes[policy.Commands] = policy.Allow },
+			"run_command", map[string]any{"workdir": "a", "argv": echo, "sandbox": "default"}, ""},
+		{"allow_commands does not cover unsandboxed", func(c *policy.Config) {
+			c.Default.AllowCommands = []string{policy.CommandLine(map[string]any{"argv": echo})}
+		}, "run_command", map[string]any{"workdir": "a", "argv": echo, "sandbox": "off"}, approvals.CodePending},
+		{"commands deny covers unsandboxed", func(c *policy.Config) {
+			c.Default.Modes[policy.Commands] = policy.Deny
+			c.Default.Modes[policy.CommandsUnsandboxed] = policy.Allow
+		}, "start_command", map[string]any{"workdir": "a", "argv": echo, "sandbox": "off"}, policy.CodeDenied},
+		{"unsandboxed allowed when both allow", func(c *policy.Config) {
+			c.Default.Modes[policy.Commands] = policy.Allow
+			c.Default.Modes[policy.CommandsUnsandboxed] = policy.Allow
+		}, "run_command", map[string]any{"workdir": "a", "argv": echo, "sandbox": "off"}, ""},
 		{"bad path is the operation's error", nil, "write_file",
 			map[string]any{"workdir": "a", "path": "../escape", "content": "1"}, errcode.PathOutsideRoot},
 	}
@@ -161,6 +181,9 @@ func TestDescription(t *testing.T) {
 		return m
 	}
 	w, c := fields(list[0]), fields(list[1])
+	if _, ok := c["Sandbox"]; ok {
+		t.Errorf("a default-sandbox command shows a Sandbox field: %v", c)
+	}
 	if c["Command"] != "echo hi" || c["Directory"] != f.dirs["b"] || c["Environment names"] != "A, SECRET_TOKEN" {
 		t.Errorf("command fields %v", c)
 	}
@@ -199,6 +222,32 @@ func TestApprovalRunsExactlyOnce(t *testing.T) {
 	}
 	if b, _ := os.ReadFile(filepath.Join(f.dirs["a"], "x.txt")); string(b) != "one" {
 		t.Fatalf("file holds %q", b)
+	}
+}
+
+// TestUnsandboxedDescription: an approval to lower the sandbox says so,
+// in its fields, its summary and its class.
+func TestUnsandboxedDescription(t *testing.T) {
+	for _, tt := range []struct{ sandbox, field, summary string }{
+		{"off", "UNSANDBOXED", "[unsandboxed]"},
+		{"network", "WITH NETWORK ACCESS", "[sandbox lowered: network]"},
+	} {
+		f := newFixture(t, quick(policy.Defaults()))
+		f.call("run_command", map[string]any{"workdir": "a", "command": "make", "sandbox": tt.sandbox})
+		list := f.broker.List(true)
+		if len(list) != 1 {
+			t.Fatalf("pending %+v", list)
+		}
+		a := list[0].Action
+		var field string
+		for _, fl := range a.Fields {
+			if fl.Label == "Sandbox" {
+				field = fl.Value
+			}
+		}
+		if a.Class != policy.CommandsUnsandboxed || !strings.Contains(field, tt.field) || !strings.Contains(a.Summary, tt.summary) {
+			t.Errorf("sandbox %s: class %q, field %q, summary %q", tt.sandbox, a.Class, field, a.Summary)
+		}
 	}
 }
 

@@ -89,3 +89,18 @@ func TestOtherChildrenUnaffected(t *testing.T) {
 		}
 	}
 }
+
+// TestExtraFiles: a file in Spec.ExtraFiles is the child's descriptor 3.
+func TestExtraFiles(t *testing.T) {
+	r, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	w.WriteString("through fd 3")
+	w.Close()
+	out, _, st := run(t, Spec{Command: "cat <&3", Shell: "sh", ExtraFiles: []*os.File{r}}, "")
+	if out != "through fd 3" || st.ExitCode != 0 {
+		t.Fatalf("child read %q, %+v", out, st)
+	}
+}

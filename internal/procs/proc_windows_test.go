@@ -2,12 +2,15 @@ package procs
 
 import (
 	"encoding/json"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"slices"
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/hostlink/hostlink/internal/errcode"
 )
 
 // TestQuoteWindowsCreateProcess: a QuoteWindows line given to
@@ -58,5 +61,13 @@ func TestCtrlBreak(t *testing.T) {
 	}
 	if gc == 0 || !gone(t, gc, 3*time.Second) {
 		t.Errorf("grandchild %d survived", gc)
+	}
+}
+
+// TestExtraFilesRefused: Windows has no inherited descriptors by number.
+func TestExtraFilesRefused(t *testing.T) {
+	_, err := Start(Spec{Argv: []string{"cmd", "/c", "exit 0"}, Dir: t.TempDir(), ExtraFiles: []*os.File{os.Stdin}}, nil, nil)
+	if e := errcode.As(err); e == nil || e.Code != errcode.InvalidArgument {
+		t.Fatalf("ExtraFiles on Windows: %v", err)
 	}
 }

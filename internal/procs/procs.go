@@ -44,6 +44,7 @@ import (
 	"time"
 
 	"github.com/hostlink/hostlink/internal/errcode"
+	"github.com/hostlink/hostlink/internal/sandbox"
 )
 
 // Spec describes a command to start.
@@ -63,6 +64,13 @@ type Spec struct {
 	// Stdin gives the process a pipe for [Process.Stdin]; otherwise its
 	// stdin is the null device.
 	Stdin bool
+	// Sandbox confines the command (see package sandbox); nil runs it
+	// with all of hostlink's permissions.
+	Sandbox *sandbox.Policy
+	// ExtraFiles are open files the child inherits as descriptors 3, 4, …
+	// (Unix only), such as the PipeWire connection a desktop portal hands
+	// out. The caller keeps and closes its own copies.
+	ExtraFiles []*os.File
 }
 
 // State is how a process ended.
@@ -84,6 +92,7 @@ type Process struct {
 	stdin   io.WriteCloser
 	started time.Time
 	sys     *sysProc // per-OS process control
+	sandbox *sandbox.Launch
 
 	exited chan struct{} // closed once the main process has exited and its tree is gone
 	done   chan struct{} // closed once the tree is gone and output copied
@@ -110,6 +119,19 @@ func Start(spec Spec, stdout, stderr io.Writer) (*Process, error) {
 	if err != nil {
 		return nil, err
 	}
+	name := cmd.Args[0]
+	if spec.Sandbox == nil && testSandbox != nil {
+		spec.Sandbox = testSandbox(spec)
+	}
+	var launch *sandbox.Launch
+	if spec.Sandbox != nil {
+		if _, err := os.Stat(spec.Dir); err != nil {
+			return nil, startError(name, err)
+		}
+		if launch, err = sandbox.Prepare(cmd, *spec.Sandbox); err != nil {
+			return nil, err
+		}
+	}
 	if stdout == nil {
 		stdout = io.Discard
 	}
@@ -120,6 +142,9 @@ func Start(spec Spec, stdout, stderr io.Writer) (*Process, error) {
 	// process's Wait so that the rest of its tree can be killed first.
 	pipes, err := newStdio(spec.Stdin)
 	if err != nil {
+		if launch != nil {
+			launch.Abort()
+		}
 		return nil, err
 	}
 	cmd.Stdout, cmd.Stderr = pipes.outW, pipes.errW
@@ -127,10 +152,11 @@ func Start(spec Spec, stdout, stderr io.Writer) (*Process, error) {
 		cmd.Stdin = pipes.inR
 	}
 	p := &Process{
-		cmd:    cmd,
-		stdin:  pipes.stdin(),
-		exited: make(chan struct{}),
-		done:   make(chan struct{}),
+		cmd:     cmd,
+		stdin:   pipes.stdin(),
+		sandbox: launch,
+		exited:  make(chan struct{}),
+		done:    make(chan struct{}),
 	}
 
 	registry.Lock()
@@ -138,6 +164,9 @@ func Start(spec Spec, stdout, stderr io.Writer) (*Process, error) {
 		registry.Unlock()
 		pipes.closeChild()
 		pipes.closeParent()
+		if launch != nil {
+			launch.Abort()
+		}
 		return nil, errcode.New(CommandStartFailed, "hostlink is shutting down")
 	}
 	p.started = time.Now()
@@ -149,7 +178,10 @@ func Start(spec Spec, stdout, stderr io.Writer) (*Process, error) {
 	pipes.closeChild()
 	if err != nil {
 		pipes.closeParent()
-		return nil, startError(cmd, err)
+		if launch != nil {
+			launch.Abort()
+		}
+		return nil, startError(name, err)
 	}
 	outR, errR := pipes.outR, pipes.errR
 
@@ -170,6 +202,9 @@ func Start(spec Spec, stdout, stderr io.Writer) (*Process, error) {
 		close(p.exited)
 		copies.Wait()
 		p.sys.release()
+		if launch != nil {
+			launch.Cleanup()
+		}
 		registry.Lock()
 		delete(registry.live, p)
 		registry.Unlock()
@@ -181,8 +216,20 @@ func Start(spec Spec, stdout, stderr io.Writer) (*Process, error) {
 		p.err = errors.Join(werr, streamError("stdout", outErr), streamError("stderr", errErr))
 		close(p.done)
 	}()
+	if launch != nil {
+		// The launcher either execs the command or fails and exits.
+		if err := launch.Started(); err != nil {
+			<-p.done
+			return nil, err
+		}
+	}
 	return p, nil
 }
+
+// testSandbox, set only by this package's tests, gives every command
+// started without a Sandbox one, so that the whole suite runs sandboxed
+// too (TestSuiteSandboxed).
+var testSandbox func(Spec) *sandbox.Policy
 
 // stdio is a command's pipes: the child's ends, closed in hostlink once
 // the child has them, and hostlink's.
@@ -257,6 +304,15 @@ func streamError(name string, err error) error {
 		return nil
 	}
 	return fmt.Errorf("procs: copying %s: %w", name, err)
+}
+
+// Sandbox reports the confinement the process runs in; ok is false when
+// it runs unconfined.
+func (p *Process) Sandbox() (st sandbox.Status, ok bool) {
+	if p.sandbox == nil {
+		return sandbox.Status{}, false
+	}
+	return p.sandbox.Status(), true
 }
 
 // Pid returns the main process's id.
@@ -375,8 +431,12 @@ func command(spec Spec) (*exec.Cmd, error) {
 		}
 		cmd = &exec.Cmd{Path: path, Args: spec.Argv}
 	}
+	if len(spec.ExtraFiles) > 0 && runtime.GOOS == "windows" {
+		return nil, errcode.New(errcode.InvalidArgument, "extra files are not passed on Windows")
+	}
 	cmd.Dir = spec.Dir
 	cmd.Env = env
+	cmd.ExtraFiles = spec.ExtraFiles
 	return cmd, nil
 }
 
@@ -384,15 +444,15 @@ func command(spec Spec) (*exec.Cmd, error) {
 // not executable, bad working directory).
 const CommandStartFailed errcode.Code = "COMMAND_START_FAILED"
 
-func startError(cmd *exec.Cmd, err error) error {
+func startError(name string, err error) error {
 	var e *errcode.Error
 	if errors.As(err, &e) {
 		return e
 	}
 	if errors.Is(err, os.ErrNotExist) || errors.Is(err, os.ErrPermission) || errors.Is(err, exec.ErrNotFound) {
-		return errcode.New(CommandStartFailed, "cannot start %q (missing, not executable, or the working directory is gone)", cmd.Args[0])
+		return errcode.New(CommandStartFailed, "cannot start %q (missing, not executable, or the working directory is gone)", name)
 	}
-	return errcode.New(CommandStartFailed, "cannot start %q", cmd.Args[0])
+	return errcode.New(CommandStartFailed, "cannot start %q", name)
 }
 
 // waitGrace waits until the process has exited or the grace period ends,

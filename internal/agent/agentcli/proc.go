@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/hostlink/hostlink/internal/procs"
+	"github.com/hostlink/hostlink/internal/sandbox"
 )
 
 // Spec describes a CLI process to start.
@@ -23,6 +24,8 @@ type Spec struct {
 	// Stderr receives the CLI's log output (nil discards it): CLIs log
 	// there, and logs may hold secrets, so hostlink keeps none of it.
 	Stderr io.Writer
+	// Sandbox confines the CLI (nil: it runs with hostlink's permissions).
+	Sandbox *sandbox.Policy
 }
 
 // Proc is a CLI process speaking newline-delimited JSON on stdio.
@@ -38,7 +41,7 @@ type Proc struct {
 // on that goroutine once the output has ended and the process is gone.
 func Start(spec Spec, line func([]byte), exit func(procs.State)) (*Proc, error) {
 	pr, pw := io.Pipe()
-	p, err := procs.Start(procs.Spec{Argv: spec.Argv, Dir: spec.Dir, Env: spec.Env, Stdin: true}, pw, spec.Stderr)
+	p, err := procs.Start(procs.Spec{Argv: spec.Argv, Dir: spec.Dir, Env: spec.Env, Stdin: true, Sandbox: spec.Sandbox}, pw, spec.Stderr)
 	if err != nil {
 		pw.Close()
 		return nil, err

@@ -13,6 +13,8 @@ import (
 	"github.com/hostlink/hostlink/internal/agent/agenttest"
 	"github.com/hostlink/hostlink/internal/agent/codex"
 	"github.com/hostlink/hostlink/internal/agent/fakemodel"
+	"github.com/hostlink/hostlink/internal/sandbox"
+	"github.com/hostlink/hostlink/internal/tstest"
 )
 
 // script is the fake model's side of every test below, chosen by the
@@ -32,6 +34,13 @@ func script(r *fakemodel.Request) fakemodel.Reply {
 		}
 		return fakemodel.Reply{Calls: []fakemodel.Call{{Name: "exec_command", Args: map[string]any{
 			"cmd": "echo ran > ran.txt", "login": false, "sandbox_permissions": "require_escalated", "justification": "the test asks for it"}}}}
+	case strings.Contains(user, "escape:"):
+		if len(results) > 0 {
+			return fakemodel.Reply{Text: "escape finished"}
+		}
+		target := strings.TrimSpace(strings.SplitN(user, "escape:", 2)[1])
+		return fakemodel.Reply{Calls: []fakemodel.Call{{Name: "exec_command", Args: map[string]any{
+			"cmd": "echo x > " + target, "login": false, "sandbox_permissions": "require_escalated", "justification": "the test asks for it"}}}}
 	case strings.Contains(user, "patch:"):
 		if len(results) > 0 {
 			return fakemodel.Reply{Text: "patch finished"}
@@ -93,8 +102,17 @@ stream_max_retries = 0
 }
 
 func factory(t *testing.T, clis, home string) agent.Factory {
+	return sandboxedFactory(t, clis, home, nil)
+}
+
+// sandboxedFactory is factory with the app-server confined by *sb (nil:
+// not), read when the runtime is first used.
+func sandboxedFactory(t *testing.T, clis, home string, sb **sandbox.Policy) agent.Factory {
 	return func() (agent.Runtime, error) {
 		rt := &codex.Runtime{Path: clis, Env: map[string]string{"CODEX_HOME": home}, Stderr: agenttest.Stderr(t, "codex")}
+		if sb != nil {
+			rt.Sandbox = *sb
+		}
 		t.Cleanup(func() { rt.Close() })
 		return rt, nil
 	}
@@ -102,10 +120,54 @@ func factory(t *testing.T, clis, home string) agent.Factory {
 
 func TestCodex(t *testing.T) {
 	t.Parallel()
+	testCodex(t, false)
+}
+
+// TestCodexSandboxed runs the same tasks with the app-server inside
+// hostlink's sandbox (workspace-write workdir writable, network on), as
+// the daemon starts it: Codex's own sandbox still works nested in it, and
+// a command Codex runs unsandboxed after an approval is still confined.
+func TestCodexSandboxed(t *testing.T) {
+	t.Parallel()
+	if st := sandbox.Probe(); st.Mode != sandbox.Workdir {
+		tstest.Missing(t, "commands cannot be sandboxed here: "+st.Reason)
+	}
+	testCodex(t, true)
+}
+
+func testCodex(t *testing.T, sandboxed bool) {
 	clis := agenttest.CLIs(t)
 	model := fakemodel.Responses(t, script)
-	e := agenttest.New(t, map[string]agent.Factory{"codex": factory(t, clis, codexHome(t, model.URL))})
+	var sb *sandbox.Policy
+	e := agenttest.New(t, map[string]agent.Factory{"codex": sandboxedFactory(t, clis, codexHome(t, model.URL), &sb)})
+	if sandboxed {
+		sb = &sandbox.Policy{Mode: sandbox.Workdir, Writable: []string{e.Workdir}, Protected: []string{filepath.Join(e.Base, "state")}}
+	}
 	os.MkdirAll(filepath.Join(e.Workdir, "sub"), 0o755)
+	// Unsandboxed, the approved command writes outside the workdir, so
+	// the sandboxed run's refusal is the sandbox's doing.
+	t.Run("escalated command outside the workdir", func(t *testing.T) {
+		{
+			e := e.With(t)
+			outside := filepath.Join(e.Base, "escaped.txt")
+			id := e.Submit("codex", "escape: "+outside, "workspace-write", nil)
+			p := e.Pending(id, "approval")
+			var decision any
+			for _, d := range p["decisions"].([]any) {
+				if v := d.(map[string]any)["value"]; v == "accept" {
+					decision = v
+				}
+			}
+			if decision == nil {
+				t.Fatalf("no accept decision: %v", p)
+			}
+			e.Must("respond_agent_approval", map[string]any{"task_id": id, "request_id": p["request_id"], "decision": decision})
+			e.End(id, 2*time.Minute)
+			if _, err := os.Stat(outside); (err == nil) == sandboxed {
+				t.Fatalf("sandboxed %v: the approved command wrote outside the workdir: %v\n%s", sandboxed, err == nil, e.Dump(id))
+			}
+		}
+	})
 
 	t.Run("readiness", func(t *testing.T) {
 		e := e.With(t)

@@ -4,8 +4,10 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"github.com/hostlink/hostlink/internal/sandbox"
 	"io"
 	"os"
+	"path/filepath"
 	"strings"
 	"sync"
 	"time"
@@ -62,6 +64,12 @@ type Runtime struct {
 	// Codex's default). In "plan" mode Codex may ask the user questions
 	// (item/tool/requestUserInput); in the default mode it does not.
 	CollaborationMode string
+	// Sandbox, if set, confines the app-server (and so every thread and
+	// command of it) as hostlink confines commands: its Writable holds the
+	// workspace-write workdirs; the app-server's state directory and
+	// CODEX_HOME are added, and the network stays allowed (Codex must
+	// reach its model). Codex applies its own sandbox inside it.
+	Sandbox *sandbox.Policy
 
 	mu  sync.Mutex
 	srv *server
@@ -160,11 +168,19 @@ func (r *Runtime) server(ctx context.Context, dir string) (*server, error) {
 	} else if err := private.MkdirAll(dir); err != nil {
 		return nil, err
 	}
-	s, err := startServer(ctx, append(argv, "app-server"), dir, r.env(), r.Stderr)
+	sb, err := r.sandbox()
+	if err != nil {
+		return nil, err
+	}
+	if sb != nil {
+		// hostlink's state, where dir is, is hidden from the sandbox.
+		dir = sb.Workdir
+	}
+	s, err := startServer(ctx, append(argv, "app-server"), dir, r.env(), r.Stderr, sb)
 	if errors.Is(err, errGone) && ctx.Err() == nil {
 		// Ended before it answered initialize (a busy machine): nothing
 		// has happened in it yet, so start it once more.
-		s, err = startServer(ctx, append(argv, "app-server"), dir, r.env(), r.Stderr)
+		s, err = startServer(ctx, append(argv, "app-server"), dir, r.env(), r.Stderr, sb)
 	}
 	if errors.Is(err, errGone) {
 		err = errcode.New(agent.CodeRuntimeUnavailable, "codex app-server did not initialize: %v", err)
@@ -174,6 +190,29 @@ func (r *Runtime) server(ctx context.Context, dir string) (*server, error) {
 	}
 	r.srv = s
 	return s, nil
+}
+
+// sandbox is the app-server's confinement: r.Sandbox with Codex's home
+// as its working directory, writable, and the network allowed.
+func (r *Runtime) sandbox() (*sandbox.Policy, error) {
+	if r.Sandbox == nil {
+		return nil, nil
+	}
+	p := *r.Sandbox
+	p.Network = true
+	home := r.env()["CODEX_HOME"]
+	if home == "" {
+		h, err := os.UserHomeDir()
+		if err != nil {
+			return nil, errcode.New(agent.CodeRuntimeUnavailable, "codex: no home directory for ~/.codex")
+		}
+		home = filepath.Join(h, ".codex")
+	}
+	if err := private.MkdirAll(home); err != nil {
+		return nil, err
+	}
+	p.Workdir = home
+	return &p, nil
 }
 
 // Close stops the app-server, if one runs.

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/hostlink/hostlink/internal/sandbox"
 	"io"
 	"strconv"
 	"sync"
@@ -48,9 +49,9 @@ type server struct {
 	ended   bool
 }
 
-func startServer(ctx context.Context, argv []string, dir string, env map[string]string, stderr io.Writer) (*server, error) {
+func startServer(ctx context.Context, argv []string, dir string, env map[string]string, stderr io.Writer, sb *sandbox.Policy) (*server, error) {
 	s := &server{calls: map[int]chan message{}, threads: map[string]*session{}}
-	p, err := agentcli.Start(agentcli.Spec{Argv: argv, Dir: dir, Env: env, Stderr: stderr}, s.line, s.exit)
+	p, err := agentcli.Start(agentcli.Spec{Argv: argv, Dir: dir, Env: env, Stderr: stderr, Sandbox: sb}, s.line, s.exit)
 	if err != nil {
 		return nil, err
 	}

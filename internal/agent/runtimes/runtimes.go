@@ -9,6 +9,7 @@ import (
 	"github.com/hostlink/hostlink/internal/agent/claude"
 	"github.com/hostlink/hostlink/internal/agent/codex"
 	"github.com/hostlink/hostlink/internal/agent/qoder"
+	"github.com/hostlink/hostlink/internal/sandbox"
 )
 
 // Paths are configured CLI locations: an executable, or a directory
@@ -16,12 +17,15 @@ import (
 // Empty: found on PATH.
 type Paths struct {
 	Codex, Claude, Qoder string
+	// Sandbox, if set, confines the runtimes that hostlink can confine
+	// (Codex's app-server): see codex.Runtime.Sandbox.
+	Sandbox *sandbox.Policy
 }
 
 // Factories returns the adapters by runtime name.
 func Factories(p Paths) map[string]agent.Factory {
 	return map[string]agent.Factory{
-		codex.Name:  func() (agent.Runtime, error) { return &codex.Runtime{Path: p.Codex}, nil },
+		codex.Name:  func() (agent.Runtime, error) { return &codex.Runtime{Path: p.Codex, Sandbox: p.Sandbox}, nil },
 		claude.Name: func() (agent.Runtime, error) { return &claude.Runtime{Path: p.Claude}, nil },
 		qoder.Name:  func() (agent.Runtime, error) { return &qoder.Runtime{Path: p.Qoder}, nil },
 	}

@@ -77,11 +77,10 @@ func inputDesktop() string {
 func locked() bool { return !strings.EqualFold(inputDesktop(), "Default") }
 
 // Status: capture and input need the normal input desktop; accessibility
-// through UI Automation is not implemented.
+// needs UI Automation and a foreground window this process may read.
 func (b *Backend) Status(ctx context.Context) native.Status {
 	ok := native.Readiness{Ready: true}
-	st := native.Status{Capture: ok, Input: ok, Windows: ok,
-		Accessibility: native.Readiness{Reason: "uia_not_implemented", Detail: "UI Automation text is not implemented yet"}}
+	st := native.Status{Capture: ok, Input: ok, Windows: ok, Accessibility: b.uiaStatus()}
 	if locked() {
 		l := native.Readiness{Reason: "session_locked", Detail: "the secure desktop (lock screen or UAC prompt) has the input"}
 		st.Capture, st.Input = l, l
@@ -311,9 +310,4 @@ func (b *Backend) State(ctx context.Context) (native.State, error) {
 		st.FocusBox, _ = windowRect(fg)
 	}
 	return st, nil
-}
-
-// Accessibility through UI Automation is not implemented.
-func (b *Backend) Accessibility(ctx context.Context, max int) (string, error) {
-	return "", fmt.Errorf("%w: UI Automation", native.ErrNotSupported)
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"os"
 	"sync"
 
 	"github.com/jezek/xgb"
@@ -12,6 +13,7 @@ import (
 	"github.com/jezek/xgb/xproto"
 	"github.com/jezek/xgb/xtest"
 
+	"github.com/hostlink/hostlink/internal/desktop/atspi"
 	"github.com/hostlink/hostlink/internal/desktop/native"
 )
 
@@ -124,6 +126,6 @@ func (b *Backend) Status(ctx context.Context) native.Status {
 		locked := native.Readiness{Reason: "session_locked", Detail: "the screen saver reports the session locked"}
 		st.Capture, st.Input = locked, locked
 	}
-	st.Accessibility = atspiStatus(ctx)
+	st.Accessibility = atspi.Status(ctx, os.Getenv("DBUS_SESSION_BUS_ADDRESS"))
 	return st
 }

@@ -9,6 +9,7 @@ import (
 	"github.com/jezek/xgb/xproto"
 	"github.com/jezek/xgb/xtest"
 
+	"github.com/hostlink/hostlink/internal/desktop/keysym"
 	"github.com/hostlink/hostlink/internal/desktop/native"
 )
 
@@ -49,7 +50,7 @@ func (b *Backend) Dispatch(ctx context.Context, steps []native.Step) (int, error
 		return 0, err
 	}
 	t := &typer{b: b, km: km, bound: make(map[xproto.Keysym]xproto.Keycode), spares: km.spares}
-	t.shift, _ = km.lookup(namedKeysyms["shift"])
+	t.shift, _ = km.lookup(keysym.Shift)
 	if p, err := xproto.QueryPointer(b.conn, b.root).Reply(); err == nil {
 		t.caps = p.Mask&xproto.ModMaskLock != 0
 	}

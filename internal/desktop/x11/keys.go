@@ -1,67 +1,15 @@
 package x11
 
 import (
-	"strings"
-	"unicode/utf8"
-
 	"github.com/jezek/xgb/xproto"
 
+	"github.com/hostlink/hostlink/internal/desktop/keysym"
 	"github.com/hostlink/hostlink/internal/desktop/native"
 )
 
-// namedKeysyms maps native.Keys to X keysyms (X11/keysymdef.h).
-var namedKeysyms = map[string]xproto.Keysym{
-	"enter": 0xff0d, "tab": 0xff09, "esc": 0xff1b, "space": 0x20,
-	"backspace": 0xff08, "delete": 0xffff, "insert": 0xff63,
-	"up": 0xff52, "down": 0xff54, "left": 0xff51, "right": 0xff53,
-	"home": 0xff50, "end": 0xff57, "pageup": 0xff55, "pagedown": 0xff56,
-	"shift": 0xffe1, "ctrl": 0xffe3, "alt": 0xffe9, "super": 0xffeb,
-	"capslock": 0xffe5, "menu": 0xff67, "printscreen": 0xff61,
-}
-
-func init() {
-	for i := 1; i <= 24; i++ {
-		namedKeysyms["f"+itoa(i)] = xproto.Keysym(0xffbe + i - 1)
-	}
-}
-
-func itoa(i int) string {
-	if i < 10 {
-		return string(rune('0' + i))
-	}
-	return string(rune('0'+i/10)) + string(rune('0'+i%10))
-}
-
-// runeKeysym returns the keysym X assigns a character: Latin-1 maps to
-// itself, newline and tab to Return and Tab, everything else to the
-// Unicode keysym range.
-func runeKeysym(r rune) xproto.Keysym {
-	switch {
-	case r == '\n' || r == '\r':
-		return 0xff0d
-	case r == '\t':
-		return 0xff09
-	case r == '\b':
-		return 0xff08
-	case r >= 0x20 && r <= 0x7e, r >= 0xa0 && r <= 0xff:
-		return xproto.Keysym(r)
-	case r < 0x20 || r == 0x7f:
-		return 0 // other control characters have no key
-	}
-	return xproto.Keysym(0x01000000 | r)
-}
-
-// keyKeysym resolves a key name (native.Keys, already normalised) or a
-// single character.
-func keyKeysym(name string) xproto.Keysym {
-	if ks, ok := namedKeysyms[strings.ToLower(name)]; ok {
-		return ks
-	}
-	if r, size := utf8.DecodeRuneInString(name); size == len(name) && r != utf8.RuneError {
-		return runeKeysym(r)
-	}
-	return 0
-}
+// runeKeysym and keyKeysym are package keysym's mappings in xgb's type.
+func runeKeysym(r rune) xproto.Keysym     { return xproto.Keysym(keysym.Rune(r)) }
+func keyKeysym(name string) xproto.Keysym { return xproto.Keysym(keysym.Key(name)) }
 
 // keymap is the server's keyboard map, with the keycodes free for temporary
 // bindings.

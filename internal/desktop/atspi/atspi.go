@@ -1,9 +1,12 @@
-package x11
+// Package atspi reads the AT-SPI accessibility tree over D-Bus, for the
+// X11 and Wayland desktops alike: the session bus's org.a11y.Bus service
+// gives the address of the accessibility bus, where every registered
+// application's elements are.
+package atspi
 
 import (
 	"context"
 	"fmt"
-	"os"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -17,36 +20,13 @@ import (
 // desktop's queue.
 const dbusTimeout = 2 * time.Second
 
-// sessionBus connects to the session bus named by DBUS_SESSION_BUS_ADDRESS.
-// Without that variable there is no bus to use; godbus would otherwise try
-// to start one with dbus-launch, which hostlink must not do.
-func sessionBus() (*dbus.Conn, error) {
-	if os.Getenv("DBUS_SESSION_BUS_ADDRESS") == "" {
-		return nil, fmt.Errorf("no session bus")
-	}
-	return dbus.ConnectSessionBus()
-}
-
-// sessionLocked asks the freedesktop screen saver whether the session is
-// locked; with no session bus or no screen saver service it answers false.
-func (b *Backend) sessionLocked(ctx context.Context) bool {
-	bus, err := sessionBus()
-	if err != nil {
-		return false
-	}
-	defer bus.Close()
-	ctx, cancel := context.WithTimeout(ctx, dbusTimeout)
-	defer cancel()
-	var active bool
-	err = bus.Object("org.freedesktop.ScreenSaver", "/org/freedesktop/ScreenSaver").
-		CallWithContext(ctx, "org.freedesktop.ScreenSaver.GetActive", 0).Store(&active)
-	return err == nil && active
-}
-
 // a11yBus connects to the AT-SPI bus, whose address the session bus's
 // org.a11y.Bus service gives out.
-func a11yBus(ctx context.Context) (*dbus.Conn, error) {
-	bus, err := sessionBus()
+func a11yBus(ctx context.Context, session string) (*dbus.Conn, error) {
+	if session == "" {
+		return nil, fmt.Errorf("no session bus")
+	}
+	bus, err := dbus.Connect(session, dbus.WithContext(ctx))
 	if err != nil {
 		return nil, err
 	}
@@ -71,13 +51,15 @@ func a11yBus(ctx context.Context) (*dbus.Conn, error) {
 	return c, nil
 }
 
-func atspiStatus(ctx context.Context) native.Readiness {
+// Status says whether the accessibility tree can be read through the
+// session bus at address session ("" when the session has none).
+func Status(ctx context.Context, session string) native.Readiness {
 	ctx, cancel := context.WithTimeout(ctx, dbusTimeout)
 	defer cancel()
-	if os.Getenv("DBUS_SESSION_BUS_ADDRESS") == "" {
+	if session == "" {
 		return native.Readiness{Reason: "no_session_bus", Detail: "DBUS_SESSION_BUS_ADDRESS is not set, so AT-SPI cannot be reached"}
 	}
-	c, err := a11yBus(ctx)
+	c, err := a11yBus(ctx, session)
 	if err != nil {
 		return native.Readiness{Reason: "atspi_unavailable", Detail: "the AT-SPI accessibility bus is not running"}
 	}
@@ -117,13 +99,13 @@ func describe(ctx context.Context, c *dbus.Conn, n node) (role, name string) {
 	return role, name
 }
 
-// Accessibility walks the AT-SPI tree of every application, depth first,
-// one line per element ("role: name", indented by depth), until max bytes
-// or maxNodes elements.
-func (b *Backend) Accessibility(ctx context.Context, max int) (string, error) {
+// Text walks the AT-SPI tree of every application on the session bus at
+// address session, depth first, one line per element ("role: name",
+// indented by depth), until max bytes or maxNodes elements.
+func Text(ctx context.Context, session string, max int) (string, error) {
 	ctx, cancel := context.WithTimeout(ctx, 4*dbusTimeout)
 	defer cancel()
-	c, err := a11yBus(ctx)
+	c, err := a11yBus(ctx, session)
 	if err != nil {
 		return "", fmt.Errorf("%w: %v", native.ErrNotSupported, err)
 	}

@@ -1,0 +1,49 @@
+package procs
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"testing"
+
+	"github.com/hostlink/hostlink/internal/sandbox"
+	"github.com/hostlink/hostlink/internal/tstest"
+)
+
+// sandboxedEnv makes this test binary run every command it starts
+// through the sandbox.
+const sandboxedEnv = "HOSTLINK_PROCS_TEST_SANDBOXED"
+
+func init() {
+	if os.Getenv(sandboxedEnv) == "" {
+		return
+	}
+	exe, _ := os.Executable()
+	testSandbox = func(spec Spec) *sandbox.Policy {
+		// The test binary, which the tests run as a child through
+		// shells too, lives below the /tmp the sandbox replaces.
+		return &sandbox.Policy{Mode: sandbox.Workdir, Workdir: spec.Dir, ReadOnly: []string{filepath.Dir(exe)}}
+	}
+}
+
+// Process-tree kill, timeouts, captures, stdin and exit codes behave the
+// same for a sandboxed command: the whole suite passes again with every
+// command confined to its directory.
+func TestSuiteSandboxed(t *testing.T) {
+	if testSandbox != nil {
+		t.Skip("this is the sandboxed run")
+	}
+	if st := sandbox.Probe(); st.Mode != sandbox.Workdir {
+		tstest.Missing(t, "commands cannot be sandboxed here: "+st.Reason)
+	}
+	cmd := exec.Command(self(t), "-test.count=1", "-test.skip=TestSuiteSandboxed")
+	if testing.Verbose() {
+		cmd.Args = append(cmd.Args, "-test.v")
+	}
+	cmd.Env = append(os.Environ(), sandboxedEnv+"=1")
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("the suite failed with every command sandboxed: %v\n%s", err, out)
+	}
+	t.Logf("%s", out)
+}

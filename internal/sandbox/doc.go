@@ -1,0 +1,30 @@
+// Package sandbox confines the commands hostlink runs.
+//
+// A command confined in [Workdir] mode may write only in its working
+// directory's workdir, a private temporary directory (its TMPDIR) and the
+// extra writable paths of its [Policy]; it may read the system and the
+// user's files except hostlink's own directories and the hidden paths; it
+// has no network unless the policy allows it; and it cannot signal or
+// trace processes outside its own tree.
+//
+// How that is enforced depends on the OS, and [Probe] measures what is in
+// force here rather than assuming it:
+//
+//   - Linux: the command is started through a launcher (hostlink itself,
+//     re-executed: see [init] in launch_linux.go) in new user, mount and
+//     (without network) network namespaces. The launcher covers hidden
+//     paths and hostlink's directories with empty, unreadable mounts, gives
+//     the command a private /tmp, applies Landlock at the highest ABI the
+//     kernel offers (filesystem rules; TCP bind and connect from ABI 4;
+//     abstract UNIX sockets and signals scoped from ABI 6), sets
+//     no_new_privs, drops every capability and execs the command, so the
+//     process hostlink tracks is the command itself. Without user
+//     namespaces it applies Landlock alone, with an allow-list of readable
+//     roots, and reports the weaker mode.
+//   - macOS: the command runs under sandbox-exec with a generated Seatbelt
+//     profile of the same rules.
+//   - Windows: the command runs with a low-integrity copy of hostlink's
+//     token (inside the Job Object procs puts it in); its workdir and
+//     private temporary directory are labelled low integrity so that it
+//     may write there and nowhere else the user's processes write.
+package sandbox

@@ -1,0 +1,30 @@
+package sandbox
+
+import "testing"
+
+// LandlockOnly makes this process's commands run as on a machine without
+// user namespaces (Landlock alone, probed for real) until the test ends.
+func LandlockOnly(t testing.TB) Status {
+	t.Helper()
+	old := Probe()
+	allowed, err := runProbe(false)
+	if err != nil {
+		t.Fatalf("Landlock alone: %v", err)
+	}
+	st := landlockOnly(old.LandlockABI, allowed)
+	probed.st = st
+	t.Cleanup(func() { probed.st = old })
+	return st
+}
+
+// Subtract exposes subtract for its table test.
+func Subtract(root string, excluded []string) (dirs, files []string) {
+	for _, g := range subtract(root, excluded) {
+		if g.dir {
+			dirs = append(dirs, g.path)
+		} else {
+			files = append(files, g.path)
+		}
+	}
+	return dirs, files
+}

@@ -1,0 +1,334 @@
+package sandbox
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"strconv"
+	"strings"
+
+	"golang.org/x/sys/unix"
+)
+
+// launchEnv carries a launchSpec, as JSON, from hostlink to the launcher:
+// its presence is what makes a hostlink binary (or a test binary that
+// imports this package) act as the launcher.
+const launchEnv = "HOSTLINK_SANDBOX_LAUNCH"
+
+// The launcher's end of the report pipe is the descriptor after the
+// command's own extra files (launchSpec.ReportFD). It is close-on-exec in
+// the launcher, so hostlink reads end of file once the command is running,
+// and a launchReport when the launcher failed before that.
+
+// launchSpec is what the launcher sets up before it execs the command.
+// Paths are absolute, clean and free of symbolic links.
+type launchSpec struct {
+	ReportFD int      `json:"report_fd"`
+	Path     string   `json:"path,omitempty"` // the program to exec
+	Args     []string `json:"args,omitempty"`
+	// Namespaces: the launcher was started in new user and mount
+	// namespaces (and a network namespace without Network), and hides
+	// paths with mounts.
+	Namespaces bool     `json:"ns,omitempty"`
+	Network    bool     `json:"net,omitempty"`
+	Workdir    string   `json:"workdir"`
+	Writable   []string `json:"writable,omitempty"`
+	// ReadOnly are directories kept visible, read-only, where /tmp is
+	// replaced: the program's own directory.
+	ReadOnly  []string `json:"read_only,omitempty"`
+	Hidden    []string `json:"hidden,omitempty"`
+	Protected []string `json:"protected,omitempty"`
+	Tmp       string   `json:"tmp"`      // the command's private temporary directory
+	TmpRoot   string   `json:"tmp_root"` // holds every command's Tmp; hidden
+	// Probe: set everything up, try what the sandbox must deny, report,
+	// and exit instead of exec.
+	Probe *probeSpec `json:"probe,omitempty"`
+}
+
+// probeSpec names what a probe tries: a directory it must not write in,
+// a hidden directory holding a file, a TCP listener and a process it must
+// not reach.
+type probeSpec struct {
+	OutsideDir string `json:"outside_dir"`
+	HiddenDir  string `json:"hidden_dir"`
+	HiddenFile string `json:"hidden_file"`
+	TCPAddr    string `json:"tcp_addr"`
+	Pid        int    `json:"pid"`
+}
+
+// launchReport is what the launcher writes to the report pipe: an error,
+// or a probe's result.
+type launchReport struct {
+	Step  string `json:"step,omitempty"` // mounts, landlock, exec
+	Error string `json:"error,omitempty"`
+	Errno int    `json:"errno,omitempty"`
+	ABI   int    `json:"abi,omitempty"` // the Landlock ABI applied
+	// Notes are rules the launcher could not apply as asked.
+	Notes []string `json:"notes,omitempty"`
+	// Allowed lists the rules a probe found not enforced.
+	Allowed []string `json:"allowed,omitempty"`
+}
+
+// init runs the launcher when this process was started as one. It runs
+// before main and before any test, on the main thread (which package
+// initialization keeps locked), so every credential change below is made
+// on the thread that finally calls execve.
+func init() {
+	v, ok := os.LookupEnv(launchEnv)
+	if !ok {
+		return
+	}
+	os.Exit(launch(v))
+}
+
+// launch confines this process as spec says and execs the command. It
+// returns only on failure (or after a probe), with the exit code.
+func launch(specJSON string) int {
+	runtime.LockOSThread()
+	var s launchSpec
+	specErr := json.Unmarshal([]byte(specJSON), &s)
+	if s.ReportFD < 3 {
+		s.ReportFD = 3
+	}
+	unix.CloseOnExec(s.ReportFD)
+	report := os.NewFile(uintptr(s.ReportFD), "sandbox-report")
+	send := func(r launchReport) { json.NewEncoder(report).Encode(r) }
+	fail := func(step string, err error) int {
+		r := launchReport{Step: step, Error: err.Error()}
+		if errno, ok := errnoOf(err); ok {
+			r.Errno = int(errno)
+		}
+		send(r)
+		return 125
+	}
+	os.Unsetenv(launchEnv)
+	if specErr != nil {
+		return fail("spec", specErr)
+	}
+	tmp := s.Tmp
+	if s.Namespaces {
+		cwd, err := os.Getwd()
+		if err != nil {
+			return fail("mounts", err)
+		}
+		covered, err := mountView(&s)
+		if err != nil {
+			return fail("mounts", err)
+		}
+		if covered {
+			tmp = "/tmp"
+		}
+		// The working directory as the new mounts show it (a workdir
+		// below /tmp is now a mount of its own).
+		if err := os.Chdir(cwd); err != nil {
+			return fail("mounts", err)
+		}
+	}
+	dropBoundingCaps()
+	abi, notes, err := restrict(&s, tmp)
+	if err != nil {
+		return fail("landlock", err)
+	}
+	if err := unix.Prctl(unix.PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0); err != nil {
+		return fail("no_new_privs", err)
+	}
+	if err := dropCaps(); err != nil {
+		return fail("capabilities", err)
+	}
+	if s.Probe != nil {
+		send(launchReport{ABI: abi, Notes: notes, Allowed: s.Probe.try()})
+		return 0
+	}
+	err = unix.Exec(s.Path, s.Args, append(withoutTMPDIR(os.Environ()), "TMPDIR="+tmp))
+	return fail("exec", fmt.Errorf("exec %s: %w", s.Path, err))
+}
+
+func errnoOf(err error) (unix.Errno, bool) {
+	for err != nil {
+		if e, ok := err.(unix.Errno); ok {
+			return e, true
+		}
+		u, ok := err.(interface{ Unwrap() error })
+		if !ok {
+			return 0, false
+		}
+		err = u.Unwrap()
+	}
+	return 0, false
+}
+
+// dropBoundingCaps empties the capability bounding set, so that no exec
+// grants a capability again: root in the sandbox stays an ordinary user.
+// Without CAP_SETPCAP (an unprivileged user without namespaces) there is
+// nothing an exec could grant anyway, and the drops fail harmlessly.
+func dropBoundingCaps() {
+	last := 40
+	if b, err := os.ReadFile("/proc/sys/kernel/cap_last_cap"); err == nil {
+		if n, err := strconv.Atoi(strings.TrimSpace(string(b))); err == nil {
+			last = n
+		}
+	}
+	for c := 0; c <= last; c++ {
+		unix.Prctl(unix.PR_CAPBSET_DROP, uintptr(c), 0, 0, 0)
+	}
+	unix.Prctl(unix.PR_CAP_AMBIENT, unix.PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0)
+}
+
+// dropCaps clears every capability set of this thread.
+func dropCaps() error {
+	hdr := unix.CapUserHeader{Version: unix.LINUX_CAPABILITY_VERSION_3}
+	var data [2]unix.CapUserData
+	return unix.Capset(&hdr, &data[0])
+}
+
+// mountView gives the command its own view of the filesystem: a private
+// /tmp (its Tmp directory), with the workdir and writable paths below /tmp
+// mounted back in place; a private /dev/shm; and an empty, unreadable
+// mount over every hidden or protected path that exists. It reports
+// whether /tmp was replaced (it is not when the workdir or a writable
+// path is /tmp or above it).
+func mountView(s *launchSpec) (covered bool, err error) {
+	if err := unix.Mount("", "/", "", unix.MS_REC|unix.MS_PRIVATE, ""); err != nil {
+		return false, fmt.Errorf("making the mount tree private: %w", err)
+	}
+	tmp, err := filepath.EvalSymlinks("/tmp")
+	if err != nil {
+		return false, fmt.Errorf("/tmp: %w", err)
+	}
+	keep := outermost(append([]string{s.Workdir}, s.Writable...))
+	covered = !slices.ContainsFunc(keep, func(k string) bool { return within(tmp, k) })
+	if covered {
+		if err := coverTmp(s, tmp, keep); err != nil {
+			return false, err
+		}
+	}
+	if fi, err := os.Stat("/dev/shm"); err == nil && fi.IsDir() {
+		if err := unix.Mount("tmpfs", "/dev/shm", "tmpfs", unix.MS_NOSUID|unix.MS_NODEV, "mode=1777"); err != nil {
+			return false, fmt.Errorf("private /dev/shm: %w", err)
+		}
+	}
+	stage := s.Tmp
+	if covered {
+		stage = "/tmp"
+	}
+	// The other commands' temporary directories are below the /tmp just
+	// covered, or kept from reads by Landlock.
+	return covered, hide(append(slices.Clone(s.Protected), s.Hidden...), stage)
+}
+
+// coverTmp mounts the command's Tmp over /tmp and mounts each kept path
+// that was below /tmp back at its place, through descriptors opened
+// before /tmp was covered.
+func coverTmp(s *launchSpec, tmp string, keep []string) error {
+	type kept struct {
+		rel      string
+		fd       int
+		readOnly bool
+	}
+	var under []kept
+	defer func() {
+		for _, k := range under {
+			unix.Close(k.fd)
+		}
+	}()
+	add := func(k string, readOnly bool) error {
+		if !within(k, tmp) {
+			return nil
+		}
+		fd, err := unix.Open(k, unix.O_PATH|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
+		if err != nil {
+			return fmt.Errorf("opening %s: %w", k, err)
+		}
+		rel, _ := filepath.Rel(tmp, k)
+		under = append(under, kept{rel, fd, readOnly})
+		return nil
+	}
+	for _, k := range keep {
+		if err := add(k, false); err != nil {
+			return err
+		}
+	}
+	for _, k := range outermost(s.ReadOnly) {
+		if withinAny(k, keep) == "" {
+			if err := add(k, true); err != nil {
+				return err
+			}
+		}
+	}
+	if err := unix.Mount(s.Tmp, tmp, "", unix.MS_BIND, ""); err != nil {
+		return fmt.Errorf("private /tmp: %w", err)
+	}
+	for _, k := range under {
+		target := filepath.Join(tmp, k.rel)
+		if err := os.MkdirAll(target, 0o700); err != nil {
+			return fmt.Errorf("mount point for %s: %w", target, err)
+		}
+		src := "/proc/self/fd/" + strconv.Itoa(k.fd)
+		if err := unix.Mount(src, target, "", unix.MS_BIND|unix.MS_REC, ""); err != nil {
+			return fmt.Errorf("mounting %s back: %w", target, err)
+		}
+		if k.readOnly {
+			if err := unix.Mount("", target, "", unix.MS_REMOUNT|unix.MS_BIND|unix.MS_RDONLY|unix.MS_NOSUID|unix.MS_NODEV, ""); err != nil {
+				return fmt.Errorf("mounting %s back read-only: %w", target, err)
+			}
+		}
+	}
+	return nil
+}
+
+// hide mounts an empty read-only directory of mode 000 over each existing
+// directory of paths, and an empty read-only file of mode 000 over each
+// other file, so that reading, listing or writing them fails with EACCES
+// (the command has no capability to override file modes). The empty file
+// lives on a small read-only tmpfs below stage.
+func hide(paths []string, stage string) error {
+	var emptyFile string
+	const flags = unix.MS_RDONLY | unix.MS_NOSUID | unix.MS_NODEV | unix.MS_NOEXEC
+	for _, p := range outermost(paths) {
+		fi, err := os.Stat(p)
+		if err != nil {
+			continue // nothing there to hide
+		}
+		if fi.IsDir() {
+			if err := unix.Mount("tmpfs", p, "tmpfs", flags, "mode=000,size=4k,nr_inodes=2"); err != nil {
+				return fmt.Errorf("hiding %s: %w", p, err)
+			}
+			continue
+		}
+		if emptyFile == "" {
+			if emptyFile, err = makeEmptyFile(stage); err != nil {
+				return err
+			}
+		}
+		if err := unix.Mount(emptyFile, p, "", unix.MS_BIND, ""); err != nil {
+			return fmt.Errorf("hiding %s: %w", p, err)
+		}
+		if err := unix.Mount("", p, "", unix.MS_REMOUNT|unix.MS_BIND|flags, ""); err != nil {
+			return fmt.Errorf("hiding %s: %w", p, err)
+		}
+	}
+	return nil
+}
+
+func makeEmptyFile(stage string) (string, error) {
+	dir := filepath.Join(stage, ".hostlink-hidden")
+	if err := os.Mkdir(dir, 0o700); err != nil && !os.IsExist(err) {
+		return "", fmt.Errorf("staging the hiding file: %w", err)
+	}
+	if err := unix.Mount("tmpfs", dir, "tmpfs", unix.MS_NOSUID|unix.MS_NODEV|unix.MS_NOEXEC, "mode=500,size=4k,nr_inodes=2"); err != nil {
+		return "", fmt.Errorf("staging the hiding file: %w", err)
+	}
+	f := filepath.Join(dir, "empty")
+	fd, err := unix.Open(f, unix.O_CREAT|unix.O_EXCL|unix.O_WRONLY|unix.O_CLOEXEC, 0)
+	if err != nil {
+		return "", fmt.Errorf("staging the hiding file: %w", err)
+	}
+	unix.Close(fd)
+	if err := unix.Mount("", dir, "", unix.MS_REMOUNT|unix.MS_RDONLY|unix.MS_NOSUID|unix.MS_NODEV|unix.MS_NOEXEC, "mode=500,size=4k,nr_inodes=2"); err != nil {
+		return "", fmt.Errorf("staging the hiding file: %w", err)
+	}
+	return f, nil
+}

@@ -1,0 +1,96 @@
+package sandbox
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"slices"
+
+	"github.com/hostlink/hostlink/internal/errcode"
+)
+
+// CodeFailed: the sandbox could not be set up for a command, so the
+// command did not run.
+const CodeFailed errcode.Code = "SANDBOX_FAILED"
+
+// plan is a Policy with its paths resolved: absolute, clean, and free of
+// symbolic links, so that the rules name the places themselves.
+type plan struct {
+	workdir   string
+	writable  []string
+	readOnly  []string
+	hidden    []string
+	protected []string
+	network   bool
+}
+
+func (p Policy) plan() (plan, error) {
+	if !filepath.IsAbs(p.Workdir) {
+		return plan{}, errcode.New(errcode.InvalidArgument, "sandbox: the workdir must be an absolute path")
+	}
+	wd, err := filepath.EvalSymlinks(p.Workdir)
+	if err != nil {
+		return plan{}, errcode.New(CodeFailed, "sandbox: the workdir %s cannot be resolved", p.Workdir)
+	}
+	pl := plan{workdir: wd, network: p.Network}
+	for _, w := range p.Writable {
+		// A writable path that does not exist (yet) has nothing to grant.
+		if r, err := filepath.EvalSymlinks(w); err == nil {
+			pl.writable = append(pl.writable, r)
+		}
+	}
+	for _, r := range p.ReadOnly {
+		if r, err := filepath.EvalSymlinks(r); err == nil {
+			pl.readOnly = append(pl.readOnly, r)
+		}
+	}
+	pl.hidden = resolveAll(p.Hidden)
+	pl.protected = resolveAll(p.Protected)
+	for _, root := range append([]string{wd}, pl.writable...) {
+		if h := withinAny(root, pl.protected); h != "" {
+			return plan{}, errcode.New(CodeFailed, "sandbox: %s lies inside %s, hostlink's own directory, which commands may not see", root, h)
+		}
+		if h := withinAny(root, pl.hidden); h != "" {
+			return plan{}, errcode.New(CodeFailed, "sandbox: %s lies inside %s, which [commands] hidden hides from commands", root, h)
+		}
+	}
+	return pl, nil
+}
+
+// resolveAll resolves the paths that exist and keeps the others as given
+// (clean): a path created later is still covered where it was named.
+func resolveAll(paths []string) []string {
+	out := make([]string, 0, len(paths))
+	for _, p := range paths {
+		if !filepath.IsAbs(p) {
+			continue
+		}
+		p = filepath.Clean(p)
+		if r, err := filepath.EvalSymlinks(p); err == nil && r != p {
+			out = append(out, r)
+		}
+		out = append(out, p)
+	}
+	slices.Sort(out)
+	return slices.Compact(out)
+}
+
+// newTmp creates a command's private temporary directory below the
+// directory that holds them all (private to this user), and returns both.
+func newTmp() (root, dir string, err error) {
+	root = filepath.Join(os.TempDir(), tmpRootName())
+	if err := os.Mkdir(root, 0o700); err != nil && !errors.Is(err, os.ErrExist) {
+		return "", "", errcode.New(CodeFailed, "sandbox: creating %s: %v", root, err)
+	}
+	// Someone else may have made it first, in a shared temporary
+	// directory: only a real directory of ours, closed to others, will do.
+	fi, err := os.Lstat(root)
+	if err != nil || !fi.IsDir() || !ownedPrivately(fi) {
+		return "", "", errcode.New(CodeFailed, "sandbox: %s is not a private directory of this user; remove it", root)
+	}
+	dir, err = os.MkdirTemp(root, "cmd-")
+	if err != nil {
+		return "", "", errcode.New(CodeFailed, "sandbox: creating a temporary directory: %v", err)
+	}
+	return root, dir, nil
+}

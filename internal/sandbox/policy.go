@@ -1,0 +1,138 @@
+package sandbox
+
+import (
+	"path/filepath"
+	"runtime"
+	"slices"
+	"strings"
+)
+
+// Mode is a sandbox mode, as configured by [commands] sandbox.
+type Mode string
+
+// Modes.
+const (
+	// Workdir confines a command to its workdir (see the package doc).
+	Workdir Mode = "workdir"
+	// Off runs a command with all of the user's permissions.
+	Off Mode = "off"
+)
+
+// Policy is what one command may do. The zero Policy is not valid: Mode
+// and Workdir are required.
+type Policy struct {
+	Mode Mode
+	// Workdir is the absolute directory of the command's workdir; the
+	// command may write anywhere below it.
+	Workdir string
+	// Writable are further absolute directories the command may write in
+	// (build caches, for example).
+	Writable []string
+	// ReadOnly are further absolute directories that stay visible to the
+	// command, read-only, where the sandbox gives it a private /tmp
+	// (hostlink keeps the program's own directory so already).
+	ReadOnly []string
+	// Hidden are absolute paths the command may not read or list (the
+	// user's credential stores).
+	Hidden []string
+	// Protected are hostlink's own directories and files (configuration,
+	// state, audit log, logs, runtime sockets): hidden like Hidden, always,
+	// even when they lie inside the workdir or a writable path.
+	Protected []string
+	// Network lets the command use the network.
+	Network bool
+}
+
+// DefaultHidden returns the paths hidden from commands unless [commands]
+// hidden says otherwise: the usual stores of credentials and keys below
+// home, for goos. They are relative to home, '/'-separated.
+func DefaultHidden(goos string) []string {
+	common := []string{
+		".ssh", ".gnupg", ".aws", ".azure", ".config/gcloud", ".kube",
+		".docker/config.json", ".netrc", ".git-credentials", ".config/gh",
+		".password-store", ".npmrc", ".pypirc", ".cargo/credentials.toml",
+		".terraform.d/credentials.tfrc.json", ".vault-token", ".config/op",
+		".mozilla", ".thunderbird",
+	}
+	switch goos {
+	case "darwin":
+		return append(common,
+			"Library/Keychains", "Library/Cookies",
+			"Library/Application Support/Google/Chrome",
+			"Library/Application Support/Chromium",
+			"Library/Application Support/Firefox",
+			"Library/Application Support/BraveSoftware",
+			"Library/Application Support/Microsoft Edge",
+			"Library/Safari",
+		)
+	case "windows":
+		return append(common,
+			"AppData/Local/Google/Chrome/User Data",
+			"AppData/Local/Microsoft/Edge/User Data",
+			"AppData/Roaming/Mozilla",
+			"AppData/Roaming/Microsoft/Credentials",
+			"AppData/Local/Microsoft/Credentials",
+			"AppData/Roaming/Microsoft/Protect",
+		)
+	}
+	return append(common,
+		".local/share/keyrings", ".pki",
+		".config/google-chrome", ".config/chromium",
+		".config/BraveSoftware", ".config/microsoft-edge",
+	)
+}
+
+// ResolveHidden turns configured hidden paths (absolute, or relative to
+// home) into absolute ones.
+func ResolveHidden(paths []string, home string) []string {
+	out := make([]string, 0, len(paths))
+	for _, p := range paths {
+		p = filepath.FromSlash(p)
+		if !filepath.IsAbs(p) {
+			if home == "" {
+				continue
+			}
+			p = filepath.Join(home, p)
+		}
+		out = append(out, filepath.Clean(p))
+	}
+	return out
+}
+
+// within reports whether p is root or below it (both clean and absolute).
+func within(p, root string) bool {
+	if runtime.GOOS == "windows" {
+		p, root = strings.ToLower(p), strings.ToLower(root)
+	}
+	if p == root {
+		return true
+	}
+	if !strings.HasSuffix(root, string(filepath.Separator)) {
+		root += string(filepath.Separator)
+	}
+	return strings.HasPrefix(p, root)
+}
+
+// withinAny returns the first of roots that p lies within, or "".
+func withinAny(p string, roots []string) string {
+	for _, r := range roots {
+		if within(p, r) {
+			return r
+		}
+	}
+	return ""
+}
+
+// outermost returns the paths not within another of them, sorted.
+func outermost(paths []string) []string {
+	ps := slices.Clone(paths)
+	slices.Sort(ps)
+	ps = slices.Compact(ps)
+	var out []string
+	for _, p := range ps {
+		if withinAny(p, out) == "" {
+			out = append(out, p)
+		}
+	}
+	return out
+}

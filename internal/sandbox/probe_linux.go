@@ -1,0 +1,187 @@
+package sandbox
+
+import (
+	"encoding/json"
+	"fmt"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sync"
+	"time"
+
+	"golang.org/x/sys/unix"
+)
+
+var probed struct {
+	once sync.Once
+	st   Status
+}
+
+// Probe measures, once per process, the confinement this machine gives a
+// command in workdir mode: it starts the launcher as for a command, with
+// namespaces if they work and with Landlock alone if not, and has it try
+// what the sandbox must deny (writing outside its workdir, reading and
+// listing a hidden directory, connecting to a TCP listener of hostlink's,
+// signalling hostlink). What the probe could do is reported as
+// unenforced.
+func Probe() Status {
+	probed.once.Do(func() { probed.st = probe() })
+	return probed.st
+}
+
+func probe() Status {
+	st := Status{Mode: Off, Mechanism: MechNone, LandlockABI: landlockABI()}
+	nsAllowed, nsErr := runProbe(true)
+	if nsErr == nil {
+		st.UserNamespaces = true
+		st.Mode, st.Mechanism = Workdir, MechNamespaces
+		st.Unenforced = nsAllowed
+		if st.LandlockABI == 0 {
+			st.Reason = "the kernel has no Landlock: writes are not confined"
+		}
+		return st
+	}
+	if st.LandlockABI == 0 {
+		st.Reason = fmt.Sprintf("neither user namespaces (%v) nor Landlock are available", nsErr)
+		return st
+	}
+	allowed, err := runProbe(false)
+	if err != nil {
+		st.Reason = fmt.Sprintf("user namespaces unavailable (%v), and Landlock failed: %v", nsErr, err)
+		return st
+	}
+	st = landlockOnly(st.LandlockABI, allowed)
+	st.Reason = fmt.Sprintf("user namespaces unavailable (%v): Landlock alone", nsErr)
+	return st
+}
+
+// landlockOnly is the status of Landlock alone at abi, where the probe
+// found allowed unenforced.
+func landlockOnly(abi int, allowed []string) Status {
+	// What Landlock alone cannot do, whatever the probe saw.
+	extra := []string{RuleHiddenListing, RulePrivateTmp, RuleUDP}
+	if abi < 6 {
+		extra = append(extra, RuleAbstractUnix)
+	}
+	if abi < 9 {
+		extra = append(extra, RuleUnixSockets)
+	}
+	return Status{Mode: Workdir, Mechanism: MechLandlock, LandlockABI: abi, Unenforced: uniq(append(allowed, extra...))}
+}
+
+func uniq(rules []string) []string {
+	seen := map[string]bool{}
+	var out []string
+	for _, r := range rules {
+		if !seen[r] {
+			seen[r] = true
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+// runProbe starts the launcher in probe mode and returns the rules it
+// found unenforced.
+func runProbe(namespaces bool) ([]string, error) {
+	// Not below /tmp, which the launcher replaces: the probe's places must
+	// stay where the command sees them.
+	cache, err := os.UserCacheDir()
+	if err != nil {
+		return nil, err
+	}
+	if err := os.MkdirAll(cache, 0o700); err != nil {
+		return nil, err
+	}
+	base, err := os.MkdirTemp(cache, "hostlink-probe-")
+	if err != nil {
+		return nil, err
+	}
+	defer os.RemoveAll(base)
+	ps := probeSpec{
+		OutsideDir: filepath.Join(base, "outside"),
+		HiddenDir:  filepath.Join(base, "hidden"),
+		Pid:        os.Getpid(),
+	}
+	ps.HiddenFile = filepath.Join(ps.HiddenDir, "secret")
+	wd := filepath.Join(base, "workdir")
+	for _, d := range []string{ps.OutsideDir, ps.HiddenDir, wd} {
+		if err := os.Mkdir(d, 0o700); err != nil {
+			return nil, err
+		}
+	}
+	if err := os.WriteFile(ps.HiddenFile, []byte("secret"), 0o600); err != nil {
+		return nil, err
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err == nil {
+		ps.TCPAddr = ln.Addr().String()
+		defer ln.Close()
+	}
+	pl, err := Policy{Mode: Workdir, Workdir: wd, Hidden: []string{ps.HiddenDir}}.plan()
+	if err != nil {
+		return nil, err
+	}
+	root, tmp, err := newTmp()
+	if err != nil {
+		return nil, err
+	}
+	defer os.RemoveAll(tmp)
+	spec := launchSpec{
+		Namespaces: namespaces, Workdir: pl.workdir, Hidden: pl.hidden, Tmp: tmp, TmpRoot: root, Probe: &ps,
+	}
+	cmd := &exec.Cmd{Dir: wd, Env: []string{}}
+	l := &Launch{}
+	if err := l.setup(cmd, spec); err != nil {
+		return nil, err
+	}
+	if err := cmd.Start(); err != nil {
+		l.Abort()
+		return nil, err
+	}
+	l.reportW.Close()
+	var r launchReport
+	derr := json.NewDecoder(l.report).Decode(&r)
+	l.report.Close()
+	werr := cmd.Wait()
+	switch {
+	case derr != nil:
+		return nil, fmt.Errorf("the launcher reported nothing (%v)", werr)
+	case r.Error != "":
+		return nil, r.err()
+	}
+	return append(r.Notes, r.Allowed...), nil
+}
+
+// try attempts, from inside the sandbox, what it must deny, and returns
+// the rules that did not hold.
+func (p *probeSpec) try() []string {
+	var allowed []string
+	if f, err := os.Create(filepath.Join(p.OutsideDir, "x")); err == nil {
+		f.Close()
+		allowed = append(allowed, RuleWrites)
+	}
+	if _, err := os.ReadFile(p.HiddenFile); err == nil {
+		allowed = append(allowed, RuleHiddenReads)
+	}
+	if _, err := os.ReadDir(p.HiddenDir); err == nil {
+		allowed = append(allowed, RuleHiddenListing)
+	}
+	if p.TCPAddr != "" {
+		// Plain TCP, and Multipath TCP, which Landlock does not cover.
+		for _, mptcp := range []bool{false, true} {
+			d := net.Dialer{Timeout: 5 * time.Second}
+			d.SetMultipathTCP(mptcp)
+			if c, err := d.Dial("tcp", p.TCPAddr); err == nil {
+				c.Close()
+				allowed = append(allowed, RuleNetwork)
+				break
+			}
+		}
+	}
+	if err := unix.Kill(p.Pid, 0); err == nil {
+		allowed = append(allowed, RuleSignals)
+	}
+	return allowed
+}

@@ -1,0 +1,446 @@
+package sandbox_test
+
+import (
+	"context"
+	"fmt"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/hostlink/hostlink/internal/procs"
+	"github.com/hostlink/hostlink/internal/sandbox"
+	"github.com/hostlink/hostlink/internal/tstest"
+)
+
+// helperEnv makes the test binary, started as a command, run a helper
+// that tries one thing and exits 0 if it could.
+const helperEnv = "HOSTLINK_SANDBOX_TEST_HELPER"
+
+func TestMain(m *testing.M) {
+	if mode := os.Getenv(helperEnv); mode != "" {
+		os.Exit(helper(mode, os.Args[1:]))
+	}
+	os.Exit(m.Run())
+}
+
+func helper(mode string, args []string) int {
+	var err error
+	switch mode {
+	case "dial": // network, address
+		d := net.Dialer{Timeout: 10 * time.Second}
+		d.SetMultipathTCP(false)
+		var c net.Conn
+		if c, err = d.Dial(args[0], args[1]); err == nil {
+			c.Close()
+		}
+	case "listen": // plain TCP (not Multipath TCP) on 127.0.0.1:args[0]
+		var lc net.ListenConfig
+		lc.SetMultipathTCP(false)
+		var l net.Listener
+		if l, err = lc.Listen(context.Background(), "tcp4", "127.0.0.1:"+args[0]); err == nil {
+			l.Close()
+		}
+	case "udp": // send a datagram to args[0]
+		var c net.Conn
+		if c, err = net.Dial("udp", args[0]); err == nil {
+			_, err = c.Write([]byte("x"))
+			c.Close()
+		}
+	default:
+		err = fmt.Errorf("unknown helper %q", mode)
+	}
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	return 0
+}
+
+// world is a user's machine in miniature: a home with credential stores,
+// hostlink's own directories with its secrets and control socket, a
+// workdir, a directory outside it, and hostlink's listeners.
+type world struct {
+	home, hostlink, workdir, outside string
+	secrets                          []string // files no sandboxed command may read
+	hidden                           []string // the hidden paths (absolute)
+	tcp                              string   // a TCP listener of hostlink's
+	socket                           string   // hostlink's control socket
+	pol                              sandbox.Policy
+}
+
+const secret = "s3cret-content"
+
+// hiddenFiles are the default hidden paths that are files.
+var hiddenFiles = map[string]bool{
+	".docker/config.json": true, ".netrc": true, ".git-credentials": true, ".npmrc": true, ".pypirc": true,
+	".cargo/credentials.toml": true, ".terraform.d/credentials.tfrc.json": true, ".vault-token": true,
+}
+
+func newWorld(t *testing.T, hostlinkInWorkdir bool) *world {
+	t.Helper()
+	if st := sandbox.Probe(); st.Mode != sandbox.Workdir {
+		tstest.Missing(t, "commands cannot be sandboxed here: "+st.Reason)
+	}
+	base := t.TempDir()
+	w := &world{home: filepath.Join(base, "home"), workdir: filepath.Join(base, "work"), outside: filepath.Join(base, "outside")}
+	w.hostlink = filepath.Join(base, "hostlink")
+	if hostlinkInWorkdir {
+		w.hostlink = filepath.Join(w.workdir, ".hostlink")
+	}
+	for _, d := range []string{w.home, w.workdir, w.outside} {
+		mkdir(t, d)
+	}
+	// Every default hidden path, each holding (or being) a secret.
+	for _, rel := range sandbox.DefaultHidden(runtime.GOOS) {
+		p := filepath.Join(w.home, filepath.FromSlash(rel))
+		w.hidden = append(w.hidden, p)
+		if hiddenFiles[rel] {
+			mkdir(t, filepath.Dir(p))
+			write(t, p, secret)
+			w.secrets = append(w.secrets, p)
+			continue
+		}
+		mkdir(t, p)
+		write(t, filepath.Join(p, "id_key"), secret)
+		w.secrets = append(w.secrets, filepath.Join(p, "id_key"))
+	}
+	var protected []string
+	for _, d := range []string{"config", "state", "audit", "logs", "run"} {
+		protected = append(protected, filepath.Join(w.hostlink, d))
+		mkdir(t, filepath.Join(w.hostlink, d))
+	}
+	for _, f := range []string{"state/token", "state/audit.key", "config/config.toml"} {
+		p := filepath.Join(w.hostlink, f)
+		write(t, p, secret)
+		w.secrets = append(w.secrets, p)
+	}
+	ln, err := net.Listen("tcp4", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ln.Close() })
+	go acceptAll(ln)
+	w.tcp = ln.Addr().String()
+	w.socket = filepath.Join(w.hostlink, "run", "control.sock")
+	ul, err := net.Listen("unix", w.socket)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ul.Close() })
+	go acceptAll(ul)
+	w.pol = sandbox.Policy{Mode: sandbox.Workdir, Hidden: w.hidden, Protected: protected}
+	return w
+}
+
+// freePort returns a TCP port on 127.0.0.1 that was free a moment ago.
+func freePort(t *testing.T) int {
+	l, err := net.Listen("tcp4", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	return l.Addr().(*net.TCPAddr).Port
+}
+
+func acceptAll(l net.Listener) {
+	for {
+		c, err := l.Accept()
+		if err != nil {
+			return
+		}
+		c.Close()
+	}
+}
+
+func mkdir(t *testing.T, d string) {
+	t.Helper()
+	if err := os.MkdirAll(d, 0o700); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func write(t *testing.T, p, s string) {
+	t.Helper()
+	if err := os.WriteFile(p, []byte(s), 0o600); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// run runs spec in the world's workdir, confined by pol (nil: not at all).
+func (w *world) run(t *testing.T, spec procs.Spec, pol *sandbox.Policy) (stdout, stderr string, code int) {
+	t.Helper()
+	if spec.Dir == "" {
+		spec.Dir = w.workdir
+	}
+	if pol != nil {
+		p := *pol
+		p.Workdir = w.workdir
+		spec.Sandbox = &p
+	}
+	var out, errb strings.Builder
+	p, err := procs.Start(spec, &out, &errb)
+	if err != nil {
+		t.Fatalf("Start: %v", err)
+	}
+	st, err := p.Wait()
+	if err != nil {
+		t.Fatalf("Wait: %v", err)
+	}
+	return out.String(), errb.String(), st.ExitCode
+}
+
+func sh(line string) procs.Spec { return procs.Spec{Command: line, Shell: "sh"} }
+
+func (w *world) helperSpec(t *testing.T, mode string, args ...string) procs.Spec {
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return procs.Spec{Argv: append([]string{exe}, args...), Env: map[string]string{helperEnv: mode}}
+}
+
+// escape is one thing a sandboxed command must fail to do.
+type escape struct {
+	name string
+	spec procs.Spec
+	// landlock: the Landlock-only fallback enforces it too.
+	landlock bool
+}
+
+func (w *world) escapes(t *testing.T) []escape {
+	var es []escape
+	add := func(name string, spec procs.Spec, landlock bool) { es = append(es, escape{name, spec, landlock}) }
+	add("write outside the workdir", sh("echo x > "+w.outside+"/new && test -s "+w.outside+"/new"), true)
+	add("write outside through a symlink in the workdir", sh("ln -sf "+w.outside+"/via-link link && echo x > link && test -s "+w.outside+"/via-link"), true)
+	for _, s := range w.secrets {
+		rel, _ := filepath.Rel(filepath.Dir(w.home), s)
+		add("read "+rel, sh("cat '"+s+"'"), true)
+	}
+	add("list a hidden directory", sh("ls "+w.home+"/.ssh | grep ."), false)
+	add("list hostlink's state", sh("ls "+w.hostlink+"/state | grep ."), false)
+	add("connect to a TCP listener on 127.0.0.1", w.helperSpec(t, "dial", "tcp4", w.tcp), true)
+	add("bind a TCP port", w.helperSpec(t, "listen", strconv.Itoa(freePort(t))), true)
+	add("connect to hostlink's control socket", w.helperSpec(t, "dial", "unix", w.socket), false)
+	add("signal hostlink", sh("kill -0 "+strconv.Itoa(os.Getpid())), true)
+	token := filepath.Join(w.hostlink, "state", "token")
+	add("read through /proc/self/root", sh("cat /proc/self/root"+token), true)
+	add("read through hostlink's /proc/pid/root", sh("cat /proc/"+strconv.Itoa(os.Getpid())+"/root"+token), true)
+	if unshare, err := exec.LookPath("unshare"); err == nil {
+		add("escape through a user namespace of its own", sh(unshare+" -Urm sh -c 'umount -l "+filepath.Dir(token)+" 2>/dev/null; umount -l "+w.home+"/.ssh 2>/dev/null; cat "+token+" "+w.home+"/.ssh/id_key'"), true)
+	}
+	return es
+}
+
+// Each escape fails sandboxed and succeeds with the sandbox off, so the
+// test proves the sandbox rather than a broken command. As root in CI,
+// this also shows the sandbox confines root.
+func TestEscapesFail(t *testing.T) {
+	for _, in := range []bool{false, true} {
+		t.Run(fmt.Sprintf("hostlink_in_workdir=%v", in), func(t *testing.T) {
+			w := newWorld(t, in)
+			t.Logf("uid %d, %s", os.Getuid(), sandbox.Probe())
+			for _, e := range w.escapes(t) {
+				t.Run(e.name, func(t *testing.T) {
+					out, errOut, code := w.run(t, e.spec, &w.pol)
+					if code == 0 || strings.Contains(out, secret) {
+						t.Errorf("sandboxed: exit %d, stdout %q, stderr %q: the sandbox let it through", code, out, errOut)
+					}
+					out, errOut, code = w.run(t, e.spec, nil)
+					if code != 0 {
+						t.Errorf("unsandboxed: exit %d, stdout %q, stderr %q: the test does not prove the sandbox", code, out, errOut)
+					}
+				})
+			}
+		})
+	}
+}
+
+// Without user namespaces, Landlock alone still stops what it can, and
+// the status names what it cannot.
+func TestEscapesFailLandlockOnly(t *testing.T) {
+	w := newWorld(t, false)
+	st := sandbox.LandlockOnly(t)
+	t.Logf("%s", st)
+	for _, e := range w.escapes(t) {
+		if !e.landlock {
+			continue
+		}
+		t.Run(e.name, func(t *testing.T) {
+			out, errOut, code := w.run(t, e.spec, &w.pol)
+			if code == 0 || strings.Contains(out, secret) {
+				t.Errorf("exit %d, stdout %q, stderr %q: Landlock let it through", code, out, errOut)
+			}
+		})
+	}
+}
+
+// A process outside the command's tree survives the command's signal.
+func TestSignalOutsideTree(t *testing.T) {
+	w := newWorld(t, false)
+	other := exec.Command("sleep", "60")
+	if err := other.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { other.Process.Kill(); other.Wait() }()
+	pid := strconv.Itoa(other.Process.Pid)
+	if _, errOut, code := w.run(t, sh("kill -TERM "+pid), &w.pol); code == 0 {
+		t.Fatalf("the sandboxed kill succeeded (%s)", errOut)
+	}
+	if err := other.Process.Signal(os.Signal(nil)); err != nil && !strings.Contains(err.Error(), "unsupported") {
+		t.Fatalf("the other process is gone: %v", err)
+	}
+	// Its own tree it may signal.
+	if _, errOut, code := w.run(t, sh("sleep 60 & kill -TERM $! && wait $!; test $? -gt 128"), &w.pol); code != 0 {
+		t.Fatalf("signalling its own child failed: %s", errOut)
+	}
+}
+
+// Ordinary work still succeeds inside the workdir.
+func TestOrdinaryWork(t *testing.T) {
+	w := newWorld(t, false)
+	t.Run("shell pipeline", func(t *testing.T) {
+		out, errOut, code := w.run(t, sh("seq 1 100 | grep 7 | wc -l"), &w.pol)
+		if code != 0 || strings.TrimSpace(out) != "19" {
+			t.Fatalf("exit %d, %q, %q", code, out, errOut)
+		}
+	})
+	t.Run("script using TMPDIR", func(t *testing.T) {
+		out, errOut, code := w.run(t, sh(`f=$(mktemp) && echo data > "$f" && cat "$f" && rm "$f" && mkdir "$TMPDIR/d" && ls -d "$TMPDIR/d"`), &w.pol)
+		if code != 0 || !strings.HasPrefix(out, "data\n") {
+			t.Fatalf("exit %d, %q, %q", code, out, errOut)
+		}
+	})
+	t.Run("git init and commit", func(t *testing.T) {
+		tstest.Tool(t, "git")
+		line := "git init -q repo && cd repo && echo hi > f && git add f && git -c user.name=t -c user.email=t@example.com commit -qm first && git log --oneline | wc -l"
+		out, errOut, code := w.run(t, sh(line), &w.pol)
+		if code != 0 || strings.TrimSpace(out) != "1" {
+			t.Fatalf("exit %d, %q, %q", code, out, errOut)
+		}
+	})
+	t.Run("go build and go test", func(t *testing.T) {
+		goBin := tstest.Tool(t, "go")
+		// The user's own build cache, made writable (a fresh one would
+		// build the standard library first).
+		b, err := exec.Command(goBin, "env", "GOCACHE").Output()
+		if err != nil {
+			t.Fatal(err)
+		}
+		cache := strings.TrimSpace(string(b))
+		mkdir(t, cache)
+		mod := filepath.Join(w.workdir, "mod")
+		mkdir(t, mod)
+		write(t, filepath.Join(mod, "go.mod"), "module example.com/m\n\ngo 1.22\n")
+		write(t, filepath.Join(mod, "m.go"), "package main\n\nfunc main() { println(add(1, 2)) }\n\nfunc add(a, b int) int { return a + b }\n")
+		write(t, filepath.Join(mod, "m_test.go"), "package main\n\nimport \"testing\"\n\nfunc TestAdd(t *testing.T) {\n\tif add(1, 2) != 3 {\n\t\tt.Fatal(\"add\")\n\t}\n}\n")
+		pol := w.pol
+		pol.Writable = []string{cache}
+		spec := sh(goBin + " build -o m . && ./m && " + goBin + " test ./...")
+		spec.Dir = mod
+		spec.Env = map[string]string{"GOCACHE": cache, "GOPATH": filepath.Join(w.workdir, "gopath"), "GOTOOLCHAIN": "local", "GOFLAGS": "-mod=mod", "GOTELEMETRY": "off"}
+		out, errOut, code := w.run(t, spec, &pol)
+		if code != 0 || !strings.Contains(errOut, "3") || !strings.Contains(out, "ok") {
+			t.Fatalf("exit %d, %q, %q", code, out, errOut)
+		}
+		// Without a writable cache (one outside /tmp, which the sandbox
+		// replaces), the build is refused, and the hint says where and
+		// how to allow it.
+		pol.Writable = nil
+		spec.Env["GOCACHE"] = userCacheDir(t)
+		_, errOut, code = w.run(t, spec, &pol)
+		if code == 0 {
+			t.Fatal("go build wrote its cache outside the workdir")
+		}
+		p := pol
+		p.Workdir = w.workdir
+		if h := sandbox.Hint(p, w.workdir, errOut); !strings.Contains(h, spec.Env["GOCACHE"]) || !strings.Contains(h, "writable") {
+			t.Errorf("hint %q for %q", h, errOut)
+		}
+	})
+}
+
+// userCacheDir returns a fresh directory below the user's cache
+// directory: outside /tmp, so the sandbox keeps it where it is.
+func userCacheDir(t *testing.T) string {
+	t.Helper()
+	c, err := os.UserCacheDir()
+	if err != nil {
+		t.Fatal(err)
+	}
+	mkdir(t, c)
+	d, err := os.MkdirTemp(c, "hostlink-sandbox-test-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(d) })
+	return d
+}
+
+// The command's /tmp is its own: what it writes there never reaches the
+// machine's /tmp, and it sees nothing of what others keep there.
+func TestPrivateTmp(t *testing.T) {
+	w := newWorld(t, false)
+	if sandbox.Probe().Mechanism != sandbox.MechNamespaces {
+		tstest.Missing(t, "no private /tmp without namespaces")
+	}
+	name := fmt.Sprintf("hostlink-sandbox-test-%d", time.Now().UnixNano())
+	host := filepath.Join(os.TempDir(), name)
+	theirs := filepath.Join(os.TempDir(), name+"-theirs")
+	write(t, theirs, secret)
+	defer os.Remove(theirs)
+	out, errOut, code := w.run(t, sh("echo x > /tmp/"+name+" && cat /tmp/"+name+"-theirs"), &w.pol)
+	if _, err := os.Stat(host); err == nil || strings.Contains(out, secret) || code == 0 {
+		os.Remove(host)
+		t.Fatalf("exit %d, %q, %q: the command reached the machine's /tmp", code, out, errOut)
+	}
+	if _, _, code := w.run(t, sh("echo x > /tmp/"+name+" && cat /tmp/"+name+"-theirs"), nil); code != 0 {
+		t.Fatal("unsandboxed, the same command failed")
+	}
+	os.Remove(host)
+}
+
+// With the network allowed, the same connection succeeds.
+func TestNetworkAllowed(t *testing.T) {
+	w := newWorld(t, false)
+	pol := w.pol
+	pol.Network = true
+	if _, errOut, code := w.run(t, w.helperSpec(t, "dial", "tcp4", w.tcp), &pol); code != 0 {
+		t.Fatalf("dial with the network allowed: %s", errOut)
+	}
+}
+
+// A command's pid is the command's own, not a launcher's, and its exit
+// code and output come through.
+func TestPidAndExitCode(t *testing.T) {
+	w := newWorld(t, false)
+	var out strings.Builder
+	p, err := procs.Start(procs.Spec{Command: "echo $$; exit 7", Shell: "sh", Dir: w.workdir, Sandbox: &sandbox.Policy{Mode: sandbox.Workdir, Workdir: w.workdir}}, &out, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	st, _ := p.Wait()
+	if st.ExitCode != 7 || strings.TrimSpace(out.String()) != strconv.Itoa(p.Pid()) {
+		t.Fatalf("exit %d, printed pid %q, Pid() %d", st.ExitCode, out.String(), p.Pid())
+	}
+	if s, ok := p.Sandbox(); !ok || s.Mode != sandbox.Workdir {
+		t.Fatalf("Sandbox() = %v, %v", s, ok)
+	}
+}
+
+// A workdir inside a hidden path is refused before anything runs.
+func TestWorkdirInsideHidden(t *testing.T) {
+	w := newWorld(t, false)
+	inside := filepath.Join(w.home, ".ssh", "work")
+	mkdir(t, inside)
+	_, err := procs.Start(procs.Spec{Command: "true", Shell: "sh", Dir: inside,
+		Sandbox: &sandbox.Policy{Mode: sandbox.Workdir, Workdir: inside, Hidden: w.hidden}}, nil, nil)
+	if err == nil || !strings.Contains(err.Error(), "SANDBOX_FAILED") {
+		t.Fatalf("err %v, want SANDBOX_FAILED", err)
+	}
+}

@@ -1,0 +1,45 @@
+package sandbox
+
+import (
+	"strings"
+)
+
+// seatbeltProfile returns the Seatbelt (SBPL) profile of workdir mode for
+// macOS's sandbox-exec: everything the user may do stays allowed except
+// what the rules take away, later rules overriding earlier ones as SBPL
+// has it. Writes are allowed only below the workdir, the writable paths,
+// the private temporary directory and a few devices; the hidden and
+// protected paths can be neither read nor listed nor written; without
+// network, IP and the hidden paths' UNIX sockets are closed; signals and
+// process inspection reach only the command's own sandbox.
+func seatbeltProfile(pl plan, tmp string) string {
+	var b strings.Builder
+	b.WriteString("(version 1)\n(allow default)\n")
+	b.WriteString("(deny file-write*)\n(allow file-write*\n")
+	for _, w := range append([]string{pl.workdir, tmp}, pl.writable...) {
+		b.WriteString("  (subpath " + sbplString(w) + ")\n")
+	}
+	for _, d := range []string{"/dev/null", "/dev/zero", "/dev/tty", "/dev/dtracehelper", "/dev/ptmx"} {
+		b.WriteString("  (literal " + sbplString(d) + ")\n")
+	}
+	b.WriteString("  (regex #\"^/dev/ttys[0-9]+$\"))\n")
+	if hidden := append(append([]string{}, pl.protected...), pl.hidden...); len(hidden) > 0 {
+		b.WriteString("(deny file-read* file-write*\n")
+		for _, h := range hidden {
+			b.WriteString("  (subpath " + sbplString(h) + ")\n")
+		}
+		b.WriteString(")\n")
+	}
+	if !pl.network {
+		b.WriteString("(deny network-outbound (remote ip))\n(deny network-inbound (local ip))\n(deny network-bind (local ip))\n")
+	}
+	b.WriteString("(deny signal)\n(allow signal (target same-sandbox))\n")
+	b.WriteString("(deny process-info*)\n(allow process-info* (target same-sandbox))\n")
+	return b.String()
+}
+
+// sbplString quotes s as an SBPL string literal.
+func sbplString(s string) string {
+	r := strings.NewReplacer(`\`, `\\`, `"`, `\"`)
+	return `"` + r.Replace(s) + `"`
+}

@@ -1,0 +1,73 @@
+package sandbox
+
+import (
+	"fmt"
+	"strings"
+)
+
+// Mechanisms: how the confinement is enforced.
+const (
+	MechNamespaces = "namespaces+landlock" // Linux, user namespaces available
+	MechLandlock   = "landlock"            // Linux, Landlock alone
+	MechSeatbelt   = "seatbelt"            // macOS sandbox-exec
+	MechLowIL      = "low-integrity"       // Windows low integrity level
+	MechNone       = "none"
+)
+
+// Status is the confinement commands get here, as measured by [Probe]:
+// never a claimed one.
+type Status struct {
+	// Mode is what commands actually get: "workdir" when they are
+	// confined at all, "off" when not.
+	Mode Mode `json:"mode"`
+	// Mechanism names how: namespaces+landlock, landlock, seatbelt,
+	// low-integrity or none.
+	Mechanism string `json:"mechanism"`
+	// Unenforced lists the rules of workdir mode this machine does not
+	// enforce (for example "hidden-listing" or "udp").
+	Unenforced []string `json:"unenforced,omitempty"`
+	// LandlockABI is the kernel's Landlock ABI version (Linux; 0 without).
+	LandlockABI int `json:"landlock_abi,omitempty"`
+	// UserNamespaces reports whether unprivileged user namespaces work
+	// (Linux).
+	UserNamespaces bool `json:"user_namespaces,omitempty"`
+	// Reason says why commands are not confined, or not fully.
+	Reason string `json:"reason,omitempty"`
+}
+
+// String describes the status in one line, for doctor and status.
+func (s Status) String() string {
+	if s.Mode == Off {
+		if s.Reason != "" {
+			return "off (" + s.Reason + ")"
+		}
+		return "off"
+	}
+	out := fmt.Sprintf("%s via %s", s.Mode, s.Mechanism)
+	if len(s.Unenforced) > 0 {
+		out += "; not enforced: " + strings.Join(s.Unenforced, ", ")
+	}
+	return out
+}
+
+// Effective is the status a command gets under the configured mode.
+func Effective(configured Mode) Status {
+	if configured == Off {
+		return Status{Mode: Off, Mechanism: MechNone, Reason: `[commands] sandbox = "off"`}
+	}
+	return Probe()
+}
+
+// Unenforced rules, as Status names them.
+const (
+	RuleHiddenListing = "hidden-listing" // hidden directories can be listed (names only)
+	RuleHiddenReads   = "hidden-reads"   // hidden files can be read
+	RuleWrites        = "writes"         // writes outside the workdir
+	RuleNetwork       = "network"        // TCP and UDP
+	RuleUDP           = "udp"            // UDP (Landlock covers TCP only)
+	RuleSignals       = "signals"        // signals to processes outside the tree
+	RuleAbstractUnix  = "abstract-unix"  // abstract UNIX sockets outside the tree
+	RuleUnixSockets   = "unix-sockets"   // pathname UNIX sockets (hostlink's control socket)
+	RulePrivateTmp    = "private-tmp"    // /tmp is shared (TMPDIR is still private)
+	RuleWorkdirTop    = "workdir-top"    // new entries at the top of a workdir that holds hostlink's directories
+)
