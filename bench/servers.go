@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 )
@@ -71,8 +70,9 @@ func newHostlink(bin, home, root string) (*server, error) {
 	if err := writeHostlinkConfig(home); err != nil {
 		return nil, err
 	}
-	v, _ := exec.Command(bin, "version").CombinedOutput()
-	s := &server{Name: "hostlink", Version: strings.TrimSpace(string(v)),
+	// `hostlink version` prints several lines (commit, date, go, target);
+	// the first names the release, which is what the report's header needs.
+	s := &server{Name: "hostlink", Version: firstLine(bin, "version"),
 		Command: []string{bin, "mcp", "--allowed-root", root, "--enable-shell"},
 		env:     append(baseEnv(home), "HOSTLINK_HOME="+home), home: home}
 	return s, nil
