@@ -397,8 +397,8 @@ func TestRemoteCannotReachPolicy(t *testing.T) {
 		{"search_text", map[string]any{"workdir": "hl", "query": "policy", "include_hidden": true}},
 	} {
 		r := e.callMCP(tr.op, tr.args)
-		b, _ := json.Marshal(r)
-		if r.code != "" || strings.Contains(string(b), "config.toml") || strings.Contains(string(b), "http.token") {
+		b, _ := json.Marshal(r.out)
+		if r.code != "" || r.out == nil || strings.Contains(string(b), "config.toml") || strings.Contains(string(b), "http.token") {
 			t.Errorf("MCP %s sees hostlink's files: %s", tr.op, b)
 		}
 	}
