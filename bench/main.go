@@ -12,8 +12,10 @@ import (
 	"flag"
 	"fmt"
 	"os"
+	"os/signal"
 	"path/filepath"
 	"strings"
+	"syscall"
 )
 
 func main() {
@@ -58,6 +60,16 @@ func main() {
 	must(err)
 	cleanup = func() { closeDesktops(); os.RemoveAll(tmp) }
 	defer cleanup()
+	// An interrupted run removes its data too: the scale tree alone is
+	// 1,000,000 files.
+	sig := make(chan os.Signal, 1)
+	signal.Notify(sig, os.Interrupt, syscall.SIGTERM)
+	go func() {
+		s := <-sig
+		cleanup()
+		fmt.Fprintln(os.Stderr, "hostlink-bench:", s)
+		os.Exit(1)
+	}()
 	root := filepath.Join(tmp, "data")
 	must(os.MkdirAll(root, 0o755))
 	root, err = filepath.EvalSymlinks(root)
