@@ -436,16 +436,33 @@ func (l *Log) syncLocked(deferred bool) error {
 	return nil
 }
 
-// syncDeferred syncs deferred records that no later sync has covered.
+// syncDeferred syncs deferred records that no later sync has covered. The
+// fsync runs without l.mu held, so that calls go on being checked and
+// recorded meanwhile; records written during it are left to the next
+// round. A rotation or Close meanwhile syncs the file itself (unsynced is
+// still set).
 func (l *Log) syncDeferred() {
 	l.mu.Lock()
-	defer l.mu.Unlock()
 	if !l.unsynced || l.f == nil {
+		l.mu.Unlock()
 		return
 	}
-	l.unsynced = false
-	if err := l.f.Sync(); err != nil && l.err == nil {
-		l.err = fmt.Errorf("audit: syncing %s: %w", l.path, err)
+	f, end := l.f, l.end
+	l.mu.Unlock()
+	err := f.Sync()
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	switch {
+	case l.f != f || !l.unsynced:
+		// Rotated or closed, or a synced record covered it meanwhile.
+	case err != nil:
+		if l.err == nil {
+			l.err = fmt.Errorf("audit: syncing %s: %w", l.path, err)
+		}
+	case l.end == end:
+		l.unsynced = false
+	default:
+		time.AfterFunc(SyncDelay, l.syncDeferred)
 	}
 }
 
@@ -459,6 +476,9 @@ func (l *Log) syncDeferred() {
 // Check is cheap when nothing changed; otherwise it takes audit.lock and
 // catches up as Append does.
 func (l *Log) Check() error {
+	if l.unchanged() {
+		return nil
+	}
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if l.err != nil {
@@ -481,6 +501,26 @@ func (l *Log) Check() error {
 	}
 	defer l.unlock()
 	return l.catchUpLocked()
+}
+
+// unchanged is Check's common case, taken without l.mu held during its
+// system calls (so that concurrent calls do not queue for them): no
+// failure, and audit.log is still the file the Log appends to, at the
+// size it left it. Anything else, including a race with an append or a
+// rotation, goes to Check's full look.
+func (l *Log) unchanged() bool {
+	l.mu.Lock()
+	f, end, err := l.f, l.end, l.err
+	l.mu.Unlock()
+	if err != nil || f == nil {
+		return false
+	}
+	open, err := f.Stat()
+	if err != nil || open.Size() != end || deleted(f) {
+		return false
+	}
+	onDisk, err := os.Lstat(l.path)
+	return err == nil && os.SameFile(open, onDisk)
 }
 
 // fail makes err sticky and returns it.

@@ -637,3 +637,24 @@ func BenchmarkAppend(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkCheckAppendDeferredParallel is what concurrent read-only calls
+// cost the log: a Check and a deferred Append each, with the deferred
+// syncs running meanwhile.
+func BenchmarkCheckAppendDeferredParallel(b *testing.B) {
+	l := openLog(b, b.TempDir(), 0)
+	b.RunParallel(func(pb *testing.PB) {
+		i := 0
+		for pb.Next() {
+			if err := l.Check(); err != nil {
+				b.Fatal(err)
+			}
+			r := record(i)
+			r.Deferred = true
+			if err := l.Append(r); err != nil {
+				b.Fatal(err)
+			}
+			i++
+		}
+	})
+}

@@ -70,12 +70,12 @@ func TestProtectedHomeInWorkdir(t *testing.T) {
 		}
 	}
 	res := e.ok("search_text", map[string]any{"query": "TOKEN-5e1f", "include_hidden": true})
-	if m := res["matches"].([]any); len(m) != 0 {
+	if m := list(res, "matches"); len(m) != 0 {
 		t.Errorf("search_text found the token: %v", m)
 	}
-	list := e.ok("list_directory", map[string]any{"recursive": true, "include_hidden": true})
-	for _, en := range list["entries"].([]any) {
-		if p := en.(map[string]any)["path"].(string); strings.HasPrefix(p, "home/state") || strings.HasPrefix(p, "home/config") {
+	listed := e.ok("list_directory", map[string]any{"recursive": true, "include_hidden": true})
+	for _, en := range list(listed, "entries") {
+		if p := str(en, "path"); strings.HasPrefix(p, "home/state") || strings.HasPrefix(p, "home/config") {
 			t.Errorf("list_directory shows %s", p)
 		}
 	}
@@ -110,7 +110,7 @@ func TestHardlinkOps(t *testing.T) {
 		_, readCode := e.call("read_file", map[string]any{"path": "hl.txt"})
 		_, editCode := e.call("edit_file", map[string]any{"path": "hl.txt", "edits": edits("SECRET", "x"), "dry_run": true})
 		search := e.ok("search_text", map[string]any{"query": "SECRET-91c2"})
-		found := len(search["matches"].([]any))
+		found := len(list(search, "matches"))
 		stat := e.ok("stat", map[string]any{"path": "hl.txt"})
 		if allow {
 			if readCode != "" || editCode != "" || found != 1 || stat["revision"] == nil {

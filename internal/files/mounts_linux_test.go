@@ -32,13 +32,9 @@ func TestMountOps(t *testing.T) {
 			t.Cleanup(func() { sys.Unmount(mnt, sys.MNT_DETACH) })
 			return jail.Options{CrossMounts: cross}
 		})
-		var paths []string
-		for _, en := range e.ok("list_directory", map[string]any{"recursive": true})["entries"].([]any) {
-			paths = append(paths, en.(map[string]any)["path"].(string))
-		}
-		listed := strings.Join(paths, " ")
-		found := len(e.ok("find_files", map[string]any{"pattern": "**/secret.txt"})["matches"].([]any))
-		matches := len(e.ok("search_text", map[string]any{"query": "SECRET-4b7d"})["matches"].([]any))
+		listed := strings.Join(paths(list(e.ok("list_directory", map[string]any{"recursive": true}), "entries")), " ")
+		found := len(list(e.ok("find_files", map[string]any{"pattern": "**/secret.txt"}), "matches"))
+		matches := len(list(e.ok("search_text", map[string]any{"query": "SECRET-4b7d"}), "matches"))
 		entered := strings.Contains(listed, "tree/mnt/deep")
 		if !strings.Contains(listed, "tree/mnt") || entered != cross || (found == 1) != cross || (matches == 1) != cross {
 			t.Errorf("cross_mounts=%v: listed %q, find %d, search %d", cross, listed, found, matches)

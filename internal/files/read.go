@@ -30,8 +30,9 @@ type ReadFileArgs struct {
 
 func init() {
 	ops.Add(&operations, ops.Spec{Name: "read_file", Title: "Read file",
-		Description: "Read a file, or a byte range of it, as UTF-8 text (exactly as on disk) or base64. Returns size, SHA-256, mtime and a revision token for if_revision.",
-		Capability:  ops.Files, Class: policy.FilesRead, Transports: ops.AllTransports, ReadOnly: true, Idempotent: true},
+		Description: "Read a file, or a byte range of it, as UTF-8 text (exactly as on disk) or base64. Returns size, SHA-256, mtime and a revision token for if_revision. " +
+			"Over MCP the result is text: those facts as one line of JSON, a newline, then the content.",
+		Capability: ops.Files, Class: policy.FilesRead, Transports: ops.AllTransports, ReadOnly: true, Idempotent: true},
 		(*Service).readFile)
 }
 

@@ -34,32 +34,38 @@ type encodedResults struct {
 
 	mu   sync.Mutex
 	next uint64
-	m    map[string][]byte // placeholder -> structured content (JSON)
+	m    map[string]encoded // placeholder -> the result's parts
+}
+
+// encoded is one tool result's parts: its text block and its structured
+// content (JSON; nil when the result has none).
+type encoded struct {
+	text, structured []byte
 }
 
 func newEncodedResults() *encodedResults {
 	var b [16]byte
 	rand.Read(b[:])
-	return &encodedResults{prefix: "hostlink-result-" + hex.EncodeToString(b[:]) + "-", m: map[string][]byte{}}
+	return &encodedResults{prefix: "hostlink-result-" + hex.EncodeToString(b[:]) + "-", m: map[string]encoded{}}
 }
 
-// put stores body, a result's structured content, and returns the
-// placeholder that stands for it in the SDK's CallToolResult.
-func (e *encodedResults) put(body []byte) string {
+// put stores a result's parts and returns the placeholder that stands for
+// them in the SDK's CallToolResult.
+func (e *encodedResults) put(r encoded) string {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	e.next++
 	key := e.prefix + strconv.FormatUint(e.next, 10)
-	e.m[key] = body
+	e.m[key] = r
 	return key
 }
 
-func (e *encodedResults) take(key string) ([]byte, bool) {
+func (e *encodedResults) take(key string) (encoded, bool) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	body, ok := e.m[key]
+	r, ok := e.m[key]
 	delete(e.m, key)
-	return body, ok
+	return r, ok
 }
 
 // drop forgets every stored result (their responses will not be written).
@@ -69,15 +75,16 @@ func (e *encodedResults) drop() {
 	clear(e.m)
 }
 
-// result returns the CallToolResult the handler hands the SDK for body:
-// the text block and the structured content are both the placeholder;
-// images follow the text block as usual.
-func (e *encodedResults) result(body []byte, images []mcp.Content) *mcp.CallToolResult {
-	key := e.put(body)
-	return &mcp.CallToolResult{
-		Content:           append([]mcp.Content{&mcp.TextContent{Text: key}}, images...),
-		StructuredContent: json.RawMessage(strconv.Quote(key)),
+// result returns the CallToolResult the handler hands the SDK for r: the
+// text block and the structured content (if r has one) are both the
+// placeholder; images follow the text block as usual.
+func (e *encodedResults) result(r encoded, images []mcp.Content) *mcp.CallToolResult {
+	key := e.put(r)
+	res := &mcp.CallToolResult{Content: append([]mcp.Content{&mcp.TextContent{Text: key}}, images...)}
+	if r.structured != nil {
+		res.StructuredContent = json.RawMessage(strconv.Quote(key))
 	}
+	return res
 }
 
 // encodedConn is the connection of Serve: the SDK's newline-delimited JSON
@@ -115,10 +122,7 @@ func (t encodedTransport) Connect(ctx context.Context) (mcp.Connection, error) {
 	return &encodedConn{Connection: c, e: t.e, w: t.w, mu: mu}, nil
 }
 
-var (
-	structuredKey = []byte(`"structuredContent":"`)
-	resultTail    = []byte(`"result":0}`)
-)
+var resultTail = []byte(`"result":0}`)
 
 func (c *encodedConn) Write(ctx context.Context, msg jsonrpc.Message) error {
 	c.mu.Lock()
@@ -128,15 +132,15 @@ func (c *encodedConn) Write(ctx context.Context, msg jsonrpc.Message) error {
 		return c.Connection.Write(ctx, msg)
 	}
 	key := c.placeholder(resp.Result)
-	body, ok := c.e.take(key)
+	r, ok := c.e.take(key)
 	if !ok {
 		return c.Connection.Write(ctx, msg)
 	}
-	before, between, after, shaped := spliceParts(resp.Result, key)
+	before, between, after, shaped := spliceParts(resp.Result, key, r.structured != nil)
 	if !shaped {
-		r := *resp
-		r.Result = splice(resp.Result, key, body)
-		return c.Connection.Write(ctx, &r)
+		out := *resp
+		out.Result = splice(resp.Result, key, r)
+		return c.Connection.Write(ctx, &out)
 	}
 	if err := ctx.Err(); err != nil {
 		return err
@@ -148,36 +152,35 @@ func (c *encodedConn) Write(ctx context.Context, msg jsonrpc.Message) error {
 	// valid compact JSON, is written as it is rather than re-validated.
 	head, err := jsonrpc.EncodeMessage(&jsonrpc.Response{ID: resp.ID, Result: json.RawMessage("0")})
 	if err != nil || !bytes.HasSuffix(head, resultTail) {
-		r := *resp
-		r.Result = splice(resp.Result, key, body)
-		return c.Connection.Write(ctx, &r)
+		out := *resp
+		out.Result = splice(resp.Result, key, r)
+		return c.Connection.Write(ctx, &out)
 	}
 	// The response is streamed through a small buffer rather than built
 	// whole: a large result is not copied again. c.mu keeps it together.
-	w := bufio.NewWriterSize(c.w, min(64<<10, len(head)+len(resp.Result)+2*len(body)+64))
+	w := bufio.NewWriterSize(c.w, min(64<<10, len(head)+len(resp.Result)+2*len(r.text)+len(r.structured)+64))
 	w.Write(head[:len(head)-2])
 	w.Write(before)
 	w.WriteString(`"text":`)
-	writeQuoted(w, body)
-	w.Write(between)
-	w.WriteString(`"structuredContent":`)
-	w.Write(body)
+	writeQuoted(w, r.text)
+	if r.structured != nil {
+		w.Write(between)
+		w.WriteString(`"structuredContent":`)
+		w.Write(r.structured)
+	}
 	w.Write(after)
 	w.WriteString("}\n")
 	return w.Flush()
 }
 
-// placeholder returns the placeholder key in an encoded CallToolResult,
-// or "".
+// placeholder returns the placeholder key in an encoded CallToolResult:
+// the first JSON string that starts with the prefix, or "".
 func (c *encodedConn) placeholder(result []byte) string {
-	i := bytes.Index(result, structuredKey)
+	i := bytes.Index(result, []byte(`"`+c.e.prefix))
 	if i < 0 {
 		return ""
 	}
-	rest := result[i+len(structuredKey):]
-	if !bytes.HasPrefix(rest, []byte(c.e.prefix)) {
-		return ""
-	}
+	rest := result[i+1:]
 	j := bytes.IndexByte(rest, '"')
 	if j < 0 {
 		return ""
@@ -230,40 +233,50 @@ func (c *checkedReader) Read(p []byte) (int, error) {
 
 func (c *checkedReader) Close() error { return c.r.Close() }
 
-// spliceParts cuts the SDK's encoded result around the placeholders: the
-// result with key's data is before, the text block's JSON string, between,
-// the structured content, after. shaped is false if the encoding is not
-// the expected shape.
-func spliceParts(result []byte, key string) (before, between, after []byte, shaped bool) {
+// spliceParts cuts the SDK's encoded result around the placeholders:
+// before the text block's JSON string, between it and the structured
+// content (when the result has one), and after. shaped is false if the
+// encoding is not the expected shape.
+func spliceParts(result []byte, key string, structured bool) (before, between, after []byte, shaped bool) {
 	textAt := []byte(`"text":"` + key + `"`)
+	i := bytes.Index(result, textAt)
+	if i < 0 {
+		return nil, nil, nil, false
+	}
+	if !structured {
+		return result[:i], nil, result[i+len(textAt):], true
+	}
 	structAt := []byte(`"structuredContent":"` + key + `"`)
-	i, j := bytes.Index(result, textAt), bytes.Index(result, structAt)
-	if i < 0 || j < i+len(textAt) {
+	j := bytes.Index(result, structAt)
+	if j < i+len(textAt) {
 		return nil, nil, nil, false
 	}
 	return result[:i], result[i+len(textAt) : j], result[j+len(structAt):], true
 }
 
-// splice returns the SDK's encoded result with the placeholder key replaced
-// by body as the structured content and by body's JSON text as the text
-// block. If the SDK's encoding is not the expected shape it builds the
-// result afresh (without images, which only the SDK's encoding held).
-func splice(result []byte, key string, body []byte) []byte {
-	before, between, after, ok := spliceParts(result, key)
+// splice returns the SDK's encoded result with the placeholder key
+// replaced by r's text and structured content. If the SDK's encoding is
+// not the expected shape it builds the result afresh (without images,
+// which only the SDK's encoding held).
+func splice(result []byte, key string, r encoded) []byte {
+	before, between, after, ok := spliceParts(result, key, r.structured != nil)
 	if !ok {
-		b, _ := json.Marshal(&mcp.CallToolResult{
-			Content:           []mcp.Content{&mcp.TextContent{Text: string(body)}},
-			StructuredContent: json.RawMessage(body),
-		})
+		res := &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: string(r.text)}}}
+		if r.structured != nil {
+			res.StructuredContent = json.RawMessage(r.structured)
+		}
+		b, _ := json.Marshal(res)
 		return b
 	}
-	out := make([]byte, 0, len(result)+2*len(body)+len(body)/8+16)
+	out := make([]byte, 0, len(result)+len(r.text)+len(r.text)/8+len(r.structured)+16)
 	out = append(out, before...)
 	out = append(out, `"text":`...)
-	out = appendQuoted(out, body)
-	out = append(out, between...)
-	out = append(out, `"structuredContent":`...)
-	out = append(out, body...)
+	out = appendQuoted(out, r.text)
+	if r.structured != nil {
+		out = append(out, between...)
+		out = append(out, `"structuredContent":`...)
+		out = append(out, r.structured...)
+	}
 	return append(out, after...)
 }
 
@@ -287,10 +300,9 @@ func appendQuoted(dst, s []byte) []byte {
 	return append(appendEscaped(dst, s), '"')
 }
 
-// appendEscaped appends s escaped for a JSON string. s is JSON written by
-// encoding/json, so it is valid UTF-8 and its strings already escape
-// control characters; the general cases are handled all the same. Only
-// ASCII bytes are escaped, so s may be cut anywhere.
+// appendEscaped appends s escaped for a JSON string. s is valid UTF-8 (a
+// result's JSON or its text; see textAppender); only ASCII bytes are
+// escaped, so s may be cut anywhere.
 func appendEscaped(dst, s []byte) []byte {
 	const hexDigits = "0123456789abcdef"
 	start := 0

@@ -31,12 +31,26 @@ type HTTPOptions struct {
 // must come from a loopback address, name a loopback Host, carry no foreign
 // Origin and present the bearer token; otherwise it is refused before the
 // MCP layer sees it.
+//
+// One MCP server serves every session: the SDK asks for a server on every
+// request, and building one (its tools and their schemas) costs far more
+// than the call it would serve. Each call is attributed to the address of
+// the connection that carried it, which the guard passes on in peerHeader.
 func NewHTTPHandler(reg *ops.Registry, o HTTPOptions) http.Handler {
-	mcpHandler := mcp.NewStreamableHTTPHandler(func(r *http.Request) *mcp.Server {
-		return NewServer(reg, audit.MCPHTTP, r.RemoteAddr)
-	}, &mcp.StreamableHTTPOptions{MaxRequestBodyBytes: o.MaxBodyBytes, SessionTimeout: 30 * time.Minute})
+	srv := newServer(reg, audit.MCPHTTP, func(req *mcp.CallToolRequest) string {
+		if req.Extra != nil {
+			return req.Extra.Header.Get(peerHeader)
+		}
+		return ""
+	}, nil)
+	mcpHandler := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return srv },
+		&mcp.StreamableHTTPOptions{MaxRequestBodyBytes: o.MaxBodyBytes, SessionTimeout: 30 * time.Minute})
 	return &guard{next: mcpHandler, opts: o}
 }
+
+// peerHeader carries the client's address (as the connection measured it)
+// from the guard to the tool handlers; a value the client sent is replaced.
+const peerHeader = "X-Hostlink-Peer"
 
 type guard struct {
 	next http.Handler
@@ -61,6 +75,7 @@ func (g *guard) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	// The connection carried the token: it is kept while connections that
 	// never did are closed to make room (package connlimit).
 	connlimit.Trust(r.Context())
+	r.Header.Set(peerHeader, r.RemoteAddr)
 	g.next.ServeHTTP(w, r)
 }
 

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"io"
 	"os"
+	"reflect"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -18,13 +19,18 @@ import (
 // NewServer returns an MCP server exposing every operation in reg. Calls are
 // attributed to transport and peer in the audit log.
 func NewServer(reg *ops.Registry, transport audit.Transport, peer string) *mcp.Server {
-	return newServer(reg, transport, peer, nil)
+	return newServer(reg, transport, fixedPeer(peer), nil)
 }
 
-// newServer is NewServer whose tool results, when enc is not nil, are
-// encoded once by the handler and stored in enc for the connection (see
-// encodedResults).
-func newServer(reg *ops.Registry, transport audit.Transport, peer string, enc *encodedResults) *mcp.Server {
+// peerFunc says who made a call, as the transport measured it.
+type peerFunc func(*mcp.CallToolRequest) string
+
+func fixedPeer(peer string) peerFunc { return func(*mcp.CallToolRequest) string { return peer } }
+
+// newServer is NewServer whose calls are attributed to peer(req) and whose
+// tool results, when enc is not nil, are encoded once by the handler and
+// stored in enc for the connection (see encodedResults).
+func newServer(reg *ops.Registry, transport audit.Transport, peer peerFunc, enc *encodedResults) *mcp.Server {
 	s := mcp.NewServer(&mcp.Implementation{Name: "hostlink", Title: "hostlink", Version: version.Version}, &mcp.ServerOptions{
 		Instructions: "hostlink acts on this computer's files inside configured workdirs. " +
 			"Call list_workdirs first; every path is relative to a workdir (or absolute inside one). " +
@@ -39,12 +45,11 @@ func newServer(reg *ops.Registry, transport audit.Transport, peer string, enc *e
 func tool(op *ops.Op) *mcp.Tool {
 	destructive := op.Destructive
 	closed := false
-	return &mcp.Tool{
-		Name:         op.Name,
-		Title:        op.Title,
-		Description:  op.Description,
-		InputSchema:  op.InputSchema,
-		OutputSchema: op.OutputSchema,
+	t := &mcp.Tool{
+		Name:        op.Name,
+		Title:       op.Title,
+		Description: op.Description,
+		InputSchema: op.InputSchema,
 		Annotations: &mcp.ToolAnnotations{
 			Title:           op.Title,
 			ReadOnlyHint:    op.ReadOnly,
@@ -53,6 +58,11 @@ func tool(op *ops.Op) *mcp.Tool {
 			OpenWorldHint:   &closed,
 		},
 	}
+	// A text-only result has no structured content over MCP.
+	if op.Out == nil || !op.Out.Implements(textOnlyType) {
+		t.OutputSchema = op.OutputSchema
+	}
+	return t
 }
 
 // errorResult is the structured body of a failed call.
@@ -60,7 +70,7 @@ type errorResult struct {
 	Error *errcode.Error `json:"error"`
 }
 
-func handler(reg *ops.Registry, name string, transport audit.Transport, peer string, enc *encodedResults) mcp.ToolHandler {
+func handler(reg *ops.Registry, name string, transport audit.Transport, peer peerFunc, enc *encodedResults) mcp.ToolHandler {
 	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		var progress ops.ProgressFunc
 		if token := req.Params.GetProgressToken(); token != nil && req.Session != nil {
@@ -70,13 +80,13 @@ func handler(reg *ops.Registry, name string, transport audit.Transport, peer str
 				})
 			}
 		}
-		caller := ops.Caller{Transport: transport, Peer: peer}
+		caller := ops.Caller{Transport: transport, Peer: peer(req)}
 		out, err := reg.Call(ctx, caller, name, req.Params.Arguments, progress)
 		if err != nil {
 			body, _ := json.Marshal(errorResult{errcode.As(err)})
 			return &mcp.CallToolResult{IsError: true, Content: []mcp.Content{&mcp.TextContent{Text: string(body)}}}, nil
 		}
-		body, merr := encodeJSON(out)
+		r, merr := encodeResult(out)
 		if merr != nil {
 			return nil, merr
 		}
@@ -88,13 +98,51 @@ func handler(reg *ops.Registry, name string, transport audit.Transport, peer str
 		// A cancelled call may get no response written, which would leave
 		// its stored result behind until the session ends.
 		if enc != nil && ctx.Err() == nil {
-			return enc.result(body, images), nil
+			return enc.result(r, images), nil
 		}
-		return &mcp.CallToolResult{
-			Content:           append([]mcp.Content{&mcp.TextContent{Text: string(body)}}, images...),
-			StructuredContent: json.RawMessage(body),
-		}, nil
+		res := &mcp.CallToolResult{Content: append([]mcp.Content{&mcp.TextContent{Text: string(r.text)}}, images...)}
+		if r.structured != nil {
+			res.StructuredContent = json.RawMessage(r.structured)
+		}
+		return res, nil
 	}
+}
+
+// A result is its JSON as structured content and, as MCP asks, the same
+// JSON as its text block, unless it implements these:
+
+// textAppender is a result with a text rendering of its own for clients
+// that read the text block rather than the structured content (a
+// listing's lines instead of the JSON string holding them). It must hold
+// everything the structured content does, and be valid UTF-8.
+type textAppender interface {
+	AppendText(b []byte) []byte
+}
+
+// textOnly is a textAppender sent as its text block alone, with no
+// structured content, and whose tool lists no output schema: read_file,
+// whose content would otherwise cross the wire twice.
+type textOnly interface {
+	textAppender
+	TextOnly()
+}
+
+var textOnlyType = reflect.TypeFor[textOnly]()
+
+// encodeResult encodes a successful result's text and structured content.
+func encodeResult(out any) (encoded, error) {
+	if t, ok := out.(textOnly); ok {
+		return encoded{text: t.AppendText(nil)}, nil
+	}
+	body, err := encodeJSON(out)
+	if err != nil {
+		return encoded{}, err
+	}
+	r := encoded{text: body, structured: body}
+	if t, ok := out.(textAppender); ok {
+		r.text = t.AppendText(nil)
+	}
+	return r, nil
 }
 
 // jsonAppender is implemented by results that encode themselves, with the
@@ -132,7 +180,7 @@ func ServeStdio(ctx context.Context, reg *ops.Registry, peer string, maxLine int
 // transport and peer are recorded in the audit log.
 func Serve(ctx context.Context, reg *ops.Registry, transport audit.Transport, peer string, maxLine int, r io.ReadCloser, w io.WriteCloser) error {
 	enc := newEncodedResults()
-	return newServer(reg, transport, peer, enc).Run(ctx, enc.transport(r, w, maxLine))
+	return newServer(reg, transport, fixedPeer(peer), enc).Run(ctx, enc.transport(r, w, maxLine))
 }
 
 // nopCloser keeps standard output open when the session ends.
