@@ -431,6 +431,18 @@ func (c *Client) Granted(name ops.Capability) bool {
 	return c.granted[name]
 }
 
+// grantedList is the granted capabilities, sorted.
+func (c *Client) grantedList() []string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	out := make([]string, 0, len(c.granted))
+	for g := range c.granted {
+		out = append(out, string(g))
+	}
+	slices.Sort(out)
+	return out
+}
+
 // Limits returns the negotiated limits.
 func (c *Client) Limits() Limits {
 	c.mu.Lock()
