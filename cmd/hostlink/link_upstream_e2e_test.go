@@ -1,0 +1,274 @@
+package main
+
+import (
+	"encoding/json"
+	"io"
+	"net/http"
+	"net/http/cookiejar"
+	"net/url"
+	"os"
+	"path/filepath"
+	"regexp"
+	"runtime"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/hostlink/hostlink/internal/conformance"
+	"github.com/hostlink/hostlink/internal/devplatform"
+	"github.com/hostlink/hostlink/internal/link/wire"
+	"github.com/hostlink/hostlink/internal/tstest"
+)
+
+// hostlinkAdditions are the capabilities hostlink adds to the protocol; a
+// platform written against upstream grants none of them.
+var hostlinkAdditions = []string{"idempotency", "operations", "command_output", "shell_sandbox", "agents", "hostlink_errors"}
+
+// upstreamEnv is hostlink on its default configuration (commands enabled
+// locally, nothing else), linked to a platform that speaks only upstream
+// v1.1, and the local user's console.
+type upstreamEnv struct {
+	t       *testing.T
+	p       *platform
+	conf    *conformance.Platform
+	started time.Time
+	home    string
+	console string
+	http    *http.Client
+	csrf    string
+	decided map[string]bool
+}
+
+func newUpstreamEnv(t *testing.T) *upstreamEnv {
+	bin := build(t)
+	p := startPlatform(t, devplatform.Config{Deny: hostlinkAdditions})
+	home := t.TempDir()
+	if runtime.GOOS != "windows" {
+		home, _ = filepath.EvalSymlinks(home)
+	}
+	hl := filepath.Join(home, "hl")
+	os.MkdirAll(filepath.Join(home, "proj"), 0o755)
+	os.WriteFile(filepath.Join(home, "proj", "r.txt"), []byte("readable\n"), 0o644)
+	// No config file: every setting is the default.
+	env := append(os.Environ(), "HOSTLINK_HOME="+hl, "HOME="+home, "USERPROFILE="+home, "HOSTLINK_PLATFORM_TOKEN="+p.token)
+	started := time.Now()
+	_, mcpURL := startServe(t, bin, env, "--enable-shell", "--platform", p.url)
+	u := &upstreamEnv{t: t, p: p, home: home, decided: map[string]bool{}, started: started,
+		conf:    conformance.Load(t, filepath.Join("..", "..", "docs", "PROTOCOL.md")),
+		console: strings.TrimSuffix(mcpURL, "/mcp") + "/console"}
+	tok, err := os.ReadFile(filepath.Join(hl, "state", "http.token"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	u.login(strings.TrimSpace(string(tok)))
+	return u
+}
+
+// login logs in to the console with the token, as the user does.
+func (u *upstreamEnv) login(token string) {
+	jar, _ := cookiejar.New(nil)
+	u.http = &http.Client{Jar: jar}
+	page := u.post("/login", url.Values{"token": {token}})
+	_, rest, ok := strings.Cut(page, `name="csrf" value="`)
+	if !ok {
+		u.t.Fatalf("no form token after logging in:\n%s", page)
+	}
+	u.csrf, _, _ = strings.Cut(rest, `"`)
+}
+
+func (u *upstreamEnv) post(path string, form url.Values) string {
+	u.t.Helper()
+	req, _ := http.NewRequest("POST", u.console+path, strings.NewReader(form.Encode()))
+	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+	req.Header.Set("Origin", strings.TrimSuffix(u.console, "/console"))
+	resp, err := u.http.Do(req)
+	if err != nil {
+		u.t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	if resp.StatusCode != 200 {
+		u.t.Fatalf("POST %s: %s\n%s", path, resp.Status, b)
+	}
+	return string(b)
+}
+
+var pendingArticle = regexp.MustCompile(`<article class="approval" id="(apr_[0-9a-f]+)">\s*<h2>([^<]*)</h2>`)
+
+// pending is what the console shows as waiting: approval id → summary.
+func (u *upstreamEnv) pending() map[string]string {
+	u.t.Helper()
+	resp, err := u.http.Get(u.console + "/approvals?fragment=1")
+	if err != nil {
+		u.t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	out := map[string]string{}
+	for _, m := range pendingArticle.FindAllStringSubmatch(string(b), -1) {
+		out[m[1]] = m[2]
+	}
+	return out
+}
+
+// approve waits until the console shows an approval not decided yet whose
+// summary contains what, and approves it there.
+func (u *upstreamEnv) approve(what string) string {
+	u.t.Helper()
+	var id string
+	tstest.WaitFor(u.t, 30*time.Second, "an approval of "+what+" in the console", func() bool {
+		for i, s := range u.pending() {
+			if !u.decided[i] && strings.Contains(s, what) {
+				id = i
+				return true
+			}
+		}
+		return false
+	})
+	u.post("/approvals/"+id+"/decide", url.Values{"csrf": {u.csrf}, "decision": {"approve"}})
+	u.decided[id] = true
+	return id
+}
+
+// call sends a request as the upstream platform and checks the reply
+// against upstream's vocabulary.
+func (u *upstreamEnv) call(peer *devplatform.Peer, typ string, payload any) (string, map[string]any) {
+	u.t.Helper()
+	e := callEnv(u.t, peer, "", typ, payload)
+	u.conf.Check(u.t, typ, e.Type, e.Payload)
+	var m map[string]any
+	json.Unmarshal(e.Payload, &m)
+	return e.Type, m
+}
+
+// checkPeer checks what hostlink sent unasked: HELLO and STATUS.
+func (u *upstreamEnv) checkPeer(peer *devplatform.Peer) {
+	u.t.Helper()
+	hello, _ := json.Marshal(peer.Hello)
+	u.conf.Check(u.t, "", wire.TypeHello, hello)
+	for _, f := range peer.Frames(wire.TypeStatus) {
+		u.conf.Check(u.t, "", f.Type, f.Payload)
+	}
+	for _, g := range peer.Granted {
+		if slices.Contains(hostlinkAdditions, g) {
+			u.t.Fatalf("the upstream platform granted %s", g)
+		}
+	}
+}
+
+// TestUpstreamPlatformOnDefaults is the drop-in: a platform that speaks
+// only upstream v1.1 opens a session, reads, writes and runs a command
+// against hostlink on its default configuration, the local user approving
+// each step in the console, and sees only codes upstream has.
+func TestUpstreamPlatformOnDefaults(t *testing.T) {
+	u := newUpstreamEnv(t)
+	ctrl := waitPeer(t, u.p, devplatform.ControlPeer, u.started)
+	u.checkPeer(ctrl)
+
+	// Browse, attach: no approval needed to look.
+	typ, roots := u.call(ctrl, "DIRECTORY_LIST_REQUEST", map[string]any{"browse_id": nil, "directory_ref": nil})
+	want(t, "browse", typ, roots, "DIRECTORY_LIST_RESPONSE")
+	bid, homeRef := roots["browse_id"].(string), ""
+	for _, e := range roots["entries"].([]any) {
+		if e.(map[string]any)["name"] == "Home" {
+			homeRef = e.(map[string]any)["directory_ref"].(string)
+		}
+	}
+	typ, dir := u.call(ctrl, "DIRECTORY_LIST_REQUEST", map[string]any{"browse_id": bid, "directory_ref": homeRef})
+	want(t, "browse home", typ, dir, "DIRECTORY_LIST_RESPONSE")
+	var ref string
+	for _, e := range dir["entries"].([]any) {
+		if e.(map[string]any)["name"] == "proj" {
+			ref = e.(map[string]any)["directory_ref"].(string)
+		}
+	}
+	typ, att := u.call(ctrl, "ATTACH_SESSION", map[string]any{"session_id": "chat-1", "browse_id": bid, "directory_ref": ref})
+	want(t, "attach", typ, att, "SESSION_ATTACHED")
+
+	// A stale revision: upstream's details.
+	typ, got := u.call(ctrl, "ACTIVATE_SESSION", map[string]any{"session_id": "chat-1", "revision": 7})
+	want(t, "activate at a stale revision", typ, got, "ERROR", "SESSION_REVISION_MISMATCH")
+	if d, _ := got["details"].(map[string]any); d["current_revision"] != float64(1) {
+		t.Fatalf("SESSION_REVISION_MISMATCH details: %v", got)
+	}
+
+	// The folder is put to the user: the platform is told, at once and not
+	// fatally, that permission is pending, and retries.
+	typ, got = u.call(ctrl, "ACTIVATE_SESSION", map[string]any{"session_id": "chat-1", "revision": 1})
+	want(t, "first activation", typ, got, "ERROR", "PERMISSION_PENDING")
+	d, _ := got["details"].(map[string]any)
+	if got["fatal"] != false || d["hostlink_code"] != "APPROVAL_PENDING" || d["approval_id"] == nil || d["expires_at"] == nil {
+		t.Fatalf("PERMISSION_PENDING for the folder: %v", got)
+	}
+	if id := u.approve(filepath.Join(u.home, "proj")); id != d["approval_id"] {
+		t.Fatalf("the console showed %s, the platform was told %v", id, d["approval_id"])
+	}
+	since := time.Now()
+	typ, got = u.call(ctrl, "ACTIVATE_SESSION", map[string]any{"session_id": "chat-1", "revision": 1})
+	want(t, "activation once approved", typ, got, "SESSION_ACTIVATED")
+	data := waitPeer(t, u.p, "chat-1", since)
+	u.checkPeer(data)
+
+	// Reading needs no approval.
+	typ, got = u.call(data, "FILE_READ", map[string]any{"path": "r.txt", "encoding": "utf-8", "format": "text", "offset": 0, "length": nil})
+	want(t, "read", typ, got, "FILE_CONTENTS")
+	if got["content"] != "readable\n" {
+		t.Fatalf("read: %v", got)
+	}
+
+	// A write waits while the user decides in the console, then runs.
+	w, err := data.Start(t.Context(), "FILE_WRITE", map[string]any{"path": "w.txt", "content": "written\n", "encoding": "utf-8", "create_parents": false})
+	if err != nil {
+		t.Fatal(err)
+	}
+	u.approve("w.txt")
+	e, err := w.Await(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	u.conf.Check(t, "FILE_WRITE", e.Type, e.Payload)
+	if e.Type != "ACK" {
+		t.Fatalf("the approved write: %s %s", e.Type, e.Payload)
+	}
+	if b, _ := os.ReadFile(filepath.Join(u.home, "proj", "w.txt")); string(b) != "written\n" {
+		t.Fatalf("w.txt: %q", b)
+	}
+
+	// So does a command.
+	argv := []string{"sh", "-c", "echo ran"}
+	if runtime.GOOS == "windows" {
+		argv = []string{"cmd", "/c", "echo ran"}
+	}
+	c, err := data.Start(t.Context(), "EXECUTE_COMMAND", map[string]any{"argv": argv, "timeout_seconds": 30})
+	if err != nil {
+		t.Fatal(err)
+	}
+	u.approve("echo ran")
+	e, err = c.Await(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	u.conf.Check(t, "EXECUTE_COMMAND", e.Type, e.Payload)
+	var res map[string]any
+	json.Unmarshal(e.Payload, &res)
+	if e.Type != "COMMAND_RESULT" || res["exit_code"] != float64(0) || !strings.Contains(res["stdout"].(string), "ran") {
+		t.Fatalf("the approved command: %s %s", e.Type, e.Payload)
+	}
+
+	// Refusals in upstream's words, with upstream's details.
+	typ, got = u.call(data, "OPERATION_CALL", map[string]any{"op": "stat", "args": map[string]any{"path": "."}})
+	want(t, "an addition not granted", typ, got, "ERROR", "CAPABILITY_NOT_GRANTED")
+	if d, _ := got["details"].(map[string]any); d["required_capability"] != "operations" || d["granted_capabilities"] == nil {
+		t.Fatalf("CAPABILITY_NOT_GRANTED details: %v", got)
+	}
+	typ, got = u.call(data, "FILE_READ", map[string]any{"path": ".", "encoding": "utf-8"})
+	want(t, "reading a directory", typ, got, "ERROR")
+	if d, _ := got["details"].(map[string]any); d["hostlink_code"] == nil {
+		t.Fatalf("no hostlink_code: %v", got)
+	}
+	typ, got = u.call(ctrl, "FILE_STAT", map[string]any{"path": "."})
+	want(t, "a file request on the control connection", typ, got, "ERROR", "CAPABILITY_NOT_GRANTED")
+	u.checkPeer(ctrl)
+	u.checkPeer(data)
+}
