@@ -299,7 +299,9 @@ func (s *Service) lookup(id string) *job {
 }
 
 // receipt builds the response for a capture.
-func (s *Service) receipt(id string, reused bool) (Receipt, error) { return s.receiptInline(id, reused, 0) }
+func (s *Service) receipt(id string, reused bool) (Receipt, error) {
+	return s.receiptInline(id, reused, 0)
+}
 
 // receiptInline is receipt with each stream's inline view its first head
 // bytes when head > 0 (RunArgs.InlineHead).
