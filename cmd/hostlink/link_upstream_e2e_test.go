@@ -40,7 +40,11 @@ type upstreamEnv struct {
 	decided map[string]bool
 }
 
-func newUpstreamEnv(t *testing.T) *upstreamEnv {
+func newUpstreamEnv(t *testing.T) *upstreamEnv { return newUpstreamEnvConfig(t, "") }
+
+// newUpstreamEnvConfig is newUpstreamEnv with config.toml (TOML; "" for
+// none).
+func newUpstreamEnvConfig(t *testing.T, config string) *upstreamEnv {
 	bin := build(t)
 	p := startPlatform(t, devplatform.Config{Deny: hostlinkAdditions})
 	home := t.TempDir()
@@ -51,6 +55,12 @@ func newUpstreamEnv(t *testing.T) *upstreamEnv {
 	os.MkdirAll(filepath.Join(home, "proj"), 0o755)
 	os.WriteFile(filepath.Join(home, "proj", "r.txt"), []byte("readable\n"), 0o644)
 	// No config file: every setting is the default.
+	if config != "" {
+		os.MkdirAll(filepath.Join(hl, "config"), 0o700)
+		if err := os.WriteFile(filepath.Join(hl, "config", "config.toml"), []byte(config), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
 	env := append(os.Environ(), "HOSTLINK_HOME="+hl, "HOME="+home, "USERPROFILE="+home, "HOSTLINK_PLATFORM_TOKEN="+p.token)
 	started := time.Now()
 	_, mcpURL := startServe(t, bin, env, "--enable-shell", "--platform", p.url)
@@ -271,4 +281,116 @@ func TestUpstreamPlatformOnDefaults(t *testing.T) {
 	want(t, "a file request on the control connection", typ, got, "ERROR", "CAPABILITY_NOT_GRANTED")
 	u.checkPeer(ctrl)
 	u.checkPeer(data)
+}
+
+// TestUpstreamPlatformAllowAll: on a configuration that allows every
+// action, the upstream platform sends every message type of the data and
+// control channels and their error paths; every reply is upstream's, or
+// differs only as the table says.
+func TestUpstreamPlatformAllowAll(t *testing.T) {
+	u := newUpstreamEnvConfig(t, allowPolicy)
+	ctrl := waitPeer(t, u.p, devplatform.ControlPeer, u.started)
+	u.checkPeer(ctrl)
+	proj := filepath.Join(u.home, "proj")
+	os.MkdirAll(filepath.Join(proj, "d", "e"), 0o755)
+	os.WriteFile(filepath.Join(proj, "d", "e", "f.txt"), []byte("f"), 0o644)
+	os.WriteFile(filepath.Join(proj, "bad.txt"), []byte{0xff, 'a'}, 0o644)
+	os.WriteFile(filepath.Join(proj, "notes.txt"), []byte("0123456789"), 0o644)
+
+	expect := func(what, typ string, got map[string]any, wantType string, code ...string) {
+		t.Helper()
+		want(t, what, typ, got, wantType, code...)
+	}
+	// The control channel.
+	typ, got := u.call(ctrl, "DIRECTORY_LIST_REQUEST", map[string]any{"browse_id": "nope", "directory_ref": "nope"})
+	expect("a browse that is not", typ, got, "ERROR", "DIRECTORY_REFERENCE_INVALID")
+	typ, got = u.call(ctrl, "ACTIVATE_SESSION", map[string]any{"session_id": "nobody", "revision": 1})
+	expect("activating what is not attached", typ, got, "ERROR", "SESSION_NOT_ATTACHED")
+	att := attach(t, ctrl, "s1", "proj")
+	u.conf.Check(t, "ATTACH_SESSION", "SESSION_ATTACHED", mustJSON(att))
+	since := time.Now()
+	typ, got = u.call(ctrl, "ACTIVATE_SESSION", map[string]any{"session_id": "s1", "revision": 1})
+	expect("activate", typ, got, "SESSION_ACTIVATED")
+	data := waitPeer(t, u.p, "s1", since)
+	u.checkPeer(data)
+	typ, got = u.call(ctrl, "ACTIVATE_SESSION", map[string]any{"session_id": "s1", "revision": 1})
+	expect("activating again", typ, got, "SESSION_ACTIVATED")
+	typ, got = u.call(ctrl, "RESTORE_SESSION", map[string]any{"session_id": "s1", "root_grant": "v1.bad.bad"})
+	expect("a forged grant", typ, got, "ERROR", "ROOT_GRANT_INVALID")
+	typ, got = u.call(ctrl, "RESTORE_SESSION", map[string]any{"session_id": "s1", "root_grant": att["root_grant"]})
+	expect("restore", typ, got, "SESSION_RESTORED")
+	typ, got = u.call(ctrl, "PING", map[string]any{})
+	expect("ping", typ, got, "PONG")
+	typ, got = u.call(ctrl, "GADGET_REQUEST", map[string]any{})
+	expect("an unknown type", typ, got, "ERROR", "FEATURE_NOT_SUPPORTED")
+
+	// The data channel: every file message, then their errors.
+	for _, c := range []struct {
+		what, typ string
+		payload   map[string]any
+		reply     string
+		code      string
+	}{
+		{"write", "FILE_WRITE", map[string]any{"path": "w.txt", "content": "hello\n", "encoding": "utf-8", "create_parents": false}, "ACK", ""},
+		{"write with parents", "FILE_WRITE", map[string]any{"path": "n/m/w.txt", "content": "aGk=", "encoding": "base64", "create_parents": true}, "ACK", ""},
+		{"read", "FILE_READ", map[string]any{"path": "w.txt", "encoding": "utf-8", "format": "text"}, "FILE_CONTENTS", ""},
+		{"read bytes", "FILE_READ", map[string]any{"path": "w.txt", "encoding": "base64", "format": "bytes"}, "FILE_CONTENTS", ""},
+		{"a range", "FILE_READ", map[string]any{"path": "notes.txt", "offset": 2, "length": 3}, "FILE_CONTENTS", ""},
+		{"stat", "FILE_STAT", map[string]any{"path": "w.txt", "follow_symlinks": true}, "FILE_STAT_RESPONSE", ""},
+		{"stat of nothing", "FILE_STAT", map[string]any{"path": "nothing"}, "FILE_STAT_RESPONSE", ""},
+		{"list", "FILE_LIST", map[string]any{"path": ".", "glob": "*.txt", "recursive": true, "include_hidden": false, "max_entries": 100}, "FILE_LIST_RESPONSE", ""},
+		{"move", "FILE_MOVE", map[string]any{"src": "w.txt", "dst": "v.txt", "overwrite": false}, "ACK", ""},
+		{"delete", "FILE_DELETE", map[string]any{"path": "v.txt", "recursive": false, "missing_ok": false}, "ACK", ""},
+		{"delete what is gone, missing_ok", "FILE_DELETE", map[string]any{"path": "v.txt", "missing_ok": true}, "ACK", ""},
+		{"a command", "EXECUTE_COMMAND", map[string]any{"command": "echo hi", "shell": "auto", "timeout_seconds": 30}, "COMMAND_RESULT", ""},
+		{"a command that times out", "EXECUTE_COMMAND", map[string]any{"argv": []string{"sleep", "5"}, "timeout_seconds": 1}, "COMMAND_RESULT", ""},
+
+		{"outside the root", "FILE_READ", map[string]any{"path": "/etc/hostname"}, "", "PATH_OUTSIDE_ALLOWED_ROOT"},
+		{"escaping by ..", "FILE_STAT", map[string]any{"path": "../x"}, "", "PATH_OUTSIDE_ALLOWED_ROOT"},
+		{"a missing file", "FILE_READ", map[string]any{"path": "nothing"}, "", "PATH_NOT_FOUND"},
+		{"deleting a full directory", "FILE_DELETE", map[string]any{"path": "d"}, "", "PATH_NOT_EMPTY"},
+		{"moving onto a file", "FILE_MOVE", map[string]any{"src": "notes.txt", "dst": "bad.txt"}, "", "PATH_EXISTS"},
+		{"a range past the limit", "FILE_READ", map[string]any{"path": "notes.txt", "length": 1 << 40}, "", "FILE_TOO_LARGE"},
+		{"a shell that is not here", "EXECUTE_COMMAND", map[string]any{"command": "true", "shell": "powershell"}, "", "SHELL_NOT_AVAILABLE"},
+		{"a cwd outside", "EXECUTE_COMMAND", map[string]any{"argv": []string{"true"}, "cwd": "/"}, "", "PATH_OUTSIDE_ALLOWED_ROOT"},
+		{"a browse on the data connection", "DIRECTORY_LIST_REQUEST", map[string]any{"browse_id": nil, "directory_ref": nil}, "", "CAPABILITY_NOT_GRANTED"},
+		{"computer use, not granted", "SCREENSHOT_REQUEST", map[string]any{}, "", "CAPABILITY_NOT_GRANTED"},
+		{"a local LLM", "LOCAL_LLM_COMPLETION", map[string]any{"model": "m", "messages": []any{}}, "", "CAPABILITY_NOT_GRANTED"},
+		{"an idempotency key, not granted", "FILE_WRITE", map[string]any{"path": "k.txt", "content": "", "idempotency_key": "k"}, "", "CAPABILITY_NOT_GRANTED"},
+	} {
+		typ, got := u.call(data, c.typ, c.payload)
+		if c.code != "" {
+			expect(c.what, typ, got, "ERROR", c.code)
+		} else {
+			expect(c.what, typ, got, c.reply)
+		}
+		if typ == "ERROR" && got["fatal"] != false {
+			t.Errorf("%s: fatal %v", c.what, got["fatal"])
+		}
+	}
+	// Errors hostlink names more precisely, in upstream's words.
+	for _, c := range []struct {
+		what, typ string
+		payload   map[string]any
+		hostlink  string
+	}{
+		{"reading a directory", "FILE_READ", map[string]any{"path": "d"}, "NOT_A_FILE"},
+		{"a payload that does not decode", "FILE_READ", map[string]any{"path": 3}, "INVALID_MESSAGE"},
+		{"a bad encoding", "FILE_READ", map[string]any{"path": "notes.txt", "encoding": "latin-1"}, "INVALID_ARGUMENT"},
+		{"a program that is not there", "EXECUTE_COMMAND", map[string]any{"argv": []string{"no-such-program-here"}}, "COMMAND_START_FAILED"},
+	} {
+		typ, got := u.call(data, c.typ, c.payload)
+		expect(c.what, typ, got, "ERROR")
+		if d, _ := got["details"].(map[string]any); d["hostlink_code"] != c.hostlink {
+			t.Errorf("%s: %v, want hostlink_code %s", c.what, got, c.hostlink)
+		}
+	}
+	typ, got = u.call(ctrl, "DETACH_SESSION", map[string]any{"session_id": "s1"})
+	expect("detach", typ, got, "ACK")
+	u.checkPeer(ctrl)
+}
+
+func mustJSON(v any) []byte {
+	b, _ := json.Marshal(v)
+	return b
 }

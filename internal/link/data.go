@@ -80,7 +80,10 @@ func (d *dataChannel) fileRead(ctx context.Context, r *request) (string, any, er
 	if res.Length > limit {
 		return "", nil, tooLarge(res.SizeBytes-p.Offset, limit)
 	}
-	return wire.TypeFileContents, wire.FileContents{Content: res.Content, Encoding: res.Encoding, SizeBytes: res.Length}, nil
+	// As upstream: a range that stops before the end of the file is
+	// truncated.
+	truncated := p.Length != nil && p.Offset+res.Length < res.SizeBytes
+	return wire.TypeFileContents, wire.FileContents{Content: res.Content, Encoding: res.Encoding, SizeBytes: res.Length, Truncated: truncated}, nil
 }
 
 func (d *dataChannel) fileWrite(ctx context.Context, r *request) (string, any, error) {
@@ -130,7 +133,10 @@ func (d *dataChannel) fileStat(ctx context.Context, r *request) (string, any, er
 		resp.Mode = &res.Mode
 	}
 	if res.MimeType != "" {
-		resp.MimeType = &res.MimeType
+		// The media type alone, as upstream's (no charset parameter).
+		mt, _, _ := strings.Cut(res.MimeType, ";")
+		mt = strings.TrimSpace(mt)
+		resp.MimeType = &mt
 	}
 	return wire.TypeFileStatResponse, resp, nil
 }

@@ -99,6 +99,14 @@ var dataOnly = map[string]ops.Capability{
 	wire.TypeClipboardWrite: ops.ComputerUse, wire.TypePermissionsCheckRequest: ops.ComputerUse, "LOCAL_LLM_COMPLETION": "local_llm",
 }
 
+// controlOnly are the control connection's request types: on a data
+// connection they are CAPABILITY_NOT_GRANTED (directory_browse is never
+// granted there), as upstream answers them.
+var controlOnly = map[string]bool{
+	wire.TypeDirectoryListRequest: true, wire.TypeAttachSession: true, wire.TypeActivateSession: true,
+	wire.TypeRestoreSession: true, wire.TypeDetachSession: true,
+}
+
 // computerTypes are the protocol's computer-use requests: once
 // computer_use is granted, one this host does not serve is
 // FEATURE_NOT_SUPPORTED rather than CAPABILITY_NOT_GRANTED.

@@ -126,8 +126,12 @@ func (c *Client) dispatch(ctx context.Context, conn *wire.Conn, e *wire.Envelope
 		if _, ok := dataOnly[e.Type]; ok && !(computerTypes[e.Type] && c.SessionID != "" && c.Granted(ops.ComputerUse)) {
 			code = errcode.CapabilityNotGranted
 		}
+		need, ok := dataOnly[e.Type]
+		if controlOnly[e.Type] && c.SessionID != "" {
+			code, need, ok = errcode.CapabilityNotGranted, ops.DirectoryBrowse, true
+		}
 		err := errcode.New(code, "%s is not served on this connection", e.Type)
-		if need, ok := dataOnly[e.Type]; ok && code == errcode.CapabilityNotGranted {
+		if ok && code == errcode.CapabilityNotGranted {
 			err = err.With("required_capability", string(need))
 		}
 		refuse(c.newRequest(e, route{}), err)
