@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/cookiejar"
@@ -385,9 +386,39 @@ func TestUpstreamPlatformAllowAll(t *testing.T) {
 			t.Errorf("%s: %v, want hostlink_code %s", c.what, got, c.hostlink)
 		}
 	}
+
+	// Behaviour the frames' shape does not show.
+	typ, got = u.call(data, "FILE_READ", map[string]any{"path": "bad.txt", "encoding": "utf-8", "format": "text"})
+	u.conf.Behaves(t, "FILE_READ.invalid_utf8", typ != "FILE_CONTENTS" || got["content"] != "\ufffda", typ+" "+fmt.Sprint(got["code"], got["details"]))
+	typ, got = u.call(data, "FILE_READ", map[string]any{"encoding": "utf-8"})
+	u.conf.Behaves(t, "FILE_READ.missing_path", typ != "ERROR", typ)
+	typ, got = u.call(data, "FILE_STAT", map[string]any{"path": "nothing"})
+	u.conf.Behaves(t, "FILE_STAT.missing_path", typ != "FILE_STAT_RESPONSE" || got["path"] != nil, fmt.Sprint(got["path"]))
+	typ, got = u.call(data, "FILE_READ", map[string]any{"path": "notes.txt", "offset": 2, "length": 3})
+	u.conf.Behaves(t, "FILE_READ.range_truncated", got["truncated"] != true, fmt.Sprint(got["truncated"]))
+	typ, got = u.call(data, "FILE_STAT", map[string]any{"path": "notes.txt"})
+	u.conf.Behaves(t, "FILE_STAT.mime_type", got["mime_type"] != "text/plain", fmt.Sprint(got["mime_type"]))
+	typ, got = u.call(ctrl, "DIRECTORY_LIST_REQUEST", map[string]any{"browse_id": nil, "directory_ref": nil})
+	expect("browse roots", typ, got, "DIRECTORY_LIST_RESPONSE")
+	basenames := true
+	for _, e := range got["entries"].([]any) {
+		m := e.(map[string]any)
+		if p := m["path"].(string); m["name"] != filepath.Base(p) && filepath.Dir(p) != p {
+			basenames = false
+		}
+	}
+	u.conf.Behaves(t, "DIRECTORY_LIST_RESPONSE.root_names", !basenames, fmt.Sprint(got["entries"]))
+	u.conf.Behaves(t, "HELLO.display_name", ctrl.Hello.DisplayName == "", ctrl.Hello.DisplayName)
+	typ, got = u.call(data, "FILE_DELETE", map[string]any{"path": ".", "recursive": true})
+	_, statErr := os.Stat(proj)
+	u.conf.Behaves(t, "FILE_DELETE.session_root", typ != "ACK" || statErr == nil, typ+" "+fmt.Sprint(got["code"], got["details"]))
+
 	typ, got = u.call(ctrl, "DETACH_SESSION", map[string]any{"session_id": "s1"})
 	expect("detach", typ, got, "ACK")
 	u.checkPeer(ctrl)
+	if unseen := u.conf.Unseen(); len(unseen) > 0 {
+		t.Errorf("rows of the differences table nothing here observed (stale, or a message the suite does not send): %v", unseen)
+	}
 }
 
 func mustJSON(v any) []byte {

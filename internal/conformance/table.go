@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"fmt"
 	"os"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -109,6 +110,43 @@ func (p *Platform) Check(t testing.TB, req, typ string, payload []byte) {
 			t.Errorf("%s: a difference from upstream not in the table: %s (%s)", req+" "+typ, d.ID, d.Detail)
 		}
 	}
+}
+
+// Behaves records a probe of behaviour the frames' shape does not show:
+// differs reports whether hostlink answered otherwise than upstream does
+// (got says how). A difference needs its row; a row whose probe finds
+// none is stale and must go.
+func (p *Platform) Behaves(t testing.TB, id string, differs bool, got string) {
+	t.Helper()
+	p.mu.Lock()
+	p.seen[id] = differs
+	p.mu.Unlock()
+	_, listed := p.rows[id]
+	switch {
+	case differs && !listed:
+		t.Errorf("a difference from upstream not in the table: %s (hostlink: %s)", id, got)
+	case !differs && listed:
+		t.Errorf("the table lists %s, but hostlink now behaves as upstream (%s): remove the row", id, got)
+	}
+}
+
+// DocOnly is the prefix of rows no frame or probe can show (how sessions
+// run, reconnection timing): they are documented, not checked.
+const DocOnly = "doc:"
+
+// Unseen returns the rows neither Check nor Behaves observed, except
+// DocOnly ones: a suite that covers every message leaves none.
+func (p *Platform) Unseen() []string {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	var out []string
+	for id := range p.rows {
+		if !p.seen[id] && !strings.HasPrefix(id, DocOnly) {
+			out = append(out, id)
+		}
+	}
+	slices.Sort(out)
+	return out
 }
 
 // Seen reports whether a difference with id was observed.
