@@ -443,7 +443,7 @@ func TestLinkOverloadAndFrames(t *testing.T) {
 	e := callEnv(t, data, "", "FILE_STAT", map[string]any{"path": "."})
 	var perr wire.ErrorPayload
 	json.Unmarshal(e.Payload, &perr)
-	if e.Type != "ERROR" || perr.Code != "SHIM_OVERLOADED" || e.PendingCapacity == nil || *e.PendingCapacity != 0 {
+	if e.Type != "ERROR" || perr.Code != "SHIM_OVERLOADED" || perr.Details["max_concurrent"] != float64(2) || e.PendingCapacity == nil || *e.PendingCapacity != 0 {
 		t.Fatalf("request 3 while 2 run: %s %s (pending %v)", e.Type, e.Payload, e.PendingCapacity)
 	}
 	for _, r := range slow {
