@@ -9,8 +9,9 @@ import (
 // A Difference is one way a frame is not what upstream sends. ID is
 // stable and names the table row that would allow it: "TYPE.field" for a
 // field upstream's model forbids, "TYPE.missing.field" for a required
-// field left out, "REQUEST→TYPE" for a reply of another type, and
-// "ERROR.CODE" for a code outside upstream's list.
+// field left out (both prefixed "REQUEST:" for a reply to a request),
+// "REQUEST→TYPE" for a reply of another type, and "ERROR.CODE" for a code
+// outside upstream's list.
 type Difference struct {
 	ID     string
 	Detail string
@@ -34,7 +35,15 @@ func Reply(req, typ string, payload json.RawMessage) []Difference {
 			out = append(out, Difference{"ERROR." + code, "upstream has no error code " + code})
 		}
 	}
-	return append(out, object(typ, m)...)
+	for _, d := range object(typ, m) {
+		if req != "" {
+			// The same reply type answers several requests (ACK): the
+			// difference is the request's.
+			d.ID = req + ":" + d.ID
+		}
+		out = append(out, d)
+	}
+	return out
 }
 
 // object checks m against the fields of model name, and its nested

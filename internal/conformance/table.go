@@ -134,14 +134,15 @@ func (p *Platform) Behaves(t testing.TB, id string, differs bool, got string) {
 // run, reconnection timing): they are documented, not checked.
 const DocOnly = "doc:"
 
-// Unseen returns the rows neither Check nor Behaves observed, except
-// DocOnly ones: a suite that covers every message leaves none.
-func (p *Platform) Unseen() []string {
+// Unseen returns the rows for which in is true that neither Check nor
+// Behaves observed, DocOnly ones aside: a suite that covers those
+// messages leaves none.
+func (p *Platform) Unseen(in func(id string) bool) []string {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	var out []string
 	for id := range p.rows {
-		if !p.seen[id] && !strings.HasPrefix(id, DocOnly) {
+		if !p.seen[id] && !strings.HasPrefix(id, DocOnly) && in(id) {
 			out = append(out, id)
 		}
 	}
@@ -154,4 +155,11 @@ func (p *Platform) Seen(id string) bool {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	return p.seen[id]
+}
+
+// Computer reports whether a difference's id is about a computer-use
+// message (a suite without a desktop cannot observe it).
+func Computer(id string) bool {
+	req, _, _ := strings.Cut(id, ":")
+	return ComputerTypes[req]
 }

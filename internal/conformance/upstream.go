@@ -48,6 +48,11 @@ var Replies = map[string][]string{
 	"LOCAL_LLM_COMPLETION":      {"LOCAL_LLM_COMPLETION_RESPONSE"},
 }
 
+// ComputerTypes are upstream's computer-use requests.
+var ComputerTypes = set("SCREENSHOT_REQUEST", "INPUT_ACTION", "CURSOR_POSITION_REQUEST", "DISPLAY_INFO_REQUEST",
+	"WINDOW_LIST_REQUEST", "WINDOW_FOCUS", "APP_LIST_REQUEST", "APP_LAUNCH", "CLIPBOARD_READ", "CLIPBOARD_WRITE",
+	"PERMISSIONS_CHECK_REQUEST")
+
 // fields are a payload's: name → required.
 type fields map[string]bool
 
@@ -75,6 +80,22 @@ var Payloads = map[string]fields{
 	"FILE_LIST_RESPONSE":           {"entries": true, "truncated": false},
 	"FILE_LIST_RESPONSE.entries[]": {"name": true, "path": true, "is_file": true, "is_dir": true, "is_symlink": true, "size_bytes": false, "mtime": false},
 	"COMMAND_RESULT":               {"stdout": true, "stderr": true, "exit_code": true, "timed_out": true, "duration_seconds": true, "output_truncated": false},
+
+	// Computer use.
+	"SCREENSHOT_RESPONSE": {"image_base64": true, "mime_type": false, "width": true, "height": true, "monitor": false,
+		"region": false, "display_scale": false, "logical_size": false, "meta": false},
+	"SCREENSHOT_RESPONSE.meta": {"origin": false, "display_id": false},
+	"CURSOR_POSITION_RESPONSE": {"x": true, "y": true, "monitor": false},
+	"DISPLAY_INFO_RESPONSE":    {"monitors": true},
+	"DISPLAY_INFO_RESPONSE.monitors[]": {"index": true, "primary": false, "physical_size": true, "logical_size": true,
+		"scale": false, "origin": false},
+	"WINDOW_LIST_RESPONSE": {"windows": true, "truncated": false},
+	"WINDOW_LIST_RESPONSE.windows[]": {"window_id": true, "pid": true, "app_name": false, "app_bundle_id": false, "title": false,
+		"bounds": true, "monitor": false, "is_focused": false, "is_minimized": false, "is_fullscreen": false},
+	"APP_LIST_RESPONSE":          {"apps": true},
+	"APP_LIST_RESPONSE.apps[]":   {"pid": true, "name": true, "bundle_id": false, "executable_path": false, "is_frontmost": false, "window_count": false},
+	"CLIPBOARD_READ_RESPONSE":    {"format": false, "content": true, "size_bytes": true},
+	"PERMISSIONS_CHECK_RESPONSE": {"permissions": true},
 }
 
 func set(s ...string) map[string]bool {
