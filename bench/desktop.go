@@ -13,6 +13,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
 	"github.com/hostlink/hostlink/internal/desktop/waylandtest"
 )
 
@@ -31,7 +33,7 @@ type desktopRoute struct {
 
 	once sync.Once
 	err  error
-	ss   *session
+	ss   *goSession
 	obs  string // the current observation id, for the next act
 	acts int
 	bt   *benchT
@@ -57,7 +59,7 @@ func closeDesktops() {
 	desktopRoutes = nil
 }
 
-func (r *desktopRoute) session() (*session, error) {
+func (r *desktopRoute) session() (*goSession, error) {
 	r.once.Do(func() {
 		desktopMu.Lock()
 		desktopRoutes = append(desktopRoutes, r)
@@ -90,12 +92,24 @@ func (r *desktopRoute) startHostlink(ctx context.Context, base *server, env ...s
 	}
 	s.Name = "hostlink"
 	s.env = append(s.env, env...)
-	ss, err := s.start(ctx)
+	ss, err := goClient{}.start(ctx, s)
 	if err != nil {
 		return err
 	}
-	r.ss = ss
+	r.ss = ss.(*goSession)
 	return nil
+}
+
+// call runs one tool on the route's session; an error result is an error.
+func (r *desktopRoute) call(ctx context.Context, tool string, args map[string]any) (*mcp.CallToolResult, error) {
+	res, err := r.ss.cs.CallTool(ctx, &mcp.CallToolParams{Name: tool, Arguments: args})
+	if err != nil {
+		return nil, fmt.Errorf("hostlink %s: %w", tool, err)
+	}
+	if res.IsError {
+		return nil, fmt.Errorf("hostlink %s: tool error: %s", tool, truncate(resultText(res), 300))
+	}
+	return res, nil
 }
 
 // observe takes an observation and keeps its id for the next act.
@@ -108,7 +122,7 @@ func (r *desktopRoute) observe(ctx context.Context) error {
 
 // observeNow is observe on the started session.
 func (r *desktopRoute) observeNow(ctx context.Context) error {
-	res, err := r.ss.call(ctx, "computer_observe", map[string]any{})
+	res, err := r.call(ctx, "computer_observe", map[string]any{})
 	if err != nil {
 		return err
 	}
@@ -145,7 +159,7 @@ func (r *desktopRoute) act(ctx context.Context) error {
 	}
 	r.acts++
 	x := 100 + 100*(r.acts%2)
-	res, err := r.ss.call(ctx, "computer_act", map[string]any{"observation_id": r.obs, "action": "move", "x": x, "y": 300, "settle_ms": 0})
+	res, err := r.call(ctx, "computer_act", map[string]any{"observation_id": r.obs, "action": "move", "x": x, "y": 300, "settle_ms": 0})
 	r.obs = ""
 	if err != nil {
 		return err
@@ -201,7 +215,7 @@ func waylandRoute(base *server) *desktopRoute {
 			return err
 		}
 		ctx := context.Background()
-		if _, err := r.ss.call(ctx, "computer_observe", map[string]any{}); err == nil {
+		if _, err := r.call(ctx, "computer_observe", map[string]any{}); err == nil {
 			return errors.New("the first observation did not ask for consent")
 		} else if !strings.Contains(err.Error(), "permission_pending") {
 			return err
@@ -276,8 +290,10 @@ func (b *benchT) close() {
 	}
 }
 
-// desktopScenarios are the observe and act scenarios of both routes.
-func (c *config) desktopScenarios(servers []*server, mk func(key, title string, reps int) *scenario) []*scenario {
+// desktopScenarios are the observe and act scenarios of both routes. Each
+// route is one hostlink session with the Go client on its own desktop, so
+// they run in the Go client's pass only.
+func (c *config) desktopScenarios(cl client, servers []*server, mk func(key, title string, reps int) *scenario) []*scenario {
 	var base *server
 	for _, s := range servers {
 		if s.Name == "hostlink" {
@@ -294,11 +310,16 @@ func (c *config) desktopScenarios(servers []*server, mk func(key, title string, 
 				act.na[s.Name] = "no desktop tools"
 			}
 		}
-		obs.ops["hostlink"] = func(ctx context.Context, _ *session) error { return r.observe(ctx) }
-		obs.tools["hostlink"] = "computer_observe"
-		act.ops["hostlink"] = func(ctx context.Context, _ *session) error { return r.act(ctx) }
-		act.tools["hostlink"] = "computer_act (move)"
 		out = append(out, obs, act)
+		if _, isGo := cl.(goClient); !isGo {
+			obs.na["hostlink"] = "desktop scenarios run with the Go client only (see its table)"
+			act.na["hostlink"] = obs.na["hostlink"]
+			continue
+		}
+		obs.ops["hostlink"] = func(ctx context.Context, _ session) error { return r.observe(ctx) }
+		obs.tools["hostlink"] = "computer_observe"
+		act.ops["hostlink"] = func(ctx context.Context, _ session) error { return r.act(ctx) }
+		act.tools["hostlink"] = "computer_act (move)"
 	}
 	return out
 }

@@ -1,6 +1,8 @@
 // Command hostlink-bench compares hostlink with the Node MCP servers people
 // use today (server-filesystem, Desktop Commander) and with the direct
-// limits, driving every server identically over stdio with the MCP Go SDK.
+// limits, driving every server identically over stdio with each of the
+// official MCP SDK clients people build on: the Go SDK (in this process) and
+// the TypeScript SDK (tsdriver.mjs, a small Node program this harness drives).
 // See bench/README or the "Benchmark" section of the top-level README.
 package main
 
@@ -10,8 +12,10 @@ import (
 	"flag"
 	"fmt"
 	"os"
+	"os/signal"
 	"path/filepath"
 	"strings"
+	"syscall"
 )
 
 func main() {
@@ -25,6 +29,8 @@ func main() {
 	verbose := flag.Bool("v", false, "show the servers' stderr")
 	render := flag.String("render", "", "re-render the Markdown of a results JSON file (e.g. bench/results/latest.json) and exit")
 	only := flag.String("only", "", "comma-separated scenario keys to run (e.g. list_dir,read_4k); results go to partial.{md,json}")
+	scaleMode := flag.Bool("scale", false, "run the scale scenarios (one hostlink daemon under load; no peers) instead of the comparison; results go to scale.{md,json}")
+	clientsFlag := flag.String("clients", "go,ts", "comma-separated MCP clients to drive the servers with: go (MCP Go SDK), ts (MCP TypeScript SDK)")
 	flag.Parse()
 	if *render != "" {
 		b, err := os.ReadFile(*render)
@@ -53,24 +59,40 @@ func main() {
 	tmp, err := os.MkdirTemp("", "hostlink-bench-")
 	must(err)
 	cleanup = func() { closeDesktops(); os.RemoveAll(tmp) }
-	defer func() { cleanup() }() // the cleanup in force at the end
+	defer cleanup()
+	// An interrupted run removes its data too: the scale tree alone is
+	// 1,000,000 files.
+	sig := make(chan os.Signal, 1)
+	signal.Notify(sig, os.Interrupt, syscall.SIGTERM)
+	go func() {
+		s := <-sig
+		cleanup()
+		fmt.Fprintln(os.Stderr, "hostlink-bench:", s)
+		os.Exit(1)
+	}()
 	root := filepath.Join(tmp, "data")
 	must(os.MkdirAll(root, 0o755))
 	root, err = filepath.EvalSymlinks(root)
 	must(err)
 	servers := makeServers(*hostlinkBin, *nodeModules, tmp, root)
-	// The daemon hostlink's stdio front end started goes with the rest.
-	cleanup = func() {
-		for _, s := range servers {
-			if s.stopDaemon != nil {
-				s.stopDaemon()
-			}
+	var clients []client
+	for _, name := range strings.Split(*clientsFlag, ",") {
+		switch name {
+		case "go":
+			clients = append(clients, goClient{})
+		case "ts":
+			c, err := newTSClient(tmp, *nodeModules)
+			must(err)
+			clients = append(clients, c)
+		default:
+			must(fmt.Errorf("unknown client %q (want go or ts)", name))
 		}
-		closeDesktops()
-		os.RemoveAll(tmp)
 	}
 	for _, s := range servers {
-		ss, err := s.start(ctx)
+		if *scaleMode {
+			break // no peers in the scale scenarios
+		}
+		ss, err := clients[0].start(ctx, s)
 		must(err)
 		must(ss.listTools(ctx))
 		ss.close()
@@ -91,15 +113,37 @@ func main() {
 	if *only != "" {
 		cfg.Only = strings.Split(*only, ",")
 	}
-	rep, failed := runAll(ctx, cfg, servers, root)
+	var rep *report
+	failed := 0
+	if !*scaleMode {
+		rep, failed = runAll(ctx, cfg, clients, servers, root)
+	} else {
+		rep = newReport(cfg, servers)
+		rep.Config.Mode = "scale"
+	}
+	// The scale scenarios run in their own mode, and at small sizes in
+	// quick mode so that CI keeps them working.
+	if *scaleMode || *quick {
+		sc := fullScale()
+		if *quick {
+			sc = quickScale()
+		}
+		rep.ScaleConfig = &sc
+		var n int
+		rep.Scale, n = runScale(ctx, sc, cfg.runs, *hostlinkBin, tmp, root)
+		failed += n
+	}
 	md := rep.markdown()
 	fmt.Print(md)
 	must(os.MkdirAll(*out, 0o755))
 	// Quick runs (CI) write quick.{md,json}, ignored by git, so they never
 	// overwrite the full results kept in latest.{md,json}.
 	base := "latest"
-	if *quick {
+	switch {
+	case *quick:
 		base = "quick"
+	case *scaleMode:
+		base = "scale"
 	}
 	// A partial run must not replace a complete one.
 	if len(cfg.Only) > 0 {

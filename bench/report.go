@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"runtime"
+	"slices"
 	"strings"
 	"time"
 )
@@ -26,8 +27,11 @@ type report struct {
 	Versions map[string]string `json:"versions"`
 	Servers  []*server         `json:"servers"`
 	Data     *dataset          `json:"data"`
-	Results  []*result         `json:"results"`
-	names    []string
+	Clients  []*clientResults  `json:"clients,omitempty"`
+	// Scale holds the scale scenarios' results, when they ran.
+	ScaleConfig *scaleConfig   `json:"scale_config,omitempty"`
+	Scale       []*scaleResult `json:"scale,omitempty"`
+	names       []string
 }
 
 func newReport(cfg config, servers []*server) *report {
@@ -120,7 +124,40 @@ func (r *report) markdown() string {
 	for _, k := range append(append([]string{}, r.names...), "node", "rg", "go (bench driver)") {
 		fmt.Fprintf(&b, " %s `%s`;", k, r.Versions[k])
 	}
-	b.WriteString("\n\nCells are median / p90. Ratios are hostlink median ÷ the other median (below 1 = hostlink faster or smaller).\n\n")
+	for _, k := range r.clientNames() {
+		fmt.Fprintf(&b, " %s `%s`;", k, r.Versions[k])
+	}
+	b.WriteString("\n\nCells are median / p90. Ratios are hostlink median ÷ the other median (below 1 = hostlink faster or smaller). " +
+		"Each client drives every server the same way; times are as an application embedding that client sees them.\n")
+	for _, c := range r.Clients {
+		fmt.Fprintf(&b, "\n### Client: %s %s\n\n", c.Client, c.Version)
+		b.WriteString(r.table(c.Results))
+	}
+	if len(r.Scale) > 0 {
+		b.WriteString("\n### Scale: one `hostlink serve` daemon under load (no peer has these; compared with the limit)\n\n")
+		b.WriteString(scaleMarkdown(r.Scale))
+	}
+	if len(r.Clients) == 0 {
+		return b.String()
+	}
+	b.WriteString("\nEcho floor: hostlink has no echo tool and the benchmark does not add one; its cheapest tool, " +
+		"`list_workdirs` (no arguments, no file access, but validated and audited like every call), is the transport floor. " +
+		"The peers' rows use their cheapest tools for comparison.\n")
+	return b.String()
+}
+
+func (r *report) clientNames() []string {
+	var out []string
+	for _, c := range r.Clients {
+		out = append(out, c.Client+" client")
+	}
+	return out
+}
+
+// table renders one client's results: the table, the tools used, the
+// targets and what was not measured.
+func (r *report) table(results []*result) string {
+	var b strings.Builder
 	h := r.names[0]
 	b.WriteString("| scenario | n | " + h)
 	for _, p := range r.names[1:] {
@@ -132,7 +169,7 @@ func (r *report) markdown() string {
 	}
 	b.WriteString("|---|---|\n")
 	var notes []string
-	for _, res := range r.Results {
+	for _, res := range results {
 		hc := res.Cells[h]
 		n := 0
 		if hc != nil && hc.Summary != nil {
@@ -158,7 +195,7 @@ func (r *report) markdown() string {
 		}
 	}
 	b.WriteString("\nTools used:\n\n")
-	for _, res := range r.Results {
+	for _, res := range results {
 		var parts []string
 		for _, name := range append(append([]string{}, r.names...), "limit") {
 			if c := res.Cells[name]; c != nil && c.Tools != "" {
@@ -169,11 +206,13 @@ func (r *report) markdown() string {
 			fmt.Fprintf(&b, "- %s — %s\n", res.Key, strings.Join(parts, "; "))
 		}
 	}
-	b.WriteString("\nEcho floor: hostlink has no echo tool and the benchmark does not add one; its cheapest tool, " +
-		"`list_workdirs` (no arguments, no file access, but validated and audited like every call), is the transport floor. " +
-		"The peers' rows use their cheapest tools for comparison.\n")
-	b.WriteString("\nTargets (issue 9):\n\n")
-	for _, t := range r.targets() {
+	if bd := r.breakdown(results); bd != "" {
+		b.WriteString("\nWhere the time goes (means per call, ms: the wall time as timed, CPU used by the server's process tree " +
+			"and by the client's process, and the rest, when neither was on a CPU: pipe and scheduler wake-ups, " +
+			"or waiting for a core on a loaded machine):\n\n" + bd)
+	}
+	b.WriteString("\nTargets:\n\n")
+	for _, t := range r.targets(results) {
 		b.WriteString("- " + t + "\n")
 	}
 	if len(notes) > 0 {
@@ -182,8 +221,32 @@ func (r *report) markdown() string {
 	return b.String()
 }
 
-func (r *report) cell(key, name string) *summary {
-	for _, res := range r.Results {
+// breakdownKeys are the scenarios whose time is broken down in the report.
+var breakdownKeys = []string{"echo_floor", "read_4k", "write_4k", "list_dir", "read_big"}
+
+func (r *report) breakdown(results []*result) string {
+	var b strings.Builder
+	for _, res := range results {
+		if !slices.Contains(breakdownKeys, res.Key) {
+			continue
+		}
+		for _, name := range r.names {
+			c := res.Cells[name]
+			if c == nil || c.CPU == nil {
+				continue
+			}
+			if b.Len() == 0 {
+				b.WriteString("| scenario | server | wall | server CPU | client CPU | other |\n|---|---|---|---|---|---|\n")
+			}
+			m := c.CPU
+			fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %s |\n", res.Key, name, fmtNum(m.Wall), fmtNum(m.Server), fmtNum(m.Client), fmtNum(m.Other))
+		}
+	}
+	return b.String()
+}
+
+func cellOf(results []*result, key, name string) *summary {
+	for _, res := range results {
 		if res.Key == key {
 			if c := res.Cells[name]; c != nil {
 				return c.Summary
@@ -194,7 +257,7 @@ func (r *report) cell(key, name string) *summary {
 }
 
 // targets checks the issue's goals against the medians.
-func (r *report) targets() []string {
+func (r *report) targets(results []*result) []string {
 	h := r.names[0]
 	var out []string
 	verdict := func(ok bool) string {
@@ -206,35 +269,35 @@ func (r *report) targets() []string {
 	best := func(key string) (float64, string) {
 		v, who := 0.0, ""
 		for _, p := range r.names[1:] {
-			if s := r.cell(key, p); s != nil && (who == "" || s.Median < v) {
+			if s := cellOf(results, key, p); s != nil && (who == "" || s.Median < v) {
 				v, who = s.Median, p
 			}
 		}
 		return v, who
 	}
-	if hs := r.cell("cold_start", h); hs != nil {
+	if hs := cellOf(results, "cold_start", h); hs != nil {
 		if v, who := best("cold_start"); who != "" {
 			out = append(out, fmt.Sprintf("cold start, starting the daemon, ≤ 1/3 of the fastest peer (%s): %.2f× — %s", who, hs.Median/v, verdict(hs.Median <= v/3)))
 		}
 	}
-	if hs := r.cell("cold_start_daemon", h); hs != nil {
+	if hs := cellOf(results, "cold_start_daemon", h); hs != nil {
 		if v, who := best("cold_start"); who != "" {
 			out = append(out, fmt.Sprintf("cold start with the daemon running ≤ 1/3 of the fastest peer (%s): %.2f× — %s", who, hs.Median/v, verdict(hs.Median <= v/3)))
 		}
 	}
-	if hs := r.cell("rss_after_calls", h); hs != nil {
+	if hs := cellOf(results, "rss_after_calls", h); hs != nil {
 		if v, who := best("rss_after_calls"); who != "" {
 			out = append(out, fmt.Sprintf("idle RSS ≤ 1/2 of the smallest peer (%s, after calls): %.2f× — %s", who, hs.Median/v, verdict(hs.Median <= v/2)))
 		}
 	}
-	if a, b := r.cell("read_4k", h), r.cell("echo_floor", h); a != nil && b != nil {
+	if a, b := cellOf(results, "read_4k", h), cellOf(results, "echo_floor", h); a != nil && b != nil {
 		out = append(out, fmt.Sprintf("4 KiB read ≤ 1.5× hostlink's echo floor: %.2f× — %s", a.Median/b.Median, verdict(a.Median <= 1.5*b.Median)))
 	}
-	if a, b := r.cell("search", h), r.cell("search", "limit"); a != nil && b != nil {
+	if a, b := cellOf(results, "search", h), cellOf(results, "search", "limit"); a != nil && b != nil {
 		out = append(out, fmt.Sprintf("search ≤ 2× rg: %.2f× — %s", a.Median/b.Median, verdict(a.Median <= 2*b.Median)))
 	}
 	var behind []string
-	for _, res := range r.Results {
+	for _, res := range results {
 		hc := res.Cells[h]
 		if hc == nil || hc.Summary == nil {
 			continue

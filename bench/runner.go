@@ -13,6 +13,7 @@ type cell struct {
 	Tools   string    `json:"tools,omitempty"`
 	Summary *summary  `json:"summary,omitempty"`
 	Samples []float64 `json:"samples,omitempty"`
+	CPU     *cpuMeans `json:"cpu,omitempty"`
 	NA      string    `json:"na,omitempty"`
 	Error   string    `json:"error,omitempty"`
 }
@@ -29,52 +30,17 @@ func logf(format string, a ...any) {
 	fmt.Fprintf(os.Stderr, "[%s] "+format+"\n", append([]any{time.Now().Format("15:04:05")}, a...)...)
 }
 
-// coldStart times one spawn → initialize → tools/list.
-func coldStart(ctx context.Context, s *server) (time.Duration, error) {
-	t := time.Now()
-	ss, err := s.start(ctx)
-	if err == nil {
-		err = ss.listTools(ctx)
-	}
-	el := time.Since(t)
-	if ss != nil {
-		ss.close()
-	}
-	return el, err
+// clientResults is one client's table.
+type clientResults struct {
+	Client  string    `json:"client"`
+	Version string    `json:"version"`
+	Results []*result `json:"results"`
 }
 
-// coldStartDaemon is hostlink's stdio cold start with its daemon already
-// running (started by the first, unmeasured, spawn); a peer has no daemon.
-func coldStartDaemon(ctx context.Context, cfg config, servers []*server, failed *int) *result {
-	res := &result{Key: "cold_start_daemon", Title: "cold start with the daemon running (hostlink mcp forwarding to it)", Cells: map[string]*cell{}}
-	for _, s := range servers {
-		if s.stopDaemon == nil {
-			res.Cells[s.Name] = &cell{NA: "no daemon: every client starts its own server"}
-			continue
-		}
-		var samples []float64
-		for i := 0; i <= cfg.Cold; i++ {
-			el, err := coldStart(ctx, s)
-			if err != nil {
-				res.Cells[s.Name] = &cell{Error: err.Error()}
-				*failed++
-				break
-			}
-			if i > 0 { // the first spawn started the daemon
-				samples = append(samples, ms(el))
-			}
-		}
-		if res.Cells[s.Name] == nil {
-			res.Cells[s.Name] = &cell{Tools: "initialize + tools/list", Summary: summarize(samples, "ms"), Samples: samples}
-		}
-	}
-	res.Cells["limit"] = &cell{NA: "no direct equivalent"}
-	return res
-}
-
-func runAll(ctx context.Context, cfg config, servers []*server, root string) (*report, int) {
+// runAll generates the data set and runs every scenario through each
+// client in turn.
+func runAll(ctx context.Context, cfg config, clients []client, servers []*server, root string) (*report, int) {
 	rep := newReport(cfg, servers)
-	failed := 0
 	logf("generating data (%d-entry directory, %d-file tree)…", cfg.ListN, cfg.TreeN)
 	t0 := time.Now()
 	treeN := cfg.TreeN
@@ -85,11 +51,28 @@ func runAll(ctx context.Context, cfg config, servers []*server, root string) (*r
 	must(err)
 	logf("data ready in %s", time.Since(t0).Round(time.Millisecond))
 	rep.Data = d
+	failed := 0
+	for _, cl := range clients {
+		logf("client %s %s", cl.Name(), cl.Version())
+		res, n := runClient(ctx, cfg, cl, servers, d)
+		rep.Clients = append(rep.Clients, &clientResults{Client: cl.Name(), Version: cl.Version(), Results: res})
+		rep.Versions[cl.Name()+" client"] = cl.Version()
+		failed += n
+	}
+	return rep, failed
+}
+
+// runClient runs every scenario of cfg through cl, servers alternating.
+func runClient(ctx context.Context, cfg config, cl client, servers []*server, d *dataset) ([]*result, int) {
+	var results []*result
+	failed := 0
+	logf := func(format string, a ...any) { logf("%s: "+format, append([]any{cl.Name()}, a...)...) }
 
 	// Cold start: spawn → initialized → first tools/list answered. For
-	// hostlink, whose stdio front end forwards to the daemon, this row
-	// starts the daemon each time (no daemon runs before each spawn) and
-	// cold_start_daemon measures the front end with the daemon running.
+	// hostlink this starts its daemon too (`hostlink mcp` starts one when
+	// none runs; closing the session ends the process tree, daemon
+	// included); cold_start_daemon measures the front end with a daemon
+	// running.
 	if cfg.runs("cold_start") {
 		cold := &result{Key: "cold_start", Title: "cold start (spawn → initialize → tools/list)", Cells: map[string]*cell{}}
 		samples := map[string][]float64{}
@@ -99,10 +82,17 @@ func runAll(ctx context.Context, cfg config, servers []*server, root string) (*r
 				if c := cold.Cells[s.Name]; c != nil && c.Error != "" {
 					continue
 				}
-				if s.stopDaemon != nil {
-					s.stopDaemon()
+				var ss session
+				el, err := timeOp(&ss, func() error {
+					var err error
+					if ss, err = cl.start(ctx, s); err == nil {
+						err = ss.listTools(ctx)
+					}
+					return err
+				})
+				if ss != nil {
+					ss.close()
 				}
-				el, err := coldStart(ctx, s)
 				if err != nil {
 					cold.Cells[s.Name] = &cell{Error: err.Error()}
 					failed++
@@ -117,13 +107,13 @@ func runAll(ctx context.Context, cfg config, servers []*server, root string) (*r
 			}
 		}
 		cold.Cells["limit"] = &cell{NA: "no direct equivalent"}
-		rep.Results = append(rep.Results, cold)
-		rep.Results = append(rep.Results, coldStartDaemon(ctx, cfg, servers, &failed))
+		results = append(results, cold)
+		results = append(results, coldStartDaemon(ctx, cfg, cl, servers, &failed))
 		logf("cold start done")
 	}
 
 	// Idle RSS of the server's process tree after init and after N calls.
-	sc := cfg.scenarios(d, servers)
+	sc := cfg.scenarios(cl, d, servers)
 	var read4 *scenario
 	for _, s := range sc {
 		if s.Key == "read_4k" {
@@ -146,7 +136,7 @@ func runAll(ctx context.Context, cfg config, servers []*server, root string) (*r
 					if rAfter.Cells[s.Name] != nil {
 						continue
 					}
-					a, b, err := measureRSS(ctx, s, read4.ops[s.Name], cfg.RSSCalls)
+					a, b, err := measureRSS(ctx, cl, s, read4.ops[s.Name], cfg.RSSCalls)
 					if err != nil {
 						rAfter.Cells[s.Name] = &cell{Error: err.Error()}
 						rInit.Cells[s.Name] = &cell{Error: err.Error()}
@@ -166,14 +156,14 @@ func runAll(ctx context.Context, cfg config, servers []*server, root string) (*r
 		}
 		rInit.Cells["limit"] = &cell{NA: "no direct equivalent"}
 		rAfter.Cells["limit"] = &cell{NA: "no direct equivalent"}
-		rep.Results = append(rep.Results, rInit, rAfter)
+		results = append(results, rInit, rAfter)
 		logf("idle RSS done")
 	}
 
 	// Warm scenarios: one live session per server, servers alternating per repetition.
-	sess := map[string]*session{}
+	sess := map[string]session{}
 	for _, s := range servers {
-		ss, err := s.start(ctx)
+		ss, err := cl.start(ctx, s)
 		if err == nil {
 			err = ss.listTools(ctx)
 		}
@@ -183,8 +173,12 @@ func runAll(ctx context.Context, cfg config, servers []*server, root string) (*r
 			continue
 		}
 		sess[s.Name] = ss
-		defer ss.close()
 	}
+	defer func() {
+		for _, ss := range sess {
+			ss.close()
+		}
+	}()
 	for _, scn := range sc {
 		if !cfg.runs(scn.Key) {
 			continue
@@ -193,6 +187,7 @@ func runAll(ctx context.Context, cfg config, servers []*server, root string) (*r
 		samples := map[string][]float64{}
 		type runner struct {
 			name string
+			ss   session // nil for the limit
 			fn   func(context.Context) error
 		}
 		var runners []runner
@@ -206,23 +201,35 @@ func runAll(ctx context.Context, cfg config, servers []*server, root string) (*r
 				r.Cells[s.Name] = &cell{Error: "server not running"}
 				continue
 			}
-			runners = append(runners, runner{s.Name, func(c context.Context) error { return o(c, ss) }})
+			runners = append(runners, runner{s.Name, ss, func(c context.Context) error { return o(c, ss) }})
 		}
 		if scn.limit != nil {
 			lim := scn.limit
-			runners = append(runners, runner{"limit", func(context.Context) error { return lim() }})
+			runners = append(runners, runner{"limit", nil, func(context.Context) error { return lim() }})
 		} else {
 			r.Cells["limit"] = &cell{NA: "no direct equivalent"}
 		}
 		spent := map[string]time.Duration{}
 		// timed runs one op under the per-op timeout. A timeout is reported in
 		// the cell; it fails the run only in quick mode (where it means a hang).
+		cpu := map[string]*cpuSplit{}
 		timed := func(rn runner) (time.Duration, error) {
 			c, cancel := context.WithTimeout(ctx, cfg.OpTimeout)
 			defer cancel()
-			t := time.Now()
-			err := rn.fn(c)
-			el := time.Since(t)
+			ss := rn.ss
+			var s0, c0 time.Duration
+			if ss != nil {
+				s0, c0 = treeCPU(ss.pid()), procCPU(ss.clientPID())
+			}
+			el, err := timeOp(&ss, func() error { return rn.fn(c) })
+			if ss != nil {
+				cs := cpu[rn.name]
+				if cs == nil {
+					cs = &cpuSplit{}
+					cpu[rn.name] = cs
+				}
+				cs.add(el, treeCPU(ss.pid())-s0, procCPU(ss.clientPID())-c0)
+			}
 			spent[rn.name] += el
 			if err != nil && c.Err() != nil {
 				err = fmt.Errorf("timeout: did not finish within %s (%v)", cfg.OpTimeout, err)
@@ -235,7 +242,9 @@ func runAll(ctx context.Context, cfg config, servers []*server, root string) (*r
 		}
 		if cfg.Warmup && scn.reps >= 10 {
 			for _, rn := range runners {
-				if _, err := timed(rn); err == errTimeout {
+				_, err := timed(rn)
+				delete(cpu, rn.name) // the warm-up is not part of the breakdown
+				if err == errTimeout {
 					continue
 				} else if err != nil {
 					r.Cells[rn.name] = &cell{Error: err.Error()}
@@ -272,19 +281,19 @@ func runAll(ctx context.Context, cfg config, servers []*server, root string) (*r
 				if rn.name == "limit" {
 					tools = scn.limitD
 				}
-				r.Cells[rn.name] = &cell{Tools: tools, Summary: summarize(samples[rn.name], "ms"), Samples: samples[rn.name]}
+				r.Cells[rn.name] = &cell{Tools: tools, Summary: summarize(samples[rn.name], "ms"), Samples: samples[rn.name], CPU: cpu[rn.name].mean()}
 			}
 		}
-		rep.Results = append(rep.Results, r)
+		results = append(results, r)
 		logf("%s done", scn.Key)
 	}
-	return rep, failed
+	return results, failed
 }
 
 // measureRSS starts a fresh server, measures its tree's RSS after
 // initialization, runs calls, and measures again (MiB).
-func measureRSS(ctx context.Context, s *server, o op, calls int) (float64, float64, error) {
-	ss, err := s.start(ctx)
+func measureRSS(ctx context.Context, cl client, s *server, o op, calls int) (float64, float64, error) {
+	ss, err := cl.start(ctx, s)
 	if err != nil {
 		return 0, 0, err
 	}
@@ -311,4 +320,50 @@ func measureRSS(ctx context.Context, s *server, o op, calls int) (float64, float
 		return 0, 0, err
 	}
 	return float64(a) / (1 << 20), float64(b) / (1 << 20), nil
+}
+
+// coldStartDaemon is hostlink's stdio cold start with its daemon already
+// running (`hostlink serve` on the same home, which the front end connects
+// to); a peer has no daemon.
+func coldStartDaemon(ctx context.Context, cfg config, cl client, servers []*server, failed *int) *result {
+	res := &result{Key: "cold_start_daemon", Title: "cold start with the daemon running (hostlink mcp forwarding to it)", Cells: map[string]*cell{}}
+	for _, s := range servers {
+		if s.Name != "hostlink" {
+			res.Cells[s.Name] = &cell{NA: "no daemon: every client starts its own server"}
+			continue
+		}
+		// Command is bin mcp --allowed-root ROOT --enable-shell.
+		d, err := startDaemon(ctx, s.Command[0], s.home, s.Command[3])
+		if err != nil {
+			res.Cells[s.Name] = &cell{Error: err.Error()}
+			*failed++
+			continue
+		}
+		var samples []float64
+		for i := 0; i < cfg.Cold; i++ {
+			var ss session
+			el, err := timeOp(&ss, func() error {
+				var err error
+				if ss, err = cl.start(ctx, s); err == nil {
+					err = ss.listTools(ctx)
+				}
+				return err
+			})
+			if ss != nil {
+				ss.close()
+			}
+			if err != nil {
+				res.Cells[s.Name] = &cell{Error: err.Error()}
+				*failed++
+				break
+			}
+			samples = append(samples, ms(el))
+		}
+		d.close()
+		if res.Cells[s.Name] == nil {
+			res.Cells[s.Name] = &cell{Tools: "initialize + tools/list", Summary: summarize(samples, "ms"), Samples: samples}
+		}
+	}
+	res.Cells["limit"] = &cell{NA: "no direct equivalent"}
+	return res
 }

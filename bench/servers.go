@@ -1,18 +1,14 @@
 package main
 
 import (
-	"context"
 	"encoding/json"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
-
-	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
-// server is one MCP server under test, started over stdio.
+// server is one MCP server under test, started over stdio by a client.
 type server struct {
 	Name      string            `json:"name"`
 	Version   string            `json:"version"`
@@ -24,93 +20,20 @@ type server struct {
 	env []string `json:"-"`
 	// beforeStart runs before each start (Desktop Commander: clear its history).
 	beforeStart func()
-	// stopDaemon, for hostlink, stops the daemon its stdio front end
-	// connects to (or started), so that the next start starts one.
-	stopDaemon func()
-	home       string
+	home        string
 }
 
-// session is a live connection to a started server.
-type session struct {
-	s   *server
-	cmd *exec.Cmd
-	cs  *mcp.ClientSession
-}
-
-func (s *server) start(ctx context.Context) (*session, error) {
-	if s.beforeStart != nil {
-		s.beforeStart()
-	}
-	cmd := exec.Command(s.Command[0], s.Command[1:]...)
-	cmd.Env = s.env
-	cmd.Dir = s.home
-	cmd.Stderr = stderrSink
-	client := mcp.NewClient(&mcp.Implementation{Name: "hostlink-bench", Version: "0.1.0"}, nil)
-	// mcp.CommandTransport caps inbound frames at 16 MiB; a 10 MiB read
-	// (text plus structured content) or a 10,000-entry listing can exceed
-	// that, so the pipes are wired to an IOTransport with a 1 GiB cap.
-	stdout, err := cmd.StdoutPipe()
-	if err != nil {
-		return nil, err
-	}
-	stdin, err := cmd.StdinPipe()
-	if err != nil {
-		return nil, err
-	}
-	if err := cmd.Start(); err != nil {
-		return nil, fmt.Errorf("%s: start: %w", s.Name, err)
-	}
-	cs, err := client.Connect(ctx, &mcp.IOTransport{Reader: stdout, Writer: stdin, MaxLineLength: 1 << 30}, nil)
-	if err != nil {
-		killTree(cmd.Process.Pid)
-		_ = cmd.Wait()
-		return nil, fmt.Errorf("%s: connect: %w", s.Name, err)
-	}
-	return &session{s: s, cmd: cmd, cs: cs}, nil
-}
-
-func (ss *session) pid() int { return ss.cmd.Process.Pid }
-
-func (ss *session) close() {
-	// hostlink's daemon, a child of the front end that started it, is
-	// meant to outlive it: only the front end ends with its session.
-	if ss.s.stopDaemon != nil {
-		_ = ss.cs.Close()
-		_ = ss.cmd.Wait()
+// recordTools keeps the server's tools (name -> input schema JSON) the
+// first time any client lists them.
+func (s *server) recordTools(names []string, schemas []string) {
+	if s.Tools != nil {
 		return
 	}
-	if ss.cmd.Process != nil {
-		killTree(ss.cmd.Process.Pid)
+	s.Tools = map[string]string{}
+	for i, n := range names {
+		s.Tools[n] = schemas[i]
+		s.ToolNames = append(s.ToolNames, n)
 	}
-	_ = ss.cs.Close()
-	_ = ss.cmd.Wait()
-}
-
-// call runs one tool and fails on a transport error or an isError result.
-func (ss *session) call(ctx context.Context, tool string, args map[string]any) (*mcp.CallToolResult, error) {
-	res, err := ss.cs.CallTool(ctx, &mcp.CallToolParams{Name: tool, Arguments: args})
-	if err != nil {
-		return nil, fmt.Errorf("%s %s: %w", ss.s.Name, tool, err)
-	}
-	if res.IsError {
-		return res, fmt.Errorf("%s %s: tool error: %s", ss.s.Name, tool, truncate(resultText(res), 300))
-	}
-	return res, nil
-}
-
-// resultText concatenates text content, or the structured content as JSON.
-func resultText(r *mcp.CallToolResult) string {
-	var b strings.Builder
-	for _, c := range r.Content {
-		if t, ok := c.(*mcp.TextContent); ok {
-			b.WriteString(t.Text)
-		}
-	}
-	if b.Len() == 0 && r.StructuredContent != nil {
-		j, _ := json.Marshal(r.StructuredContent)
-		b.Write(j)
-	}
-	return b.String()
 }
 
 func truncate(s string, n int) string {
@@ -118,23 +41,6 @@ func truncate(s string, n int) string {
 		return s[:n] + "…"
 	}
 	return s
-}
-
-// listTools records the server's tools (name and input schema).
-func (ss *session) listTools(ctx context.Context) error {
-	res, err := ss.cs.ListTools(ctx, nil)
-	if err != nil {
-		return fmt.Errorf("%s: tools/list: %w", ss.s.Name, err)
-	}
-	if ss.s.Tools == nil {
-		ss.s.Tools = map[string]string{}
-		for _, t := range res.Tools {
-			j, _ := json.Marshal(t.InputSchema)
-			ss.s.Tools[t.Name] = string(j)
-			ss.s.ToolNames = append(ss.s.ToolNames, t.Name)
-		}
-	}
-	return nil
 }
 
 func (s *server) has(tool string) bool { _, ok := s.Tools[tool]; return ok }
@@ -161,29 +67,14 @@ func baseEnv(home string) []string {
 }
 
 func newHostlink(bin, home, root string) (*server, error) {
-	if err := os.MkdirAll(filepath.Join(home, "config"), 0o700); err != nil {
+	if err := writeHostlinkConfig(home); err != nil {
 		return nil, err
 	}
-	// max_list_entries raised so a 10,000-entry directory is one call, as it is for
-	// the peers (which do not paginate); find/search limits raised to cover the tree.
-	// The approval policy allows everything, so the benchmarks measure the
-	// operations rather than a wait for the user.
-	// The daemon `hostlink mcp` starts listens on an ephemeral port.
-	cfg := "[server]\nlisten = \"127.0.0.1:0\"\n[limits]\nmax_list_entries = 100000\nmax_search_matches = 100000\n" +
-		"[policy]\nfiles_write = \"allow\"\ncommands = \"allow\"\ncommands_unsandboxed = \"allow\"\ncomputer = \"allow\"\nagents = \"allow\"\n"
-	if err := os.WriteFile(filepath.Join(home, "config", "config.toml"), []byte(cfg), 0o600); err != nil {
-		return nil, err
-	}
-	_ = os.MkdirAll(filepath.Join(home, "tmp"), 0o700)
-	v, _ := exec.Command(bin, "version").CombinedOutput()
-	s := &server{Name: "hostlink", Version: strings.TrimSpace(string(v)),
+	// `hostlink version` prints several lines (commit, date, go, target);
+	// the first names the release, which is what the report's header needs.
+	s := &server{Name: "hostlink", Version: firstLine(bin, "version"),
 		Command: []string{bin, "mcp", "--allowed-root", root, "--enable-shell"},
 		env:     append(baseEnv(home), "HOSTLINK_HOME="+home), home: home}
-	s.stopDaemon = func() {
-		cmd := exec.Command(bin, "stop")
-		cmd.Env = s.env
-		cmd.Run() // fails when none runs, which is what it is for
-	}
 	return s, nil
 }
 

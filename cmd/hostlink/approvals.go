@@ -15,6 +15,7 @@ import (
 	"github.com/hostlink/hostlink/internal/apitype"
 	"github.com/hostlink/hostlink/internal/approvals"
 	"github.com/hostlink/hostlink/internal/daemon"
+	"github.com/hostlink/hostlink/internal/textsafe"
 )
 
 type approvalsCmd struct {
@@ -42,14 +43,20 @@ func (c *approvalsListCmd) Run(ctx context.Context) error {
 	if err := json.Unmarshal(res, &list); err != nil {
 		return fmt.Errorf("malformed response: %w", err)
 	}
+	printApprovalList(os.Stdout, list)
+	return nil
+}
+
+// printApprovalList prints one line per approval. Everything the daemon
+// sent is shown through textsafe: an action's summary is the agent's text.
+func printApprovalList(w io.Writer, list []approvals.Approval) {
 	if len(list) == 0 {
-		fmt.Println("no pending approvals")
-		return nil
+		fmt.Fprintln(w, "no pending approvals")
+		return
 	}
 	for _, a := range list {
-		fmt.Printf("%s  %-8s %-9s %s\n", a.ID, a.State, until(a), a.Action.Summary)
+		fmt.Fprintf(w, "%s  %-8s %-9s %s\n", textsafe.Line(a.ID), textsafe.Line(string(a.State)), until(a), textsafe.Line(a.Action.Summary))
 	}
-	return nil
 }
 
 // until says how long a pending approval has left.
@@ -82,19 +89,22 @@ func (c *approvalsShowCmd) Run(ctx context.Context) error {
 	return nil
 }
 
+// printApproval shows one approval in full. Field values keep their line
+// breaks (a file preview, a multi-line command), indented; every other
+// character a terminal would act on is shown escaped.
 func printApproval(w io.Writer, a approvals.Approval) {
-	fmt.Fprintf(w, "%s  %s\n", a.ID, a.State)
-	fmt.Fprintf(w, "  %s\n", a.Action.Summary)
+	fmt.Fprintf(w, "%s  %s\n", textsafe.Line(a.ID), textsafe.Line(string(a.State)))
+	fmt.Fprintf(w, "  %s\n", textsafe.Line(a.Action.Summary))
 	for _, f := range a.Action.Fields {
-		v := strings.ReplaceAll(f.Value, "\n", "\n      ")
-		fmt.Fprintf(w, "  %-18s %s\n", f.Label+":", v)
+		v := strings.ReplaceAll(textsafe.Block(f.Value), "\n", "\n      ")
+		fmt.Fprintf(w, "  %-18s %s\n", textsafe.Line(f.Label)+":", v)
 	}
 	fmt.Fprintf(w, "  %-18s %s\n", "Requested:", a.Created.Local().Format(time.RFC3339))
 	fmt.Fprintf(w, "  %-18s %s\n", "Deadline:", a.Deadline.Local().Format(time.RFC3339))
 	if a.DecidedBy != "" {
-		fmt.Fprintf(w, "  %-18s %s via %s at %s\n", "Decided by:", a.DecidedBy, a.DecidedVia, a.Decided.Local().Format(time.RFC3339))
+		fmt.Fprintf(w, "  %-18s %s via %s at %s\n", "Decided by:", textsafe.Line(a.DecidedBy), textsafe.Line(string(a.DecidedVia)), a.Decided.Local().Format(time.RFC3339))
 	}
-	fmt.Fprintf(w, "  %-18s %s\n", "Action SHA-256:", a.Action.SHA256)
+	fmt.Fprintf(w, "  %-18s %s\n", "Action SHA-256:", textsafe.Line(a.Action.SHA256))
 }
 
 type approveCmd struct {
@@ -124,7 +134,7 @@ func decide(ctx context.Context, id, decision string, asJSON bool) error {
 	if err := json.Unmarshal(res, &a); err != nil {
 		return fmt.Errorf("malformed response: %w", err)
 	}
-	fmt.Printf("%s %s: %s\n", a.ID, a.State, a.Action.Summary)
+	fmt.Printf("%s %s: %s\n", textsafe.Line(a.ID), textsafe.Line(string(a.State)), textsafe.Line(a.Action.Summary))
 	return nil
 }
 
@@ -150,7 +160,7 @@ func (c *reloadCmd) Run(ctx context.Context) error {
 		parts = append(parts, fmt.Sprintf("%s=%v", k, v))
 	}
 	slices.Sort(parts)
-	fmt.Printf("policy reloaded from %s: %s\n", r.Config, strings.Join(parts, " "))
+	fmt.Printf("policy reloaded from %s: %s\n", textsafe.Line(r.Config), textsafe.Line(strings.Join(parts, " ")))
 	return nil
 }
 

@@ -3,12 +3,14 @@ package main
 import (
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"strings"
 	"time"
 
 	"github.com/hostlink/hostlink/internal/audit"
 	"github.com/hostlink/hostlink/internal/paths"
+	"github.com/hostlink/hostlink/internal/textsafe"
 )
 
 type auditCmd struct {
@@ -48,7 +50,7 @@ func (auditVerifyCmd) Run() error {
 	fmt.Printf("audit log OK: %d records (seq %d-%d) in %d file(s): %s\n",
 		rep.Records, rep.FirstSeq, rep.LastSeq, len(rep.Files), strings.Join(rep.Files, ", "))
 	if rep.FirstSeq > 1 {
-		fmt.Printf("note: records before seq %d are not present (older files removed)\n", rep.FirstSeq)
+		fmt.Printf("note: records before seq %d were removed by retention (audit.max_total_bytes); a signed checkpoint accounts for them\n", rep.FirstSeq)
 	}
 	return nil
 }
@@ -74,8 +76,18 @@ func (a *auditTailCmd) Run() error {
 			}
 			continue
 		}
-		fmt.Printf("%6d %s %-10s %-22s %-26s %s %s\n", l.Seq, l.Time.Local().Format(time.DateTime), l.Transport,
-			l.Op, l.Code, l.Workdir, strings.Join(l.Paths, " "))
+		printAuditLine(os.Stdout, l)
 	}
 	return nil
+}
+
+// printAuditLine shows one record. Paths and workdirs are what a caller
+// asked for, so every field goes through textsafe.
+func printAuditLine(w io.Writer, l audit.Line) {
+	paths := make([]string, len(l.Paths))
+	for i, p := range l.Paths {
+		paths[i] = textsafe.Line(p)
+	}
+	fmt.Fprintf(w, "%6d %s %-10s %-22s %-26s %s %s\n", l.Seq, l.Time.Local().Format(time.DateTime), textsafe.Line(string(l.Transport)),
+		textsafe.Line(l.Op), textsafe.Line(l.Code), textsafe.Line(l.Workdir), strings.Join(paths, " "))
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/hostlink/hostlink/internal/errcode"
 	"github.com/hostlink/hostlink/internal/ipc"
 	"github.com/hostlink/hostlink/internal/paths"
+	"github.com/hostlink/hostlink/internal/textsafe"
 )
 
 type callCmd struct {
@@ -35,28 +36,29 @@ func (c *callCmd) Run(ctx context.Context) error {
 		// A daemon error is an answer too: scripts get it on stdout as
 		// JSON, and the exit status still says it failed.
 		b, _ := json.Marshal(map[string]any{"error": e})
-		fmt.Println(string(b))
+		fmt.Println(string(textsafe.JSON(b)))
 		return errSilent
 	}
 	if err != nil {
 		return err
 	}
 	if c.JSON {
-		fmt.Println(string(res))
+		fmt.Println(string(textsafe.JSON(res)))
 		return nil
 	}
 	return printIndented(res)
 }
 
 // printIndented prints a JSON document indented, in the order the daemon
-// wrote it.
+// wrote it, with the characters a terminal would act on or hide escaped
+// (textsafe.JSON).
 func printIndented(raw json.RawMessage) error {
 	var b bytes.Buffer
 	if err := json.Indent(&b, raw, "", "  "); err != nil {
 		return fmt.Errorf("malformed response: %w", err)
 	}
 	b.WriteByte('\n')
-	_, err := os.Stdout.Write(b.Bytes())
+	_, err := os.Stdout.Write(textsafe.JSON(b.Bytes()))
 	return err
 }
 
@@ -96,7 +98,8 @@ var errSilent = errors.New("")
 
 func exitError(err error) {
 	if !errors.Is(err, errSilent) {
-		fmt.Fprintln(os.Stderr, "hostlink:", err)
+		// An error may quote what a caller sent (a path, a name).
+		fmt.Fprintln(os.Stderr, "hostlink:", textsafe.Block(err.Error()))
 	}
 	os.Exit(exitCode(err))
 }

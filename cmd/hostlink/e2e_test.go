@@ -123,6 +123,13 @@ func startServe(t *testing.T, bin string, env []string, args ...string) (*exec.C
 	t.Helper()
 	cmd := exec.Command(bin, append([]string{"serve", "--listen", "127.0.0.1:0"}, args...)...)
 	cmd.Env = env
+	return cmd, startServeCmd(t, cmd)
+}
+
+// startServeCmd starts cmd, a `hostlink serve --listen 127.0.0.1:0`, and
+// returns its MCP URL.
+func startServeCmd(t *testing.T, cmd *exec.Cmd) string {
+	t.Helper()
 	stderr, _ := cmd.StderrPipe()
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
@@ -140,11 +147,11 @@ func startServe(t *testing.T, bin string, env []string, args ...string) (*exec.C
 	}()
 	select {
 	case u := <-urls:
-		return cmd, u
+		return u
 	case <-time.After(30 * time.Second):
 		t.Fatal("hostlink serve did not report its address")
 	}
-	return nil, ""
+	return ""
 }
 
 func TestMCPHTTPWithTypeScriptClient(t *testing.T) {

@@ -322,13 +322,19 @@ func TestLinkHandshakeSessionsAndFiles(t *testing.T) {
 		typ, got = call(t, dataA, "EXECUTE_COMMAND", map[string]any{"argv": []string{"true"}, "cwd": filepath.Join(home, "projB")})
 		want(t, "cwd outside", typ, got, "ERROR", "PATH_OUTSIDE_ALLOWED_ROOT")
 
-		// Output past the inline budget: truncated inline, whole through
-		// the capture (command_output + operations additions).
+		// Output past [commands] inline_output_bytes but within the
+		// negotiated max_file_size_bytes arrives whole, and is in the
+		// capture too (command_output + operations additions).
+		var expect strings.Builder
+		for i := 1; i <= 20000; i++ {
+			fmt.Fprintf(&expect, "%d\n", i)
+		}
 		typ, got = call(t, dataA, "EXECUTE_COMMAND", map[string]any{"command": "seq 1 20000", "shell": "sh"})
 		want(t, "long output", typ, got, "COMMAND_RESULT")
 		capID, _ := got["capture_id"].(string)
-		if got["output_truncated"] != true || !strings.HasSuffix(got["stderr"].(string), "[command output truncated]") || capID == "" {
-			t.Fatalf("long output COMMAND_RESULT: truncated %v, capture %q, stderr %q", got["output_truncated"], capID, got["stderr"])
+		if got["output_truncated"] != false || got["stdout"] != expect.String() || capID == "" {
+			t.Fatalf("long output COMMAND_RESULT: truncated %v, capture %q, %d bytes of stdout, want %d", got["output_truncated"], capID,
+				len(got["stdout"].(string)), expect.Len())
 		}
 		var whole strings.Builder
 		for offset := 0.0; ; {
@@ -341,10 +347,6 @@ func TestLinkHandshakeSessionsAndFiles(t *testing.T) {
 			if r["complete"] == true && offset >= r["stream_length"].(float64) {
 				break
 			}
-		}
-		var expect strings.Builder
-		for i := 1; i <= 20000; i++ {
-			fmt.Fprintf(&expect, "%d\n", i)
 		}
 		if whole.String() != expect.String() {
 			t.Errorf("chunked output: %d bytes, want %d", whole.Len(), expect.Len())
@@ -441,7 +443,7 @@ func TestLinkOverloadAndFrames(t *testing.T) {
 	e := callEnv(t, data, "", "FILE_STAT", map[string]any{"path": "."})
 	var perr wire.ErrorPayload
 	json.Unmarshal(e.Payload, &perr)
-	if e.Type != "ERROR" || perr.Code != "SHIM_OVERLOADED" || e.PendingCapacity == nil || *e.PendingCapacity != 0 {
+	if e.Type != "ERROR" || perr.Code != "SHIM_OVERLOADED" || perr.Details["max_concurrent"] != float64(2) || e.PendingCapacity == nil || *e.PendingCapacity != 0 {
 		t.Fatalf("request 3 while 2 run: %s %s (pending %v)", e.Type, e.Payload, e.PendingCapacity)
 	}
 	for _, r := range slow {

@@ -6,8 +6,10 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"os/signal"
 	"strings"
@@ -15,6 +17,8 @@ import (
 
 	"github.com/alecthomas/kong"
 
+	"github.com/hostlink/hostlink/internal/fds"
+	"github.com/hostlink/hostlink/internal/textsafe"
 	"github.com/hostlink/hostlink/internal/version"
 )
 
@@ -46,6 +50,12 @@ type cli struct {
 }
 
 func main() {
+	// Before anything can start a process: descriptors inherited from the
+	// launcher must not reach the commands hostlink runs.
+	if err := fds.CloseOnExec(); err != nil {
+		fmt.Fprintln(os.Stderr, "hostlink: marking inherited descriptors close-on-exec:", err)
+		os.Exit(1)
+	}
 	var c cli
 	kctx := kong.Parse(&c,
 		kong.Name("hostlink"),
@@ -61,8 +71,15 @@ func main() {
 	}
 }
 
+// printJSON prints v as indented JSON, with the characters a terminal
+// would act on or hide escaped (textsafe.JSON): still the same JSON.
 func printJSON(v any) error {
-	enc := json.NewEncoder(os.Stdout)
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
 	enc.SetIndent("", "  ")
-	return enc.Encode(v)
+	if err := enc.Encode(v); err != nil {
+		return err
+	}
+	_, err := os.Stdout.Write(textsafe.JSON(b.Bytes()))
+	return err
 }

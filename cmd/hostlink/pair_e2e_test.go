@@ -12,6 +12,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"runtime"
 	"strings"
 	"testing"
@@ -334,9 +335,10 @@ func TestDoctorBrokenSetup(t *testing.T) {
 	if c := check(r, "config"); c.Status != doctor.Fail || !strings.Contains(c.Detail, "max_read_bytez") {
 		t.Fatalf("doctor config: %+v", c)
 	}
-	// Text output: one line per check with its status first.
+	// Text output: one line per check with its status first (the build's
+	// version line comes before the config's).
 	out, _ := run(t, env, bin, "doctor")
-	if !strings.HasPrefix(out, "FAIL  config") || !strings.Contains(out, "fix: ") {
+	if !regexp.MustCompile(`(?m)^FAIL  config `).MatchString(out) || !strings.Contains(out, "fix: ") {
 		t.Fatalf("doctor text: %s", out)
 	}
 }

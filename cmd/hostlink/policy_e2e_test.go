@@ -141,7 +141,17 @@ func (e *policyEnv) callMCP(op string, args map[string]any) result {
 		r.code, r.details = body.Error.Code, body.Error.Details
 		return r
 	}
-	json.Unmarshal([]byte(text), &r.out)
+	// A read_file result is text only: its facts as one JSON line, then
+	// the content; other results carry their JSON as structured content.
+	if res.StructuredContent == nil {
+		head, content, _ := strings.Cut(text, "\n")
+		r.out = map[string]any{}
+		json.Unmarshal([]byte(head), &r.out)
+		r.out["content"] = content
+		return r
+	}
+	b, _ := json.Marshal(res.StructuredContent)
+	json.Unmarshal(b, &r.out)
 	return r
 }
 

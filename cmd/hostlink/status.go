@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/hostlink/hostlink/internal/apitype"
+	"github.com/hostlink/hostlink/internal/textsafe"
 )
 
 type statusCmd struct {
@@ -31,29 +32,33 @@ func (s *statusCmd) Run(ctx context.Context) error {
 	return nil
 }
 
+// printStatus shows the daemon's status. Commands, task titles, session
+// roots and companion names come from agents and peers: every string is
+// shown through textsafe.
 func printStatus(w io.Writer, st apitype.Status) {
+	safe := textsafe.Line
 	up := (time.Duration(st.UptimeSeconds) * time.Second).String()
-	fmt.Fprintf(w, "hostlink %s running, pid %d, up %s (since %s)\n", st.Version, st.PID, up, st.Started.Format(time.RFC3339))
+	fmt.Fprintf(w, "hostlink %s running, pid %d, up %s (since %s)\n", safe(st.Version), st.PID, up, st.Started.Format(time.RFC3339))
 	if st.Build.Version != "" {
-		fmt.Fprintf(w, "build: %s\n", st.Build.Summary())
+		fmt.Fprintf(w, "build: %s\n", safe(st.Build.Summary()))
 	}
 	fmt.Fprintln(w, "transports:")
 	for _, t := range st.Transports {
-		fmt.Fprintf(w, "  %-10s %s\n", t.Name, t.Address)
+		fmt.Fprintf(w, "  %-10s %s\n", safe(string(t.Name)), safe(t.Address))
 	}
 	link := st.Link.State
 	if st.Link.Reason != "" {
 		link += " (" + st.Link.Reason + ")"
 	}
-	fmt.Fprintf(w, "link: %s\n", link)
+	fmt.Fprintf(w, "link: %s\n", safe(link))
 	if d := st.Link.Detail; d != nil {
-		fmt.Fprintf(w, "  platform   %s\n", d.URL)
+		fmt.Fprintf(w, "  platform   %s\n", safe(d.URL))
 		for _, s := range d.Sessions {
 			state := "inactive"
 			if s.Active && s.Connection != nil {
 				state = s.Connection.State
 			}
-			fmt.Fprintf(w, "  session    %s %s (revision %d, %s)\n", s.SessionID, s.AllowedRoot, s.Revision, state)
+			fmt.Fprintf(w, "  session    %s %s (revision %d, %s)\n", safe(s.SessionID), safe(s.AllowedRoot), s.Revision, safe(state))
 		}
 	}
 	fmt.Fprintln(w, "capabilities:")
@@ -65,10 +70,10 @@ func printStatus(w io.Writer, st apitype.Status) {
 		case !c.Ready:
 			state = "not ready"
 		}
-		fmt.Fprintf(w, "  %-10s %s\n", c.Name, state)
+		fmt.Fprintf(w, "  %-10s %s\n", safe(c.Name), safe(state))
 	}
 	if st.Sandbox != nil {
-		fmt.Fprintf(w, "  %-10s commands run %s\n", "sandbox", st.Sandbox)
+		fmt.Fprintf(w, "  %-10s commands run %s\n", "sandbox", safe(fmt.Sprint(st.Sandbox)))
 	}
 	fmt.Fprintln(w, "workdirs:")
 	for _, wd := range st.Workdirs {
@@ -76,28 +81,28 @@ func printStatus(w io.Writer, st apitype.Status) {
 		if wd.ReadOnly {
 			mode = "read-only"
 		}
-		fmt.Fprintf(w, "  %-10s %s (%s)\n", wd.Alias, wd.Path, mode)
+		fmt.Fprintf(w, "  %-10s %s (%s)\n", safe(wd.Alias), safe(wd.Path), mode)
 	}
 	if c := st.Companion; c != nil {
 		where := "listening on " + c.Listen
 		if c.Listen == "" {
 			where = "not listening"
 		}
-		fmt.Fprintf(w, "companions: %s, %s connected\n", where, countOrNone(len(c.Connected)))
+		fmt.Fprintf(w, "companions: %s, %s connected\n", safe(where), countOrNone(len(c.Connected)))
 		for _, s := range c.Connected {
-			fmt.Fprintf(w, "  %-10s %s (%s, %s, protocol %d, since %s)\n", s.ID, s.Name, s.Route, s.OS, s.Version, s.Connected)
+			fmt.Fprintf(w, "  %-10s %s (%s, %s, protocol %d, since %s)\n", safe(s.ID), safe(s.Name), safe(s.Route), safe(s.OS), s.Version, safe(s.Connected))
 		}
 		if h := c.Helper; h != nil && !h.Connected {
-			fmt.Fprintf(w, "  WSL interop helper %s not connected (started %d times): %s\n", h.Program, h.Starts, h.LastError)
+			fmt.Fprintf(w, "  WSL interop helper %s not connected (started %d times): %s\n", safe(h.Program), h.Starts, safe(h.LastError))
 		}
 	}
 	fmt.Fprintf(w, "running commands: %s\n", countOrNone(len(st.Commands)))
 	for _, c := range st.Commands {
-		fmt.Fprintf(w, "  %s  %s (since %s)\n", c.ID, c.Command, c.Started.Format(time.RFC3339))
+		fmt.Fprintf(w, "  %s  %s (since %s)\n", safe(c.ID), safe(c.Command), c.Started.Format(time.RFC3339))
 	}
 	fmt.Fprintf(w, "running tasks: %s\n", countOrNone(len(st.Tasks)))
 	for _, t := range st.Tasks {
-		fmt.Fprintf(w, "  %s  %s (since %s)\n", t.ID, t.Title, t.Started.Format(time.RFC3339))
+		fmt.Fprintf(w, "  %s  %s (since %s)\n", safe(t.ID), safe(t.Title), t.Started.Format(time.RFC3339))
 	}
 }
 

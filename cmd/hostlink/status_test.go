@@ -44,11 +44,19 @@ func TestPrintStatus(t *testing.T) {
 			"companions: listening on 127.0.0.1:7718, 1 connected\n  c-1        desk (companion, linux, protocol 1, since 2026-12-01T04:00:00Z)",
 			"WSL interop helper /mnt/c/hl.exe not connected (started 3 times): the helper exited",
 		}},
+		{"hostile strings are escaped", apitype.Status{
+			Commands: []apitype.CommandStatus{{ID: "c1", Command: spoof, Started: started}},
+			Tasks:    []apitype.TaskStatus{{ID: "t1", Title: "fix\u202e\u2066 it", Started: started}},
+			Workdirs: []apitype.WorkdirStatus{{Alias: "w", Path: "/x\x1b[2J"}},
+		}, []string{
+			"c1  " + spoofShown, `t1  fix\u202e\u2066 it`, `/x\x1b[2J (read-write)`,
+		}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			var b bytes.Buffer
 			printStatus(&b, tt.st)
+			noHidden(t, b.String())
 			for _, w := range tt.want {
 				if !strings.Contains(b.String(), w) {
 					t.Errorf("missing %q in:\n%s", w, b.String())

@@ -21,7 +21,6 @@ const (
 	maxEvents        = 500
 	defaultChunk     = 64 << 10
 	maxChunk         = 1 << 20
-	probeTimeout     = 15 * time.Second
 	maxIdempotentKey = 200
 )
 
@@ -64,7 +63,7 @@ func (e *Engine) owned(id string) (*run, error) {
 
 // Submit validates a task, records it with its manifest, and starts it. A
 // repeated idempotency key returns the task it first created.
-func (e *Engine) Submit(_ context.Context, a SubmitArgs) (Task, bool, error) {
+func (e *Engine) Submit(ctx context.Context, a SubmitArgs) (Task, bool, error) {
 	if a.Prompt == "" {
 		return Task{}, false, errcode.New(errcode.InvalidArgument, "prompt is empty")
 	}
@@ -78,6 +77,13 @@ func (e *Engine) Submit(_ context.Context, a SubmitArgs) (Task, bool, error) {
 	if access == "" {
 		access = ReadOnly
 	}
+	// A workdir that does not exist is UNKNOWN_WORKDIR, as it is for the
+	// file operations; only a configured one has an agent_mode.
+	alias, err := e.workdir(a.Workdir)
+	if err != nil {
+		return Task{}, false, err
+	}
+	a.Workdir = alias
 	p := e.policy(a.Workdir)
 	switch {
 	case p.Mode == ModeDisabled:
@@ -136,6 +142,11 @@ func (e *Engine) Submit(_ context.Context, a SubmitArgs) (Task, bool, error) {
 				return Task{}, false, err
 			}
 		}
+		if !a.QueueIfNotReady {
+			if err := e.checkReady(ctx, a.Runtime); err != nil {
+				return Task{}, false, err
+			}
+		}
 	}
 	now := e.o.Now()
 	id := newID("task_")
@@ -155,15 +166,21 @@ func (e *Engine) Submit(_ context.Context, a SubmitArgs) (Task, bool, error) {
 	t := Task{ID: id, Created: now, Status: Queued, Runtime: a.Runtime, Workdir: a.Workdir, Cwd: dir.Rel,
 		Access: access, Model: a.Model, IdempotencyKey: a.IdempotencyKey, RequestSHA256: reqSum,
 		Manifest: canon, ManifestSHA256: sum, PolicyFingerprint: m.PolicySHA256, Owner: e.owner}
-	t, existed, err := e.store.Create(t, []Event{{Type: "task.queued", Data: map[string]any{
-		"runtime": a.Runtime, "workdir": a.Workdir, "cwd": dir.Rel, "access": string(access), "model": a.Model,
-		"prompt": a.Prompt, "manifest_sha256": sum, "policy_fingerprint": m.PolicySHA256}}})
-	if err != nil || existed {
-		return t, existed, err
-	}
 	root, err := e.o.Files.ResolveDir(a.Workdir, ".")
 	if err != nil {
 		return Task{}, false, err
+	}
+	red := redactor{root: root.Abs, alias: a.Workdir}
+	// The prompt is stored redacted, as every event is, beside the hash
+	// and length the manifest holds.
+	queued := []Event{{Type: "task.queued", Data: map[string]any{
+		"runtime": a.Runtime, "workdir": a.Workdir, "cwd": dir.Rel, "access": string(access), "model": a.Model,
+		"prompt": a.Prompt, "prompt_sha256": m.PromptSHA256, "prompt_bytes": m.PromptBytes,
+		"manifest_sha256": sum, "policy_fingerprint": m.PolicySHA256}}}
+	red.events(queued)
+	t, existed, err := e.store.Create(t, queued)
+	if err != nil || existed {
+		return t, existed, err
 	}
 	r := e.newRun(t, a.Prompt, SessionSpec{TaskID: id, Dir: dir.Abs, Model: a.Model, Access: access, StateDir: e.runtimeDir(a.Runtime), Continue: cont}, root.Abs)
 	e.mu.Lock()
@@ -175,6 +192,20 @@ func (e *Engine) Submit(_ context.Context, a SubmitArgs) (Task, bool, error) {
 	e.mu.Unlock()
 	go r.drive()
 	return t, false, nil
+}
+
+// workdir returns the configured workdir's alias as configured, or
+// UNKNOWN_WORKDIR.
+func (e *Engine) workdir(alias string) (string, error) {
+	if alias == "" {
+		return "", errcode.New(errcode.InvalidArgument, "workdir is required")
+	}
+	for _, wd := range e.o.Files.Workdirs() {
+		if strings.EqualFold(wd.Alias, alias) {
+			return wd.Alias, nil
+		}
+	}
+	return "", errcode.New(errcode.UnknownWorkdir, "no workdir named %q", alias)
 }
 
 func (e *Engine) keyUsed(key string) bool {
@@ -309,9 +340,21 @@ func (e *Engine) Respond(id, rid string, decision any) error {
 		if json.Unmarshal(offered, &v) != nil {
 			continue
 		}
-		if c, err := canonicalJSON(v); err == nil && string(c) == string(want) {
+		if c, err := canonicalJSON(v); err != nil || string(c) != string(want) {
+			continue
+		}
+		if v != "cancel" {
 			return r.resolve(rid, KindApproval, Resolution{Decision: offered}, v)
 		}
+		// cancel ends the turn, and the task is cancelled, on every
+		// runtime: however the runtime takes it (Codex interrupts the
+		// turn, Claude aborts it, Qoder goes on), hostlink interrupts the
+		// turn and ends the runtime if it does not stop in the grace.
+		const why = "cancelled by the answer to an approval"
+		r.cancelling(why)
+		err := r.resolve(rid, KindApproval, Resolution{Decision: offered}, v)
+		r.cancel(why)
+		return err
 	}
 	return errcode.New(CodeDecisionNotOffered, "that decision is not one the runtime offered").With("offered", sr.Body.Decisions)
 }
@@ -428,22 +471,9 @@ func (e *Engine) Runtimes(ctx context.Context) []RuntimeInfo {
 		} else if rt, err := e.runtime(n); err != nil {
 			info.Reason = errcode.As(err).Message
 		} else {
-			pctx, cancel := context.WithTimeout(ctx, probeTimeout)
-			info.Readiness = rt.Probe(pctx)
-			cancel()
+			info.Readiness = e.probe(ctx, n, rt)
 		}
 		out = append(out, info)
 	}
 	return out
-}
-
-// Models lists a runtime's models where it can discover them.
-func (e *Engine) Models(ctx context.Context, name string) ([]Model, error) {
-	rt, err := e.runtime(name)
-	if err != nil {
-		return nil, err
-	}
-	pctx, cancel := context.WithTimeout(ctx, probeTimeout)
-	defer cancel()
-	return rt.Models(pctx)
 }

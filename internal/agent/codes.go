@@ -14,9 +14,16 @@ const (
 	// CodeIdempotencyConflict: the idempotency key was used for a
 	// different request.
 	CodeIdempotencyConflict errcode.Code = "IDEMPOTENCY_CONFLICT"
-	// CodeRuntimeUnavailable: the runtime is not allowed, not installed,
-	// not ready, or failed to start.
+	// CodeRuntimeUnavailable: the runtime is not allowed, or failed to
+	// answer.
 	CodeRuntimeUnavailable errcode.Code = "RUNTIME_UNAVAILABLE"
+	// CodeRuntimeNotReady: submit_agent_task for a runtime that is not
+	// installed or is known not ready (its readiness check says why, in
+	// the error's readiness detail); queue_if_not_ready submits anyway.
+	CodeRuntimeNotReady errcode.Code = "RUNTIME_NOT_READY"
+	// CodeRuntimeTimeout: the runtime did not answer within a configured
+	// limit; the message and the "limit" detail name its config key.
+	CodeRuntimeTimeout errcode.Code = "RUNTIME_TIMEOUT"
 	// CodeAgentNotAllowed: the workdir's agent_mode does not allow the
 	// request (agents disabled there, or write access to a read-only one).
 	CodeAgentNotAllowed errcode.Code = "AGENT_NOT_ALLOWED"

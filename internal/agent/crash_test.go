@@ -95,19 +95,30 @@ func TestKill9Loop(t *testing.T) {
 			t.Fatalf("iteration %d: helper said %q", i, lines.Text())
 		}
 		collected := make(chan map[string]int64)
+		working := make(chan struct{}) // the helper has a task
 		go func() {
 			m := map[string]int64{}
 			for lines.Scan() {
 				f := strings.Fields(lines.Text())
 				if len(f) == 3 && f[0] == "seen" {
 					n, _ := strconv.ParseInt(f[2], 10, 64)
+					if len(m) == 0 {
+						close(working)
+					}
 					m[f[1]] = n
 				} else {
 					t.Errorf("helper: %s", lines.Text())
 				}
 			}
+			if len(m) == 0 {
+				close(working)
+			}
 			collected <- m
 		}()
+		// A random point of its work, counted from its first task rather
+		// than its start, so that a slow machine does not move every kill
+		// before the first turn.
+		<-working
 		time.Sleep(time.Duration(rng.IntN(100)) * time.Millisecond)
 		cmd.Process.Kill()
 		cmd.Wait()

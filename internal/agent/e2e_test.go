@@ -327,11 +327,16 @@ func TestPolicyRefusals(t *testing.T) {
 		{map[string]any{"runtime": "fake", "workdir": "a", "prompt": "x", "cwd": "missing"}, errcode.PathNotFound},
 		{map[string]any{"runtime": "fake", "workdir": "a", "prompt": ""}, errcode.InvalidArgument},
 		{map[string]any{"runtime": "fake", "workdir": "a", "prompt": "x", "access": "root"}, errcode.InvalidArgument},
-		{map[string]any{"runtime": "fake", "workdir": "zz", "prompt": "x"}, agent.CodeAgentNotAllowed},
+		{map[string]any{"runtime": "fake", "workdir": "zz", "prompt": "x"}, errcode.UnknownWorkdir},
+		{map[string]any{"runtime": "fake", "prompt": "x"}, errcode.InvalidArgument},
 	} {
 		if _, code := c("submit_agent_task", tc.args); code != tc.want {
 			t.Errorf("submit %v: %q, want %q", tc.args, code, tc.want)
 		}
+	}
+	// An unknown workdir is the same error for agents as for files.
+	if _, code := c("read_file", map[string]any{"workdir": "zz", "path": "x"}); code != errcode.UnknownWorkdir {
+		t.Errorf("read_file in an unknown workdir: %q", code)
 	}
 	if _, code := c("get_agent_task", map[string]any{"task_id": "task_nope"}); code != agent.CodeTaskNotFound {
 		t.Errorf("an unknown task: %q", code)

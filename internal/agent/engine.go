@@ -39,7 +39,18 @@ type Limits struct {
 	TurnTimeout     time.Duration // a turn is interrupted after it
 	MaxResultBytes  int64         // longer results are cut (at a UTF-8 boundary)
 	CancelGrace     time.Duration // after an interrupt, wait this long before killing the runtime
+	// Limits on external programs (a busy machine can make a CLI slow).
+	ProbeTimeout  time.Duration // a readiness check (list_agent_runtimes, submit) waits this long
+	ModelsTimeout time.Duration // list_agent_models waits this long for the runtime's list
+	StartTimeout  time.Duration // starting a runtime, for a task or for its model list, may take this long
 }
+
+// Config keys of the limits on external programs, as errors name them.
+const (
+	ProbeTimeoutKey  = "agents.probe_timeout_seconds"
+	ModelsTimeoutKey = "agents.models_timeout_seconds"
+	StartTimeoutKey  = "agents.start_timeout_seconds"
+)
 
 // Factory creates a runtime adapter. It runs at first use, not at start-up,
 // so an absent or broken runtime never stops the others or hostlink.
@@ -83,6 +94,8 @@ type Engine struct {
 	runtimes map[string]Runtime
 	runs     map[string]*run // tasks driven by this process
 	writing  map[string]string
+	ready    map[string]*readyEntry  // the newest readiness of each runtime
+	models   map[string]*modelsEntry // each runtime's model list, listed or being listed
 	closed   bool
 	wg       sync.WaitGroup
 }
@@ -100,12 +113,16 @@ func Open(o Options) (*Engine, error) {
 	l.TurnTimeout = cmp(l.TurnTimeout, time.Hour)
 	l.MaxResultBytes = cmp(l.MaxResultBytes, 64<<20)
 	l.CancelGrace = cmp(l.CancelGrace, 5*time.Second)
+	l.ProbeTimeout = cmp(l.ProbeTimeout, 15*time.Second)
+	l.ModelsTimeout = cmp(l.ModelsTimeout, time.Minute)
+	l.StartTimeout = cmp(l.StartTimeout, 2*time.Minute)
 	for _, d := range []string{o.Dir, filepath.Join(o.Dir, "owners"), filepath.Join(o.Dir, "runtimes")} {
 		if err := private.MkdirAll(d); err != nil {
 			return nil, fmt.Errorf("agent: %w", err)
 		}
 	}
-	e := &Engine{o: o, runtimes: map[string]Runtime{}, runs: map[string]*run{}, writing: map[string]string{}}
+	e := &Engine{o: o, runtimes: map[string]Runtime{}, runs: map[string]*run{}, writing: map[string]string{},
+		ready: map[string]*readyEntry{}, models: map[string]*modelsEntry{}}
 	e.ctx, e.cancelCtx = context.WithCancel(context.Background())
 	e.owner = "eng_" + rand.Text()
 	held, err := lease.TryLock(e.ownerPath(e.owner), lease.Exclusive)
@@ -328,7 +345,7 @@ func (e *Engine) resume(t Task) (TurnState, bool) {
 	if err != nil {
 		return TurnState{}, false
 	}
-	ctx, cancel := context.WithTimeout(e.ctx, startTimeout)
+	ctx, cancel := context.WithTimeout(e.ctx, e.o.Limits.StartTimeout)
 	defer cancel()
 	spec := SessionSpec{TaskID: t.ID, Dir: "", Model: t.Model, Access: t.Access, StateDir: e.runtimeDir(t.Runtime)}
 	if d, err := e.o.Files.ResolveDir(t.Workdir, t.Cwd); err == nil {

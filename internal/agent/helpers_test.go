@@ -140,7 +140,8 @@ func newEnvAt(t testing.TB, w world, tweak ...func(*agent.Options)) *env {
 	fs.SetGuard(eng.Leases())
 	key := make([]byte, 32)
 	rand.Read(key)
-	log, err := audit.Open(audit.Options{Dir: filepath.Join(w.base, "audit"), Key: key, MachineID: "test", Version: "test"})
+	// Each engine its own audit log: a restarted one has a new key.
+	log, err := audit.Open(audit.Options{Dir: t.TempDir(), Key: key, MachineID: "test", Version: "test"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -210,7 +211,7 @@ func (e *env) ipcCaller() caller {
 	if err != nil {
 		e.t.Fatal(err)
 	}
-	srv := &ipc.Server{Registry: e.reg, Audit: e.audit}
+	srv := &ipc.Server{Registry: e.reg}
 	done := make(chan struct{})
 	go func() { srv.Serve(ctx, ln); close(done) }()
 	e.t.Cleanup(func() { cancel(); <-done })

@@ -12,14 +12,15 @@ import (
 
 // SubmitArgs is submit_agent_task's request.
 type SubmitArgs struct {
-	Runtime        string `json:"runtime" jsonschema:"runtime name, from list_agent_runtimes"`
-	Workdir        string `json:"workdir" jsonschema:"workdir alias; its agent_mode must allow agents"`
-	Cwd            string `json:"cwd,omitempty" jsonschema:"working directory relative to the workdir, / separated (default .)"`
-	Prompt         string `json:"prompt"`
-	Model          string `json:"model,omitempty" jsonschema:"model id from list_agent_models; default: the runtime's"`
-	Access         string `json:"access,omitempty" enum:"read-only,workspace-write" jsonschema:"default read-only; workspace-write needs agent_mode workspace-write and holds the workdir's writer lease for each turn"`
-	IdempotencyKey string `json:"idempotency_key,omitempty" jsonschema:"the same key with the same request returns the first task; with a different request it is IDEMPOTENCY_CONFLICT"`
-	ContinueTaskID string `json:"continue_task_id,omitempty" jsonschema:"continue the runtime session of this finished task (same runtime and workdir): the runtime sees its history"`
+	Runtime         string `json:"runtime" jsonschema:"runtime name, from list_agent_runtimes"`
+	Workdir         string `json:"workdir" jsonschema:"workdir alias; its agent_mode must allow agents"`
+	Cwd             string `json:"cwd,omitempty" jsonschema:"working directory relative to the workdir, / separated (default .)"`
+	Prompt          string `json:"prompt"`
+	Model           string `json:"model,omitempty" jsonschema:"model id from list_agent_models; default: the runtime's"`
+	Access          string `json:"access,omitempty" enum:"read-only,workspace-write" jsonschema:"default read-only; workspace-write needs agent_mode workspace-write and holds the workdir's writer lease for each turn"`
+	IdempotencyKey  string `json:"idempotency_key,omitempty" jsonschema:"the same key with the same request returns the first task; with a different request it is IDEMPOTENCY_CONFLICT"`
+	ContinueTaskID  string `json:"continue_task_id,omitempty" jsonschema:"continue the runtime session of this finished task (same runtime and workdir): the runtime sees its history"`
+	QueueIfNotReady bool   `json:"queue_if_not_ready,omitempty" jsonschema:"submit even if the runtime is not installed or not ready (otherwise RUNTIME_NOT_READY with the readiness reason)"`
 }
 
 func init() {

@@ -60,6 +60,31 @@ func (r redactor) inside(p string) (string, bool) {
 	return filepath.ToSlash(rel), true
 }
 
+// events redacts the data of every event, in place: whatever an event
+// carries (a runtime's output, a prompt, a message, an answer) is stored
+// redacted.
+func (r redactor) events(evs []Event) {
+	for i := range evs {
+		if evs[i].Data != nil {
+			evs[i].Data = r.value(evs[i].Data).(map[string]any)
+		}
+	}
+}
+
+// questions redacts the text a runtime wrote into questions. Options stay
+// as they are: an answer must name one exactly as the runtime offered it.
+func (r redactor) questions(qs []Question) []Question {
+	if qs == nil {
+		return nil
+	}
+	out := make([]Question, len(qs))
+	for i, q := range qs {
+		q.Header, q.Text = r.string(q.Header), r.string(q.Text)
+		out[i] = q
+	}
+	return out
+}
+
 // value redacts every string in v, a decoded JSON value or a map of them.
 func (r redactor) value(v any) any {
 	switch t := v.(type) {
@@ -78,9 +103,18 @@ func (r redactor) value(v any) any {
 		}
 		return out
 	case []string:
+		if t == nil {
+			return t
+		}
 		out := make([]string, len(t))
 		for i, x := range t {
 			out[i] = r.string(x)
+		}
+		return out
+	case map[string][]string:
+		out := make(map[string][]string, len(t))
+		for k, x := range t {
+			out[k] = r.value(x).([]string)
 		}
 		return out
 	}

@@ -3,6 +3,8 @@ package agent
 import (
 	"context"
 	"encoding/json"
+	"errors"
+	"fmt"
 	"os"
 	"sync"
 	"time"
@@ -33,16 +35,14 @@ type run struct {
 	byRuntime map[string]string      // runtime request id → hostlink id
 	timers    []*time.Timer          // the cancel grace timer
 	turnTimer *time.Timer            // the running turn's deadline
+	abort     context.CancelFunc     // while the runtime starts: gives up starting it
 	endc      chan ending
 	ended     chan struct{}
 }
 
-// Bounds on waiting for a runtime: starting one can take many seconds
-// (Qoder: up to 17 s offline), a call on a running one should not.
-const (
-	startTimeout = 2 * time.Minute
-	callTimeout  = time.Minute
-)
+// callTimeout bounds a call on a running runtime (starting one is bounded
+// by Limits.StartTimeout: it can take many seconds, Qoder's 17 s offline).
+const callTimeout = time.Minute
 
 type pendingReq struct {
 	id, runtimeID, kind string
@@ -72,12 +72,14 @@ func (e *Engine) newRun(t Task, prompt string, spec SessionSpec, root string) *r
 // task's status: changes come from the runtime's goroutine, from clients
 // and from timers, and each is checked against the state as committed.
 func (r *run) apply(c Change) error {
+	r.red.events(c.Events)
 	_, _, err := r.e.store.Apply(r.t.ID, r.e.o.Now(), c)
 	return err
 }
 
 // appendEvents records events that change nothing else.
 func (r *run) appendEvents(events ...Event) error {
+	r.red.events(events)
 	return r.e.store.Append(r.t.ID, r.e.o.Now(), events)
 }
 
@@ -109,22 +111,40 @@ func (r *run) drive() {
 		r.settle(ending{to: Failed, reason: errcode.As(err).Message})
 		return
 	}
-	ctx, cancel := context.WithTimeout(r.e.ctx, startTimeout)
+	limit := r.e.o.Limits.StartTimeout
+	ctx, cancel := context.WithTimeout(r.e.ctx, limit)
+	r.mu.Lock()
+	r.abort = cancel // a cancel while starting gives up at once
+	why = r.cancelWhy
+	r.mu.Unlock()
+	if why != "" {
+		cancel()
+	}
 	var sess Session
 	if r.spec.Continue != "" {
 		sess, _, err = rt.Resume(ctx, r.spec, r.spec.Continue, r)
 	} else {
 		sess, err = rt.Start(ctx, r.spec, r)
 	}
+	r.mu.Lock()
+	r.abort = nil
+	r.mu.Unlock()
+	timedOut := errors.Is(ctx.Err(), context.DeadlineExceeded)
 	cancel()
 	if err != nil {
+		if sess != nil {
+			sess.Close()
+		}
 		r.mu.Lock()
 		why := r.cancelWhy
 		r.mu.Unlock()
-		if why != "" {
+		switch {
+		case why != "":
 			r.settle(ending{to: Cancelled, reason: why})
-		} else {
-			r.settle(ending{to: Failed, reason: "the runtime did not start: " + errcode.As(err).Message})
+		case timedOut:
+			r.settle(ending{to: Failed, reason: fmt.Sprintf("the runtime did not start within %s (%s)", limit, StartTimeoutKey)})
+		default:
+			r.settle(ending{to: Failed, reason: "the runtime did not start: " + r.red.string(errcode.As(err).Message)})
 		}
 		return
 	}
@@ -250,12 +270,16 @@ func (r *run) stop(cancelWhy, failWhy string) {
 	if r.cancelWhy == "" && r.failWhy == "" {
 		r.cancelWhy, r.failWhy = cancelWhy, failWhy
 	}
-	sess, turn := r.sess, r.turnID
+	sess, turn, abort := r.sess, r.turnID, r.abort
 	to, why := Cancelled, r.cancelWhy
 	if why == "" {
 		to, why = Failed, r.failWhy
 	}
 	r.mu.Unlock()
+	if sess == nil && abort != nil {
+		abort() // starting: give up, and drive settles the task
+		return
+	}
 	if sess == nil || turn == "" {
 		return // drive or startTurn sees cancelWhy once the runtime answers
 	}
@@ -268,6 +292,17 @@ func (r *run) stop(cancelWhy, failWhy string) {
 }
 
 func (r *run) cancel(why string) { r.stop(why, "") }
+
+// cancelling makes the turn's end, however it comes, cancelled with why
+// (unless it already ends otherwise), before anything is asked of the
+// runtime: an answer that ends the turn must find it set.
+func (r *run) cancelling(why string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.cancelWhy == "" && r.failWhy == "" {
+		r.cancelWhy = why
+	}
+}
 
 // The Sink side: calls arrive from the adapter, in order.
 
@@ -309,7 +344,7 @@ func (r *run) sessionID() string {
 func (r *run) Request(req Request) {
 	now := r.e.o.Now()
 	id := newID("req_")
-	body := RequestBody{TurnID: req.TurnID, ItemID: req.ItemID, Summary: r.red.string(req.Summary), Questions: req.Questions}
+	body := RequestBody{TurnID: req.TurnID, ItemID: req.ItemID, Summary: r.red.string(req.Summary), Questions: r.red.questions(req.Questions)}
 	if len(req.Detail) > 0 {
 		body.Detail = r.red.value(req.Detail).(map[string]any)
 	}
@@ -353,11 +388,12 @@ func (r *run) Withdraw(runtimeID string) {
 	r.mu.Lock()
 	id := r.byRuntime[runtimeID]
 	r.mu.Unlock()
-	if r.take(id) == nil {
+	p := r.take(id)
+	if p == nil {
 		return
 	}
 	r.apply(Change{Unwait: true, Resolve: &Resolved{ID: id, Status: ReqWithdrawn},
-		Events: []Event{{Type: "request.withdrawn", RequestID: id}}})
+		Events: []Event{{Type: "request.withdrawn", RequestID: id, Data: map[string]any{"kind": p.kind, "reason": "the runtime withdrew it"}}}})
 }
 
 // expire fails the request closed: it is marked expired and the turn is

@@ -54,7 +54,17 @@ type Readiness struct {
 	Authenticated *bool  `json:"authenticated,omitempty" jsonschema:"absent when it cannot be checked read-only"`
 	Ready         bool   `json:"ready"`
 	Reason        string `json:"reason,omitempty" jsonschema:"why it is not ready"`
+	// Checking: the check has not concluded yet (a CLI that starts slowly,
+	// or one that did not answer within agents.probe_timeout_seconds):
+	// readiness is unknown, so submit_agent_task accepts the task.
+	Checking bool `json:"checking,omitempty" jsonschema:"the check has not concluded (a slow CLI): ask again"`
+	// Provider is the model provider the runtime is configured to use,
+	// where it has a choice (Codex's model_provider).
+	Provider string `json:"provider,omitempty" jsonschema:"the model provider it is configured to use (Codex)"`
 }
+
+// known reports whether rd is a verdict: not still being checked.
+func (rd Readiness) known() bool { return !rd.Checking }
 
 // Model is one model a runtime offers.
 type Model struct {

@@ -309,10 +309,11 @@ func (s *Store) Apply(id string, now time.Time, c Change) (Task, []Event, error)
 		}
 	}
 	if c.WithdrawAll {
-		if _, err := tx.Exec(`UPDATE requests SET status = ?, resolved_at = ? WHERE task_id = ? AND status = ?`,
-			ReqWithdrawn, ms(now), id, ReqPending); err != nil {
+		evs, err := withdrawPending(tx, id, now, "the turn ended")
+		if err != nil {
 			return Task{}, nil, err
 		}
+		c.Events = append(c.Events, evs...)
 	}
 	waiting := cur.Status == WaitingApproval || cur.Status == WaitingInput
 	if c.Wait && waiting {
@@ -337,10 +338,11 @@ func (s *Store) Apply(id string, now time.Time, c Change) (Task, []Event, error)
 		if c.To.Terminal() {
 			sets, args = append(sets, "ended_at = ?"), append(args, ms(now))
 			// A finished task waits on nothing.
-			if _, err := tx.Exec(`UPDATE requests SET status = ?, resolved_at = ? WHERE task_id = ? AND status = ?`,
-				ReqWithdrawn, ms(now), id, ReqPending); err != nil {
+			evs, err := withdrawPending(tx, id, now, "the task is "+string(c.To))
+			if err != nil {
 				return Task{}, nil, err
 			}
+			c.Events = append(c.Events, evs...)
 		}
 		c.Events = append([]Event{{Type: "task.status", SessionID: cur.SessionID, TurnID: firstNonEmpty(c.TurnID, cur.TurnID),
 			Data: statusData(cur.Status, c.To, c.Reason)}}, c.Events...)
@@ -386,6 +388,33 @@ func (s *Store) Apply(id string, now time.Time, c Change) (Task, []Event, error)
 		return Task{}, nil, err
 	}
 	return got, evs, tx.Commit()
+}
+
+// withdrawPending withdraws every pending request of task id and returns
+// the request.withdrawn event that reports each, saying why.
+func withdrawPending(tx *sql.Tx, id string, now time.Time, why string) ([]Event, error) {
+	rows, err := tx.Query(`SELECT id, kind FROM requests WHERE task_id = ? AND status = ? ORDER BY created_at, id`, id, ReqPending)
+	if err != nil {
+		return nil, err
+	}
+	var evs []Event
+	for rows.Next() {
+		var rid, kind string
+		if err := rows.Scan(&rid, &kind); err != nil {
+			rows.Close()
+			return nil, err
+		}
+		evs = append(evs, Event{Type: "request.withdrawn", RequestID: rid, Data: map[string]any{"kind": kind, "reason": why}})
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	if _, err := tx.Exec(`UPDATE requests SET status = ?, resolved_at = ? WHERE task_id = ? AND status = ?`,
+		ReqWithdrawn, ms(now), id, ReqPending); err != nil {
+		return nil, err
+	}
+	return evs, nil
 }
 
 func statusData(from, to Status, reason string) map[string]any {

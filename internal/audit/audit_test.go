@@ -305,6 +305,11 @@ func TestTamper(t *testing.T) {
 				t.Fatal(err)
 			}
 		}, testKey, names[2], 1, ReasonSeqGap},
+		{"delete the oldest file", func(dir string) {
+			if err := os.Remove(filepath.Join(dir, names[0])); err != nil {
+				t.Fatal(err)
+			}
+		}, testKey, names[1], 1, ReasonMissing},
 		{"swap rotated file names", func(dir string) {
 			a, b := filepath.Join(dir, names[1]), filepath.Join(dir, names[2])
 			os.Rename(a, a+".tmp")
@@ -631,4 +636,25 @@ func BenchmarkAppend(b *testing.B) {
 			b.Fatal(err)
 		}
 	}
+}
+
+// BenchmarkCheckAppendDeferredParallel is what concurrent read-only calls
+// cost the log: a Check and a deferred Append each, with the deferred
+// syncs running meanwhile.
+func BenchmarkCheckAppendDeferredParallel(b *testing.B) {
+	l := openLog(b, b.TempDir(), 0)
+	b.RunParallel(func(pb *testing.PB) {
+		i := 0
+		for pb.Next() {
+			if err := l.Check(); err != nil {
+				b.Fatal(err)
+			}
+			r := record(i)
+			r.Deferred = true
+			if err := l.Append(r); err != nil {
+				b.Fatal(err)
+			}
+			i++
+		}
+	})
 }

@@ -147,6 +147,12 @@ func (l *Log) followRotation(open, onDisk fs.FileInfo) error {
 	if err != nil {
 		return err
 	}
+	// Gone from the directory, or (on Windows, where another process
+	// holding a file open keeps it there, or after a removal failed) still
+	// there but listed by a checkpoint: only retention may have removed it.
+	if deleted(l.f) {
+		return l.followPruned(rot, onDisk)
+	}
 	k := -1
 	for i := len(rot) - 1; i >= 0 && rot[i].compare(l.newest) > 0; i-- {
 		fi, err := os.Lstat(filepath.Join(l.dir, rot[i].String()))
@@ -157,6 +163,9 @@ func (l *Log) followRotation(open, onDisk fs.FileInfo) error {
 			k = i
 			break
 		}
+	}
+	if k >= 0 && scanCheckpoints(l.dir, l.key, append(rotatedNames(rot), logName)).files[rot[k].String()] {
+		return l.followPruned(rot, onDisk)
 	}
 	if k < 0 {
 		return l.replaced("another file is in its place, and the old one is not among the files rotated since")
@@ -170,6 +179,12 @@ func (l *Log) followRotation(open, onDisk fs.FileInfo) error {
 			return err
 		}
 	}
+	return l.reopenLocked(rot, onDisk)
+}
+
+// reopenLocked opens audit.log, whose info is onDisk, after another Log
+// rotated it, and follows its records; rot are the rotated files.
+func (l *Log) reopenLocked(rot []rotated, onDisk fs.FileInfo) error {
 	f, err := openAppend(l.path, 0)
 	if err != nil {
 		return fmt.Errorf("audit: reopening %s after another process rotated it: %w", l.path, err)
@@ -190,7 +205,10 @@ func (l *Log) followRotation(open, onDisk fs.FileInfo) error {
 		return fmt.Errorf("audit: reopening %s after another process rotated it: %w", l.path, err)
 	}
 	l.f.Close()
-	l.f, l.end, l.newest = f, fi.Size(), rot[len(rot)-1]
+	l.f, l.end = f, fi.Size()
+	if len(rot) > 0 {
+		l.newest = rot[len(rot)-1]
+	}
 	return nil
 }
 

@@ -14,20 +14,21 @@ import (
 // example because another program has the file open without sharing
 // delete access on Windows, it keeps appending to the current file and
 // the next Append tries again: a big file is better than a refused
-// operation. An error means the log can no longer be written.
-func (l *Log) rotateLocked() error {
+// operation. An error means the log can no longer be written; rotated
+// says whether the file was rotated.
+func (l *Log) rotateLocked() (rotated bool, err error) {
 	// Other Logs' rotations were followed when catching up; listing
 	// again costs little and keeps names in chain order regardless.
 	rot, err := listRotated(l.dir)
 	if err != nil {
-		return err
+		return false, err
 	}
 	if len(rot) > 0 && rot[len(rot)-1].compare(l.newest) > 0 {
 		l.newest = rot[len(rot)-1]
 	}
 	next := l.nextRotated(time.Now())
 	if err := os.Rename(l.path, filepath.Join(l.dir, next.String())); err != nil {
-		return nil
+		return false, nil
 	}
 	// O_EXCL: whatever is at the path now was not put there by us.
 	f, err := openAppend(l.path, os.O_CREATE|os.O_EXCL)
@@ -37,7 +38,7 @@ func (l *Log) rotateLocked() error {
 		}
 	}
 	if err != nil {
-		return fmt.Errorf("audit: reopening %s after rotation: %w", l.path, err)
+		return false, fmt.Errorf("audit: reopening %s after rotation: %w", l.path, err)
 	}
 	if l.unsynced {
 		// Deferred records in the rotated file are synced before it is
@@ -47,7 +48,7 @@ func (l *Log) rotateLocked() error {
 	}
 	l.f.Close()
 	l.f, l.end, l.newest = f, 0, next
-	return nil
+	return true, nil
 }
 
 // nextRotated returns an unused name for the file being rotated out, one

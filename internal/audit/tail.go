@@ -3,7 +3,9 @@ package audit
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"io/fs"
 	"path/filepath"
 	"slices"
 	"time"
@@ -31,6 +33,9 @@ func Tail(dir string, n int) ([]Line, error) {
 	var out []Line // newest first until the end
 	for i := len(names) - 1; i >= 0 && len(out) < n; i-- {
 		lines, err := tailFile(filepath.Join(dir, names[i]), n-len(out))
+		if errors.Is(err, fs.ErrNotExist) && i < len(names)-1 {
+			break // removed by retention since it was listed: older still are gone too
+		}
 		if err != nil {
 			return nil, fmt.Errorf("audit: %s: %w", names[i], err)
 		}

@@ -23,6 +23,9 @@ const (
 	ReasonBadMAC     Reason = "bad MAC"             // altered, or written with another key
 	ReasonChainBreak Reason = "chain break"         // prev_mac is not the previous record's MAC
 	ReasonSeqGap     Reason = "seq gap"             // seq is not the previous record's plus one
+	// ReasonMissing: the oldest records are gone and no checkpoint
+	// accounts for them: files were removed other than by retention.
+	ReasonMissing Reason = "missing records"
 )
 
 // Failure locates the first line that failed verification. It is an error
@@ -48,9 +51,11 @@ func (f *Failure) Unwrap() error { return ErrCorrupt }
 type Report struct {
 	Files    []string // base names of the files checked, in chain order
 	Records  int      // records that verified
-	FirstSeq uint64   // seq of the first record; > 1 means older files were removed
+	FirstSeq uint64   // seq of the first record; > 1 means older files were removed (by retention: see Verify)
 	LastSeq  uint64   // seq of the last record that verified
 	Failure  *Failure // nil if every record verified
+
+	firstPrev string // prev_mac of the first record
 }
 
 // chain is the state carried from one record to the next.
@@ -79,7 +84,9 @@ func (c *chain) next(e *entry, mac string) *Failure {
 // Verify checks every log file in dir, in chain order, with key. It
 // returns an error wrapping ErrCorrupt (the Report's Failure) at the first
 // line that is unparsable, truncated, fails its MAC, or does not follow its
-// predecessor, and another error if the files cannot be read.
+// predecessor, or, when the oldest records are gone, if no checkpoint
+// record (written by retention, see Options.MaxTotalBytes) names the last
+// of them; and another error if the files cannot be read.
 func Verify(dir string, key []byte) (Report, error) {
 	var rep Report
 	names, err := logFiles(dir)
@@ -90,9 +97,13 @@ func Verify(dir string, key []byte) (Report, error) {
 		return rep, fmt.Errorf("audit: no log files in %s: %w", dir, fs.ErrNotExist)
 	}
 	var c chain
-	for _, name := range names {
+	cps := scanCheckpoints(dir, key, names)
+	for _, name := range cps.skipRemoved(names) {
+		fail, err := verifyFile(filepath.Join(dir, name), key, &c, &rep, cps)
+		if errors.Is(err, fs.ErrNotExist) && rep.Records == 0 {
+			continue // removed by retention since it was listed
+		}
 		rep.Files = append(rep.Files, name)
-		fail, err := verifyFile(filepath.Join(dir, name), key, &c, &rep)
 		if err != nil {
 			return rep, fmt.Errorf("audit: %w", err)
 		}
@@ -102,10 +113,15 @@ func Verify(dir string, key []byte) (Report, error) {
 			return rep, fail
 		}
 	}
+	if rep.FirstSeq > 1 && !cps.covers(&entry{Seq: rep.FirstSeq, PrevMAC: rep.firstPrev}) {
+		rep.Failure = &Failure{File: rep.Files[0], Line: 1, Reason: ReasonMissing,
+			Detail: fmt.Sprintf("records before seq %d are gone and no checkpoint accounts for them (files were removed, and not by retention)", rep.FirstSeq)}
+		return rep, rep.Failure
+	}
 	return rep, nil
 }
 
-func verifyFile(path string, key []byte, c *chain, rep *Report) (*Failure, error) {
+func verifyFile(path string, key []byte, c *chain, rep *Report, cps *checkpoints) (*Failure, error) {
 	f, err := openRead(path)
 	if err != nil {
 		return nil, err
@@ -134,8 +150,9 @@ func verifyFile(path string, key []byte, c *chain, rep *Report) (*Failure, error
 			return fail(bad), nil
 		}
 		if rep.Records == 0 {
-			rep.FirstSeq = e.Seq
+			rep.FirstSeq, rep.firstPrev = e.Seq, e.PrevMAC
 		}
+		cps.add(e)
 		rep.Records++
 		rep.LastSeq = e.Seq
 	}

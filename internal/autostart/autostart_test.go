@@ -310,3 +310,16 @@ func TestRelativeExeRefused(t *testing.T) {
 		t.Fatal("a relative executable was accepted")
 	}
 }
+
+// TestSystemdKillsControlGroup: the unit ends every process left in the
+// service's cgroup when hostlink stops or dies (the one guarantee that
+// holds even for a process that escaped everything else).
+func TestSystemdKillsControlGroup(t *testing.T) {
+	unit, err := testSpec(t, Systemd).Unit()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(unit), "\nKillMode=control-group\n") {
+		t.Fatalf("no KillMode=control-group:\n%s", unit)
+	}
+}

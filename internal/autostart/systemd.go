@@ -9,7 +9,11 @@ import (
 
 // systemdUnit renders the user unit. Restart=on-failure brings hostlink
 // back after a crash; exit 78 (a configuration or consent problem that a
-// restart cannot fix) is not retried. Output goes to the journal, which
+// restart cannot fix) is not retried. KillMode=control-group (systemd's
+// default, stated so that no drop-in default changes it unnoticed) ends
+// every process left in the service's cgroup when hostlink stops or dies:
+// commands, agent runtimes and whatever they started, besides hostlink's
+// own guarantees (internal/procs). Output goes to the journal, which
 // hostlink detects (JOURNAL_STREAM) to log without its own timestamps.
 func systemdUnit(s *Spec) ([]byte, error) {
 	var b strings.Builder
@@ -45,6 +49,7 @@ func systemdUnit(s *Spec) ([]byte, error) {
 		}
 		fmt.Fprintf(&b, "Environment=%s\n", q)
 	}
+	b.WriteString("KillMode=control-group\n")
 	b.WriteString("Restart=on-failure\nRestartSec=5\nRestartPreventExitStatus=78\n\n")
 	b.WriteString("[Install]\nWantedBy=default.target\n")
 	return []byte(b.String()), nil

@@ -421,3 +421,32 @@ func TestArgvInsideShell(t *testing.T) {
 		t.Errorf("auto: %q", got)
 	}
 }
+
+// TestRefusedCwdIsAudited: a run_command refused for its cwd records the
+// cwd it attempted, root-relative and marked as outside, never as an
+// absolute host path (finding 12 of issue #16).
+func TestRefusedCwdIsAudited(t *testing.T) {
+	e := newEnv(t, Options{})
+	for _, tt := range []struct {
+		cwd, want string
+		outside   bool
+		code      errcode.Code
+	}{
+		{"../../etc", "../../etc", true, errcode.PathOutsideRoot},
+		{filepath.Join(e.base, "elsewhere"), "../elsewhere", true, errcode.PathOutsideRoot},
+		{"missing/dir", "missing/dir", false, errcode.PathNotFound},
+	} {
+		if _, code := e.call("run_command", map[string]any{"argv": []string{"true"}, "cwd": tt.cwd}); code != tt.code {
+			t.Fatalf("cwd %q: %q, want %q", tt.cwd, code, tt.code)
+		}
+		lines, err := audit.Tail(filepath.Join(e.base, "audit"), 1)
+		if err != nil || len(lines) != 1 {
+			t.Fatalf("audit tail: %v, %d lines", err, len(lines))
+		}
+		l := lines[0]
+		if l.Op != "run_command" || l.Code != string(tt.code) || l.Workdir != "main" ||
+			len(l.Paths) != 1 || l.Paths[0] != tt.want || (l.Details["path_outside"] == true) != tt.outside {
+			t.Errorf("cwd %q: record %+v; want path %q, outside %v", tt.cwd, l.Record, tt.want, tt.outside)
+		}
+	}
+}

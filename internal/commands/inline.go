@@ -10,15 +10,25 @@ import (
 // inline returns the start and end of a stream within the inline budget:
 // the whole stream when it fits, else half the budget from each end, both
 // cut at UTF-8 character boundaries (bytes that are not UTF-8 are shown as
-// U+FFFD; read_command_output returns them exactly).
-func (s *Service) inline(id, stream string, si capture.StreamInfo) (StreamSummary, error) {
+// U+FFFD; read_command_output returns them exactly). With first > 0 it is
+// the stream's first `first` bytes instead, cut at a character boundary.
+func (s *Service) inline(id, stream string, si capture.StreamInfo, first int64) (StreamSummary, error) {
 	sum := StreamSummary{Bytes: si.TotalBytes, StoredBytes: si.StoredBytes, Truncated: si.Truncated}
 	if si.Complete {
 		sum.SHA256 = si.SHA256
 	}
 	budget := int64(s.opts.InlineBytes)
 	n := si.StoredBytes
-	if n <= budget {
+	if first > 0 && n > first {
+		b, err := s.readRange(id, stream, 0, first)
+		if err != nil {
+			return sum, err
+		}
+		b = cut(b, false)
+		sum.Head, sum.InlineOmitted = toText(b), n-int64(len(b))
+		return sum, nil
+	}
+	if n <= budget || first > 0 {
 		b, err := s.readRange(id, stream, 0, n)
 		if err != nil {
 			return sum, err

@@ -28,7 +28,7 @@ func (s *Service) runCommand(ctx context.Context, c *ops.Call, a RunArgs) (Recei
 		return Receipt{}, err
 	}
 	if reused != nil {
-		return s.receipt(reused.ID, true)
+		return s.receiptInline(reused.ID, true, a.InlineHead)
 	}
 	select {
 	case <-j.done:
@@ -39,7 +39,7 @@ func (s *Service) runCommand(ctx context.Context, c *ops.Call, a RunArgs) (Recei
 		<-j.done
 		return Receipt{}, ctx.Err()
 	}
-	r, err := s.receipt(j.id, false)
+	r, err := s.receiptInline(j.id, false, a.InlineHead)
 	if err == nil {
 		c.Detail("status", r.Status)
 		c.AddBytes(r.Stdout.Bytes + r.Stderr.Bytes)

@@ -135,6 +135,7 @@ func (s *Service) start(c *ops.Call, op string, a RunArgs, keepStdin bool) (*job
 	}
 	dir, err := s.files.ResolveDir(a.Workdir, a.Cwd)
 	if err != nil {
+		s.files.RecordAttempt(c, a.Workdir, a.Cwd)
 		return nil, nil, err
 	}
 	c.Target(dir.Workdir, dir.Rel)
@@ -300,6 +301,12 @@ func (s *Service) lookup(id string) *job {
 
 // receipt builds the response for a capture.
 func (s *Service) receipt(id string, reused bool) (Receipt, error) {
+	return s.receiptInline(id, reused, 0)
+}
+
+// receiptInline is receipt with each stream's inline view its first head
+// bytes when head > 0 (RunArgs.InlineHead).
+func (s *Service) receiptInline(id string, reused bool, head int64) (Receipt, error) {
 	info, err := s.store.Get(id)
 	if err != nil {
 		return Receipt{}, err
@@ -322,10 +329,10 @@ func (s *Service) receipt(id string, reused bool) (Receipt, error) {
 		}
 		r.DurationSeconds = end.Sub(info.StartedAt).Seconds()
 	}
-	if r.Stdout, err = s.inline(id, capture.Stdout, info.Stdout); err != nil {
+	if r.Stdout, err = s.inline(id, capture.Stdout, info.Stdout, head); err != nil {
 		return Receipt{}, err
 	}
-	if r.Stderr, err = s.inline(id, capture.Stderr, info.Stderr); err != nil {
+	if r.Stderr, err = s.inline(id, capture.Stderr, info.Stderr, head); err != nil {
 		return Receipt{}, err
 	}
 	if r.ExitCode == nil && (info.Status == capture.StatusKilled || info.Status == capture.StatusTimedOut) {

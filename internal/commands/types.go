@@ -19,6 +19,11 @@ type RunArgs struct {
 	Stdin          *string           `json:"stdin,omitempty" jsonschema:"run_command: text written to stdin, which is then closed; start_command: keep stdin open for send_command_input"`
 	IdempotencyKey string            `json:"idempotency_key,omitempty" jsonschema:"a repeated request with the same key returns the first run instead of running again"`
 	Sandbox        string            `json:"sandbox,omitempty" enum:"default,network,off" jsonschema:"default: the configured sandbox; network: the sandbox with network access; off: no sandbox. Anything but default is put to the local user as commands_unsandboxed, which asks by default"`
+	// InlineHead, set only by an in-process transport (JSON cannot),
+	// makes run_command's inline view of each stream its first InlineHead
+	// bytes instead of [commands] inline_output_bytes of head and tail:
+	// the platform link returns output up to its negotiated budget whole.
+	InlineHead int64 `json:"-"`
 }
 
 // Describe implements policy.Describer: the command line with its

@@ -33,6 +33,13 @@ type rig struct {
 
 func newRig(t testing.TB, withDesktop bool) *rig {
 	t.Helper()
+	return newRigWith(t, withDesktop, nil)
+}
+
+// newRigWith is newRig with configure, if not nil, adjusting the runtime's
+// options first.
+func newRigWith(t testing.TB, withDesktop bool, configure func(*RuntimeOptions)) *rig {
+	t.Helper()
 	pairs, err := OpenPairings(t.TempDir())
 	if err != nil {
 		t.Fatal(err)
@@ -54,6 +61,9 @@ func newRig(t testing.TB, withDesktop bool) *rig {
 		}, Settle: 100 * time.Millisecond})
 		desktop.Register(r.reg, r.desk)
 		o.Desktops = r.desk
+	}
+	if configure != nil {
+		configure(&o)
 	}
 	r.rt = NewRuntime(o)
 	Register(r.reg, r.rt)

@@ -3,13 +3,15 @@ package companion
 import (
 	"context"
 	"fmt"
+	"io"
 	"log/slog"
 	"net/http"
 	"os"
-	"os/exec"
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/hostlink/hostlink/internal/procs"
 )
 
 // helperID is the companion id of the helper a runtime starts itself.
@@ -49,6 +51,10 @@ type HelperStatus struct {
 	LastError string `json:"last_error,omitempty" jsonschema:"why the last run of the helper ended"`
 	LastExit  string `json:"last_exit,omitempty"`
 }
+
+// helperStopGrace is how long a helper whose session ended has to exit
+// before its tree is ended.
+const helperStopGrace = 5 * time.Second
 
 // helperBackoff bounds the wait between helper restarts.
 var helperBackoff = [2]time.Duration{time.Second, time.Minute}
@@ -96,35 +102,34 @@ func (r *Runtime) runHelper(ctx context.Context, h Helper, st *helperState) erro
 	if h.NoDesktop {
 		args = append(args, "--no-desktop")
 	}
-	cmd := exec.CommandContext(ctx, h.Argv[0], args...)
-	cmd.Env = append(os.Environ(), h.Env...)
-	cmd.WaitDelay = 5 * time.Second
-	// Our own pipes, not StdinPipe/StdoutPipe: Wait must not close the
-	// ends the WebSocket is still using.
-	inR, inW, err := os.Pipe()
-	if err != nil {
-		return err
+	env := map[string]string{}
+	for _, kv := range h.Env {
+		if k, v, ok := strings.Cut(kv, "="); ok {
+			env[k] = v
+		}
 	}
-	outR, outW, err := os.Pipe()
+	dir, err := os.Getwd()
 	if err != nil {
-		inR.Close()
-		inW.Close()
-		return err
+		dir = os.TempDir()
 	}
+	// The helper is hostlink: it gets hostlink's environment, and through
+	// internal/procs it dies with this hostlink (see procs).
+	outR, outW := io.Pipe()
 	stderr := &tail{max: 2048}
-	cmd.Stdin, cmd.Stdout, cmd.Stderr = inR, outW, stderr
-	err = cmd.Start()
-	inR.Close()
-	outW.Close()
+	p, err := procs.Start(procs.Spec{Argv: append([]string{h.Argv[0]}, args...), Dir: dir, Env: env, FullEnv: true, Stdin: true},
+		outW, stderr)
 	if err != nil {
-		inW.Close()
 		outR.Close()
 		return fmt.Errorf("starting %s: %w", h.Argv[0], err)
 	}
 	st.mu.Lock()
 	st.starts++
 	st.mu.Unlock()
-	conn := &pipeConn{r: outR, w: inW}
+	go func() {
+		p.Wait()
+		outW.Close()
+	}()
+	conn := &pipeConn{r: outR, w: p.Stdin()}
 	l := newOneConnListener(conn)
 	served := make(chan struct{})
 	srv := &http.Server{ReadHeaderTimeout: handshakeTimeout, Handler: http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
@@ -132,20 +137,31 @@ func (r *Runtime) runHelper(ctx context.Context, h Helper, st *helperState) erro
 		r.accept(w, req, RouteWSLInterop)
 	})}
 	go srv.Serve(l)
-	exited := make(chan error, 1)
-	go func() { exited <- cmd.Wait() }()
-	var werr error
 	select {
 	case <-served:
 		// The session is over: closing its streams tells the helper,
-		// which exits on end of input; WaitDelay bounds the wait.
+		// which exits on end of input; it has helperStopGrace to.
 		conn.Close()
-		werr = <-exited
-	case werr = <-exited:
+	case <-p.Done():
+	case <-ctx.Done():
+		conn.Close()
 	}
+	select {
+	case <-p.Done():
+	case <-time.After(helperStopGrace):
+		p.Terminate(time.Second)
+	}
+	pst, werr := p.Wait()
 	l.Close()
 	srv.Close()
 	conn.Close()
+	switch {
+	case werr != nil:
+	case pst.Signal != "":
+		werr = fmt.Errorf("signal %s", pst.Signal)
+	case pst.ExitCode != 0:
+		werr = fmt.Errorf("exit status %d", pst.ExitCode)
+	}
 	msg := "the helper exited"
 	if werr != nil {
 		msg = "the helper ended: " + werr.Error()

@@ -8,6 +8,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -19,6 +20,7 @@ import (
 	"github.com/hostlink/hostlink/internal/audit"
 	"github.com/hostlink/hostlink/internal/capture"
 	"github.com/hostlink/hostlink/internal/ops/opstest"
+	"github.com/hostlink/hostlink/internal/tstest"
 )
 
 // The helper route's tests start this test binary as the helper: with
@@ -30,7 +32,29 @@ func TestMain(m *testing.M) {
 	if dir := os.Getenv("HOSTLINK_COMPANION_TEST_HELPER"); dir != "" {
 		os.Exit(helperMain(dir, os.Args[1:]))
 	}
+	if dir := os.Getenv("HOSTLINK_COMPANION_TEST_RUNTIME"); dir != "" {
+		os.Exit(runtimeMain(dir))
+	}
 	os.Exit(m.Run())
+}
+
+// runtimeMain is a runtime hostlink in its own process: it starts this
+// binary as its helper, says "ready" once the helper runs, and waits to
+// be killed.
+func runtimeMain(dir string) int {
+	pairs, err := OpenPairings(filepath.Join(dir, "runtime"))
+	if err != nil {
+		fmt.Println(err)
+		return 2
+	}
+	rt := NewRuntime(RuntimeOptions{Pairings: pairs})
+	exe, _ := os.Executable()
+	rt.StartHelper(Helper{Argv: []string{exe}, NoDesktop: true, Env: []string{"HOSTLINK_COMPANION_TEST_HELPER=" + dir}})
+	for rt.HelperState() == nil || !rt.HelperState().Connected {
+		time.Sleep(10 * time.Millisecond)
+	}
+	fmt.Println("ready")
+	select {}
 }
 
 // helperMain is the test helper: captures and an audit log in dir, its
@@ -238,4 +262,48 @@ func auditOps(ls []auditLine) []string {
 		out = append(out, l.Op)
 	}
 	return out
+}
+
+// TestHelperDiesWithRuntime: the helper does not outlive a runtime
+// killed with SIGKILL: it is gone within a second of the runtime's death.
+func TestHelperDiesWithRuntime(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "audit.key"), make([]byte, audit.KeySize), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	exe, _ := os.Executable()
+	cmd := exec.Command(exe)
+	cmd.Env = append(os.Environ(), "HOSTLINK_COMPANION_TEST_RUNTIME="+dir)
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
+	line, _ := bufio.NewReader(out).ReadString('\n')
+	if line != "ready\n" {
+		t.Fatalf("runtime: %q", line)
+	}
+	helper := helperPid(t, dir)
+	cmd.Process.Kill()
+	cmd.Wait()
+	if !tstest.Eventually(time.Second, func() bool { return exited(helper) }) {
+		syscall.Kill(helper, syscall.SIGKILL)
+		t.Fatalf("helper %d alive a second after its runtime died", helper)
+	}
+}
+
+// exited reports whether pid is gone or a zombie.
+func exited(pid int) bool {
+	if syscall.Kill(pid, 0) != nil {
+		return true
+	}
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return true
+	}
+	f := strings.Fields(string(b[strings.LastIndexByte(string(b), ')')+1:]))
+	return len(f) > 0 && (f[0] == "Z" || f[0] == "X")
 }

@@ -14,6 +14,7 @@ import (
 
 	"github.com/coder/websocket"
 
+	"github.com/hostlink/hostlink/internal/connlimit"
 	"github.com/hostlink/hostlink/internal/desktop/native"
 	"github.com/hostlink/hostlink/internal/errcode"
 )
@@ -39,8 +40,16 @@ type RuntimeOptions struct {
 	// (default 2 s), so an unpair from the CLI closes it.
 	RevokeCheck time.Duration
 
-	minVersion int // tests only: default MinCompanionVersion
+	minVersion int              // tests only: default MinCompanionVersion
+	limits     connlimit.Limits // tests only: default connLimits
 }
+
+// connLimits bound the runtime's open connections, in total and from one
+// address (through Docker's published port every companion comes from
+// the same one), as on the daemon's HTTP endpoint (package connlimit): at
+// a limit, connections that never said a verified hello make room for the
+// newcomer, and a connected companion's never does.
+var connLimits = connlimit.Limits{Max: 64, PerPeer: 16}
 
 // Runtime accepts companion connections.
 type Runtime struct {
@@ -116,12 +125,18 @@ func (r *Runtime) Listen(addr string, anyInterface bool) (string, error) {
 	}
 	mux := http.NewServeMux()
 	mux.HandleFunc("/companion", func(w http.ResponseWriter, req *http.Request) { r.accept(w, req, RouteCompanion) })
+	lim := r.o.limits
+	if lim == (connlimit.Limits{}) {
+		lim = connLimits
+	}
+	ll := connlimit.Listen(l, lim, nil)
 	r.mu.Lock()
-	r.srv = &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
+	r.srv = &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second, IdleTimeout: time.Minute,
+		ConnState: ll.ConnState, ConnContext: connlimit.WithConn}
 	r.addr = l.Addr().String()
 	srv := r.srv
 	r.mu.Unlock()
-	go srv.Serve(l)
+	go srv.Serve(ll)
 	return l.Addr().String(), nil
 }
 
@@ -252,6 +267,9 @@ func (r *Runtime) accept(w http.ResponseWriter, req *http.Request, route string)
 			ws.CloseNow()
 			return
 		}
+		// A verified companion's connection is kept while unverified ones
+		// make room (package connlimit).
+		connlimit.Trust(req.Context())
 		s := &Session{ID: a.ID, Name: name, Version: a.Version, Capabilities: a.Capabilities, OS: a.OS,
 			Connected: time.Now(), Route: route, p: p}
 		r.serve(ctx, s)

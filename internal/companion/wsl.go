@@ -3,10 +3,11 @@ package companion
 import (
 	"context"
 	"os"
-	"os/exec"
 	"runtime"
 	"strings"
 	"time"
+
+	"github.com/hostlink/hostlink/internal/procs"
 )
 
 // Route is whether an execution route is available here, and why not.
@@ -41,9 +42,22 @@ func wslInterop(ctx context.Context, goos string, getenv func(string) string, re
 	}
 	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 	defer cancel()
-	out, err := exec.CommandContext(ctx, wslCmd, "/c", "ver").Output()
-	if err != nil || !strings.Contains(string(out), "Windows") {
+	// Interop finds its Windows side through WSL_INTEROP.
+	out, st, err := procs.Output(ctx, procs.Spec{Argv: []string{wslCmd, "/c", "ver"}, Dir: "/",
+		Env: passVars(getenv, "WSL_INTEROP", "WSL_DISTRO_NAME")}, 64<<10, nil)
+	if err != nil || st.ExitCode != 0 || !strings.Contains(out, "Windows") {
 		return Route{Reason: "windows_unreachable", Detail: "running " + wslCmd + " through interop failed"}
 	}
-	return Route{Available: true, Helper: wslCmd, Detail: strings.TrimSpace(string(out))}
+	return Route{Available: true, Helper: wslCmd, Detail: strings.TrimSpace(out)}
+}
+
+// passVars are the named variables that getenv has set.
+func passVars(getenv func(string) string, names ...string) map[string]string {
+	m := map[string]string{}
+	for _, n := range names {
+		if v := getenv(n); v != "" {
+			m[n] = v
+		}
+	}
+	return m
 }

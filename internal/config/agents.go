@@ -17,6 +17,10 @@ type Agents struct {
 	ApprovalTimeoutSeconds int      `toml:"approval_timeout_seconds"` // a pending approval or question expires after it
 	TurnTimeoutSeconds     int      `toml:"turn_timeout_seconds"`     // a turn is interrupted after it
 	MaxResultBytes         int64    `toml:"max_result_bytes"`         // longer final answers are cut
+	// Limits on the runtime CLIs, which a busy machine makes slow.
+	ProbeTimeoutSeconds  int `toml:"probe_timeout_seconds"`  // a readiness check (list_agent_runtimes, submit)
+	ModelsTimeoutSeconds int `toml:"models_timeout_seconds"` // list_agent_models' wait for the runtime's list
+	StartTimeoutSeconds  int `toml:"start_timeout_seconds"`  // starting a runtime, for a task or its model list
 	// Where the runtime CLIs are: an executable, or a directory holding
 	// the npm install; "" finds them on PATH.
 	CodexPath  string `toml:"codex_path"`
@@ -40,6 +44,9 @@ func defaultAgents() Agents {
 		ApprovalTimeoutSeconds: 600,
 		TurnTimeoutSeconds:     3600,
 		MaxResultBytes:         64 << 20,
+		ProbeTimeoutSeconds:    15,
+		ModelsTimeoutSeconds:   60,
+		StartTimeoutSeconds:    120,
 	}
 }
 
@@ -53,6 +60,9 @@ func (c *Config) fillAgentDefaults() {
 	setIfZero(&c.Agents.ApprovalTimeoutSeconds, d.ApprovalTimeoutSeconds)
 	setIfZero(&c.Agents.TurnTimeoutSeconds, d.TurnTimeoutSeconds)
 	setIfZero(&c.Agents.MaxResultBytes, d.MaxResultBytes)
+	setIfZero(&c.Agents.ProbeTimeoutSeconds, d.ProbeTimeoutSeconds)
+	setIfZero(&c.Agents.ModelsTimeoutSeconds, d.ModelsTimeoutSeconds)
+	setIfZero(&c.Agents.StartTimeoutSeconds, d.StartTimeoutSeconds)
 }
 
 // AgentsOn reports whether agent operations are offered at all: enabled,
@@ -96,6 +106,9 @@ func (c *Config) agentProblems() []problem {
 		{"agents.approval_timeout_seconds", int64(c.Agents.ApprovalTimeoutSeconds), 1, 7 * 24 * 3600},
 		{"agents.turn_timeout_seconds", int64(c.Agents.TurnTimeoutSeconds), 1, 7 * 24 * 3600},
 		{"agents.max_result_bytes", c.Agents.MaxResultBytes, 1, 1 << 30},
+		{"agents.probe_timeout_seconds", int64(c.Agents.ProbeTimeoutSeconds), 1, 600},
+		{"agents.models_timeout_seconds", int64(c.Agents.ModelsTimeoutSeconds), 1, 3600},
+		{"agents.start_timeout_seconds", int64(c.Agents.StartTimeoutSeconds), 1, 3600},
 	} {
 		if b.value < b.min || b.value > b.max {
 			probs = append(probs, keyProblem(b.key, "%d is out of range: must be %d to %d", b.value, b.min, b.max))

@@ -44,7 +44,18 @@ type Workdir struct {
 	// "read-only" or "workspace-write" (see [agents]).
 	AgentMode     string   `toml:"agent_mode"`
 	AgentRuntimes []string `toml:"agent_runtimes"` // further limits agents.runtimes here
+	// Hardlinks is "refuse" (or unset) or "allow": whether regular files
+	// with more than one link may be read and edited here. Another name
+	// of such a file may lie outside the workdir; trees such as pnpm
+	// stores are made of them.
+	Hardlinks string `toml:"hardlinks"`
+	// CrossMounts lets recursive listings, searches and deletes enter
+	// other file systems mounted below the workdir.
+	CrossMounts bool `toml:"cross_mounts"`
 }
+
+// AllowHardlinks reports whether w lets files with several links be read.
+func (w Workdir) AllowHardlinks() bool { return w.Hardlinks == "allow" }
 
 // Limits bound the work a single request can cause.
 type Limits struct {
@@ -56,14 +67,24 @@ type Limits struct {
 	MaxSearchFileBytes int64 `toml:"max_search_file_bytes"` // larger files are skipped by search
 }
 
-// Server configures the Streamable HTTP listener.
+// Server configures the Streamable HTTP listener (MCP and the console).
 type Server struct {
 	Listen string `toml:"listen"` // host:port; the host must be loopback
+	// MaxConnections bounds open connections; MaxConnectionsPerPeer those
+	// from one address (see package connlimit).
+	MaxConnections        int `toml:"max_connections"`
+	MaxConnectionsPerPeer int `toml:"max_connections_per_peer"`
 }
 
 // Audit configures the audit log.
 type Audit struct {
 	MaxFileBytes int64 `toml:"max_file_bytes"` // size at which audit.log rotates
+	// MaxTotalBytes bounds the audit directory: the oldest rotated files
+	// are removed past it, under a signed checkpoint (package audit).
+	MaxTotalBytes int64 `toml:"max_total_bytes"`
+	// RefusalIntervalSeconds is how long refusals of one kind from one
+	// source are counted into one record.
+	RefusalIntervalSeconds int `toml:"refusal_interval_seconds"`
 }
 
 // Commands configures command execution, which is off until the local user
@@ -120,8 +141,8 @@ func Default() *Config {
 			MaxSearchBytes:     256 << 20,
 			MaxSearchFileBytes: 8 << 20,
 		},
-		Server: Server{Listen: "127.0.0.1:7717"},
-		Audit:  Audit{MaxFileBytes: 64 << 20},
+		Server: Server{Listen: "127.0.0.1:7717", MaxConnections: 256, MaxConnectionsPerPeer: 64},
+		Audit:  Audit{MaxFileBytes: 64 << 20, MaxTotalBytes: 1 << 30, RefusalIntervalSeconds: 60},
 		Commands: Commands{
 			MaxConcurrent:         4,
 			DefaultTimeoutSeconds: 60,

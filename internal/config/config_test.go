@@ -277,6 +277,9 @@ func TestLoadBounds(t *testing.T) {
 		{"commands", "retention_hours", 1, 8760},
 		{"computer", "settle_ms", 1, 5000},
 		{"computer", "max_accessibility_bytes", 1, 1 << 20},
+		{"agents", "probe_timeout_seconds", 1, 600},
+		{"agents", "models_timeout_seconds", 1, 3600},
+		{"agents", "start_timeout_seconds", 1, 3600},
 	}
 	for _, tt := range tests {
 		key := tt.table + "." + tt.key

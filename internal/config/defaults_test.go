@@ -52,7 +52,7 @@ func TestDefaultTOMLExample(t *testing.T) {
 	if err != nil {
 		t.Fatalf("%v\n%s", err, doc.String())
 	}
-	want := []Workdir{{Alias: "notes", Path: filepath.Join(home, "notes"), ReadOnly: true, Description: "My notes"}}
+	want := []Workdir{{Alias: "notes", Path: filepath.Join(home, "notes"), ReadOnly: true, Description: "My notes", Hardlinks: "refuse"}}
 	if !reflect.DeepEqual(c.Workdirs, want) {
 		t.Errorf("example workdirs = %+v, want %+v", c.Workdirs, want)
 	}

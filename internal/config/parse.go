@@ -58,7 +58,12 @@ func (c *Config) fillDefaults() {
 	setIfZero(&c.Limits.MaxSearchBytes, d.Limits.MaxSearchBytes)
 	setIfZero(&c.Limits.MaxSearchFileBytes, d.Limits.MaxSearchFileBytes)
 	setIfZero(&c.Server.Listen, d.Server.Listen)
+	setIfZero(&c.Server.MaxConnections, d.Server.MaxConnections)
+	setIfZero(&c.Server.MaxConnectionsPerPeer, min(d.Server.MaxConnectionsPerPeer, c.Server.MaxConnections))
 	setIfZero(&c.Audit.MaxFileBytes, d.Audit.MaxFileBytes)
+	// An unset total never falls below what two files take.
+	setIfZero(&c.Audit.MaxTotalBytes, max(d.Audit.MaxTotalBytes, 2*c.Audit.MaxFileBytes))
+	setIfZero(&c.Audit.RefusalIntervalSeconds, d.Audit.RefusalIntervalSeconds)
 	setIfZero(&c.Commands.MaxConcurrent, d.Commands.MaxConcurrent)
 	setIfZero(&c.Commands.MaxTimeoutSeconds, d.Commands.MaxTimeoutSeconds)
 	// An unset default timeout never exceeds a lowered maximum.

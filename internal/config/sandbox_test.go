@@ -13,7 +13,7 @@ func TestSandboxKeys(t *testing.T) {
 	paths := func(n int) string {
 		var ps []string
 		for i := range n {
-			ps = append(ps, fmt.Sprintf("%q", fmt.Sprintf("/p/%d", i)))
+			ps = append(ps, fmt.Sprintf("%q", filepath.Join(home, "p", fmt.Sprint(i))))
 		}
 		return "[" + strings.Join(ps, ", ") + "]"
 	}

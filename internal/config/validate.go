@@ -43,6 +43,11 @@ func (c *Config) problems() []problem {
 				seen[folded] = i
 			}
 		}
+		switch w.Hardlinks {
+		case "", "refuse", "allow":
+		default:
+			probs = append(probs, keyProblem(key+".hardlinks", "%q is not one of refuse, allow", w.Hardlinks))
+		}
 		switch {
 		case w.Path == "":
 			probs = append(probs, keyProblem(key+".path", "required"))
@@ -102,7 +107,11 @@ func (c *Config) bounds() []bound {
 		{"limits.max_search_matches", int64(c.Limits.MaxSearchMatches), 1, 100_000},
 		{"limits.max_search_bytes", c.Limits.MaxSearchBytes, 1, 16 * GiB},
 		{"limits.max_search_file_bytes", c.Limits.MaxSearchFileBytes, 1, 1 * GiB},
+		{"server.max_connections", int64(c.Server.MaxConnections), 16, 65536},
+		{"server.max_connections_per_peer", int64(c.Server.MaxConnectionsPerPeer), 1, int64(c.Server.MaxConnections)},
 		{"audit.max_file_bytes", c.Audit.MaxFileBytes, 64 * KiB, 4 * GiB},
+		{"audit.max_total_bytes", c.Audit.MaxTotalBytes, 2 * c.Audit.MaxFileBytes, 1 << 40},
+		{"audit.refusal_interval_seconds", int64(c.Audit.RefusalIntervalSeconds), 1, 3600},
 		{"commands.max_concurrent", int64(c.Commands.MaxConcurrent), 1, 64},
 		{"commands.default_timeout_seconds", int64(c.Commands.DefaultTimeoutSeconds), 1, int64(c.Commands.MaxTimeoutSeconds)},
 		{"commands.max_timeout_seconds", int64(c.Commands.MaxTimeoutSeconds), 1, 7 * 24 * 3600},

@@ -18,11 +18,18 @@ func TestValidate(t *testing.T) {
 			name: "workdirs",
 			modify: func(c *Config) {
 				c.Workdirs = []Workdir{
-					{Alias: "a", Path: abs},
-					{Alias: "0-9_z", Path: filepath.Join(abs, "x"), ReadOnly: true},
+					{Alias: "a", Path: abs, Hardlinks: "allow", CrossMounts: true},
+					{Alias: "0-9_z", Path: filepath.Join(abs, "x"), ReadOnly: true, Hardlinks: "refuse"},
 					{Alias: strings.Repeat("x", 64), Path: abs},
 				}
 			},
+		},
+		{
+			name: "hardlinks",
+			modify: func(c *Config) {
+				c.Workdirs = []Workdir{{Alias: "a", Path: abs, Hardlinks: "yes"}}
+			},
+			want: []string{`workdirs[0].hardlinks: "yes" is not one of refuse, allow`},
 		},
 		{
 			name: "unexpanded and relative paths",
@@ -64,6 +71,39 @@ func TestValidate(t *testing.T) {
 			name:   "empty listen",
 			modify: func(c *Config) { c.Server.Listen = "" },
 			want:   []string{`server.listen: "" is not host:port`},
+		},
+		{
+			name: "connection limits at their bounds",
+			modify: func(c *Config) {
+				c.Server.MaxConnections, c.Server.MaxConnectionsPerPeer = 16, 16
+				c.Audit.MaxTotalBytes, c.Audit.RefusalIntervalSeconds = 2*c.Audit.MaxFileBytes, 3600
+			},
+		},
+		{
+			name: "connection and audit limits past their bounds",
+			modify: func(c *Config) {
+				c.Server.MaxConnections, c.Server.MaxConnectionsPerPeer = 15, 16
+				c.Audit.MaxTotalBytes, c.Audit.RefusalIntervalSeconds = 2*c.Audit.MaxFileBytes-1, 3601
+			},
+			want: []string{
+				"server.max_connections: 15 is out of range: must be 16 to 65536",
+				"server.max_connections_per_peer: 16 is out of range: must be 1 to 15",
+				"audit.max_total_bytes: 134217727 is out of range: must be 134217728 to 1099511627776",
+				"audit.refusal_interval_seconds: 3601 is out of range: must be 1 to 3600",
+			},
+		},
+		{
+			name: "connection and audit limits far past their bounds",
+			modify: func(c *Config) {
+				c.Server.MaxConnections, c.Server.MaxConnectionsPerPeer = 1<<30, -1
+				c.Audit.MaxTotalBytes, c.Audit.RefusalIntervalSeconds = 1<<62, -5
+			},
+			want: []string{
+				"server.max_connections: 1073741824 is out of range",
+				"server.max_connections_per_peer: -1 is out of range",
+				"audit.max_total_bytes: 4611686018427387904 is out of range",
+				"audit.refusal_interval_seconds: -5 is out of range",
+			},
 		},
 		{
 			name:   "audit too small",

@@ -1,12 +1,14 @@
 package console
 
 import (
+	"bytes"
 	"context"
 	"crypto/rand"
 	"crypto/subtle"
 	"embed"
 	"encoding/hex"
 	"encoding/json"
+	"fmt"
 	"html/template"
 	"io/fs"
 	"log/slog"
@@ -17,8 +19,10 @@ import (
 
 	"github.com/hostlink/hostlink/internal/approvals"
 	"github.com/hostlink/hostlink/internal/audit"
+	"github.com/hostlink/hostlink/internal/connlimit"
 	"github.com/hostlink/hostlink/internal/mcpserve"
 	"github.com/hostlink/hostlink/internal/ops"
+	"github.com/hostlink/hostlink/internal/textsafe"
 )
 
 // Prefix is where the console is served.
@@ -49,8 +53,10 @@ type Options struct {
 	// verifying the chain.
 	AuditDir string
 	AuditKey func() ([]byte, error)
-	// Audit records logins and refused requests.
-	Audit ops.Auditor
+	// Audit records logins; Refusals refused requests and failed logins
+	// (counted, so that a flood of them does not grow the audit log).
+	Audit    ops.Auditor
+	Refusals *audit.Refusals
 	// Status is the daemon's status (daemon.Status), shown as is.
 	Status func() any
 	// Policy is the policy in force, shown read-only.
@@ -75,7 +81,7 @@ type session struct {
 // New returns the console.
 func New(o Options) *Server {
 	s := &Server{o: o, pages: map[string]*template.Template{}, sessions: map[string]*session{}}
-	funcs := template.FuncMap{"json": toJSON, "since": since, "short": short, "join": strings.Join}
+	funcs := template.FuncMap{"json": toJSON, "since": since, "short": short, "join": join}
 	names, _ := fs.Glob(templateFS, "templates/*.html")
 	for _, n := range names {
 		base := strings.TrimSuffix(strings.TrimPrefix(n, "templates/"), ".html")
@@ -99,6 +105,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	h.Set("Cross-Origin-Resource-Policy", "same-origin")
 	if why := s.refusal(r); why != "" {
 		s.auditRefusal(r, why)
+		h.Set("Connection", "close")
 		http.Error(w, why, http.StatusForbidden)
 		return
 	}
@@ -113,11 +120,15 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	sess := s.session(r)
+	if sess != nil {
+		connlimit.Trust(r.Context())
+	}
 	if sess == nil {
 		if r.Method == http.MethodGet && r.URL.Query().Get("fragment") == "" {
 			http.Redirect(w, r, Prefix+"login", http.StatusSeeOther)
 			return
 		}
+		h.Set("Connection", "close")
 		http.Error(w, "log in first", http.StatusUnauthorized)
 		return
 	}
@@ -161,13 +172,8 @@ func (s *Server) refusal(r *http.Request) string {
 }
 
 func (s *Server) auditRefusal(r *http.Request, why string) {
-	if s.o.Audit == nil {
-		return
-	}
-	if err := s.o.Audit.Append(audit.Record{Time: time.Now(), Transport: audit.Console, Peer: r.RemoteAddr, Op: "console_request_refused",
-		Code: "AUTH_FAILED", Details: map[string]any{"reason": why, "method": r.Method, "path": short(r.URL.Path, 128)}}); err != nil {
-		slog.Warn("a refused console request is not in the audit log", "peer", r.RemoteAddr, "err", err)
-	}
+	s.o.Refusals.Refuse(mcpserve.RemoteIP(r), audit.Record{Time: time.Now(), Transport: audit.Console, Peer: r.RemoteAddr,
+		Op: "console_request_refused", Code: "AUTH_FAILED", Details: map[string]any{"reason": why, "method": r.Method, "path": short(r.URL.Path, 128)}})
 }
 
 func (s *Server) session(r *http.Request) *session {
@@ -192,18 +198,18 @@ func (s *Server) login(w http.ResponseWriter, r *http.Request) {
 	}
 	r.Body = http.MaxBytesReader(w, r.Body, maxForm)
 	ok := mcpserve.TokenMatches(r.PostFormValue("token"), s.o.Token)
-	code := "OK"
 	if !ok {
-		code = "AUTH_FAILED"
-	}
-	if s.o.Audit != nil {
-		if err := s.o.Audit.Append(audit.Record{Time: time.Now(), Transport: audit.Console, Peer: r.RemoteAddr, Op: "console_login", Code: code}); err != nil {
+		s.o.Refusals.Refuse(mcpserve.RemoteIP(r), audit.Record{Time: time.Now(), Transport: audit.Console, Peer: r.RemoteAddr,
+			Op: "console_login", Code: "AUTH_FAILED", Details: map[string]any{"reason": "wrong token"}})
+	} else if s.o.Audit != nil {
+		if err := s.o.Audit.Append(audit.Record{Time: time.Now(), Transport: audit.Console, Peer: r.RemoteAddr, Op: "console_login", Code: "OK"}); err != nil {
 			// No session for a login the log cannot show.
 			slog.Warn("a console login is not in the audit log", "peer", r.RemoteAddr, "err", err)
 			ok = false
 		}
 	}
 	if !ok {
+		w.Header().Set("Connection", "close")
 		w.WriteHeader(http.StatusUnauthorized)
 		s.render(w, "login", nil, map[string]any{"Title": "Log in", "Error": "That is not the token (see `hostlink token`)."})
 		return
@@ -242,9 +248,17 @@ func (s *Server) render(w http.ResponseWriter, page string, sess *session, data 
 	if f, _ := data["Fragment"].(string); f != "" {
 		name = f
 	}
-	if err := t.ExecuteTemplate(w, name, data); err != nil {
+	var b bytes.Buffer
+	if err := t.ExecuteTemplate(&b, name, data); err != nil {
 		http.Error(w, "the page could not be rendered", http.StatusInternalServerError)
+		return
 	}
+	// html/template escapes markup but not what a browser hides or
+	// reorders: control, bidirectional and zero-width characters in an
+	// approval's command or preview, a path or an audit detail. The page
+	// is shown with every such character as a visible escape (textsafe);
+	// the templates hold none themselves.
+	w.Write([]byte(textsafe.Block(b.String())))
 }
 
 // call runs a read-only operation for the console and returns its result
@@ -279,6 +293,22 @@ func toJSON(v any) string {
 		return ""
 	}
 	return string(b)
+}
+
+// join joins a list of strings, typed ([]string, from an audit record) or
+// generic ([]any, from an operation's result decoded as JSON).
+func join(list any, sep string) string {
+	switch l := list.(type) {
+	case []string:
+		return strings.Join(l, sep)
+	case []any:
+		parts := make([]string, len(l))
+		for i, v := range l {
+			parts[i] = fmt.Sprint(v)
+		}
+		return strings.Join(parts, sep)
+	}
+	return ""
 }
 
 func since(t time.Time) string {

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/hostlink/hostlink/internal/audit"
+	"github.com/hostlink/hostlink/internal/textsafe"
 )
 
 func (s *Server) route(w http.ResponseWriter, r *http.Request, sess *session, path string) {
@@ -79,7 +80,7 @@ func (s *Server) decide(w http.ResponseWriter, r *http.Request, sess *session, i
 	}
 	by := "console session " + sess.id[:8] + " from " + r.RemoteAddr
 	if _, err := s.o.Broker.Decide(id, approve, by, audit.Console); err != nil {
-		http.Error(w, err.Error(), http.StatusConflict)
+		http.Error(w, textsafe.Line(err.Error()), http.StatusConflict)
 		return
 	}
 	http.Redirect(w, r, Prefix+"approvals", http.StatusSeeOther)

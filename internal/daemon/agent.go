@@ -54,6 +54,9 @@ func (d *Daemon) openAgents(extra map[string]agent.Factory) error {
 			ApprovalTimeout: time.Duration(a.ApprovalTimeoutSeconds) * time.Second,
 			TurnTimeout:     time.Duration(a.TurnTimeoutSeconds) * time.Second,
 			MaxResultBytes:  a.MaxResultBytes,
+			ProbeTimeout:    time.Duration(a.ProbeTimeoutSeconds) * time.Second,
+			ModelsTimeout:   time.Duration(a.ModelsTimeoutSeconds) * time.Second,
+			StartTimeout:    time.Duration(a.StartTimeoutSeconds) * time.Second,
 		},
 		Version: version.Version,
 	})

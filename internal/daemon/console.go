@@ -17,6 +17,7 @@ func (d *Daemon) consoleHandler(token string) http.Handler {
 		AuditDir: d.Dirs.Audit,
 		AuditKey: func() ([]byte, error) { return audit.LoadOrCreateKey(d.Dirs.AuditKey()) },
 		Audit:    d.Audit,
+		Refusals: d.Refusals,
 		Status:   func() any { return d.Status() },
 		Policy: func() any {
 			p := d.Policy()

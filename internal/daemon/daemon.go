@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"time"
@@ -21,6 +22,7 @@ import (
 	"github.com/hostlink/hostlink/internal/ops"
 	"github.com/hostlink/hostlink/internal/paths"
 	"github.com/hostlink/hostlink/internal/private"
+	"github.com/hostlink/hostlink/internal/procs"
 	"github.com/hostlink/hostlink/internal/version"
 )
 
@@ -44,6 +46,7 @@ type Daemon struct {
 	Config   *config.Config
 	Info     hostinfo.Info
 	Audit    *audit.Log
+	Refusals *audit.Refusals   // refused requests, counted into Audit
 	Registry *ops.Registry     // the configured workdirs' registry (assemble)
 	Files    *files.Service    // its file service
 	Commands *commands.Service // its command service; nil unless command execution is enabled
@@ -103,6 +106,13 @@ func Open(o Options) (*Daemon, error) {
 	d.IdleExit = o.IdleExit
 	d.stopReq = make(chan string, 1)
 	d.openLogging()
+	// Before anything reconciles or reports: what a hostlink that died
+	// with its guardian left running is ended now.
+	if n, err := procs.UseLedger(filepath.Join(dirs.Runtime, "children")); err != nil {
+		slog.Warn("process ledger unavailable: a command may outlive hostlink if hostlink and its guardian are killed", "err", err)
+	} else if n > 0 {
+		slog.Warn("ended processes a previous hostlink left running", "processes", n)
+	}
 	if err := d.openWorkdirs(o.AllowedRoot); err != nil {
 		return nil, err
 	}
@@ -157,7 +167,12 @@ func (d *Daemon) openWorkdirs(allowedRoot string) error {
 		if err := d.checkWorkdir(w.Path); err != nil {
 			return fmt.Errorf("workdir %q: %w", w.Alias, err)
 		}
-		root, err := jail.Open(w.Path, jail.Options{ReadOnly: w.ReadOnly, Protected: d.protectedDirs()})
+		root, err := jail.Open(w.Path, jail.Options{
+			ReadOnly:    w.ReadOnly,
+			Protected:   d.protectedDirs(),
+			Hardlinks:   w.AllowHardlinks(),
+			CrossMounts: w.CrossMounts,
+		})
 		if err != nil {
 			return fmt.Errorf("workdir %q (%s): %w", w.Alias, w.Path, err)
 		}
@@ -184,6 +199,7 @@ func (d *Daemon) openAudit() error {
 		return err
 	}
 	d.Audit = log
+	d.Refusals = audit.NewRefusals(log, time.Duration(d.Config.Audit.RefusalIntervalSeconds)*time.Second)
 	return nil
 }
 
@@ -199,11 +215,12 @@ func OpenAudit(dirs paths.Dirs, cfg *config.Config, machineID string) (*audit.Lo
 		return nil, fmt.Errorf("audit key: %w", err)
 	}
 	log, err := audit.Open(audit.Options{
-		Dir:       dirs.Audit,
-		Key:       key,
-		MaxBytes:  cfg.Audit.MaxFileBytes,
-		MachineID: machineID,
-		Version:   version.Version,
+		Dir:           dirs.Audit,
+		Key:           key,
+		MaxBytes:      cfg.Audit.MaxFileBytes,
+		MaxTotalBytes: cfg.Audit.MaxTotalBytes,
+		MachineID:     machineID,
+		Version:       version.Version,
 	})
 	if err != nil {
 		return nil, fmt.Errorf("audit log: %w (hostlink does not run without its audit log)", err)
@@ -227,6 +244,7 @@ func (d *Daemon) Close() error {
 	for _, r := range d.roots {
 		r.Close()
 	}
+	d.Refusals.Close()
 	if d.Audit != nil {
 		return d.Audit.Close()
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strings"
 	"testing"
@@ -42,13 +43,27 @@ func TestSandboxThroughTheDaemon(t *testing.T) {
 				t.Fatalf("list_workdirs %v %s, want command_sandbox %q", res, code, want)
 			}
 			if mode == "" && want.Mode != sandbox.Workdir {
+				if runtime.GOOS == "windows" && tstest.UnderWine() {
+					t.Skipf("Wine does not implement integrity levels (%s): the Windows sandbox stays unverified here", want.Reason)
+				}
 				tstest.Missing(t, "commands cannot be sandboxed here: "+want.Reason)
 			}
 			pol := policy.AllowAll()
 			d.pol.engine.Set(pol)
 			secret := filepath.Join(d.Dirs.State, "canary")
 			os.WriteFile(secret, []byte("canary-secret"), 0o600)
-			r, code := opstest.Call(context.Background(), d.Registry, "run_command", map[string]any{"command": "cat " + secret, "shell": "sh"})
+			// Windows' low integrity level keeps writes, not reads, from
+			// hostlink's files (README's sandbox table), so there the
+			// sandboxed command tries to overwrite the file.
+			command := "cat " + secret
+			writes := runtime.GOOS == "windows" && mode == ""
+			switch {
+			case writes:
+				command = `echo x> "` + secret + `"`
+			case runtime.GOOS == "windows":
+				command = `type "` + secret + `"`
+			}
+			r, code := opstest.Call(context.Background(), d.Registry, "run_command", map[string]any{"command": command})
 			if code != "" {
 				t.Fatalf("run_command: %s", code)
 			}
@@ -59,7 +74,10 @@ func TestSandboxThroughTheDaemon(t *testing.T) {
 			switch mode {
 			case "":
 				hint, _ := r["sandbox_hint"].(string)
-				if strings.Contains(out, "canary-secret") || r["exit_code"] == 0.0 || !strings.Contains(hint, "hostlink's own") {
+				if b, _ := os.ReadFile(secret); string(b) != "canary-secret" {
+					t.Fatalf("sandboxed command changed hostlink's file to %q", b)
+				}
+				if (!writes && strings.Contains(out, "canary-secret")) || r["exit_code"] == 0.0 || !strings.Contains(hint, "hostlink's own") {
 					t.Fatalf("sandboxed: %v", r)
 				}
 			case "off":

@@ -89,20 +89,15 @@ func (d *Daemon) ServeHTTP(ctx context.Context, ready func(addr net.Addr)) error
 	if err != nil {
 		return err
 	}
-	// A base64 write of the largest allowed file, plus JSON framing.
-	maxBody := d.Config.Limits.MaxWriteBytes/3*4 + 1<<20
-	h := mcpserve.NewHTTPHandler(d.Registry, mcpserve.HTTPOptions{Token: tok, MaxBodyBytes: maxBody, Audit: d.Audit})
-	idle := newIdleWatch(d.IdleExit, d.busy)
+	h := mcpserve.NewHTTPHandler(d.Registry, mcpserve.HTTPOptions{Token: tok, MaxBodyBytes: d.maxMessageBytes(), Refusals: d.Refusals})
 	mux := http.NewServeMux()
 	mux.Handle("/mcp", h)
 	mux.Handle(console.Prefix, d.consoleHandler(tok))
 	// A browser pointed at the address finds the console.
 	mux.Handle("GET /{$}", http.RedirectHandler(console.Prefix, http.StatusFound))
-	srv := &http.Server{
-		Handler:           idle.handler(mux),
-		ReadHeaderTimeout: 10 * time.Second,
-		ErrorLog:          slog.NewLogLogger(slog.Default().Handler(), slog.LevelWarn),
-	}
+	idle := newIdleWatch(d.IdleExit, d.busy)
+	lim := d.httpListener(ln)
+	srv := httpServer(idle.handler(mux), lim, defaultHTTPTimeouts)
 	d.transports.add(audit.MCPHTTP, "http://"+ln.Addr().String()+"/mcp")
 	d.transports.add(audit.IPC, ipcAddr)
 	d.transports.add(audit.Console, "http://"+ln.Addr().String()+console.Prefix)
@@ -112,14 +107,14 @@ func (d *Daemon) ServeHTTP(ctx context.Context, ready func(addr net.Addr)) error
 	}
 	ctx, stopIPC := context.WithCancel(ctx)
 	defer stopIPC()
-	ipcSrv := &ipc.Server{Registry: d.Registry, Audit: d.Audit, MCP: d.serveMCPSession, ConnState: idle.conn}
+	ipcSrv := &ipc.Server{Registry: d.Registry, Refusals: d.Refusals, MCP: d.serveMCPSession, ConnState: idle.conn}
 	ipcDone := make(chan error, 1)
 	go func() { ipcDone <- ipcSrv.Serve(ctx, ipcLn) }()
 	if ready != nil {
 		ready(ln.Addr())
 	}
 	errc := make(chan error, 1)
-	go func() { errc <- srv.Serve(ln) }()
+	go func() { errc <- srv.Serve(lim) }()
 	reason := "signal"
 	if d.IdleExit > 0 {
 		slog.Info("this daemon stops when idle", "idle_exit", d.IdleExit.String())
@@ -166,12 +161,18 @@ func (d *Daemon) stopped(details map[string]any) {
 	}
 }
 
+// maxMessageBytes bounds one MCP message, an HTTP body or a stdio line: a
+// base64 write of the largest allowed file, plus JSON framing.
+func (d *Daemon) maxMessageBytes() int64 {
+	return d.Config.Limits.MaxWriteBytes/3*4 + 1<<20
+}
+
 // serveMCPSession serves an MCP session that `hostlink mcp` opened on the
 // control channel (ipc.MethodMCPSession): its client is served here, with
 // this daemon's approvals, audit chain and leases, as transport mcp-stdio.
 func (d *Daemon) serveMCPSession(ctx context.Context, peer ipc.Peer, hello ipc.MCPHello, r io.Reader, w io.Writer) error {
 	who := fmt.Sprintf("client pid %d via hostlink mcp %s", hello.ClientPID, peer)
-	err := mcpserve.Serve(ctx, d.Registry, audit.MCPStdio, who, io.NopCloser(r), nopWriteCloser{w})
+	err := mcpserve.Serve(ctx, d.Registry, audit.MCPStdio, who, int(d.maxMessageBytes()), io.NopCloser(r), nopWriteCloser{w})
 	if errors.Is(err, context.Canceled) || errors.Is(err, io.EOF) {
 		return nil
 	}

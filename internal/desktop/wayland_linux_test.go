@@ -13,6 +13,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/hostlink/hostlink/internal/audit"
 	"github.com/hostlink/hostlink/internal/desktop/native"
 	"github.com/hostlink/hostlink/internal/desktop/wayland"
 	"github.com/hostlink/hostlink/internal/desktop/waylandtest"
@@ -40,7 +41,7 @@ func newWaylandEnv(t *testing.T, o waylandtest.Options) *wenv {
 	Register(reg, e.svc)
 	ctx := context.Background()
 	ct, st := mcp.NewInMemoryTransports()
-	ss, err := mcpserve.NewServer(reg, "wayland-test", "test").Connect(ctx, st, nil)
+	ss, err := mcpserve.NewServer(reg, audit.MCPStdio, "test").Connect(ctx, st, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -198,8 +198,10 @@ func (s *Server) accept(w http.ResponseWriter, r *http.Request, session string) 
 	old := s.peers[name]
 	s.peers[name] = p
 	s.mu.Unlock()
-	if old != nil {
-		old.conn.Close(wire.CloseTakenOver, "another executor connected")
+	if old != nil && !old.isClosed() {
+		// The same machine again (a restart, a wake from sleep): the old
+		// connection is told, and closes itself.
+		old.Post(ctx, wire.TypeSessionRevoked, wire.SessionRevoked{Reason: "another_shim_connected", NewShimMachineID: p.Hello.MachineID})
 	}
 	s.addEvent(Event{Peer: name, Kind: "connected"})
 	err = p.readLoop(ctx)
@@ -259,6 +261,13 @@ func (s *Server) handshake(ctx context.Context, conn *wire.Conn, name, session s
 		conn.Send(ctx, e)
 		conn.Close(websocket.StatusPolicyViolation, "UNSUPPORTED_ARCH")
 		return nil, errors.New("unsupported arch")
+	}
+	// Upstream's session ownership: the first executor keeps the
+	// connection; one from another machine is turned away (4427, not to
+	// reconnect), one from the same machine takes over (accept).
+	if old := s.Peer(name); old != nil && !old.isClosed() && old.Hello.MachineID != hello.MachineID {
+		conn.Close(wire.CloseTakenOver, `{"error":"SESSION_TAKEN_OVER","reason":"held_by_another_machine"}`)
+		return nil, errors.New("held by an executor of another machine")
 	}
 	granted := []string{}
 	for _, c := range hello.Capabilities {

@@ -144,3 +144,68 @@ func TestWithin(t *testing.T) {
 		}
 	}
 }
+
+// TestSessionOwnership: upstream's rule. The first executor keeps a
+// connection; one from another machine is turned away with 4427, one from
+// the same machine takes over and the first is sent SESSION_REVOKED.
+func TestSessionOwnership(t *testing.T) {
+	srv := New("tok", Config{})
+	hs := httptest.NewServer(srv.Handler())
+	defer hs.Close()
+	url := "ws" + strings.TrimPrefix(hs.URL, "http") + ControlPath + "/s1"
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	connect := func(machine string) (*wire.Conn, *wire.Envelope, error) {
+		t.Helper()
+		ws, _, err := websocket.Dial(ctx, url, &websocket.DialOptions{HTTPHeader: http.Header{"Authorization": {"Bearer tok"}}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		c := wire.NewConn(ws)
+		t.Cleanup(func() { c.CloseNow() })
+		e, _ := wire.NewEnvelope(wire.TypeHello, "h", wire.Version, wire.Hello{ProtocolVersion: "1.1", MachineID: machine,
+			Platform: "linux", Arch: "x86_64", Capabilities: []string{"files"}})
+		if err := c.Send(ctx, e); err != nil {
+			t.Fatal(err)
+		}
+		b, err := c.ReadFrame(ctx)
+		if err != nil {
+			return c, nil, err
+		}
+		env, err := wire.DecodeEnvelope(b)
+		return c, env, err
+	}
+	first, ack, err := connect("laptop")
+	if err != nil || ack.Type != wire.TypeHelloAck {
+		t.Fatalf("first: %v %+v", err, ack)
+	}
+	waitPeer := func() *Peer {
+		p, err := srv.WaitPeer(ctx, "s1", time.Time{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	owner := waitPeer()
+
+	if _, _, err := connect("desktop"); websocket.CloseStatus(err) != wire.CloseTakenOver {
+		t.Fatalf("another machine's executor: %v, want close %d", err, wire.CloseTakenOver)
+	}
+	if p := srv.Peer("s1"); p != owner {
+		t.Fatal("the newcomer from another machine took the connection")
+	}
+
+	_, ack, err = connect("laptop")
+	if err != nil || ack.Type != wire.TypeHelloAck {
+		t.Fatalf("the same machine again: %v %+v", err, ack)
+	}
+	b, err := first.ReadFrame(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	e, _ := wire.DecodeEnvelope(b)
+	rev, _ := wire.DecodePayload[wire.SessionRevoked](e)
+	if e.Type != wire.TypeSessionRevoked || rev.Reason != "another_shim_connected" || rev.NewShimMachineID != "laptop" {
+		t.Fatalf("the first connection got %s %s", e.Type, e.Payload)
+	}
+}

@@ -64,8 +64,16 @@ func TestAuditRecords(t *testing.T) {
 		{"delete", map[string]any{"path": "made", "recursive": true}, "main", []string{"made"}, "", 0, false},
 		{"read_file", map[string]any{"workdir": "second", "path": "other.txt"}, "second", []string{"other.txt"}, "", 5, true},
 		{"read_file", map[string]any{"path": filepath.Join(e.base, "w2", "sub", "..", "other.txt")}, "second", []string{"other.txt"}, "", 5, true},
-		{"read_file", map[string]any{"path": "../outside/x"}, "", nil, errcode.PathOutsideRoot, 0, false},
-		{"read_file", map[string]any{"workdir": "nope", "path": "x"}, "", nil, errcode.UnknownWorkdir, 0, false},
+		// Refused attempts are recorded with what was attempted (finding 12
+		// of issue #16), never with an absolute path outside the workdirs.
+		{"read_file", map[string]any{"path": "../outside/x"}, "main", []string{"../outside/x"}, errcode.PathOutsideRoot, 0, false},
+		{"read_file", map[string]any{"path": "../../../../../../../../etc/passwd"}, "main",
+			[]string{"../../../../../../../../etc/passwd"}, errcode.PathOutsideRoot, 0, false},
+		{"read_file", map[string]any{"path": filepath.Join(e.base, "outside", "x")}, "main", []string{"../outside/x"}, errcode.PathOutsideRoot, 0, false},
+		{"read_file", map[string]any{"workdir": "second", "path": "a/../../x"}, "second", []string{"../x"}, errcode.PathOutsideRoot, 0, false},
+		{"move", map[string]any{"src": "notes/secret.txt", "dst": "../stolen.txt"}, "main",
+			[]string{"notes/secret.txt", "../stolen.txt"}, errcode.PathOutsideRoot, 0, false},
+		{"read_file", map[string]any{"workdir": "nope", "path": "x"}, "nope", []string{"x"}, errcode.UnknownWorkdir, 0, false},
 		{"list_workdirs", map[string]any{}, "", nil, "", 0, false},
 		{"no_such_op", map[string]any{}, "", nil, errcode.UnknownOperation, 0, false},
 	}
@@ -97,6 +105,9 @@ func TestAuditRecords(t *testing.T) {
 		if c.wantBytes && l.Bytes <= 0 {
 			t.Errorf("record %d (%s): bytes %d, want > 0", i, c.op, l.Bytes)
 		}
+		if outside := len(l.Paths) > 0 && strings.HasPrefix(l.Paths[len(l.Paths)-1], "../"); outside != (l.Details["path_outside"] == true) {
+			t.Errorf("record %d (%s): paths %q with details %v", i, c.op, l.Paths, l.Details)
+		}
 		if l.Transport != audit.MCPStdio || l.Seq == 0 || l.MAC == "" {
 			t.Errorf("record %d: transport %q seq %d mac %q", i, l.Transport, l.Seq, l.MAC)
 		}
@@ -121,7 +132,7 @@ func TestAuditRecords(t *testing.T) {
 		t.Fatal("empty audit log")
 	}
 	for _, secret := range []string{content, "7f3a9e", binary, base64.StdEncoding.EncodeToString([]byte(binary)),
-		base64.StdEncoding.EncodeToString([]byte(content)), newText, query, "12345"} {
+		base64.StdEncoding.EncodeToString([]byte(content)), newText, query, "12345", filepath.Join(e.base, "outside")} {
 		if strings.Contains(log.String(), secret) {
 			t.Errorf("the audit log contains %q", secret)
 		}

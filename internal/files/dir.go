@@ -21,7 +21,7 @@ func (s *Service) ResolveDir(alias, p string) (Dir, error) {
 	if err != nil {
 		return Dir{}, err
 	}
-	real, err := t.wd.Root.Real(t.path)
+	real, err := t.wd.Root.Canonical(t.path)
 	if err != nil {
 		return Dir{}, err
 	}

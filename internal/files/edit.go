@@ -74,11 +74,10 @@ func (s *Service) editFile(ctx context.Context, c *ops.Call, a EditFileArgs) (Ed
 			return EditFileResult{}, errcode.New(errcode.InvalidArgument, "edit %d: old_text is empty", i+1)
 		}
 	}
-	t, err := s.resolve(a.Workdir, a.Path)
+	t, err := s.target(c, a.Workdir, a.Path)
 	if err != nil {
 		return EditFileResult{}, err
 	}
-	c.Target(t.wd.Alias, t.String())
 	if !a.DryRun && t.wd.Root.ReadOnly() {
 		return EditFileResult{}, errcode.New(errcode.ReadOnly, "workdir %q is read-only", t.wd.Alias)
 	}

@@ -38,15 +38,39 @@ type env struct {
 
 func newEnv(t testing.TB, limits Limits, extra ...extraWorkdir) *env {
 	t.Helper()
+	return newEnvWith(t, limits, jail.Options{}, extra...)
+}
+
+// newEnvWith is newEnv with the main workdir opened with opts. Every
+// workdir protects hostlink-like directories (base/hl/config and
+// base/hl/state, outside the workdirs) besides opts.Protected, as the
+// daemon's workdirs do.
+func newEnvWith(t testing.TB, limits Limits, opts jail.Options, extra ...extraWorkdir) *env {
+	t.Helper()
+	return newEnvSetup(t, limits, func(*env) jail.Options { return opts }, extra...)
+}
+
+// newEnvSetup is newEnvWith where setup prepares the directories before
+// the workdirs are opened and returns the main workdir's options.
+func newEnvSetup(t testing.TB, limits Limits, setup func(e *env) jail.Options, extra ...extraWorkdir) *env {
+	t.Helper()
 	base := t.TempDir()
 	e := &env{t: t, base: base, root: filepath.Join(base, "root")}
-	for _, d := range []string{"root", "root2", "outside"} {
+	for _, d := range []string{"root", "root2", "outside", "hl/config", "hl/state"} {
 		if err := os.MkdirAll(filepath.Join(base, d), 0o755); err != nil {
 			t.Fatal(err)
 		}
 	}
+	opts := setup(e)
+	hl := []string{filepath.Join(base, "hl", "config"), filepath.Join(base, "hl", "state")}
 	open := func(alias, dir string, ro bool) *Workdir {
-		r, err := jail.Open(dir, jail.Options{ReadOnly: ro})
+		o := jail.Options{ReadOnly: ro, Protected: hl}
+		if alias == "main" {
+			o = opts
+			o.ReadOnly = ro
+			o.Protected = append(hl, opts.Protected...)
+		}
+		r, err := jail.Open(dir, o)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -27,8 +27,9 @@ type ListDirectoryArgs struct {
 
 func init() {
 	ops.Add(&operations, ops.Spec{Name: "list_directory", Title: "List directory",
-		Description: "List a directory's entries, sorted, paginated with a cursor; optionally recursive and filtered by a name glob. Symlinks are reported, never followed.",
-		Capability:  ops.Files, Class: policy.FilesRead, Transports: ops.AllTransports, ReadOnly: true, Idempotent: true},
+		Description: "List a directory's entries, sorted, paginated with a cursor; optionally recursive and filtered by a name glob. Symlinks are reported, never followed. " +
+			"The listing has one line per entry: TYPE SIZE MTIME NAME (see the output schema).",
+		Capability: ops.Files, Class: policy.FilesRead, Transports: ops.AllTransports, ReadOnly: true, Idempotent: true},
 		(*Service).listDirectory)
 }
 
@@ -38,7 +39,9 @@ func (a ListDirectoryArgs) Describe(dc policy.DescribeContext) (policy.Action, e
 	return act, err
 }
 
-// Entry is one listed directory entry.
+// Entry is one listed directory entry. Listings carry entries to JSON
+// callers as lines (see appendListing); Entry is their form in this
+// process (the platform link).
 type Entry struct {
 	Name        string  `json:"name"`
 	Path        string  `json:"path" jsonschema:"relative to the workdir"`
@@ -47,26 +50,29 @@ type Entry struct {
 	Mtime       float64 `json:"mtime"`
 	LinkTarget  string  `json:"link_target,omitempty" jsonschema:"for a symlink inside the workdir: its target, relative to the workdir"`
 	LinkOutside bool    `json:"link_outside,omitempty" jsonschema:"the symlink points outside the workdir; it is never followed"`
+	rel         string  // Path relative to the listed directory
 }
 
 // ListDirectoryResult is list_directory's response.
 type ListDirectoryResult struct {
-	Workdir    string  `json:"workdir"`
-	Path       string  `json:"path"`
-	Entries    []Entry `json:"entries"`
-	Truncated  bool    `json:"truncated" jsonschema:"more entries remain; pass next_cursor to get them"`
-	NextCursor string  `json:"next_cursor,omitempty"`
+	Workdir    string `json:"workdir"`
+	Path       string `json:"path"`
+	Listing    string `json:"listing" jsonschema:"one line per entry, names sorted: TYPE SIZE MTIME NAME, TYPE f file, d directory, l symlink (NAME -> TARGET, relative to the workdir), L symlink leading outside the workdir (never followed), o other; SIZE in bytes (- for a directory); MTIME whole seconds since the Unix epoch; NAME relative to path, written as a JSON string when it is not plain text"`
+	Count      int    `json:"count" jsonschema:"entries in listing"`
+	Truncated  bool   `json:"truncated" jsonschema:"more entries remain; pass next_cursor to get them"`
+	NextCursor string `json:"next_cursor,omitempty"`
+	// Entries are the listing's entries, for callers in this process.
+	Entries []Entry `json:"-"`
 }
 
 func (s *Service) listDirectory(ctx context.Context, c *ops.Call, a ListDirectoryArgs) (ListDirectoryResult, error) {
 	if a.Glob != "" && glob.Check(a.Glob) != nil {
 		return ListDirectoryResult{}, errcode.New(errcode.InvalidArgument, "glob is not a valid pattern")
 	}
-	t, err := s.resolve(a.Workdir, a.Path)
+	t, err := s.target(c, a.Workdir, a.Path)
 	if err != nil {
 		return ListDirectoryResult{}, err
 	}
-	c.Target(t.wd.Alias, t.String())
 	var match func(rel, name string) bool
 	if a.Glob != "" {
 		pattern, fold := a.Glob, t.wd.Root.CaseInsensitive()
@@ -77,7 +83,8 @@ func (s *Service) listDirectory(ctx context.Context, c *ops.Call, a ListDirector
 		return ListDirectoryResult{}, err
 	}
 	c.Detail("entries_returned", len(entries))
-	return ListDirectoryResult{Workdir: t.wd.Alias, Path: t.String(), Entries: entries, Truncated: next != "", NextCursor: next}, nil
+	return ListDirectoryResult{Workdir: t.wd.Alias, Path: t.String(), Listing: listing(entries), Count: len(entries),
+		Truncated: next != "", NextCursor: next, Entries: entries}, nil
 }
 
 // collect lists up to a page of entries below t that match, returning the
@@ -85,7 +92,7 @@ func (s *Service) listDirectory(ctx context.Context, c *ops.Call, a ListDirector
 func (s *Service) collect(ctx context.Context, t target, recursive, hidden bool, max int, cursor string,
 	match func(rel, name string) bool) ([]Entry, string, error) {
 	root := t.wd.Root
-	dir, err := root.Real(t.path)
+	dir, err := root.Canonical(t.path)
 	if err != nil {
 		return nil, "", err
 	}
@@ -101,9 +108,12 @@ func (s *Service) collect(ctx context.Context, t target, recursive, hidden bool,
 	if max <= 0 || max > s.limits.MaxListEntries {
 		max = s.limits.MaxListEntries
 	}
+	if !recursive {
+		return s.collectDir(ctx, root, dir, hidden, max, after, match)
+	}
 	entries := []Entry{}
 	next := ""
-	w := &walker{fsys: root.FS(), start: dir.String(), recursive: recursive, includeHidden: hidden, after: after}
+	w := &walker{root: root, start: dir, recursive: recursive, includeHidden: hidden, after: after}
 	last := ""
 	err = w.walk(func(rel string, d fs.DirEntry) (bool, error) {
 		if err := ctx.Err(); err != nil {
@@ -120,7 +130,9 @@ func (s *Service) collect(ctx context.Context, t target, recursive, hidden bool,
 		if !dir.IsRoot() {
 			p = dir.String() + "/" + rel
 		}
-		entries = append(entries, s.entry(root, p, d))
+		e := s.entry(root, p, d)
+		e.rel = rel
+		entries = append(entries, e)
 		last = rel
 		return true, nil
 	})
@@ -142,7 +154,7 @@ func (s *Service) entry(root *jail.Root, rel string, d fs.DirEntry) Entry {
 	case d.Type()&fs.ModeSymlink != 0:
 		e.Type = "symlink"
 		if p, err := root.Resolve(rel); err == nil {
-			if real, err := root.Real(p); err == nil {
+			if real, err := root.Canonical(p); err == nil {
 				e.LinkTarget = real.String()
 			} else {
 				e.LinkOutside = true
@@ -184,11 +196,14 @@ func (a FindFilesArgs) Describe(dc policy.DescribeContext) (policy.Action, error
 
 // FindFilesResult is find_files' response.
 type FindFilesResult struct {
-	Workdir    string  `json:"workdir"`
-	Path       string  `json:"path"`
-	Matches    []Entry `json:"matches"`
-	Truncated  bool    `json:"truncated"`
-	NextCursor string  `json:"next_cursor,omitempty"`
+	Workdir    string `json:"workdir"`
+	Path       string `json:"path"`
+	Listing    string `json:"listing" jsonschema:"one line per match, in walk order, as list_directory's listing: TYPE SIZE MTIME NAME with NAME relative to path"`
+	Count      int    `json:"count" jsonschema:"matches in listing"`
+	Truncated  bool   `json:"truncated"`
+	NextCursor string `json:"next_cursor,omitempty"`
+	// Matches are the listing's entries, for callers in this process.
+	Matches []Entry `json:"-"`
 }
 
 func (s *Service) findFiles(ctx context.Context, c *ops.Call, a FindFilesArgs) (FindFilesResult, error) {
@@ -198,11 +213,10 @@ func (s *Service) findFiles(ctx context.Context, c *ops.Call, a FindFilesArgs) (
 	if isAbs(a.Pattern) || slices.Contains(strings.Split(strings.ReplaceAll(a.Pattern, `\`, "/"), "/"), "..") {
 		return FindFilesResult{}, errcode.New(errcode.InvalidArgument, "pattern must be relative to path and must not contain ..")
 	}
-	t, err := s.resolve(a.Workdir, a.Path)
+	t, err := s.target(c, a.Workdir, a.Path)
 	if err != nil {
 		return FindFilesResult{}, err
 	}
-	c.Target(t.wd.Alias, t.String())
 	pattern := path.Clean(strings.ReplaceAll(a.Pattern, `\`, "/"))
 	fold := t.wd.Root.CaseInsensitive()
 	match := func(rel, _ string) bool { return glob.Match(pattern, rel, fold) }
@@ -211,5 +225,6 @@ func (s *Service) findFiles(ctx context.Context, c *ops.Call, a FindFilesArgs) (
 		return FindFilesResult{}, err
 	}
 	c.Detail("matches", len(matches))
-	return FindFilesResult{Workdir: t.wd.Alias, Path: t.String(), Matches: matches, Truncated: next != "", NextCursor: next}, nil
+	return FindFilesResult{Workdir: t.wd.Alias, Path: t.String(), Listing: listing(matches), Count: len(matches),
+		Truncated: next != "", NextCursor: next, Matches: matches}, nil
 }

@@ -4,16 +4,20 @@ import "github.com/hostlink/hostlink/internal/policy"
 
 // Locate resolves a request's workdir alias and path exactly as the file
 // operations do: the workdir, its canonical directory, the root-relative
-// path and, following symlinks inside the workdir, the object it names.
-// The approval policy uses it to judge and describe an action before it
-// runs (allow_paths must match both forms).
+// path and, following every symlink through the jail's identity-checked
+// walk (jail.Root.Canonical), the object it names. The approval policy
+// uses it to judge and describe an action before it runs: allow_paths must
+// match both forms, since with a planted scratch/up -> ../src,
+// scratch/up/main.go is src/main.go. Real is empty where the walk refuses
+// the path (outside the workdir, in hostlink's own directories); the
+// operation's own walk still decides what it acts on.
 func (s *Service) Locate(alias, path string) (policy.Location, error) {
 	t, err := s.resolve(alias, path)
 	if err != nil {
 		return policy.Location{}, err
 	}
 	loc := policy.Location{Workdir: t.wd.Alias, Dir: t.wd.Root.Dir(), Rel: t.path.String()}
-	if real, err := t.wd.Root.Real(t.path); err == nil {
+	if real, err := t.wd.Root.Canonical(t.path); err == nil {
 		loc.Real = real.String()
 	}
 	return loc, nil

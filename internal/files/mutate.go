@@ -5,10 +5,10 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
-	"os"
 	"strings"
 
 	"github.com/hostlink/hostlink/internal/errcode"
+	"github.com/hostlink/hostlink/internal/jail"
 	"github.com/hostlink/hostlink/internal/ops"
 	"github.com/hostlink/hostlink/internal/policy"
 )
@@ -41,11 +41,10 @@ type CreateDirectoryResult struct {
 }
 
 func (s *Service) createDirectory(_ context.Context, c *ops.Call, a CreateDirectoryArgs) (CreateDirectoryResult, error) {
-	t, err := s.resolve(a.Workdir, a.Path)
+	t, err := s.target(c, a.Workdir, a.Path)
 	if err != nil {
 		return CreateDirectoryResult{}, err
 	}
-	c.Target(t.wd.Alias, t.String())
 	root := t.wd.Root
 	if root.ReadOnly() {
 		return CreateDirectoryResult{}, errcode.New(errcode.ReadOnly, "workdir %q is read-only", t.wd.Alias)
@@ -109,11 +108,10 @@ type DeleteResult struct {
 }
 
 func (s *Service) delete(_ context.Context, c *ops.Call, a DeleteArgs) (DeleteResult, error) {
-	t, err := s.resolve(a.Workdir, a.Path)
+	t, err := s.target(c, a.Workdir, a.Path)
 	if err != nil {
 		return DeleteResult{}, err
 	}
-	c.Target(t.wd.Alias, t.String())
 	c.Detail("recursive", a.Recursive)
 	root := t.wd.Root
 	if root.ReadOnly() {
@@ -208,7 +206,7 @@ type MoveResult struct {
 }
 
 func (s *Service) move(ctx context.Context, c *ops.Call, a MoveArgs) (MoveResult, error) {
-	src, err := s.resolve(a.Workdir, a.Src)
+	src, err := s.target(c, a.Workdir, a.Src)
 	if err != nil {
 		return MoveResult{}, err
 	}
@@ -221,9 +219,13 @@ func (s *Service) move(ctx context.Context, c *ops.Call, a MoveArgs) (MoveResult
 	}
 	dst, err := s.resolve(dstAlias, a.Dst)
 	if err != nil {
+		rel, outside := s.attempted(dstAlias, a.Dst)
+		c.Target(src.wd.Alias, rel)
+		if outside {
+			c.Detail("path_outside", true)
+		}
 		return MoveResult{}, err
 	}
-	c.Target(src.wd.Alias, src.String())
 	c.Target(src.wd.Alias, dst.String())
 	c.Detail("overwrite", a.Overwrite)
 	if dst.wd != src.wd {
@@ -255,7 +257,7 @@ func (s *Service) move(ctx context.Context, c *ops.Call, a MoveArgs) (MoveResult
 	// On a case-insensitive volume, a new spelling of the same name is a
 	// rename of the entry onto itself, not a replacement.
 	caseOnly := err == nil && dst.wd == src.wd && src.wd.Root.CaseInsensitive() &&
-		strings.EqualFold(src.String(), dst.String()) && os.SameFile(sfi, dfi)
+		strings.EqualFold(src.String(), dst.String()) && jail.SameFile(sfi, dfi)
 	switch {
 	case caseOnly:
 	case err == nil:
@@ -298,8 +300,8 @@ func (s *Service) move(ctx context.Context, c *ops.Call, a MoveArgs) (MoveResult
 // workdir, symlinks resolved), where a rename would fail with EINVAL.
 func (s *Service) within(src, dst target) bool {
 	root := src.wd.Root
-	rs, err1 := root.Real(src.path)
-	rd, err2 := root.Real(dst.path)
+	rs, err1 := root.Canonical(src.path)
+	rd, err2 := root.Canonical(dst.path)
 	if err1 != nil || err2 != nil {
 		return false
 	}

@@ -30,8 +30,9 @@ type ReadFileArgs struct {
 
 func init() {
 	ops.Add(&operations, ops.Spec{Name: "read_file", Title: "Read file",
-		Description: "Read a file, or a byte range of it, as UTF-8 text (exactly as on disk) or base64. Returns size, SHA-256, mtime and a revision token for if_revision.",
-		Capability:  ops.Files, Class: policy.FilesRead, Transports: ops.AllTransports, ReadOnly: true, Idempotent: true},
+		Description: "Read a file, or a byte range of it, as UTF-8 text (exactly as on disk) or base64. Returns size, SHA-256, mtime and a revision token for if_revision. " +
+			"Over MCP the result is text: those facts as one line of JSON, a newline, then the content.",
+		Capability: ops.Files, Class: policy.FilesRead, Transports: ops.AllTransports, ReadOnly: true, Idempotent: true},
 		(*Service).readFile)
 }
 
@@ -64,11 +65,10 @@ func (s *Service) readFile(ctx context.Context, c *ops.Call, a ReadFileArgs) (Re
 	if a.Offset < 0 || (a.Length != nil && *a.Length < 0) {
 		return ReadFileResult{}, errcode.New(errcode.InvalidArgument, "offset and length must not be negative")
 	}
-	t, err := s.resolve(a.Workdir, a.Path)
+	t, err := s.target(c, a.Workdir, a.Path)
 	if err != nil {
 		return ReadFileResult{}, err
 	}
-	c.Target(t.wd.Alias, t.String())
 	f, fi, err := t.wd.Root.OpenFile(t.path)
 	if err != nil {
 		return ReadFileResult{}, err

@@ -90,3 +90,35 @@ func appendJSONString(b []byte, s string) []byte {
 	b = append(b, s[start:]...)
 	return append(b, '"')
 }
+
+// AppendText appends the result as MCP clients get it: the result without
+// its content as one line of JSON, then the content exactly as read. Over
+// MCP a read is this text alone, with no structured content (see
+// TextOnly), so that the content, which can be megabytes, crosses the wire
+// once, and a model reads the file's text rather than a JSON string of it.
+func (r ReadFileResult) AppendText(b []byte) []byte {
+	content := r.Content
+	r.Content = ""
+	head, _ := json.Marshal(readHead(r))
+	b = slices.Grow(b, len(head)+1+len(content))
+	b = append(append(b, head...), '\n')
+	return append(b, content...)
+}
+
+// TextOnly marks ReadFileResult as sent to MCP clients as its text only.
+func (ReadFileResult) TextOnly() {}
+
+// readHead is ReadFileResult without its content.
+type readHead struct {
+	Workdir   string  `json:"workdir"`
+	Path      string  `json:"path"`
+	Content   string  `json:"-"`
+	Encoding  string  `json:"encoding"`
+	Offset    int64   `json:"offset"`
+	Length    int64   `json:"length"`
+	SizeBytes int64   `json:"size_bytes"`
+	EOF       bool    `json:"eof"`
+	SHA256    string  `json:"sha256"`
+	Revision  string  `json:"revision"`
+	Mtime     float64 `json:"mtime"`
+}

@@ -41,3 +41,28 @@ func TestReadFileResultAppendJSON(t *testing.T) {
 		}
 	}
 }
+
+// TestReadFileResultAppendText: the MCP text of a read is the result
+// without its content as one JSON line, a newline, then the content
+// exactly; the line decodes back to every other field.
+func TestReadFileResultAppendText(t *testing.T) {
+	for i, text := range []string{"", "plain\n", "two\nlines\r\n", `{"content":"x"}`, "é 日本 \u2028", strings.Repeat("x\n", 5000)} {
+		r := ReadFileResult{Workdir: "w", Path: "p\n\"q", Content: text, Encoding: "utf-8", Offset: int64(i),
+			Length: int64(len(text)), SizeBytes: 99, EOF: true, SHA256: "ab", Revision: "sha256:ab", Mtime: 1796115024.8370655}
+		head, content, ok := strings.Cut(string(r.AppendText([]byte{})), "\n")
+		if !ok || content != text {
+			t.Fatalf("text %d: content %.80q", i, content)
+		}
+		var back ReadFileResult
+		if err := json.Unmarshal([]byte(head), &back); err != nil {
+			t.Fatal(err)
+		}
+		if back.Content != "" || strings.Contains(head, `"content"`) {
+			t.Errorf("the head carries the content: %s", head)
+		}
+		back.Content = text
+		if back != r {
+			t.Errorf("head %s decodes to %+v, want %+v", head, back, r)
+		}
+	}
+}

@@ -79,13 +79,12 @@ func (s *Service) searchText(ctx context.Context, c *ops.Call, a SearchTextArgs)
 			return SearchTextResult{}, errcode.New(errcode.InvalidArgument, "%q is not a valid glob", g)
 		}
 	}
-	t, err := s.resolve(a.Workdir, a.Path)
+	t, err := s.target(c, a.Workdir, a.Path)
 	if err != nil {
 		return SearchTextResult{}, err
 	}
-	c.Target(t.wd.Alias, t.String())
 	root := t.wd.Root
-	start, err := root.Real(t.path)
+	start, err := root.Canonical(t.path)
 	if err != nil {
 		return SearchTextResult{}, err
 	}
@@ -106,7 +105,7 @@ func (s *Service) searchText(ctx context.Context, c *ops.Call, a SearchTextArgs)
 			}
 			return nil
 		}
-		return fs.WalkDir(root.FS(), start.String(), func(p string, d fs.DirEntry, err error) error {
+		return root.WalkDir(start, func(p string, d fs.DirEntry, err error) error {
 			if err != nil {
 				if d != nil && d.IsDir() && p != start.String() {
 					return fs.SkipDir

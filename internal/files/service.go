@@ -6,9 +6,11 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"unicode/utf8"
 
 	"github.com/hostlink/hostlink/internal/errcode"
 	"github.com/hostlink/hostlink/internal/jail"
+	"github.com/hostlink/hostlink/internal/ops"
 )
 
 // Limits bound what one call may read, write, list or scan.
@@ -88,6 +90,85 @@ func (s *Service) resolve(alias, p string) (target, error) {
 		}
 	}
 	return target{}, firstErr
+}
+
+// target resolves a request's path as resolve does and records it for the
+// call's audit record: the root-relative path, or, when it is refused,
+// what was attempted (see attempted).
+func (s *Service) target(c *ops.Call, alias, p string) (target, error) {
+	t, err := s.resolve(alias, p)
+	if err == nil {
+		c.Target(t.wd.Alias, t.String())
+		return t, nil
+	}
+	s.RecordAttempt(c, alias, p)
+	return target{}, err
+}
+
+// RecordAttempt records, for c's audit record, a path that was refused
+// before the operation acted (it did not resolve in the workdir alias
+// names): what was attempted, in the form jail.Root.AuditPath gives, with
+// the detail path_outside when it lies outside the workdir.
+func (s *Service) RecordAttempt(c *ops.Call, alias, p string) {
+	rel, outside := s.attempted(alias, p)
+	wd := alias
+	if w := s.workdirFor(alias); w != nil {
+		wd = w.Alias
+	}
+	c.Target(truncateAlias(wd), rel)
+	if outside {
+		c.Detail("path_outside", true)
+	}
+}
+
+// attempted describes a path that did not resolve, for the audit record,
+// as jail.Root.AuditPath does against the workdir the request names (the
+// default one when it names none): root-relative inside, starting with
+// "../" outside, never an absolute host path outside the workdirs.
+func (s *Service) attempted(alias, p string) (rel string, outside bool) {
+	if p == "" {
+		p = "."
+	}
+	if alias == "" && isAbs(p) {
+		// An absolute path picks the workdir that holds it.
+		for _, wd := range s.workdirs {
+			if rel, outside := wd.Root.AuditPath(p); !outside {
+				return rel, false
+			}
+		}
+	}
+	if w := s.workdirFor(alias); w != nil {
+		return w.Root.AuditPath(p)
+	}
+	if len(s.workdirs) > 0 && !isAbs(p) {
+		// An unknown workdir: a relative path is still worth recording.
+		return s.workdirs[0].Root.AuditPath(p)
+	}
+	return jail.Outside, true
+}
+
+// workdirFor is the workdir alias names, or the default for "".
+func (s *Service) workdirFor(alias string) *Workdir {
+	for _, wd := range s.workdirs {
+		if strings.EqualFold(wd.Alias, alias) {
+			return wd
+		}
+	}
+	if alias == "" && len(s.workdirs) > 0 {
+		return s.workdirs[0]
+	}
+	return nil
+}
+
+// truncateAlias bounds an alias a caller sent (it may name no workdir) in
+// the audit record.
+func truncateAlias(a string) string {
+	a = strings.ToValidUTF8(a, "\uFFFD")
+	n := min(len(a), 64)
+	for n > 0 && n < len(a) && !utf8.RuneStart(a[n]) {
+		n--
+	}
+	return a[:n]
 }
 
 func isAbs(p string) bool {

@@ -54,11 +54,10 @@ type StatResult struct {
 }
 
 func (s *Service) stat(_ context.Context, c *ops.Call, a StatArgs) (StatResult, error) {
-	t, err := s.resolve(a.Workdir, a.Path)
+	t, err := s.target(c, a.Workdir, a.Path)
 	if err != nil {
 		return StatResult{}, err
 	}
-	c.Target(t.wd.Alias, t.String())
 	follow := a.FollowSymlinks == nil || *a.FollowSymlinks
 	root := t.wd.Root
 	res := StatResult{Workdir: t.wd.Alias, Path: t.String()}
@@ -72,7 +71,7 @@ func (s *Service) stat(_ context.Context, c *ops.Call, a StatArgs) (StatResult, 
 	fi, p := lfi, t.path
 	if lfi.Mode()&fs.ModeSymlink != 0 {
 		res.IsSymlink = true
-		real, err := root.Real(t.path)
+		real, err := root.Canonical(t.path)
 		if err != nil {
 			return StatResult{}, err
 		}

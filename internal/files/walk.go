@@ -6,14 +6,15 @@ import (
 	"strings"
 
 	"github.com/hostlink/hostlink/internal/errcode"
+	"github.com/hostlink/hostlink/internal/jail"
 )
 
 // walker visits entries below a directory in a stable order (depth-first,
 // names sorted bytewise in each directory) and resumes after a cursor
 // without revisiting the subtrees that precede it.
 type walker struct {
-	fsys          fs.FS
-	start         string // root-relative directory, "." for the root
+	root          *jail.Root
+	start         jail.Path // root-relative directory
 	recursive     bool
 	includeHidden bool
 	after         []string // cursor: components of the last path returned, relative to start
@@ -23,8 +24,9 @@ type walker struct {
 type visitFunc func(rel string, d fs.DirEntry) (more bool, err error)
 
 func (w *walker) walk(visit visitFunc) error {
-	err := fs.WalkDir(w.fsys, w.start, func(p string, d fs.DirEntry, err error) error {
-		if p == w.start {
+	start := w.start.String()
+	err := w.root.WalkDir(w.start, func(p string, d fs.DirEntry, err error) error {
+		if p == start {
 			return err
 		}
 		if err != nil {
@@ -35,8 +37,8 @@ func (w *walker) walk(visit visitFunc) error {
 			return nil
 		}
 		rel := p
-		if w.start != "." {
-			rel = strings.TrimPrefix(p, w.start+"/")
+		if start != "." {
+			rel = strings.TrimPrefix(p, start+"/")
 		}
 		if !w.includeHidden && strings.HasPrefix(d.Name(), ".") {
 			if d.IsDir() {

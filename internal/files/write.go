@@ -9,7 +9,6 @@ import (
 	"io/fs"
 
 	"github.com/hostlink/hostlink/internal/errcode"
-	"github.com/hostlink/hostlink/internal/jail"
 	"github.com/hostlink/hostlink/internal/ops"
 	"github.com/hostlink/hostlink/internal/policy"
 )
@@ -100,11 +99,10 @@ func (s *Service) writeFile(ctx context.Context, c *ops.Call, a WriteFileArgs) (
 	if int64(len(data)) > s.limits.MaxWriteBytes {
 		return WriteFileResult{}, s.tooLargeToWrite()
 	}
-	t, err := s.resolve(a.Workdir, a.Path)
+	t, err := s.target(c, a.Workdir, a.Path)
 	if err != nil {
 		return WriteFileResult{}, err
 	}
-	c.Target(t.wd.Alias, t.String())
 	c.Detail("mode", mode)
 	res, err := s.replace(ctx, t, data, replaceOpts{mode: mode, createParents: a.CreateParents, ifRevision: a.IfRevision})
 	if err != nil {
@@ -150,7 +148,7 @@ func (s *Service) replace(ctx context.Context, t target, data []byte, o replaceO
 		return WriteFileResult{}, err
 	}
 	defer release()
-	real, err := root.Real(t.path)
+	real, err := root.Canonical(t.path)
 	if err != nil {
 		return WriteFileResult{}, err
 	}
@@ -231,17 +229,19 @@ func (s *Service) replace(ctx context.Context, t target, data []byte, o replaceO
 	if _, err := tmp.Write(data); err != nil {
 		return WriteFileResult{}, errcode.New(errcode.Internal, "writing %q failed", t.String())
 	}
+	// The mode is set through the open handle: by name, a symlink swapped
+	// in for the temporary file would be followed.
+	if err := tmp.Chmod(perm); err != nil {
+		return WriteFileResult{}, errcode.New(errcode.Internal, "writing %q failed", t.String())
+	}
 	if err := tmp.Sync(); err != nil {
 		return WriteFileResult{}, errcode.New(errcode.Internal, "writing %q failed", t.String())
 	}
 	if err := tmp.Close(); err != nil {
 		return WriteFileResult{}, errcode.New(errcode.Internal, "writing %q failed", t.String())
 	}
-	if err := root.Chmod(tmpPath, perm); err != nil {
-		return WriteFileResult{}, err
-	}
 	if o.mode == modeCreate {
-		err = publishNew(root, tmpPath, real)
+		err = root.RenameNoReplace(tmpPath, real)
 	} else {
 		err = root.Rename(tmpPath, real)
 	}
@@ -266,24 +266,4 @@ func (s *Service) replace(ctx context.Context, t target, data []byte, o replaceO
 		SHA256:       hex.EncodeToString(sum[:]),
 		Revision:     newRev,
 	}, nil
-}
-
-// publishNew links the finished temporary file to its name, which fails if
-// the name was taken meanwhile, then drops the temporary name. Where hard
-// links are not supported it falls back to a checked rename.
-func publishNew(root *jail.Root, tmp, dst jail.Path) error {
-	err := root.Link(tmp, dst)
-	if err == nil {
-		root.Remove(tmp)
-		return nil
-	}
-	if errcode.CodeOf(err) == errcode.PathExists {
-		return err
-	}
-	if _, serr := root.Lstat(dst); serr == nil {
-		return errcode.New(errcode.PathExists, "%q already exists", dst.String())
-	} else if errcode.CodeOf(serr) != errcode.PathNotFound {
-		return serr
-	}
-	return root.Rename(tmp, dst)
 }

@@ -3,8 +3,9 @@ package hostinfo
 import (
 	"context"
 	"fmt"
-	"os/exec"
 	"time"
+
+	"github.com/hostlink/hostlink/internal/procs"
 )
 
 func machineID() (string, error) {
@@ -13,7 +14,10 @@ func machineID() (string, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	// An absolute path, so that a PATH entry cannot substitute the ID.
-	out, err := exec.CommandContext(ctx, "/usr/sbin/ioreg", "-rd1", "-c", "IOPlatformExpertDevice").Output()
+	out, st, err := procs.Output(ctx, procs.Spec{Argv: []string{"/usr/sbin/ioreg", "-rd1", "-c", "IOPlatformExpertDevice"}, Dir: "/"}, 4<<20, nil)
+	if err == nil && st.ExitCode != 0 {
+		err = fmt.Errorf("exit status %d", st.ExitCode)
+	}
 	if err != nil {
 		return "", fmt.Errorf("hostinfo: ioreg: %w", err)
 	}

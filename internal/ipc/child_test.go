@@ -1,9 +1,12 @@
 package ipc
 
 import (
+	"bufio"
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
+	"net"
 	"os"
 	"os/exec"
 	"strings"
@@ -14,11 +17,19 @@ import (
 // childEnv, when set to an address, makes the test binary a client: it
 // calls "whoami" there, prints the response as JSON and exits. Tests run
 // it as a second process so that the server measures a real other peer.
-const childEnv = "HOSTLINK_IPC_TEST_CHILD"
+// With rawEnv set too, the client skips Dial's check of the server, as a
+// hostile client would, so that the server's own check is what refuses.
+const (
+	childEnv = "HOSTLINK_IPC_TEST_CHILD"
+	rawEnv   = "HOSTLINK_IPC_TEST_RAW"
+)
 
 func TestMain(m *testing.M) {
 	if addr := os.Getenv(childEnv); addr != "" {
 		os.Exit(childMain(addr))
+	}
+	if addr := os.Getenv(fakeServerEnv); addr != "" {
+		os.Exit(fakeServerMain(addr))
 	}
 	os.Exit(m.Run())
 }
@@ -32,7 +43,11 @@ func childMain(addr string) int {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	var out childResult
-	cl, err := Connect(ctx, addr)
+	connect := Connect
+	if os.Getenv(rawEnv) != "" {
+		connect = connectRaw
+	}
+	cl, err := connect(ctx, addr)
 	if err == nil {
 		var res json.RawMessage
 		res, err = cl.Call(ctx, "whoami", nil)
@@ -52,7 +67,10 @@ func childMain(addr string) int {
 // runChild runs the client in cmd (the test binary) and returns what it saw.
 func runChild(t *testing.T, cmd *exec.Cmd, addr string) childResult {
 	t.Helper()
-	cmd.Env = append(os.Environ(), childEnv+"="+addr)
+	if cmd.Env == nil {
+		cmd.Env = os.Environ()
+	}
+	cmd.Env = append(cmd.Env, childEnv+"="+addr)
 	out, err := cmd.Output()
 	var r childResult
 	if jerr := json.Unmarshal([]byte(strings.TrimSpace(string(out))), &r); err != nil || jerr != nil {
@@ -82,4 +100,40 @@ func TestSecondProcess(t *testing.T) {
 	if recs := a.find("whoami"); len(recs) != 1 || recs[0].Peer != r.Result.Peer {
 		t.Fatalf("audit %+v", recs)
 	}
+}
+
+// connectRaw is Connect without Dial's check of the server.
+func connectRaw(ctx context.Context, addr string) (*Client, error) {
+	c, err := dialUnchecked(ctx, addr)
+	if err != nil {
+		return nil, err
+	}
+	return &Client{conn: c, r: bufio.NewReaderSize(c, 64<<10)}, nil
+}
+
+// fakeServerEnv, when set to a socket path, makes the test binary a fake
+// daemon there, as another user squatting the runtime directory would
+// run: it prints "ready", accepts one connection, reads it to the end and
+// prints how many bytes the client sent.
+const fakeServerEnv = "HOSTLINK_IPC_TEST_FAKE_SERVER"
+
+func fakeServerMain(addr string) int {
+	ln, err := net.Listen("unix", addr)
+	if err != nil {
+		fmt.Println("listen:", err)
+		return 1
+	}
+	os.Chmod(addr, 0o666)
+	fmt.Println("ready")
+	c, err := ln.Accept()
+	if err != nil {
+		fmt.Println("accept:", err)
+		return 1
+	}
+	// A forged answer, which the client must never get to read.
+	c.Write([]byte(`{"protocol_version":1,"request_id":"c1","result":{"forged":true}}` + "\n"))
+	c.SetReadDeadline(time.Now().Add(30 * time.Second))
+	n, _ := io.Copy(io.Discard, c)
+	fmt.Println(n)
+	return 0
 }

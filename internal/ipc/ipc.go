@@ -10,6 +10,11 @@ import (
 // answers at the address.
 var ErrAlreadyRunning = errors.New("another hostlink daemon is already running")
 
+// ErrImpostor is wrapped by Dial's error when the process serving the
+// address is not this user's: another user took the channel's place.
+// Nothing has been sent to it.
+var ErrImpostor = errors.New("the control channel is not served by your hostlink")
+
 // ErrNotRunning is wrapped by Dial's error when nothing serves the address.
 var ErrNotRunning = errors.New("the hostlink daemon is not running (start it with `hostlink serve`)")
 
@@ -23,7 +28,9 @@ func Address(runtimeDir string) (string, error) { return address(runtimeDir) }
 // nobody listening.
 func Listen(addr string) (net.Listener, error) { return listen(addr) }
 
-// Dial connects to the daemon at addr. On Windows the client lets the
-// server identify (not impersonate) it, so that the server can measure its
-// user.
+// Dial connects to the daemon at addr and, before returning, checks that
+// the server runs as this user (ErrImpostor otherwise), so that nothing is
+// sent to a process that took the channel's place. On Windows the client
+// lets the server identify (not impersonate) it, so that the server can
+// measure its user.
 func Dial(ctx context.Context, addr string) (net.Conn, error) { return dial(ctx, addr) }

@@ -39,11 +39,24 @@ func checkPathLen(p string) error {
 	return nil
 }
 
+// listen serves the socket p from its runtime directory, which must be
+// the user's own and out of anyone else's reach (private.CheckDir): in a
+// directory another user owns or can replace, they could take the
+// socket's place, or plant links for hostlink to follow.
 func listen(p string) (net.Listener, error) {
-	if err := private.MkdirAll(filepath.Dir(p)); err != nil {
-		return nil, fmt.Errorf("runtime directory: %w", err)
+	dir := filepath.Dir(p)
+	if err := private.MkdirAll(dir); err != nil {
+		return nil, runtimeDirError(err)
+	}
+	if err := private.CheckDir(dir); err != nil {
+		return nil, runtimeDirError(err)
 	}
 	return listenAt(p)
+}
+
+func runtimeDirError(err error) error {
+	return fmt.Errorf("runtime directory: %w; hostlink serves its control socket only from a directory that is yours alone "+
+		"(point XDG_RUNTIME_DIR or HOSTLINK_HOME at one)", err)
 }
 
 // listenAt listens on p in an existing directory. Tests use it directly to
@@ -53,7 +66,8 @@ func listenAt(p string) (net.Listener, error) {
 		return nil, err
 	}
 	// The lock is held for as long as the socket is served, so two daemons
-	// starting at the same moment cannot both judge the socket stale.
+	// starting at the same moment cannot both judge the socket stale. It is
+	// opened without following a link, and must be the user's own file.
 	lock, err := private.OpenFile(p+".lock", os.O_RDWR|os.O_CREATE)
 	if err != nil {
 		return nil, fmt.Errorf("control socket lock: %w", err)
@@ -81,8 +95,9 @@ func listenLocked(p string) (net.Listener, error) {
 	if err != nil {
 		return nil, fmt.Errorf("control socket: %w", err)
 	}
-	// The directory is private already; 0600 keeps the socket so even if
-	// the directory is not (XDG_RUNTIME_DIR set by someone else).
+	// The directory is the user's alone (listen checked it), so nobody can
+	// swap the socket for a link between these calls; 0600 keeps the
+	// socket private however the directory's mode changes later.
 	if err := os.Chmod(p, 0o600); err != nil {
 		ln.Close()
 		return nil, fmt.Errorf("control socket: %w", err)
@@ -134,12 +149,53 @@ func removeStale(p string) error {
 }
 
 func dial(ctx context.Context, p string) (net.Conn, error) {
-	var d net.Dialer
-	c, err := d.DialContext(ctx, "unix", p)
-	if errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.ECONNREFUSED) {
-		return nil, fmt.Errorf("%w; no daemon at %s", ErrNotRunning, p)
+	c, err := dialUnchecked(ctx, p)
+	if err != nil {
+		return nil, err
 	}
-	return c, err
+	if err := checkServer(c, p); err != nil {
+		c.Close()
+		return nil, err
+	}
+	return c, nil
+}
+
+// dialUnchecked connects to p. A full listen queue (EAGAIN: the daemon is
+// accepting, but a flood of connections is ahead of ours) is waited out
+// until ctx is done, as a blocking connect would.
+func dialUnchecked(ctx context.Context, p string) (net.Conn, error) {
+	var d net.Dialer
+	wait := 5 * time.Millisecond
+	for {
+		c, err := d.DialContext(ctx, "unix", p)
+		switch {
+		case errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.ECONNREFUSED):
+			return nil, fmt.Errorf("%w; no daemon at %s", ErrNotRunning, p)
+		case !errors.Is(err, syscall.EAGAIN):
+			return c, err
+		}
+		select {
+		case <-ctx.Done():
+			return nil, fmt.Errorf("%w (the daemon's queue of connections stayed full)", err)
+		case <-time.After(wait):
+		}
+		wait = min(2*wait, 200*time.Millisecond)
+	}
+}
+
+// checkServer makes sure, before anything is sent, that the process
+// serving p runs as this user: the kernel records the listener's
+// credentials (SO_PEERCRED, LOCAL_PEERCRED on the client's end), which
+// the listener cannot choose.
+func checkServer(c net.Conn, p string) error {
+	server, err := measurePeer(c)
+	if err != nil {
+		return fmt.Errorf("%w at %s: its identity cannot be measured (%v); nothing was sent", ErrImpostor, p, err)
+	}
+	if server.UID != os.Getuid() {
+		return fmt.Errorf("%w: %s is served by uid %d (pid %d), not by your uid %d; nothing was sent", ErrImpostor, p, server.UID, server.PID, os.Getuid())
+	}
+	return nil
 }
 
 // checkPeer accepts only hostlink's own user.

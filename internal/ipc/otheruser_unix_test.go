@@ -17,6 +17,9 @@ import (
 	"testing"
 
 	"github.com/hostlink/hostlink/internal/tstest"
+	"time"
+
+	"github.com/hostlink/hostlink/internal/audit"
 )
 
 // tempUser creates a system user for the test and removes it afterwards.
@@ -64,7 +67,7 @@ func TestOtherUserRefused(t *testing.T) {
 	}
 	os.Chmod(p, 0o666)
 	a := &memAudit{}
-	s := &Server{Registry: testRegistry(a), Audit: a}
+	s := &Server{Registry: testRegistry(a), Refusals: audit.NewRefusals(a, time.Hour)}
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() { done <- s.Serve(ctx, ln) }()
@@ -72,6 +75,7 @@ func TestOtherUserRefused(t *testing.T) {
 
 	cmd := exec.Command(child, "-test.run=^$")
 	cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: uid, Gid: gid}}
+	cmd.Env = append(os.Environ(), rawEnv+"=1")
 	r := runChild(t, cmd, p)
 	if !strings.Contains(r.Error, string(PeerRefused)) {
 		t.Fatalf("client of uid %d got %+v", uid, r)

@@ -20,6 +20,15 @@ func (p Peer) String() string {
 	return fmt.Sprintf("uid %d pid %d", p.UID, p.PID)
 }
 
+// user names the peer's user without its process: the source refusals
+// are counted under.
+func (p Peer) user() string {
+	if p.SID != "" {
+		return "sid " + p.SID
+	}
+	return fmt.Sprintf("uid %d", p.UID)
+}
+
 // measureFunc measures the peer of an accepted connection. Server holds
 // one as a field so that a test can make measuring fail.
 type measureFunc func(net.Conn) (Peer, error)

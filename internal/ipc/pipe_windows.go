@@ -49,7 +49,10 @@ func listen(name string) (net.Listener, error) {
 	if err != nil {
 		return nil, err
 	}
-	sd, err := windows.SecurityDescriptorFromString("D:P(A;;GA;;;" + sid + ")(A;;GA;;;SY)")
+	// The owner is set to the user, not left to the token's default
+	// (Administrators for an elevated process), so that a client can
+	// check that the pipe is this user's (checkServer).
+	sd, err := windows.SecurityDescriptorFromString("O:" + sid + "D:P(A;;GA;;;" + sid + ")(A;;GA;;;SY)")
 	if err != nil {
 		return nil, err
 	}
@@ -127,6 +130,16 @@ func (l *pipeListener) accept() (net.Conn, error) {
 		l.mu.Unlock()
 		return nil, net.ErrClosed
 	}
+	if l.next == 0 {
+		// The last instance could not be made (out of handles, say): try
+		// again now; the caller backs off on the error.
+		next, err := l.instance(false)
+		if err != nil {
+			l.mu.Unlock()
+			return nil, err
+		}
+		l.next = next
+	}
 	h := l.next
 	l.accepting = true
 	l.mu.Unlock()
@@ -144,12 +157,12 @@ func (l *pipeListener) accept() (net.Conn, error) {
 		windows.DisconnectNamedPipe(h)
 		return nil, nil
 	}
-	next, err := l.instance(false)
-	if err != nil {
-		windows.CloseHandle(h)
-		return nil, err
+	// The connected instance is the client's now; the next one is made
+	// here, or by the next accept if that fails.
+	l.next = 0
+	if next, err := l.instance(false); err == nil {
+		l.next = next
 	}
-	l.next = next
 	// os.NewFile puts an overlapped handle on the runtime's poller, which
 	// gives the connection deadlines.
 	return &pipeConn{File: os.NewFile(uintptr(h), l.name), h: h}, nil
@@ -185,6 +198,9 @@ func (l *pipeListener) Close() error {
 		// Accept returns and closes the handle.
 		return windows.CancelIoEx(l.next, nil)
 	}
+	if l.next == 0 {
+		return nil
+	}
 	return windows.CloseHandle(l.next)
 }
 
@@ -205,6 +221,18 @@ func (c *pipeConn) LocalAddr() net.Addr  { return pipeAddr(c.Name()) }
 func (c *pipeConn) RemoteAddr() net.Addr { return pipeAddr(c.Name()) }
 
 func dial(ctx context.Context, name string) (net.Conn, error) {
+	c, err := dialUnchecked(ctx, name)
+	if err != nil {
+		return nil, err
+	}
+	if err := checkServer(c, name); err != nil {
+		c.Close()
+		return nil, err
+	}
+	return c, nil
+}
+
+func dialUnchecked(ctx context.Context, name string) (net.Conn, error) {
 	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
 	defer cancel()
 	c, err := winio.DialPipeAccessImpLevel(ctx, name, windows.GENERIC_READ|windows.GENERIC_WRITE, winio.PipeImpLevelIdentification)
@@ -212,6 +240,85 @@ func dial(ctx context.Context, name string) (net.Conn, error) {
 		return nil, fmt.Errorf("%w; no daemon at %s", ErrNotRunning, name)
 	}
 	return c, err
+}
+
+// checkServer makes sure, before anything is sent, that the pipe is this
+// user's: the process serving it (GetNamedPipeServerProcessId) runs as
+// this user, and the pipe object is owned by this user. A pipe of the
+// same name held by another user fails both.
+func checkServer(c net.Conn, name string) error {
+	self, err := selfSID()
+	if err != nil {
+		return err
+	}
+	server, err := measureServer(c)
+	if err != nil {
+		return fmt.Errorf("%w at %s: its identity cannot be measured (%v); nothing was sent", ErrImpostor, name, err)
+	}
+	if server.SID != self {
+		return fmt.Errorf("%w: %s is served by %s (pid %d), not by your user %s; nothing was sent", ErrImpostor, name, server.SID, server.PID, self)
+	}
+	if owner := server.owner; owner != self {
+		return fmt.Errorf("%w: %s is owned by %s, not by your user %s; nothing was sent", ErrImpostor, name, owner, self)
+	}
+	return nil
+}
+
+// serverIdentity is what a client measures of a pipe's server.
+type serverIdentity struct {
+	Peer
+	owner string // SID owning the pipe object
+}
+
+// measureServer reads the server's PID from the pipe, the user of that
+// process from its token, and the pipe's owner from its security
+// descriptor.
+func measureServer(c net.Conn) (serverIdentity, error) {
+	id := serverIdentity{Peer: Peer{UID: -1}}
+	fd, ok := c.(interface{ Fd() uintptr })
+	if !ok {
+		return id, fmt.Errorf("not a pipe: %T", c)
+	}
+	h := windows.Handle(fd.Fd())
+	var pid uint32
+	if err := windows.GetNamedPipeServerProcessId(h, &pid); err != nil {
+		return id, fmt.Errorf("GetNamedPipeServerProcessId: %w", err)
+	}
+	id.PID = int(pid)
+	sid, err := processSID(pid)
+	if err != nil {
+		return id, err
+	}
+	id.SID = sid
+	sd, err := windows.GetSecurityInfo(h, windows.SE_KERNEL_OBJECT, windows.OWNER_SECURITY_INFORMATION)
+	if err != nil {
+		return id, fmt.Errorf("pipe owner: %w", err)
+	}
+	owner, _, err := sd.Owner()
+	if err != nil || owner == nil {
+		return id, fmt.Errorf("pipe owner: %v", err)
+	}
+	id.owner = owner.String()
+	return id, nil
+}
+
+// processSID returns the user SID of process pid.
+func processSID(pid uint32) (string, error) {
+	p, err := windows.OpenProcess(windows.PROCESS_QUERY_LIMITED_INFORMATION, false, pid)
+	if err != nil {
+		return "", fmt.Errorf("opening server process %d: %w", pid, err)
+	}
+	defer windows.CloseHandle(p)
+	var tok windows.Token
+	if err := windows.OpenProcessToken(p, windows.TOKEN_QUERY, &tok); err != nil {
+		return "", fmt.Errorf("server process %d token: %w", pid, err)
+	}
+	defer tok.Close()
+	tu, err := tok.GetTokenUser()
+	if err != nil {
+		return "", fmt.Errorf("server process %d user: %w", pid, err)
+	}
+	return tu.User.Sid.String(), nil
 }
 
 // checkPeer accepts only hostlink's own user.

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"testing"
 	"time"
+	"unsafe"
 
 	"github.com/Microsoft/go-winio"
 	"golang.org/x/sys/windows"
@@ -100,4 +101,58 @@ func TestPipeDACL(t *testing.T) {
 	if got := sd.String(); !want.MatchString(got) {
 		t.Fatalf("pipe DACL %s", got)
 	}
+}
+
+// TestDialMeasuresServer: Dial accepts this user's own daemon after
+// measuring it: the server's PID (this process), its user and the pipe's
+// owner (this user, set explicitly).
+func TestDialMeasuresServer(t *testing.T) {
+	_, name := testListen(t)
+	c, err := dialUnchecked(t.Context(), name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	id, err := measureServer(c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	self, _ := selfSID()
+	if id.PID != os.Getpid() || id.SID != self || id.owner != self {
+		t.Fatalf("measured server %+v (owner %s), want pid %d, user and owner %s", id.Peer, id.owner, os.Getpid(), self)
+	}
+	if err := checkServer(c, name); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestDialRefusesForeignOwner: a pipe of hostlink's name owned by
+// another principal is refused before anything is sent. Windows lets no
+// one but an administrator create a pipe owned by someone else; Wine
+// lets the test do it, which is how the check runs here.
+func TestDialRefusesForeignOwner(t *testing.T) {
+	name := `\\.\pipe\hostlink-test-` + rand.Text()
+	sd, err := windows.SecurityDescriptorFromString("O:SYD:P(A;;GA;;;WD)")
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, _ := windows.UTF16PtrFromString(name)
+	sa := &windows.SecurityAttributes{SecurityDescriptor: sd}
+	sa.Length = uint32(unsafe.Sizeof(*sa))
+	h, err := windows.CreateNamedPipe(p, windows.PIPE_ACCESS_DUPLEX|windows.FILE_FLAG_OVERLAPPED,
+		windows.PIPE_TYPE_BYTE|windows.PIPE_WAIT, windows.PIPE_UNLIMITED_INSTANCES, 4096, 4096, 0, sa)
+	if err != nil {
+		t.Skipf("cannot create a pipe owned by SYSTEM here (%v); the check is covered on Wine", err)
+	}
+	defer windows.CloseHandle(h)
+	go connectPipe(h)
+	c, err := Dial(t.Context(), name)
+	if err == nil {
+		c.Close()
+		t.Fatal("Dial accepted a pipe owned by SYSTEM")
+	}
+	if !errors.Is(err, ErrImpostor) {
+		t.Fatalf("error %v", err)
+	}
+	t.Logf("refused: %v", err)
 }

@@ -3,7 +3,9 @@ package ipc
 import (
 	"context"
 	"testing"
+	"time"
 
+	"github.com/hostlink/hostlink/internal/audit"
 	"github.com/hostlink/hostlink/internal/ops"
 	"github.com/hostlink/hostlink/internal/policy"
 )
@@ -31,7 +33,7 @@ func TestProgressAndDisconnect(t *testing.T) {
 		close(cancelled)
 		return whoamiOut{}, ctx.Err()
 	})
-	s := &Server{Registry: reg, Audit: a}
+	s := &Server{Registry: reg, Refusals: audit.NewRefusals(a, time.Hour)}
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	go s.Serve(ctx, ln)

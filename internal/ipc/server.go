@@ -5,14 +5,15 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
-	"log/slog"
 	"net"
 	"sync"
 	"sync/atomic"
 	"time"
 
 	"github.com/hostlink/hostlink/internal/audit"
+	"github.com/hostlink/hostlink/internal/connlimit"
 	"github.com/hostlink/hostlink/internal/errcode"
 	"github.com/hostlink/hostlink/internal/ops"
 )
@@ -24,21 +25,33 @@ const (
 	// DefaultMaxConns bounds open connections, so a local process cannot
 	// exhaust the daemon's descriptors or goroutines.
 	DefaultMaxConns = 64
+	// DefaultMaxConnsPerPeer bounds the open connections of one process.
+	DefaultMaxConnsPerPeer = 16
+	// maxRefusing bounds refused peers being told why at once; past it
+	// they are disconnected without an answer.
+	maxRefusing = 16
+	// refuseTimeout bounds telling a refused peer why.
+	refuseTimeout = 5 * time.Second
 )
 
 // Server serves the control channel.
 type Server struct {
 	Registry *ops.Registry
-	// Audit records refused peers. Calls are audited by Registry.
-	Audit ops.Auditor
+	// Refusals records refused peers (counted per uid, so that a flood of
+	// them does not grow the audit log). Calls are audited by Registry.
+	Refusals *audit.Refusals
 	// FrameTimeout bounds the wait for each request frame, from the end of
 	// the previous response: an idle or slow peer is disconnected after it.
 	FrameTimeout time.Duration
 	// WriteTimeout bounds writing one response to a peer that does not read.
 	WriteTimeout time.Duration
-	// MaxConns bounds open connections (DefaultMaxConns when zero); one
-	// more is told SHIM_OVERLOADED and closed.
-	MaxConns int
+	// MaxConns bounds open connections (DefaultMaxConns when zero) and
+	// MaxConnsPerPeer those of one process (DefaultMaxConnsPerPeer). At a
+	// limit, the connection idle the longest is closed to make room (see
+	// package connlimit); when every one is busy, the newcomer is told
+	// SHIM_OVERLOADED and closed.
+	MaxConns        int
+	MaxConnsPerPeer int
 	// MCP, if set, serves the connections that open an MCP session
 	// (MethodMCPSession); without it such a request is refused.
 	MCP MCPFunc
@@ -49,31 +62,58 @@ type Server struct {
 	// measure is the per-OS peer measurement; tests replace it.
 	measure measureFunc
 
-	mu    sync.Mutex
-	conns map[net.Conn]struct{}
-	wg    sync.WaitGroup
+	once     sync.Once
+	tracker  *connlimit.Tracker
+	refusing chan struct{}
+	wg       sync.WaitGroup
 }
 
-// Serve accepts connections on ln until ctx is done or ln fails, then
-// closes ln and every connection and waits for their handlers.
+// LocalMethod answers one of Server.Local's methods.
+type LocalMethod func(ctx context.Context, peer string, params json.RawMessage) (any, error)
+
+// Serve accepts connections on ln until ctx is done or ln is closed, then
+// closes ln and every connection and waits for their handlers. Each peer
+// is measured as it is accepted: a peer that is not the user is refused
+// without taking a connection slot, so other users cannot crowd the user
+// out. Running out of descriptors is waited out (connlimit.Accept), never
+// a reason to stop.
 func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
+	s.once.Do(func() {
+		s.tracker = connlimit.NewTracker(connlimit.Limits{
+			Max: or(s.MaxConns, DefaultMaxConns), PerPeer: or(s.MaxConnsPerPeer, DefaultMaxConnsPerPeer)})
+		s.tracker.OnShed = func(peer, reason string) {
+			s.Refusals.Refuse(peer, audit.Record{Transport: audit.IPC, Peer: peer, Op: "connection_shed",
+				Code: string(errcode.Overloaded), Details: map[string]any{"reason": reason}})
+		}
+		s.refusing = make(chan struct{}, maxRefusing)
+	})
 	stop := context.AfterFunc(ctx, func() { ln.Close() })
 	defer stop()
 	defer s.closeAll()
+	measure := s.measure
+	if measure == nil {
+		measure = measurePeer
+	}
 	for {
-		c, err := ln.Accept()
+		c, err := connlimit.Accept(ln)
 		if err != nil {
 			if ctx.Err() != nil {
 				return nil
 			}
-			var ne net.Error
-			if errors.As(err, &ne) && ne.Timeout() {
-				continue
-			}
 			return err
 		}
-		if !s.track(c, true) {
-			s.write(c, Response{Error: errcode.New(errcode.Overloaded, "too many open connections to hostlink; close one and retry")})
+		peer, err := measure(c)
+		if err == nil {
+			err = checkPeer(peer)
+		}
+		if err != nil {
+			s.refuseAsync(c, peer, err)
+			continue
+		}
+		tc := s.tracker.Admit(c, fmt.Sprintf("pid %d", peer.PID), true)
+		if tc == nil {
+			c.SetWriteDeadline(time.Now().Add(refuseTimeout))
+			c.Write(encodeResponse(Response{Error: errcode.New(errcode.Overloaded, "too many open connections to hostlink, all busy; retry when one is done")}))
 			c.Close()
 			continue
 		}
@@ -86,55 +126,40 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 			if s.ConnState != nil {
 				defer s.ConnState(false)
 			}
-			defer s.track(c, false)
-			defer c.Close()
-			s.serveConn(ctx, c)
+			defer tc.Close()
+			s.serveConn(ctx, tc, peer)
 		}()
 	}
 }
 
-// track adds or removes an open connection; adding fails at MaxConns.
-func (s *Server) track(c net.Conn, add bool) bool {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.conns == nil {
-		s.conns = make(map[net.Conn]struct{})
-	}
-	if !add {
-		delete(s.conns, c)
-		return true
-	}
-	if len(s.conns) >= or(s.MaxConns, DefaultMaxConns) {
-		return false
-	}
-	s.conns[c] = struct{}{}
-	return true
-}
-
 func (s *Server) closeAll() {
-	s.mu.Lock()
-	for c := range s.conns {
-		c.Close()
-	}
-	s.mu.Unlock()
+	s.tracker.CloseAll()
 	s.wg.Wait()
 }
 
-// serveConn measures the peer, then answers its requests one at a time,
-// in order.
-func (s *Server) serveConn(ctx context.Context, c net.Conn) {
-	measure := s.measure
-	if measure == nil {
-		measure = measurePeer
-	}
-	peer, err := measure(c)
-	if err == nil {
-		err = checkPeer(peer)
-	}
-	if err != nil {
-		s.refuse(c, peer, err)
+// refuseAsync tells a refused peer why and closes its connection, off the
+// accept loop and at most maxRefusing at a time: past that, or if the
+// peer does not read, it is just disconnected.
+func (s *Server) refuseAsync(c net.Conn, peer Peer, why error) {
+	select {
+	case s.refusing <- struct{}{}:
+	default:
+		s.auditRefusal(peer, why)
+		c.Close()
 		return
 	}
+	s.wg.Add(1)
+	go func() {
+		defer s.wg.Done()
+		defer func() { <-s.refusing }()
+		defer c.Close()
+		s.refuse(c, peer, why)
+	}()
+}
+
+// serveConn answers the requests of a measured peer one at a time, in
+// order, marking the connection busy while it handles one.
+func (s *Server) serveConn(ctx context.Context, c *connlimit.Conn, peer Peer) {
 	r := bufio.NewReaderSize(c, 64<<10)
 	for first := true; ; first = false {
 		c.SetReadDeadline(time.Now().Add(or(s.FrameTimeout, DefaultFrameTimeout)))
@@ -149,12 +174,18 @@ func (s *Server) serveConn(ctx context.Context, c net.Conn) {
 		// by the deadline or a broken connection does not.
 		if err == nil && first {
 			if req, perr := DecodeFrame(line); perr == nil && req.Method == MethodMCPSession {
+				// A session is busy for its whole life: closing it to
+				// make room would end an MCP client's session.
+				c.SetBusy(true)
 				s.serveSession(ctx, c, r, peer, req)
 				return
 			}
 		}
 		if err == nil || (errors.Is(err, io.EOF) && len(line) > 0) {
-			if !s.write(c, s.handleWatching(ctx, c, r, peer, line)) {
+			c.SetBusy(true)
+			ok := s.write(c, s.handleWatching(ctx, c, r, peer, line))
+			c.SetBusy(false)
+			if !ok {
 				return
 			}
 		}
@@ -167,19 +198,20 @@ func (s *Server) serveConn(ctx context.Context, c net.Conn) {
 // refuse tells the peer why, audits the refusal and returns; the caller
 // closes the connection.
 func (s *Server) refuse(c net.Conn, peer Peer, why error) {
-	who := "unmeasured"
+	s.auditRefusal(peer, why)
+	c.SetWriteDeadline(time.Now().Add(refuseTimeout))
+	c.Write(encodeResponse(Response{Error: errcode.New(PeerRefused, "connection refused: only the user running hostlink may use this channel")}))
+}
+
+func (s *Server) auditRefusal(peer Peer, why error) {
+	who, source := "unmeasured", "unmeasured"
 	if peer != (Peer{}) {
-		who = peer.String()
+		who, source = peer.String(), peer.user()
 	}
-	if s.Audit != nil {
-		if err := s.Audit.Append(audit.Record{
-			Time: time.Now(), Transport: audit.IPC, Peer: who, Op: "ipc_peer_refused",
-			Code: string(PeerRefused), Details: map[string]any{"reason": why.Error()},
-		}); err != nil {
-			slog.Warn("a refused control-channel peer is not in the audit log", "peer", who, "err", err)
-		}
-	}
-	s.write(c, Response{Error: errcode.New(PeerRefused, "connection refused: only the user running hostlink may use this channel")})
+	s.Refusals.Refuse(source, audit.Record{
+		Time: time.Now(), Transport: audit.IPC, Peer: who, Op: "ipc_peer_refused",
+		Code: string(PeerRefused), Details: map[string]any{"reason": why.Error()},
+	})
 }
 
 func (s *Server) write(c net.Conn, r Response) bool {

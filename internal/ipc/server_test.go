@@ -19,6 +19,7 @@ import (
 	"github.com/hostlink/hostlink/internal/errcode"
 	"github.com/hostlink/hostlink/internal/ops"
 	"github.com/hostlink/hostlink/internal/policy"
+	"github.com/hostlink/hostlink/internal/tstest"
 )
 
 // memAudit keeps audit records in memory.
@@ -86,7 +87,7 @@ func serveTest(t testing.TB, configure func(*Server)) (string, *memAudit) {
 	t.Helper()
 	ln, addr := testListen(t)
 	a := &memAudit{}
-	s := &Server{Registry: testRegistry(a), Audit: a}
+	s := &Server{Registry: testRegistry(a), Refusals: audit.NewRefusals(a, time.Hour)}
 	if configure != nil {
 		configure(s)
 	}
@@ -318,49 +319,84 @@ func BenchmarkCall(b *testing.B) {
 	}
 }
 
-// TestMaxConns: a connection past the limit is told SHIM_OVERLOADED and
-// closed; the ones already open keep working.
-func TestMaxConns(t *testing.T) {
-	addr, _ := serveTest(t, func(s *Server) { s.MaxConns = 2 })
-	var open []*Client
-	for range 2 {
-		cl, err := Connect(context.Background(), addr)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer cl.Close()
-		if _, err := cl.Call(context.Background(), "status", nil); err != nil {
-			t.Fatal(err)
-		}
-		open = append(open, cl)
-	}
-	third := dialRaw(t, addr)
-	line, err := third.r.ReadString('\n')
-	if err != nil || !strings.Contains(line, string(errcode.Overloaded)) {
-		t.Fatalf("third connection got %q, %v", line, err)
-	}
-	if _, err := third.r.ReadString('\n'); err == nil {
-		t.Fatal("the refused connection stayed open")
-	}
-	for _, cl := range open {
-		if _, err := cl.Call(context.Background(), "status", nil); err != nil {
-			t.Fatalf("an open connection broke: %v", err)
-		}
-	}
-	open[0].Close()
-	deadline := time.Now().Add(5 * time.Second)
-	for {
-		cl, err := Connect(context.Background(), addr)
-		if err == nil {
-			_, err = cl.Call(context.Background(), "status", nil)
-			cl.Close()
-			if err == nil {
-				break
+// TestConnLimits: at the total or per-process limit a newcomer is served
+// by closing the connection idle the longest; when every connection is
+// busy, the newcomer is told SHIM_OVERLOADED and closed, and served again
+// once one is free.
+func TestConnLimits(t *testing.T) {
+	for _, tt := range []struct {
+		name          string
+		total, perPID int
+	}{{"total", 2, 16}, {"per process", 16, 2}} {
+		t.Run(tt.name, func(t *testing.T) {
+			release, entered := make(chan struct{}), make(chan struct{}, 2)
+			block := func(ctx context.Context, _ *ops.Call, _ struct{}) (map[string]any, error) {
+				entered <- struct{}{}
+				select {
+				case <-release:
+				case <-ctx.Done():
+				}
+				return map[string]any{}, nil
 			}
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("no room after a connection closed: %v", err)
-		}
-		time.Sleep(20 * time.Millisecond)
+			var srv *Server
+			addr, _ := serveTest(t, func(s *Server) {
+				srv = s
+				s.MaxConns, s.MaxConnsPerPeer = tt.total, tt.perPID
+				ops.Register(s.Registry, ops.Spec{Name: "block", Description: "block", Class: policy.FilesRead, Transports: ops.LocalUser, ReadOnly: true}, block)
+			})
+			ctx := context.Background()
+			connect := func() *Client {
+				cl, err := Connect(ctx, addr)
+				if err != nil {
+					t.Fatal(err)
+				}
+				t.Cleanup(func() { cl.Close() })
+				if _, err := cl.Call(ctx, "status", nil); err != nil {
+					t.Fatal(err)
+				}
+				return cl
+			}
+			// At the limit, both idle: a third is served, and the one idle
+			// the longest is closed for it.
+			// The server marks a connection idle just after it writes a
+			// response, so wait for that before relying on the order.
+			idle := func(want int) {
+				tstest.WaitFor(t, 10*time.Second, "idle connections", func() bool {
+					open, busy := srv.tracker.Len()
+					return open == want && busy == 0
+				})
+			}
+			first := connect()
+			idle(1)
+			second := connect()
+			idle(2)
+			third := connect()
+			if _, err := first.Call(ctx, "status", nil); err == nil {
+				t.Fatal("the connection idle the longest was not closed for the newcomer")
+			}
+			for _, cl := range []*Client{second, third} {
+				if _, err := cl.Call(ctx, "status", nil); err != nil {
+					t.Fatalf("a newer connection broke: %v", err)
+				}
+			}
+			// Past the limit with both busy: the newcomer is refused.
+			var wg sync.WaitGroup
+			for _, cl := range []*Client{second, third} {
+				wg.Go(func() { cl.Call(ctx, "block", nil) })
+			}
+			<-entered
+			<-entered
+			r := dialRaw(t, addr)
+			defer r.Close()
+			if line, err := r.r.ReadString('\n'); !strings.Contains(line, string(errcode.Overloaded)) {
+				t.Fatalf("newcomer while all are busy got %q, %v", line, err)
+			}
+			if _, err := r.r.ReadString('\n'); err == nil {
+				t.Fatal("the refused connection stayed open")
+			}
+			close(release)
+			wg.Wait()
+			connect()
+		})
 	}
 }

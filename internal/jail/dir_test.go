@@ -11,7 +11,7 @@ import (
 )
 
 // TestDirOpenFile opens files by name through a Dir: regular files open,
-// and every name or link that would leave the directory, reach a protected
+// and every name or link that would leave the root, reach a protected
 // directory or is not a regular file is refused, as through Root.OpenFile.
 func TestDirOpenFile(t *testing.T) {
 	r, base := sandbox(t)
@@ -62,7 +62,7 @@ func TestDirOpenFile(t *testing.T) {
 	}{
 		{top, "out-abs", errcode.PathOutsideRoot},
 		{top, "chain1", errcode.PathOutsideRoot},
-		{sub, "up", errcode.PathOutsideRoot}, // a directory, and outside sub
+		{sub, "up", errcode.NotAFile}, // the root: resolved from the root, as any path
 		{top, "sub", errcode.NotAFile},
 		{top, "missing", errcode.PathNotFound},
 		{top, "sub/in.txt", errcode.InvalidArgument},

@@ -8,20 +8,6 @@ import (
 	"github.com/hostlink/hostlink/internal/errcode"
 )
 
-// escapeText is the text of os.Root's unexported error for a path that
-// resolves outside the root. TestEscapeDetection pins it.
-const escapeText = "path escapes from parent"
-
-// isEscape reports whether err is os.Root refusing to leave its directory.
-func isEscape(err error) bool {
-	for e := err; e != nil; e = errors.Unwrap(e) {
-		if e.Error() == escapeText {
-			return true
-		}
-	}
-	return false
-}
-
 // translate maps a file system error on p to a typed error whose message
 // names only the root-relative path.
 func translate(err error, p Path) error {
@@ -33,8 +19,14 @@ func translate(err error, p Path) error {
 		return ce
 	}
 	switch {
-	case isEscape(err):
+	case errors.Is(err, errEscape):
 		return errcode.New(errcode.PathOutsideRoot, "%q resolves outside the workdir", p.rel)
+	case errors.Is(err, errProtected):
+		return protectedError(p)
+	case errors.Is(err, errHoldsProtected):
+		return holdsProtectedError(p)
+	case errors.Is(err, errTooManySteps):
+		return errcode.New(PathTooLong, "%q needs too many steps to resolve", p.rel)
 	case errors.Is(err, fs.ErrNotExist):
 		return errcode.New(errcode.PathNotFound, "%q does not exist", p.rel)
 	// ENOTEMPTY also counts as fs.ErrExist, so it is tested first.
@@ -53,6 +45,16 @@ func translate(err error, p Path) error {
 	}
 	return errcode.New(errcode.Internal, "file system error on %q", p.rel)
 }
+
+// Codes the jail adds.
+const (
+	// HardlinkRefused: the file has more than one link, so another name of
+	// it may lie outside the workdir; a workdir opts in with hardlinks =
+	// "allow".
+	HardlinkRefused errcode.Code = "HARDLINK_REFUSED"
+	// MountCrossing: a recursive delete would enter another file system.
+	MountCrossing errcode.Code = "MOUNT_CROSSING"
+)
 
 // PermissionDenied is returned when the OS refuses access to a path inside a
 // root (file modes or ACLs).

@@ -6,78 +6,137 @@ import (
 	"errors"
 	"io/fs"
 	"os"
-	"strings"
 
 	"github.com/hostlink/hostlink/internal/errcode"
 )
 
-// maxHops bounds symlink resolution in Real, as the kernel's ELOOP does.
-const maxHops = 40
+// checkObj refuses the object st, reached at canon, when it is a protected
+// directory or lies below one.
+func (r *Root) checkObj(st objStat, canon []string) error {
+	if r.prot.hit(st.id, canon, r.fold) {
+		return errProtected
+	}
+	return nil
+}
+
+// lstatChecked describes l's object without following it. A symlink must
+// lead somewhere the jail allows (a dangling link inside the root does):
+// one that leaves the root or reaches a protected directory is unusable
+// for every operation, its own deletion included.
+func (r *Root) lstatChecked(l located) (objStat, error) {
+	st, err := lstatAt(l.dir, l.name)
+	if err != nil {
+		return objStat{}, err
+	}
+	if err := r.checkObj(st, l.canon); err != nil {
+		return objStat{}, err
+	}
+	if st.info.Mode()&fs.ModeSymlink != 0 {
+		_, err := walk(r, pathOf(l.canon), walkOpts{}, func(t located) (struct{}, error) {
+			st, err := lstatAt(t.dir, t.name)
+			if err == nil && st.info.Mode()&fs.ModeSymlink != 0 {
+				return struct{}{}, errSymlink
+			}
+			if err == nil {
+				err = r.checkObj(st, t.canon)
+			}
+			return struct{}{}, err
+		})
+		var missing *missingError
+		if err != nil && !errors.Is(err, fs.ErrNotExist) && !errors.As(err, &missing) {
+			return objStat{}, err
+		}
+	}
+	return st, nil
+}
+
+// statFollow is the final step of a walk that describes what a path names,
+// following a final symlink.
+func (r *Root) statFollow(l located) (objStat, error) {
+	st, err := lstatAt(l.dir, l.name)
+	if err != nil {
+		return objStat{}, err
+	}
+	if st.info.Mode()&fs.ModeSymlink != 0 {
+		return objStat{}, errSymlink
+	}
+	return st, r.checkObj(st, l.canon)
+}
 
 // Lstat describes p without following a final symlink. A symlink whose
-// target is outside the root is refused.
+// target is outside the root, or in a protected directory, is refused.
 func (r *Root) Lstat(p Path) (fs.FileInfo, error) {
-	if err := r.shield(p); err != nil {
+	if err := r.acquire(); err != nil {
 		return nil, err
 	}
-	fi, err := r.root.Lstat(p.os())
+	defer r.release()
+	st, err := walk(r, p, walkOpts{fast: true}, r.lstatChecked)
 	if err != nil {
 		return nil, translate(err, p)
 	}
-	if fi.Mode()&fs.ModeSymlink != 0 {
-		if err := r.linkInside(p); err != nil {
-			return nil, err
-		}
-	}
-	return fi, nil
+	return st.info, nil
 }
 
 // Stat describes p, following symlinks that stay inside the root.
 func (r *Root) Stat(p Path) (fs.FileInfo, error) {
-	if err := r.shield(p); err != nil {
+	if err := r.acquire(); err != nil {
 		return nil, err
 	}
-	fi, err := r.root.Stat(p.os())
-	return fi, translate(err, p)
-}
-
-// LinkTarget reports a symlink's target text and whether following it stays
-// inside the root (a dangling link inside the root counts as inside). It is
-// for listings, which show outside links without following them.
-func (r *Root) LinkTarget(p Path) (target string, inside bool, err error) {
-	if err := r.shield(p); err != nil {
-		return "", false, err
-	}
-	target, err = r.root.Readlink(p.os())
+	defer r.release()
+	st, err := walk(r, p, walkOpts{fast: true}, r.statFollow)
 	if err != nil {
-		return "", false, translate(err, p)
+		return nil, translate(err, p)
 	}
-	_, serr := r.root.Stat(p.os())
-	return target, serr == nil || !isEscape(serr), nil
+	return st.info, nil
 }
 
-// linkInside refuses a symlink at p whose target leaves the root.
-func (r *Root) linkInside(p Path) error {
-	if _, err := r.root.Stat(p.os()); err != nil && isEscape(err) {
-		return translate(err, p)
+// Canonical returns the root-relative path p names once every symlink on
+// it is followed, through the same identity-checked walk every operation
+// makes: what an operation on p would act on. A link leading outside the
+// root or into a protected directory is refused. Components past the first
+// one that does not exist are kept as written (a path to be created).
+//
+// Policy that matches paths (allow_paths) matches this path, not the one
+// written: a planted "scratch/up -> ../src" makes scratch/up/main.go
+// src/main.go here. The answer can be stale by the time the operation
+// runs; the operation's own walk decides what it acts on.
+func (r *Root) Canonical(p Path) (Path, error) {
+	if err := r.acquire(); err != nil {
+		return Path{}, err
 	}
-	return nil
-}
-
-// guard refuses p when it is a symlink pointing outside the root. A missing
-// p is fine: the caller's own operation reports it.
-func (r *Root) guard(p Path) error {
-	fi, err := r.root.Lstat(p.os())
-	if err != nil {
-		if errors.Is(err, fs.ErrNotExist) {
-			return nil
+	defer r.release()
+	canon, err := walk(r, p, walkOpts{}, func(l located) ([]string, error) {
+		st, err := lstatAt(l.dir, l.name)
+		switch {
+		case errors.Is(err, fs.ErrNotExist):
+			if r.prot.hitName(l.canon, r.fold) {
+				return nil, errProtected
+			}
+			return l.canon, nil
+		case err != nil:
+			return nil, err
+		case st.info.Mode()&fs.ModeSymlink != 0:
+			return nil, errSymlink
 		}
-		return translate(err, p)
+		return l.canon, r.checkObj(st, l.canon)
+	})
+	var missing *missingError
+	if errors.As(err, &missing) {
+		for _, c := range missing.rest {
+			if c == ".." {
+				// The kernel stops at the missing directory.
+				return Path{}, translate(missing.err, p)
+			}
+		}
+		canon, err = append(missing.canon, missing.rest...), nil
+		if r.prot.hitName(canon, r.fold) {
+			err = errProtected
+		}
 	}
-	if fi.Mode()&fs.ModeSymlink != 0 {
-		return r.linkInside(p)
+	if err != nil {
+		return Path{}, translate(err, p)
 	}
-	return nil
+	return pathOf(canon), nil
 }
 
 // writable refuses mutations of a read-only root.
@@ -88,242 +147,277 @@ func (r *Root) writable() error {
 	return nil
 }
 
-// Real resolves every symlink in p within the root and returns the path it
-// names. A symlink leading outside is refused. Components past the first
-// missing one are kept as written.
-func (r *Root) Real(p Path) (Path, error) {
-	var done []string
-	todo := splitRel(p.rel)
-	hops := 0
-	for len(todo) > 0 {
-		cand := append(append([]string(nil), done...), todo[0])
-		todo = todo[1:]
-		fi, err := r.root.Lstat(pathOf(cand).os())
-		if errors.Is(err, fs.ErrNotExist) {
-			return pathOf(append(cand, todo...)), nil
-		}
-		if err != nil {
-			return Path{}, translate(err, p)
-		}
-		if fi.Mode()&fs.ModeSymlink == 0 {
-			done = cand
-			continue
-		}
-		if hops++; hops > maxHops {
-			return Path{}, errcode.New(errcode.PathOutsideRoot, "%q has too many levels of symlinks", p.rel)
-		}
-		target, err := r.root.Readlink(pathOf(cand).os())
-		if err != nil {
-			return Path{}, translate(err, p)
-		}
-		next, err := r.linkComps(done, target)
-		if err != nil {
-			return Path{}, errcode.New(errcode.PathOutsideRoot, "%q resolves outside the workdir", p.rel)
-		}
-		todo = append(next, todo...)
-		done = nil
-	}
-	return pathOf(done), nil
-}
-
-// linkComps turns a symlink target found in directory dir into root-relative
-// components, or fails if it leaves the root.
-func (r *Root) linkComps(dir []string, target string) ([]string, error) {
-	tp, perr := parse(target, r.flavor)
-	if perr != nil {
-		return nil, perr
-	}
-	if tp.abs {
-		comps, cerr := clean(tp.comps, r.flavor)
-		if cerr != nil {
-			return nil, cerr
-		}
-		rel, ok := r.relative(tp.vol, comps)
-		if !ok {
-			return nil, errcode.New(errcode.PathOutsideRoot, "outside")
-		}
-		return rel, nil
-	}
-	all := append(append([]string(nil), dir...), tp.comps...)
-	comps, cerr := clean(all, r.flavor)
-	if cerr != nil {
-		return nil, cerr
-	}
-	return comps, nil
-}
-
-func splitRel(rel string) []string {
-	if rel == "." {
-		return nil
-	}
-	return strings.Split(rel, "/")
-}
-
-// OpenFile opens p for reading. Only regular files are opened: FIFOs and
-// devices are refused without blocking on them.
+// OpenFile opens p for reading. Only regular files are opened: FIFOs,
+// sockets and devices are refused without blocking on them, and so is a
+// file with more than one link unless the root allows hard links.
 func (r *Root) OpenFile(p Path) (*os.File, fs.FileInfo, error) {
-	if err := r.shield(p); err != nil {
+	if err := r.acquire(); err != nil {
 		return nil, nil, err
 	}
-	return openRegular(r.root, p.os(), p)
-}
-
-// openRegular opens name below root for reading if it is a regular file;
-// p names it in errors.
-func openRegular(root *os.Root, name string, p Path) (*os.File, fs.FileInfo, error) {
-	f, err := root.OpenFile(name, os.O_RDONLY|nonblock, 0)
+	defer r.release()
+	o, err := walk(r, p, walkOpts{fast: true}, r.openRead)
 	if err != nil {
 		return nil, nil, translate(err, p)
 	}
-	fi, err := f.Stat()
-	if err != nil {
-		f.Close()
-		return nil, nil, translate(err, p)
-	}
-	if !fi.Mode().IsRegular() {
-		f.Close()
-		if fi.IsDir() {
-			return nil, nil, errcode.New(errcode.NotAFile, "%q is a directory", p.rel)
-		}
-		return nil, nil, errcode.New(errcode.NotAFile, "%q is not a regular file", p.rel)
-	}
-	return f, fi, nil
+	return o.f, o.st.info, nil
 }
 
-// OpenDir opens p for listing.
-func (r *Root) OpenDir(p Path) (*os.File, error) {
-	if err := r.shield(p); err != nil {
-		return nil, err
-	}
-	fi, err := r.root.Stat(p.os())
-	if err != nil {
-		return nil, translate(err, p)
-	}
-	if !fi.IsDir() {
-		return nil, errcode.New(errcode.NotADirectory, "%q is not a directory", p.rel)
-	}
-	f, err := r.root.OpenFile(p.os(), os.O_RDONLY, 0)
-	return f, translate(err, p)
+type opened struct {
+	f  *os.File
+	st objStat
 }
 
-// CreateTemp creates a new private file in dir for an atomic replace.
+// openRead is the final step of a walk that opens a file for reading.
+func (r *Root) openRead(l located) (opened, error) {
+	h, err := openFileAt(l.dir, l.name, openReadFlags, 0)
+	if err != nil {
+		return opened{}, openError(l.dir, l.name, pathOf(l.canon), err)
+	}
+	st, err := statHandle(h, l.name)
+	if err == nil && st.info.Mode()&fs.ModeSymlink != 0 {
+		err = errSymlink // Windows opens the link itself
+	}
+	if err == nil {
+		err = r.checkRegular(st, l.canon, pathOf(l.canon))
+	}
+	if err != nil {
+		closeHandle(h)
+		return opened{}, err
+	}
+	return opened{os.NewFile(uintptr(h), l.name), st}, nil
+}
+
+// openError explains a failed open of name in dir: a socket cannot be
+// opened at all (ENXIO), which is "not a regular file", not an internal
+// error.
+func openError(dir handle, name string, p Path, err error) error {
+	if err == errSymlink {
+		return err
+	}
+	if st, lerr := lstatAt(dir, name); lerr == nil && st.info.Mode().Type()&(fs.ModeSocket|fs.ModeDevice|fs.ModeNamedPipe|fs.ModeIrregular) != 0 {
+		return errcode.New(errcode.NotAFile, "%q is not a regular file", p.rel)
+	}
+	return err
+}
+
+// checkRegular refuses what a read must not open.
+func (r *Root) checkRegular(st objStat, canon []string, p Path) error {
+	if err := r.checkObj(st, canon); err != nil {
+		return err
+	}
+	switch {
+	case st.info.IsDir():
+		return errcode.New(errcode.NotAFile, "%q is a directory", p.rel)
+	case !st.info.Mode().IsRegular():
+		return errcode.New(errcode.NotAFile, "%q is not a regular file", p.rel)
+	case st.nlink > 1 && !r.hardlinks:
+		return errcode.New(HardlinkRefused, "%q has %d hard links; another may be outside the workdir (a workdir opts in with hardlinks = \"allow\")", p.rel, st.nlink).
+			With("links", st.nlink)
+	}
+	return nil
+}
+
+// openDir is the final step of a walk that opens a directory, following a
+// final symlink.
+func (r *Root) openDir(l located) (dirHandle, error) {
+	h, err := openDirAt(l.dir, l.name)
+	if err != nil {
+		return dirHandle{}, err
+	}
+	st, err := statHandle(h, l.name)
+	if err == nil {
+		err = r.checkObj(st, l.canon)
+	}
+	if err != nil {
+		closeHandle(h)
+		return dirHandle{}, err
+	}
+	return dirHandle{h, st, l.canon}, nil
+}
+
+// dirHandle is a directory a walk opened.
+type dirHandle struct {
+	h     handle
+	st    objStat
+	canon []string
+}
+
+// CreateTemp creates a new private file in dir for an atomic replace, and
+// returns it with its path (dir's, joined with the file's name; canonical
+// when dir is).
 func (r *Root) CreateTemp(dir Path) (*os.File, Path, error) {
 	if err := r.writable(); err != nil {
 		return nil, Path{}, err
 	}
-	if err := r.shield(dir); err != nil {
+	if err := r.acquire(); err != nil {
 		return nil, Path{}, err
 	}
+	defer r.release()
+	d, err := walk(r, dir, walkOpts{fast: true}, r.openDir)
+	if err != nil {
+		return nil, Path{}, translate(err, dir)
+	}
+	defer closeHandle(d.h)
 	for range 10 {
 		var b [8]byte
 		rand.Read(b[:])
-		tp, err := r.Join(dir, ".hostlink-tmp-"+hex.EncodeToString(b[:]))
-		if err != nil {
-			return nil, Path{}, err
-		}
-		f, err := r.root.OpenFile(tp.os(), os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0o600)
+		name := ".hostlink-tmp-" + hex.EncodeToString(b[:])
+		h, err := openFileAt(d.h, name, os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0o600)
 		if errors.Is(err, fs.ErrExist) {
 			continue
 		}
 		if err != nil {
 			return nil, Path{}, translate(err, dir)
 		}
-		return f, tp, nil
+		return os.NewFile(uintptr(h), name), pathOf(append(d.canon, name)), nil
 	}
 	return nil, Path{}, errcode.New(errcode.Internal, "could not create a temporary file")
 }
 
-// Chmod sets p's permission bits. It is used on hostlink's own temporary
-// files, before they are renamed into place.
-func (r *Root) Chmod(p Path, mode fs.FileMode) error {
+// mutation is the final step of a walk that changes l's entry (not what a
+// symlink there points to).
+func (r *Root) mutation(p Path, do func(l located, st objStat, exists bool) error) error {
 	if err := r.writable(); err != nil {
 		return err
 	}
-	if err := r.shield(p); err != nil {
+	if p.IsRoot() {
+		return errcode.New(errcode.InvalidArgument, "the workdir root itself cannot be changed")
+	}
+	if err := r.acquire(); err != nil {
 		return err
 	}
-	return translate(r.root.Chmod(p.os(), mode), p)
+	defer r.release()
+	_, err := walk(r, p, walkOpts{fast: true}, func(l located) (struct{}, error) {
+		st, err := r.lstatChecked(l)
+		exists := err == nil
+		if errors.Is(err, fs.ErrNotExist) {
+			if r.prot.hitName(l.canon, r.fold) {
+				return struct{}{}, errProtected
+			}
+			err = nil
+		}
+		if err != nil {
+			return struct{}{}, err
+		}
+		return struct{}{}, do(l, st, exists)
+	})
+	return err
 }
 
 // Rename moves from to to, replacing a file at to.
 func (r *Root) Rename(from, to Path) error {
-	if err := r.mutable(from, to); err != nil {
-		return err
-	}
-	err := r.root.Rename(from.os(), to.os())
-	if err != nil {
-		if _, serr := r.root.Lstat(from.os()); serr != nil {
-			return translate(serr, from)
-		}
-		return translate(err, to)
-	}
-	return nil
+	return r.rename(from, to, false)
 }
 
-// Link makes to a new name for from; it fails if to exists, so it gives an
-// atomic create-only publish of a finished temporary file.
-func (r *Root) Link(from, to Path) error {
-	if err := r.mutable(from, to); err != nil {
-		return err
+// RenameNoReplace moves from to to and fails with PATH_EXISTS if to
+// exists: an atomic create-only publish of a finished temporary file.
+// Where the file system has no such rename it links the new name and
+// removes the old one (for that moment the file has two links).
+func (r *Root) RenameNoReplace(from, to Path) error {
+	return r.rename(from, to, true)
+}
+
+func (r *Root) rename(from, to Path, noReplace bool) error {
+	var target Path
+	err := r.mutation(from, func(src located, st objStat, exists bool) error {
+		if !exists {
+			target = from
+			return fs.ErrNotExist
+		}
+		if r.prot.holds(st.id, src.canon, r.fold) {
+			target = from
+			return errHoldsProtected
+		}
+		target = to
+		return r.mutation(to, func(dst located, dstSt objStat, _ bool) error {
+			if r.prot.holds(dstSt.id, dst.canon, r.fold) {
+				return errHoldsProtected
+			}
+			if !noReplace {
+				return renameAt(src.dir, src.name, dst.dir, dst.name)
+			}
+			err := renameNoReplaceAt(src.dir, src.name, dst.dir, dst.name)
+			if err != errNoReplaceUnsupported {
+				return err
+			}
+			if err := linkAt(src.dir, src.name, dst.dir, dst.name); err != nil {
+				return err
+			}
+			return removeAt(src.dir, src.name, false)
+		})
+	})
+	if err == nil {
+		return nil
 	}
-	return translate(r.root.Link(from.os(), to.os()), to)
+	if target == (Path{}) {
+		target = from
+	}
+	return translate(err, target)
 }
 
 // Remove deletes a file, an empty directory or a symlink (not its target).
 func (r *Root) Remove(p Path) error {
-	if err := r.mutable(p); err != nil {
-		return err
-	}
-	return translate(r.root.Remove(p.os()), p)
-}
-
-// RemoveAll deletes p and everything below it without following symlinks.
-func (r *Root) RemoveAll(p Path) error {
-	if err := r.mutable(p); err != nil {
-		return err
-	}
-	return translate(r.root.RemoveAll(p.os()), p)
+	return translate(r.mutation(p, func(l located, st objStat, exists bool) error {
+		if !exists {
+			return fs.ErrNotExist
+		}
+		if r.prot.holds(st.id, l.canon, r.fold) {
+			return errHoldsProtected
+		}
+		return removeAt(l.dir, l.name, st.info.IsDir())
+	}), p)
 }
 
 // Mkdir creates one directory.
 func (r *Root) Mkdir(p Path) error {
-	if err := r.mutable(p); err != nil {
-		return err
-	}
-	return translate(r.root.Mkdir(p.os(), 0o755), p)
+	return translate(r.mutation(p, func(l located, _ objStat, exists bool) error {
+		if exists {
+			return fs.ErrExist
+		}
+		return mkdirAt(l.dir, l.name, 0o755)
+	}), p)
 }
 
-// MkdirAll creates p and any missing parents, all beneath the root.
+// MkdirAll creates p and any missing parents, all beneath the root. It
+// succeeds if p is a directory already (or a symlink to one).
 func (r *Root) MkdirAll(p Path) error {
-	if err := r.mutable(p); err != nil {
-		return err
-	}
-	return translate(r.root.MkdirAll(p.os(), 0o755), p)
-}
-
-func (r *Root) mutable(ps ...Path) error {
 	if err := r.writable(); err != nil {
 		return err
 	}
-	if err := r.shield(ps...); err != nil {
+	if p.IsRoot() {
+		return nil
+	}
+	if err := r.acquire(); err != nil {
 		return err
 	}
-	for _, p := range ps {
-		if p.IsRoot() {
-			return errcode.New(errcode.InvalidArgument, "the workdir root itself cannot be changed")
+	defer r.release()
+	_, err := walk(r, p, walkOpts{createDirs: true}, func(l located) (struct{}, error) {
+		st, err := lstatAt(l.dir, l.name)
+		switch {
+		case errors.Is(err, fs.ErrNotExist):
+			if r.prot.hitName(l.canon, r.fold) {
+				return struct{}{}, errProtected
+			}
+			err = mkdirAt(l.dir, l.name, 0o755)
+			if !errors.Is(err, fs.ErrExist) {
+				return struct{}{}, err
+			}
+			if st, err = lstatAt(l.dir, l.name); err != nil {
+				return struct{}{}, err
+			}
+		case err != nil:
+			return struct{}{}, err
 		}
-		if err := r.guard(p); err != nil {
-			return err
+		if st.info.Mode()&fs.ModeSymlink != 0 {
+			return struct{}{}, errSymlink
 		}
-	}
-	return nil
-}
-
-// FS returns a read-only file system view of the root for walking. Walking
-// does not follow symlinks.
-func (r *Root) FS() fs.FS {
-	if len(r.protected) > 0 {
-		return shieldedFS{r.root.FS(), r}
-	}
-	return r.root.FS()
+		if err := r.checkObj(st, l.canon); err != nil {
+			return struct{}{}, err
+		}
+		if !st.info.IsDir() {
+			return struct{}{}, fs.ErrExist
+		}
+		return struct{}{}, nil
+	})
+	return translate(err, p)
 }

@@ -1,10 +1,12 @@
 package jail
 
 import (
-	"os"
+	"io/fs"
 	"path/filepath"
 	"runtime"
 	"strings"
+	"sync"
+	"syscall"
 	"unicode/utf16"
 
 	"github.com/hostlink/hostlink/internal/errcode"
@@ -16,13 +18,25 @@ type Root struct {
 	dir      string     // canonical absolute path (symlinks resolved)
 	accepted [][]string // absolute forms (canonical and as configured) callers may use, parsed
 	vols     []string   // volume of each accepted form
-	root     *os.Root
+	fd       handle     // the root directory, held open
+	dev      uint64     // the root's file system (device, or volume serial)
 	flavor   Flavor
 	fold     bool // names compare case-insensitively on this volume
 	readOnly bool
-	goos     string
-	// protected are root-relative directories no operation may reach.
-	protected [][]string
+	// hardlinks: files with more than one link may be opened.
+	hardlinks bool
+	// crossMounts: recursive walks and deletes may enter other file systems.
+	crossMounts bool
+	// fast: no protected directory lies below the root (by identity, at
+	// Open), so walks may resolve a path's directories in one call where
+	// the OS can (walkOpts.fast).
+	fast bool
+	goos string
+	prot protection
+
+	mu     sync.Mutex
+	refs   int  // operations using fd
+	closed bool // fd is closed once refs is 0
 }
 
 // Options configure Open.
@@ -30,9 +44,18 @@ type Options struct {
 	// ReadOnly makes every mutation fail with READ_ONLY.
 	ReadOnly bool
 	// Protected are absolute directories (hostlink's configuration and
-	// state) that no path may reach, lexically or through a symlink, when
-	// the root contains them. Walks do not see them.
+	// state) that no operation may reach, whatever path or link leads to
+	// them (bind mounts included), and that walks do not see.
 	Protected []string
+	// Hardlinks allows opening regular files with more than one link for
+	// reading and editing (trees such as pnpm stores). By default they
+	// are refused with HARDLINK_REFUSED: another name of the file may lie
+	// outside the root.
+	Hardlinks bool
+	// CrossMounts lets recursive walks (listings, find, search) descend
+	// into, and recursive deletes remove, directories on another file
+	// system than the one where they start.
+	CrossMounts bool
 }
 
 // Open opens dir as a Root. dir must be an absolute path to an existing
@@ -49,16 +72,27 @@ func Open(dir string, opts Options) (*Root, error) {
 	if err != nil {
 		return nil, err
 	}
-	osr, err := os.OpenRoot(canon)
+	fd, err := openRootDir(canon)
 	if err != nil {
-		return nil, err
+		return nil, &fs.PathError{Op: "open", Path: canon, Err: err}
+	}
+	st, err := statHandle(fd, filepath.Base(canon))
+	if err == nil && !st.info.IsDir() {
+		err = syscall.ENOTDIR
+	}
+	if err != nil {
+		closeHandle(fd)
+		return nil, &fs.PathError{Op: "open", Path: canon, Err: err}
 	}
 	r := &Root{
-		dir:      canon,
-		root:     osr,
-		flavor:   HostFlavor(),
-		readOnly: opts.ReadOnly,
-		goos:     runtime.GOOS,
+		dir:         canon,
+		fd:          fd,
+		dev:         st.id.dev,
+		flavor:      HostFlavor(),
+		readOnly:    opts.ReadOnly,
+		hardlinks:   opts.Hardlinks,
+		crossMounts: opts.CrossMounts,
+		goos:        runtime.GOOS,
 	}
 	r.fold = probeCaseInsensitive(canon, !opts.ReadOnly)
 	for _, form := range []string{canon, filepath.Clean(dir)} {
@@ -74,15 +108,47 @@ func Open(dir string, opts Options) (*Root, error) {
 		r.vols = append(r.vols, p.vol)
 	}
 	if len(r.accepted) == 0 {
-		osr.Close()
+		closeHandle(fd)
 		return nil, errcode.New(errcode.InvalidArgument, "workdir path is not a valid path on this OS")
 	}
-	r.protected = r.protectedComps(opts.Protected)
+	r.protect(opts.Protected)
+	if h, err := openBeneath(fd, "."); err == nil {
+		closeHandle(h)
+		r.fast = r.noneBelow(opts.Protected)
+	}
 	return r, nil
 }
 
-// Close releases the root's directory handle.
-func (r *Root) Close() error { return r.root.Close() }
+// Close releases the root's directory handle once operations using it
+// are done; operations started after Close fail.
+func (r *Root) Close() error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if !r.closed && r.refs == 0 {
+		closeHandle(r.fd)
+	}
+	r.closed = true
+	return nil
+}
+
+// acquire keeps the root's handle open for one operation; release ends it.
+func (r *Root) acquire() error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.closed {
+		return errcode.New(errcode.UnknownWorkdir, "the workdir was closed")
+	}
+	r.refs++
+	return nil
+}
+
+func (r *Root) release() {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.refs--; r.closed && r.refs == 0 {
+		closeHandle(r.fd)
+	}
+}
 
 // Dir is the canonical absolute directory of the root.
 func (r *Root) Dir() string { return r.dir }
@@ -119,9 +185,6 @@ func (p Path) Parent() Path {
 	}
 	return Path{"."}
 }
-
-// os returns the form os.Root expects.
-func (p Path) os() string { return filepath.FromSlash(p.rel) }
 
 func pathOf(comps []string) Path {
 	if len(comps) == 0 {
@@ -163,7 +226,7 @@ func (r *Root) Resolve(p string) (Path, error) {
 	if err := r.checkLength(comps); err != nil {
 		return Path{}, err
 	}
-	if r.underProtected(comps) {
+	if r.prot.hitName(comps, r.fold) {
 		return Path{}, protectedError(pathOf(comps))
 	}
 	return pathOf(comps), nil
@@ -230,4 +293,4 @@ func (r *Root) Join(dir Path, name string) (Path, error) {
 }
 
 // Abs returns the absolute host path of p, for display to the local user.
-func (r *Root) Abs(p Path) string { return filepath.Join(r.dir, p.os()) }
+func (r *Root) Abs(p Path) string { return filepath.Join(r.dir, filepath.FromSlash(p.rel)) }

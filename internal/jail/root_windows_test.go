@@ -7,7 +7,10 @@ import (
 	"strings"
 	"testing"
 
+	"golang.org/x/sys/windows"
+
 	"github.com/hostlink/hostlink/internal/errcode"
+	"github.com/hostlink/hostlink/internal/tstest"
 )
 
 // TestWindowsForms runs the Windows path forms against a real root on a
@@ -110,5 +113,56 @@ func TestWindowsLongPaths(t *testing.T) {
 	}
 	if err := r.RemoveAll(mustResolve(t, r, strings.Repeat("d", 50))); err != nil {
 		t.Fatalf("RemoveAll: %v", err)
+	}
+}
+
+// TestProtectedByFileID: on Windows a directory has other names than the
+// one it was configured by (8.3 short names, other case), so protection
+// is by file ID and volume serial number, never by name: the short name
+// of a protected directory is refused like its long one.
+func TestProtectedByFileID(t *testing.T) {
+	base := filepath.Join(t.TempDir(), "Work")
+	state := filepath.Join(base, "protected-state-directory")
+	os.MkdirAll(state, 0o700)
+	os.WriteFile(filepath.Join(state, "http.token"), []byte("TOKEN"), 0o600)
+	os.WriteFile(filepath.Join(base, "ok.txt"), []byte("ok"), 0o600)
+	r, err := Open(base, Options{Protected: []string{state}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	long16, _ := windows.UTF16PtrFromString(state)
+	buf := make([]uint16, 1024)
+	n, err := windows.GetShortPathName(long16, &buf[0], uint32(len(buf)))
+	short := filepath.Base(windows.UTF16ToString(buf[:n]))
+	if err != nil || strings.EqualFold(short, filepath.Base(state)) {
+		tstest.Missing(t, "this volume has no 8.3 short names")
+	}
+	t.Logf("short name of %s: %s", filepath.Base(state), short)
+	for _, p := range []string{short + `\http.token`, strings.ToUpper(short) + `\HTTP.TOKEN`, `PROTECTED-STATE-DIRECTORY\http.token`} {
+		jp, err := r.Resolve(p)
+		if err != nil {
+			if errcode.CodeOf(err) != errcode.PathOutsideRoot {
+				t.Errorf("Resolve(%s): %v", p, err)
+			}
+			continue
+		}
+		if _, _, err := r.OpenFile(jp); errcode.CodeOf(err) != errcode.PathOutsideRoot {
+			t.Errorf("OpenFile(%s) through another name of a protected directory: %v", p, err)
+		}
+		if _, err := r.Stat(jp.Parent()); errcode.CodeOf(err) != errcode.PathOutsideRoot {
+			t.Errorf("Stat(%s): %v", jp.Parent(), err)
+		}
+		if err := r.Remove(jp); errcode.CodeOf(err) != errcode.PathOutsideRoot {
+			t.Errorf("Remove(%s): %v", p, err)
+		}
+	}
+	if f, _, err := r.OpenFile(mustResolve(t, r, "ok.txt")); err != nil {
+		t.Errorf("an ordinary file: %v", err)
+	} else {
+		f.Close()
+	}
+	if b, err := os.ReadFile(filepath.Join(state, "http.token")); err != nil || string(b) != "TOKEN" {
+		t.Fatalf("the token changed: %q %v", b, err)
 	}
 }

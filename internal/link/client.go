@@ -293,6 +293,7 @@ func (c *Client) handshake(dctx, cctx context.Context, conn *wire.Conn) (*wire.H
 		ShimVersion:     c.Info.Version,
 		ProtocolVersion: wire.Version.String(),
 		MachineID:       c.Info.MachineID,
+		DisplayName:     cutUTF8(c.Info.Hostname, 128),
 		Platform:        c.Info.Platform,
 		Arch:            c.Info.Arch,
 		Capabilities:    names,
@@ -348,11 +349,11 @@ func (c *Client) handshake(dctx, cctx context.Context, conn *wire.Conn) (*wire.H
 		ack, err := c.checkAck(id, caps, e)
 		if err != nil {
 			var mm *wire.ErrMajorMismatch
-			code := websocket.StatusPolicyViolation
 			if errors.As(err, &mm) {
-				code = wire.CloseVersionMismatch
+				conn.Close(wire.CloseVersionMismatch, wire.VersionMismatchReason(mm.Ours.String(), mm.Theirs.String()))
+			} else {
+				conn.Close(wire.CloseInvalidHandshake, err.Error())
 			}
-			conn.Close(code, err.Error())
 			return nil, &ErrTerminal{Reason: err.Error()}
 		}
 		return ack, nil
@@ -429,6 +430,18 @@ func (c *Client) Granted(name ops.Capability) bool {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	return c.granted[name]
+}
+
+// grantedList is the granted capabilities, sorted.
+func (c *Client) grantedList() []string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	out := make([]string, 0, len(c.granted))
+	for g := range c.granted {
+		out = append(out, string(g))
+	}
+	slices.Sort(out)
+	return out
 }
 
 // Limits returns the negotiated limits.

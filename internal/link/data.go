@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"path/filepath"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/hostlink/hostlink/internal/commands"
 	"github.com/hostlink/hostlink/internal/errcode"
@@ -79,7 +80,10 @@ func (d *dataChannel) fileRead(ctx context.Context, r *request) (string, any, er
 	if res.Length > limit {
 		return "", nil, tooLarge(res.SizeBytes-p.Offset, limit)
 	}
-	return wire.TypeFileContents, wire.FileContents{Content: res.Content, Encoding: res.Encoding, SizeBytes: res.Length}, nil
+	// As upstream: a range that stops before the end of the file is
+	// truncated.
+	truncated := p.Length != nil && p.Offset+res.Length < res.SizeBytes
+	return wire.TypeFileContents, wire.FileContents{Content: res.Content, Encoding: res.Encoding, SizeBytes: res.Length, Truncated: truncated}, nil
 }
 
 func (d *dataChannel) fileWrite(ctx context.Context, r *request) (string, any, error) {
@@ -129,7 +133,10 @@ func (d *dataChannel) fileStat(ctx context.Context, r *request) (string, any, er
 		resp.Mode = &res.Mode
 	}
 	if res.MimeType != "" {
-		resp.MimeType = &res.MimeType
+		// The media type alone, as upstream's (no charset parameter).
+		mt, _, _ := strings.Cut(res.MimeType, ";")
+		mt = strings.TrimSpace(mt)
+		resp.MimeType = &mt
 	}
 	return wire.TypeFileStatResponse, resp, nil
 }
@@ -187,13 +194,22 @@ func (d *dataChannel) fileMove(ctx context.Context, r *request) (string, any, er
 // truncatedNote ends stderr when output did not fit, as the protocol says.
 const truncatedNote = "[command output truncated]"
 
+// outputBudget is the bytes of output a COMMAND_RESULT carries: the
+// negotiated max_file_size_bytes, shared by both streams, and well below
+// the frame limit after JSON escaping (up to 6 bytes per input byte).
+func outputBudget(lim Limits) int64 { return min(lim.MaxFileSizeBytes, wire.MaxFrameBytes/6-1024) }
+
 func (d *dataChannel) executeCommand(ctx context.Context, r *request) (string, any, error) {
 	p, err := wire.DecodePayload[wire.ExecuteCommand](r.e)
 	if err != nil {
 		return "", nil, err
 	}
 	lim := d.c.Limits()
-	a := commands.RunArgs{Argv: p.Argv, Shell: p.Shell, Cwd: p.Cwd, Env: p.Env, TimeoutSeconds: lim.CommandTimeoutSeconds}
+	budget := outputBudget(lim)
+	// Each stream's first budget bytes, no head-and-tail splice: what
+	// fits arrives whole, what does not is cut below.
+	a := commands.RunArgs{Argv: p.Argv, Shell: p.Shell, Cwd: p.Cwd, Env: p.Env, TimeoutSeconds: lim.CommandTimeoutSeconds,
+		InlineHead: budget + 1}
 	if p.Command != nil {
 		a.Command = *p.Command
 	}
@@ -217,27 +233,49 @@ func (d *dataChannel) executeCommand(ctx context.Context, r *request) (string, a
 	if rc.ExitCode != nil {
 		res.ExitCode = *rc.ExitCode
 	}
-	stdout, stderr := rc.Stdout.Head+rc.Stdout.Tail, rc.Stderr.Head+rc.Stderr.Tail
-	res.OutputTruncated = rc.OutputTruncated
-	// Both streams share the negotiated budget, and stay well below the
-	// frame limit after JSON escaping (up to 6 bytes per input byte).
-	budget := min(lim.MaxFileSizeBytes, wire.MaxFrameBytes/6-1024) - int64(len(truncatedNote))
-	if int64(len(stdout)+len(stderr)) > budget {
-		res.OutputTruncated = true
-		stdout = cutUTF8(stdout, budget)
-		stderr = cutUTF8(stderr, budget-int64(len(stdout)))
-	}
-	if res.OutputTruncated {
-		if stderr != "" && !strings.HasSuffix(stderr, "\n") {
-			stderr += "\n"
-		}
-		stderr += truncatedNote
-	}
-	res.Stdout, res.Stderr = stdout, stderr
+	capture := ""
 	if d.c.Granted(CapCommandOutput) {
-		res.CaptureID = rc.CaptureID
+		res.CaptureID, capture = rc.CaptureID, rc.CaptureID
 	}
+	res.Stdout, res.Stderr, res.OutputTruncated = fitOutput(rc.Stdout.Head, rc.Stderr.Head, rc.OutputTruncated, budget, capture)
 	return wire.TypeCommandResult, res, nil
+}
+
+// fitOutput returns stdout and stderr within budget bytes together. When
+// they fit (and nothing was lost before: lost), they are returned whole;
+// otherwise stdout is kept first, each stream cut after its last whole
+// line within what is left (or at a character boundary when a line is
+// longer than that), and stderr ends with truncatedNote, inside the
+// budget, pointing to the whole output when capture names it.
+func fitOutput(stdout, stderr string, lost bool, budget int64, capture string) (string, string, bool) {
+	if !lost && int64(len(stdout)+len(stderr)) <= budget {
+		return stdout, stderr, false
+	}
+	note := truncatedNote
+	if capture != "" {
+		note += " (the whole output: read_command_output of capture " + capture + ")"
+	}
+	note += "\n"
+	left := max(budget-int64(len(note))-1, 0) // -1: a newline before the note
+	stdout = cutLine(stdout, left)
+	stderr = cutLine(stderr, left-int64(len(stdout)))
+	if stderr != "" && !strings.HasSuffix(stderr, "\n") {
+		stderr += "\n"
+	}
+	return stdout, stderr + note, true
+}
+
+// cutLine returns s cut to at most n bytes: after its last newline within
+// them, else at a character boundary.
+func cutLine(s string, n int64) string {
+	if int64(len(s)) <= n {
+		return s
+	}
+	c := cutUTF8(s, n)
+	if i := strings.LastIndexByte(c, '\n'); i >= 0 {
+		return c[:i+1]
+	}
+	return c
 }
 
 // cutUTF8 returns s cut to at most n bytes at a character boundary.
@@ -249,7 +287,7 @@ func cutUTF8(s string, n int64) string {
 		return s
 	}
 	i := int(n)
-	for i > 0 && s[i]&0xC0 == 0x80 {
+	for i > 0 && !utf8.RuneStart(s[i]) {
 		i--
 	}
 	return s[:i]

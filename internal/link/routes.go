@@ -26,6 +26,11 @@ const (
 	// shell_sandbox says how, as measured). Informational: it changes no
 	// request.
 	CapShellSandbox ops.Capability = "shell_sandbox"
+	// CapHostlinkErrors: errors carry hostlink's own codes
+	// (APPROVAL_PENDING, INVALID_ARGUMENT, …). Without it every code on the
+	// wire is one of the upstream protocol's, the precise one in
+	// details.hostlink_code (wire.ForUpstream).
+	CapHostlinkErrors ops.Capability = "hostlink_errors"
 )
 
 // route is how one request type is served.
@@ -83,14 +88,23 @@ func (d *dataChannel) routes() map[string]route {
 }
 
 // dataOnly are the request types served only on a session's data
-// connection; on the control connection they are CAPABILITY_NOT_GRANTED.
-var dataOnly = map[string]bool{
-	wire.TypeFileRead: true, wire.TypeFileWrite: true, wire.TypeFileStat: true, wire.TypeFileList: true,
-	wire.TypeFileDelete: true, wire.TypeFileMove: true, wire.TypeExecuteCommand: true, wire.TypeOperationCall: true,
-	wire.TypeScreenshotRequest: true, wire.TypeInputAction: true, wire.TypeCursorPositionRequest: true,
-	wire.TypeDisplayInfoRequest: true, wire.TypeWindowListRequest: true, wire.TypeWindowFocus: true,
-	wire.TypeAppListRequest: true, wire.TypeAppLaunch: true, wire.TypeClipboardRead: true, wire.TypeClipboardWrite: true,
-	wire.TypePermissionsCheckRequest: true, "LOCAL_LLM_COMPLETION": true,
+// connection, with the capability each needs; on the control connection
+// they are CAPABILITY_NOT_GRANTED.
+var dataOnly = map[string]ops.Capability{
+	wire.TypeFileRead: ops.Files, wire.TypeFileWrite: ops.Files, wire.TypeFileStat: ops.Files, wire.TypeFileList: ops.Files,
+	wire.TypeFileDelete: ops.Files, wire.TypeFileMove: ops.Files, wire.TypeExecuteCommand: ops.Shell, wire.TypeOperationCall: CapOperations,
+	wire.TypeScreenshotRequest: ops.ComputerUse, wire.TypeInputAction: ops.ComputerUse, wire.TypeCursorPositionRequest: ops.ComputerUse,
+	wire.TypeDisplayInfoRequest: ops.ComputerUse, wire.TypeWindowListRequest: ops.ComputerUse, wire.TypeWindowFocus: ops.ComputerUse,
+	wire.TypeAppListRequest: ops.ComputerUse, wire.TypeAppLaunch: ops.ComputerUse, wire.TypeClipboardRead: ops.ComputerUse,
+	wire.TypeClipboardWrite: ops.ComputerUse, wire.TypePermissionsCheckRequest: ops.ComputerUse, "LOCAL_LLM_COMPLETION": "local_llm",
+}
+
+// controlOnly are the control connection's request types: on a data
+// connection they are CAPABILITY_NOT_GRANTED (directory_browse is never
+// granted there), as upstream answers them.
+var controlOnly = map[string]bool{
+	wire.TypeDirectoryListRequest: true, wire.TypeAttachSession: true, wire.TypeActivateSession: true,
+	wire.TypeRestoreSession: true, wire.TypeDetachSession: true,
 }
 
 // computerTypes are the protocol's computer-use requests: once

@@ -2,6 +2,7 @@ package link
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"runtime/debug"
@@ -122,19 +123,30 @@ func (c *Client) dispatch(ctx context.Context, conn *wire.Conn, e *wire.Envelope
 	r, ok := c.routes[e.Type]
 	if !ok {
 		code := errcode.FeatureNotSupported
-		if dataOnly[e.Type] && !(computerTypes[e.Type] && c.SessionID != "" && c.Granted(ops.ComputerUse)) {
+		if _, ok := dataOnly[e.Type]; ok && !(computerTypes[e.Type] && c.SessionID != "" && c.Granted(ops.ComputerUse)) {
 			code = errcode.CapabilityNotGranted
 		}
-		refuse(c.newRequest(e, route{}), errcode.New(code, "%s is not served on this connection", e.Type))
+		need, ok := dataOnly[e.Type]
+		if controlOnly[e.Type] && c.SessionID != "" {
+			code, need, ok = errcode.CapabilityNotGranted, ops.DirectoryBrowse, true
+		}
+		err := errcode.New(code, "%s is not served on this connection", e.Type)
+		if ok && code == errcode.CapabilityNotGranted {
+			err = err.With("required_capability", string(need))
+		}
+		refuse(c.newRequest(e, route{}), err)
 		return
 	}
 	req := c.newRequest(e, r)
 	if !c.Granted(r.capability) {
-		refuse(req, errcode.New(errcode.CapabilityNotGranted, "capability %q was not granted", r.capability))
+		refuse(req, errcode.New(errcode.CapabilityNotGranted, "capability %q was not granted", r.capability).
+			With("required_capability", string(r.capability)))
 		return
 	}
 	if !c.admit() {
-		refuse(req, errcode.New(errcode.Overloaded, "max_concurrent (%d) requests are in flight", c.Limits().MaxConcurrent))
+		limit := c.Limits().MaxConcurrent
+		refuse(req, errcode.New(errcode.Overloaded, "max_concurrent (%d) requests are in flight", limit).
+			With("max_concurrent", limit))
 		return
 	}
 	c.activity.Store(time.Now().UnixNano())
@@ -171,7 +183,7 @@ func (c *Client) run(ctx context.Context, req *request) (typ string, payload any
 		if k.IdempotencyKey != "" {
 			if !c.Granted(CapIdempotency) || c.Idem == nil {
 				return wire.TypeError, nil, errcode.New(errcode.CapabilityNotGranted,
-					"idempotency_key needs the %q capability", CapIdempotency)
+					"idempotency_key needs the %q capability", CapIdempotency).With("required_capability", string(CapIdempotency))
 			}
 			typ, payload, replayed, err := c.Idem.Do(ctx, c.SessionID, k.IdempotencyKey, req.e, func() (string, any, error) {
 				return req.route.handle(ctx, req)
@@ -210,13 +222,34 @@ func (c *Client) release() (wasFull bool) {
 // reply sends a response, or an ERROR for err.
 func (c *Client) reply(ctx context.Context, conn *wire.Conn, id, typ string, payload any, err error) {
 	if err != nil {
-		e := errcode.As(err)
-		typ, payload = wire.TypeError, wire.ErrorPayload{Code: string(e.Code), Message: e.Message, Details: e.Details}
+		typ, payload = wire.TypeError, c.errorPayload(errcode.As(err))
+	} else if raw, ok := payload.(json.RawMessage); ok && typ == wire.TypeError {
+		// A reply from the idempotency store: recorded with hostlink's
+		// code, sent in this connection's vocabulary.
+		var p wire.ErrorPayload
+		if json.Unmarshal(raw, &p) == nil {
+			payload = c.errorPayload(&errcode.Error{Code: errcode.Code(p.Code), Message: p.Message, Details: p.Details})
+		}
 	}
 	if err := c.send(ctx, conn, id, typ, payload, true); errors.Is(err, wire.ErrFrameTooLarge) {
 		c.send(ctx, conn, id, wire.TypeError, wire.ErrorPayload{Code: string(errcode.FileTooLarge),
 			Message: "the response would exceed the frame limit"}, true)
 	}
+}
+
+// errorPayload is e in the vocabulary this connection negotiated:
+// hostlink's codes with hostlink_errors granted, else upstream's only.
+// CAPABILITY_NOT_GRANTED carries the granted capabilities, as upstream's.
+func (c *Client) errorPayload(e *errcode.Error) wire.ErrorPayload {
+	if !c.Granted(CapHostlinkErrors) {
+		e = wire.ForUpstream(e)
+	}
+	if e.Code == errcode.CapabilityNotGranted {
+		if _, ok := e.Details["granted_capabilities"]; !ok {
+			e = e.With("granted_capabilities", c.grantedList())
+		}
+	}
+	return wire.ErrorPayload{Code: string(e.Code), Message: e.Message, Details: e.Details}
 }
 
 // send writes one frame; responses carry pending_capacity.

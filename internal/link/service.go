@@ -146,7 +146,7 @@ func (s *Service) capabilities(control bool) []ops.Capability {
 	if s.idem != nil {
 		caps = append(caps, CapIdempotency)
 	}
-	caps = append(caps, CapOperations)
+	caps = append(caps, CapOperations, CapHostlinkErrors)
 	if shell {
 		caps = append(caps, CapCommandOutput)
 	}

@@ -107,7 +107,8 @@ func (m *manager) activate(_ context.Context, r *request) (string, any, error) {
 		return "", nil, errcode.New(rootgrant.SessionNotAttached, "session %s has no attached folder", req.SessionID)
 	}
 	if req.Revision != s.binding.Revision {
-		return "", nil, errcode.New(rootgrant.RevisionMismatch, "session %s is at revision %d", req.SessionID, s.binding.Revision)
+		return "", nil, errcode.New(rootgrant.RevisionMismatch, "session %s is at revision %d", req.SessionID, s.binding.Revision).
+			With("current_revision", s.binding.Revision)
 	}
 	if s.active == nil {
 		// The folder must still be the one that was attached.
@@ -139,7 +140,7 @@ func (m *manager) restore(_ context.Context, r *request) (string, any, error) {
 		switch {
 		case att.Revision < s.binding.Revision:
 			return "", nil, errcode.New(rootgrant.RevisionMismatch, "the grant is for revision %d; session %s is at %d",
-				att.Revision, req.SessionID, s.binding.Revision)
+				att.Revision, req.SessionID, s.binding.Revision).With("current_revision", s.binding.Revision)
 		case s.active != nil && att.AllowedRoot != s.binding.AllowedRoot:
 			return "", nil, errcode.New(rootgrant.SessionAlreadyActive, "session %s is active on another folder; detach it first", req.SessionID)
 		}

@@ -260,9 +260,16 @@ func TestInvalidHelloAckStops(t *testing.T) {
 			case <-time.After(20 * time.Second):
 				t.Fatal("the link kept going after an invalid HELLO_ACK")
 			}
-			if tc.cfg.AckAnyMajor {
+			// hostlink closes as upstream does: 4426 on another major,
+			// 4400 on any other broken HELLO_ACK.
+			switch {
+			case tc.cfg.AckAnyMajor:
 				if ev := f.srv.Events(); len(ev) != 2 || ev[1].CloseCode != int(wire.CloseVersionMismatch) {
 					t.Errorf("hostlink did not close with 4426: %v", ev)
+				}
+			case tc.name != "major mismatch":
+				if ev := f.srv.Events(); len(ev) != 2 || ev[1].CloseCode != int(wire.CloseInvalidHandshake) {
+					t.Errorf("hostlink did not close with 4400: %v", ev)
 				}
 			}
 			if st := f.svc.Status(); st.Control == nil || st.Control.State != "stopped" || st.Control.Connects != 0 {

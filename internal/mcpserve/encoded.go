@@ -11,10 +11,11 @@ import (
 	"io"
 	"strconv"
 	"sync"
-	"sync/atomic"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/hostlink/hostlink/internal/jsonrpcline"
 )
 
 // The SDK encodes a tool result several times on its way out: each content
@@ -33,32 +34,38 @@ type encodedResults struct {
 
 	mu   sync.Mutex
 	next uint64
-	m    map[string][]byte // placeholder -> structured content (JSON)
+	m    map[string]encoded // placeholder -> the result's parts
+}
+
+// encoded is one tool result's parts: its text block and its structured
+// content (JSON; nil when the result has none).
+type encoded struct {
+	text, structured []byte
 }
 
 func newEncodedResults() *encodedResults {
 	var b [16]byte
 	rand.Read(b[:])
-	return &encodedResults{prefix: "hostlink-result-" + hex.EncodeToString(b[:]) + "-", m: map[string][]byte{}}
+	return &encodedResults{prefix: "hostlink-result-" + hex.EncodeToString(b[:]) + "-", m: map[string]encoded{}}
 }
 
-// put stores body, a result's structured content, and returns the
-// placeholder that stands for it in the SDK's CallToolResult.
-func (e *encodedResults) put(body []byte) string {
+// put stores a result's parts and returns the placeholder that stands for
+// them in the SDK's CallToolResult.
+func (e *encodedResults) put(r encoded) string {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	e.next++
 	key := e.prefix + strconv.FormatUint(e.next, 10)
-	e.m[key] = body
+	e.m[key] = r
 	return key
 }
 
-func (e *encodedResults) take(key string) ([]byte, bool) {
+func (e *encodedResults) take(key string) (encoded, bool) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	body, ok := e.m[key]
+	r, ok := e.m[key]
 	delete(e.m, key)
-	return body, ok
+	return r, ok
 }
 
 // drop forgets every stored result (their responses will not be written).
@@ -68,15 +75,16 @@ func (e *encodedResults) drop() {
 	clear(e.m)
 }
 
-// result returns the CallToolResult the handler hands the SDK for body:
-// the text block and the structured content are both the placeholder;
-// images follow the text block as usual.
-func (e *encodedResults) result(body []byte, images []mcp.Content) *mcp.CallToolResult {
-	key := e.put(body)
-	return &mcp.CallToolResult{
-		Content:           append([]mcp.Content{&mcp.TextContent{Text: key}}, images...),
-		StructuredContent: json.RawMessage(strconv.Quote(key)),
+// result returns the CallToolResult the handler hands the SDK for r: the
+// text block and the structured content (if r has one) are both the
+// placeholder; images follow the text block as usual.
+func (e *encodedResults) result(r encoded, images []mcp.Content) *mcp.CallToolResult {
+	key := e.put(r)
+	res := &mcp.CallToolResult{Content: append([]mcp.Content{&mcp.TextContent{Text: key}}, images...)}
+	if r.structured != nil {
+		res.StructuredContent = json.RawMessage(strconv.Quote(key))
 	}
+	return res
 }
 
 // encodedConn is the connection of Serve: the SDK's newline-delimited JSON
@@ -85,36 +93,36 @@ func (e *encodedResults) result(body []byte, images []mcp.Content) *mcp.CallTool
 type encodedConn struct {
 	mcp.Connection // the SDK's connection over the same pipes
 	e              *encodedResults
-	in             *batchWatch
 	w              io.Writer
 
-	mu     sync.Mutex // serializes writes to w, the SDK's and ours
+	mu     *sync.Mutex // serializes writes to w: the SDK's, ours and checkedReader's
 	closed bool
 }
 
-func (e *encodedResults) transport(r io.ReadCloser, w io.WriteCloser) mcp.Transport {
-	return encodedTransport{e: e, r: r, w: w}
+func (e *encodedResults) transport(r io.ReadCloser, w io.WriteCloser, maxLine int) mcp.Transport {
+	return encodedTransport{e: e, r: r, w: w, maxLine: maxLine}
 }
 
 type encodedTransport struct {
-	e *encodedResults
-	r io.ReadCloser
-	w io.WriteCloser
+	e       *encodedResults
+	r       io.ReadCloser
+	w       io.WriteCloser
+	maxLine int
 }
 
 func (t encodedTransport) Connect(ctx context.Context) (mcp.Connection, error) {
-	in := &batchWatch{r: t.r, lineStart: true}
-	c, err := (&mcp.IOTransport{Reader: in, Writer: t.w}).Connect(ctx)
+	mu := new(sync.Mutex)
+	in := &checkedReader{lines: jsonrpcline.NewReader(t.r, t.maxLine), r: t.r, w: t.w, mu: mu}
+	// The SDK's own line limit is never reached: checkedReader passes only
+	// lines within maxLine.
+	c, err := (&mcp.IOTransport{Reader: in, Writer: t.w, MaxLineLength: t.maxLine + 1}).Connect(ctx)
 	if err != nil {
 		return nil, err
 	}
-	return &encodedConn{Connection: c, e: t.e, in: in, w: t.w}, nil
+	return &encodedConn{Connection: c, e: t.e, w: t.w, mu: mu}, nil
 }
 
-var (
-	structuredKey = []byte(`"structuredContent":"`)
-	resultTail    = []byte(`"result":0}`)
-)
+var resultTail = []byte(`"result":0}`)
 
 func (c *encodedConn) Write(ctx context.Context, msg jsonrpc.Message) error {
 	c.mu.Lock()
@@ -124,17 +132,15 @@ func (c *encodedConn) Write(ctx context.Context, msg jsonrpc.Message) error {
 		return c.Connection.Write(ctx, msg)
 	}
 	key := c.placeholder(resp.Result)
-	body, ok := c.e.take(key)
+	r, ok := c.e.take(key)
 	if !ok {
 		return c.Connection.Write(ctx, msg)
 	}
-	before, between, after, shaped := spliceParts(resp.Result, key)
-	// A response within a JSON-RPC batch (protocol 2025-03-26) goes out
-	// with the rest of its batch, which only the SDK's connection tracks.
-	if !shaped || c.in.batches.Load() {
-		r := *resp
-		r.Result = splice(resp.Result, key, body)
-		return c.Connection.Write(ctx, &r)
+	before, between, after, shaped := spliceParts(resp.Result, key, r.structured != nil)
+	if !shaped {
+		out := *resp
+		out.Result = splice(resp.Result, key, r)
+		return c.Connection.Write(ctx, &out)
 	}
 	if err := ctx.Err(); err != nil {
 		return err
@@ -146,36 +152,35 @@ func (c *encodedConn) Write(ctx context.Context, msg jsonrpc.Message) error {
 	// valid compact JSON, is written as it is rather than re-validated.
 	head, err := jsonrpc.EncodeMessage(&jsonrpc.Response{ID: resp.ID, Result: json.RawMessage("0")})
 	if err != nil || !bytes.HasSuffix(head, resultTail) {
-		r := *resp
-		r.Result = splice(resp.Result, key, body)
-		return c.Connection.Write(ctx, &r)
+		out := *resp
+		out.Result = splice(resp.Result, key, r)
+		return c.Connection.Write(ctx, &out)
 	}
 	// The response is streamed through a small buffer rather than built
 	// whole: a large result is not copied again. c.mu keeps it together.
-	w := bufio.NewWriterSize(c.w, min(64<<10, len(head)+len(resp.Result)+2*len(body)+64))
+	w := bufio.NewWriterSize(c.w, min(64<<10, len(head)+len(resp.Result)+2*len(r.text)+len(r.structured)+64))
 	w.Write(head[:len(head)-2])
 	w.Write(before)
 	w.WriteString(`"text":`)
-	writeQuoted(w, body)
-	w.Write(between)
-	w.WriteString(`"structuredContent":`)
-	w.Write(body)
+	writeQuoted(w, r.text)
+	if r.structured != nil {
+		w.Write(between)
+		w.WriteString(`"structuredContent":`)
+		w.Write(r.structured)
+	}
 	w.Write(after)
 	w.WriteString("}\n")
 	return w.Flush()
 }
 
-// placeholder returns the placeholder key in an encoded CallToolResult,
-// or "".
+// placeholder returns the placeholder key in an encoded CallToolResult:
+// the first JSON string that starts with the prefix, or "".
 func (c *encodedConn) placeholder(result []byte) string {
-	i := bytes.Index(result, structuredKey)
+	i := bytes.Index(result, []byte(`"`+c.e.prefix))
 	if i < 0 {
 		return ""
 	}
-	rest := result[i+len(structuredKey):]
-	if !bytes.HasPrefix(rest, []byte(c.e.prefix)) {
-		return ""
-	}
+	rest := result[i+1:]
 	j := bytes.IndexByte(rest, '"')
 	if j < 0 {
 		return ""
@@ -191,69 +196,87 @@ func (c *encodedConn) Close() error {
 	return c.Connection.Close()
 }
 
-// batchWatch passes the client's messages through, noting whether any was
-// a JSON-RPC batch: messages are newline-delimited, so a batch is a line
-// whose first non-blank byte is '['. (A '[' starting a line inside a
-// multi-line message is taken for a batch too, which is only slower.)
-type batchWatch struct {
-	r         io.ReadCloser
-	lineStart bool // touched only by the SDK's one reading goroutine
-	batches   atomic.Bool
+// checkedReader is what the SDK reads the client's messages from: only
+// lines that jsonrpcline accepts, each ending in a newline. A bad line is
+// answered here with its JSON-RPC error and never reaches the SDK, which
+// would end the session over it.
+type checkedReader struct {
+	lines   *jsonrpcline.Reader
+	r       io.Closer
+	w       io.Writer
+	mu      *sync.Mutex
+	pending []byte // the rest of the current line
 }
 
-func (b *batchWatch) Read(p []byte) (int, error) {
-	n, err := b.r.Read(p)
-	for _, c := range p[:n] {
-		switch {
-		case c == '\n' || c == '\r':
-			b.lineStart = true
-		case !b.lineStart || c == ' ' || c == '\t':
-		case c == '[':
-			b.batches.Store(true)
-			b.lineStart = false
-		default:
-			b.lineStart = false
+func (c *checkedReader) Read(p []byte) (int, error) {
+	for len(c.pending) == 0 {
+		line, err := c.lines.Next()
+		var bad *jsonrpcline.LineError
+		if errors.As(err, &bad) {
+			c.mu.Lock()
+			_, werr := c.w.Write(bad.Response())
+			c.mu.Unlock()
+			if werr != nil {
+				return 0, werr
+			}
+			continue
 		}
+		if err != nil {
+			return 0, err
+		}
+		c.pending = append(line, '\n')
 	}
-	return n, err
+	n := copy(p, c.pending)
+	c.pending = c.pending[n:]
+	return n, nil
 }
 
-func (b *batchWatch) Close() error { return b.r.Close() }
+func (c *checkedReader) Close() error { return c.r.Close() }
 
-// spliceParts cuts the SDK's encoded result around the placeholders: the
-// result with key's data is before, the text block's JSON string, between,
-// the structured content, after. shaped is false if the encoding is not
-// the expected shape.
-func spliceParts(result []byte, key string) (before, between, after []byte, shaped bool) {
+// spliceParts cuts the SDK's encoded result around the placeholders:
+// before the text block's JSON string, between it and the structured
+// content (when the result has one), and after. shaped is false if the
+// encoding is not the expected shape.
+func spliceParts(result []byte, key string, structured bool) (before, between, after []byte, shaped bool) {
 	textAt := []byte(`"text":"` + key + `"`)
+	i := bytes.Index(result, textAt)
+	if i < 0 {
+		return nil, nil, nil, false
+	}
+	if !structured {
+		return result[:i], nil, result[i+len(textAt):], true
+	}
 	structAt := []byte(`"structuredContent":"` + key + `"`)
-	i, j := bytes.Index(result, textAt), bytes.Index(result, structAt)
-	if i < 0 || j < i+len(textAt) {
+	j := bytes.Index(result, structAt)
+	if j < i+len(textAt) {
 		return nil, nil, nil, false
 	}
 	return result[:i], result[i+len(textAt) : j], result[j+len(structAt):], true
 }
 
-// splice returns the SDK's encoded result with the placeholder key replaced
-// by body as the structured content and by body's JSON text as the text
-// block. If the SDK's encoding is not the expected shape it builds the
-// result afresh (without images, which only the SDK's encoding held).
-func splice(result []byte, key string, body []byte) []byte {
-	before, between, after, ok := spliceParts(result, key)
+// splice returns the SDK's encoded result with the placeholder key
+// replaced by r's text and structured content. If the SDK's encoding is
+// not the expected shape it builds the result afresh (without images,
+// which only the SDK's encoding held).
+func splice(result []byte, key string, r encoded) []byte {
+	before, between, after, ok := spliceParts(result, key, r.structured != nil)
 	if !ok {
-		b, _ := json.Marshal(&mcp.CallToolResult{
-			Content:           []mcp.Content{&mcp.TextContent{Text: string(body)}},
-			StructuredContent: json.RawMessage(body),
-		})
+		res := &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: string(r.text)}}}
+		if r.structured != nil {
+			res.StructuredContent = json.RawMessage(r.structured)
+		}
+		b, _ := json.Marshal(res)
 		return b
 	}
-	out := make([]byte, 0, len(result)+2*len(body)+len(body)/8+16)
+	out := make([]byte, 0, len(result)+len(r.text)+len(r.text)/8+len(r.structured)+16)
 	out = append(out, before...)
 	out = append(out, `"text":`...)
-	out = appendQuoted(out, body)
-	out = append(out, between...)
-	out = append(out, `"structuredContent":`...)
-	out = append(out, body...)
+	out = appendQuoted(out, r.text)
+	if r.structured != nil {
+		out = append(out, between...)
+		out = append(out, `"structuredContent":`...)
+		out = append(out, r.structured...)
+	}
 	return append(out, after...)
 }
 
@@ -277,10 +300,9 @@ func appendQuoted(dst, s []byte) []byte {
 	return append(appendEscaped(dst, s), '"')
 }
 
-// appendEscaped appends s escaped for a JSON string. s is JSON written by
-// encoding/json, so it is valid UTF-8 and its strings already escape
-// control characters; the general cases are handled all the same. Only
-// ASCII bytes are escaped, so s may be cut anywhere.
+// appendEscaped appends s escaped for a JSON string. s is valid UTF-8 (a
+// result's JSON or its text; see textAppender); only ASCII bytes are
+// escaped, so s may be cut anywhere.
 func appendEscaped(dst, s []byte) []byte {
 	const hexDigits = "0123456789abcdef"
 	start := 0

@@ -71,7 +71,7 @@ func servePipes(t *testing.T, reg *ops.Registry) (io.WriteCloser, io.ReadCloser)
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
-		Serve(ctx, reg, audit.MCPStdio, "peer", inR, outW)
+		Serve(ctx, reg, audit.MCPStdio, "peer", 64<<20, inR, outW)
 	}()
 	t.Cleanup(func() {
 		cancel()
@@ -165,50 +165,78 @@ func TestServeResults(t *testing.T) {
 	})
 }
 
-// TestServeBatch sends a JSON-RPC batch (protocol 2025-03-26): the
-// responses must come back together as one batch, with the real results.
-func TestServeBatch(t *testing.T) {
+// TestServeBadLines: each line that is not one JSON-RPC message gets its
+// JSON-RPC error (-32700 or -32600, id null unless the line had a valid
+// id), and the request after it is served; nothing a client sends ends the
+// session or desynchronises it.
+func TestServeBadLines(t *testing.T) {
 	inW, outR := servePipes(t, echoRegistry(t))
-	r := bufio.NewReader(outR)
+	r := bufio.NewReaderSize(outR, 1<<20)
 	send := func(s string) {
 		if _, err := io.WriteString(inW, s+"\n"); err != nil {
 			t.Fatal(err)
 		}
 	}
-	recv := func() []byte {
+	type response struct {
+		ID     json.RawMessage `json:"id"`
+		Result json.RawMessage `json:"result"`
+		Error  *struct {
+			Code int `json:"code"`
+		} `json:"error"`
+	}
+	recv := func() response {
 		line, err := r.ReadBytes('\n')
 		if err != nil {
 			t.Fatal(err)
 		}
-		return line
+		var resp response
+		if err := json.Unmarshal(line, &resp); err != nil {
+			t.Fatalf("%v: %s", err, line)
+		}
+		return resp
 	}
-	send(`{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-03-26","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`)
+	send(`{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`)
 	recv()
 	send(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
-	send(`[{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo","arguments":{"text":"one"}}},` +
-		`{"jsonrpc":"2.0","id":"two","method":"tools/call","params":{"name":"echo","arguments":{"text":"two"}}}]`)
-	line := recv()
-	var batch []struct {
-		ID     any `json:"id"`
-		Result struct {
-			Content []struct {
-				Text string `json:"text"`
-			} `json:"content"`
-			Structured echoResult `json:"structuredContent"`
-		} `json:"result"`
+	deep := func(n int) string { return strings.Repeat("[", n) + strings.Repeat("]", n) }
+	for i, tt := range []struct {
+		name, line string
+		code       int
+		id         string
+	}{
+		{"not JSON", "this is not JSON", -32700, "null"},
+		{"truncated", `{"jsonrpc":"2.0","id":5,"method":"tools/list"`, -32700, "null"},
+		{"missing jsonrpc", `{"id":6,"method":"tools/list"}`, -32600, "6"},
+		{"object id", `{"jsonrpc":"2.0","id":{"x":1},"method":"tools/list"}`, -32600, "null"},
+		{"nesting over 1,000", `{"jsonrpc":"2.0","id":7,"method":"ping","params":{"a":` + deep(1000) + `}}`, -32600, "null"},
+		{"batch", `[{"jsonrpc":"2.0","id":8,"method":"ping"}]`, -32600, "null"},
+		{"over-long line", `{"jsonrpc":"2.0","id":9,"method":"ping","params":{"x":"` + strings.Repeat("x", 64<<20) + `"}}`, -32600, "null"},
+		{"a response to nothing", `{"jsonrpc":"2.0","id":10,"result":{}}`, 0, ""},
+		{"unknown method", `{"jsonrpc":"2.0","id":11,"method":"no/such"}`, -32601, "11"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			send(tt.line)
+			if tt.code != 0 {
+				resp := recv()
+				if resp.Error == nil || resp.Error.Code != tt.code || string(resp.ID) != tt.id {
+					t.Fatalf("answer %+v, want error %d for id %s", resp, tt.code, tt.id)
+				}
+			}
+			// The session goes on: a call right after it is answered.
+			id := 100 + i
+			send(fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":"echo","arguments":{"text":"after"}}}`, id))
+			resp := recv()
+			if string(resp.ID) != fmt.Sprint(id) || resp.Error != nil || !bytes.Contains(resp.Result, []byte(`"text":"after"`)) {
+				t.Fatalf("call after it: %+v %s", resp, resp.Result)
+			}
+		})
 	}
-	if err := json.Unmarshal(line, &batch); err != nil || len(batch) != 2 {
-		t.Fatalf("batch response: %v %s", err, line)
-	}
-	for _, resp := range batch {
-		want := map[any]string{1.0: "one", "two": "two"}[resp.ID]
-		if want == "" || resp.Result.Structured.Text != want || !strings.Contains(resp.Result.Content[0].Text, `"text":"`+want+`"`) {
-			t.Fatalf("response %v: %s", resp.ID, line)
+	t.Run("nesting at 1,000 is served", func(t *testing.T) {
+		send(`{"jsonrpc":"2.0","id":200,"method":"ping","params":{"a":` + deep(998) + `}}`)
+		if resp := recv(); string(resp.ID) != "200" || resp.Error != nil {
+			t.Fatalf("ping: %+v", resp)
 		}
-	}
-	if bytes.Contains(line, []byte("hostlink-result-")) {
-		t.Fatalf("placeholder leaked: %s", line)
-	}
+	})
 }
 
 func TestAppendQuoted(t *testing.T) {

@@ -2,7 +2,6 @@ package mcpserve
 
 import (
 	"crypto/subtle"
-	"log/slog"
 	"net"
 	"net/http"
 	"net/url"
@@ -12,6 +11,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/hostlink/hostlink/internal/audit"
+	"github.com/hostlink/hostlink/internal/connlimit"
 	"github.com/hostlink/hostlink/internal/ops"
 )
 
@@ -22,20 +22,35 @@ type HTTPOptions struct {
 	// MaxBodyBytes bounds a request body (a write_file of the largest allowed
 	// content, base64-encoded, must fit).
 	MaxBodyBytes int64
-	// Audit, if set, records refused requests.
-	Audit ops.Auditor
+	// Refusals, if set, records refused requests (counted, so that a
+	// flood of them does not grow the audit log).
+	Refusals *audit.Refusals
 }
 
 // NewHTTPHandler returns the Streamable HTTP handler for reg. Each request
 // must come from a loopback address, name a loopback Host, carry no foreign
 // Origin and present the bearer token; otherwise it is refused before the
 // MCP layer sees it.
+//
+// One MCP server serves every session: the SDK asks for a server on every
+// request, and building one (its tools and their schemas) costs far more
+// than the call it would serve. Each call is attributed to the address of
+// the connection that carried it, which the guard passes on in peerHeader.
 func NewHTTPHandler(reg *ops.Registry, o HTTPOptions) http.Handler {
-	mcpHandler := mcp.NewStreamableHTTPHandler(func(r *http.Request) *mcp.Server {
-		return NewServer(reg, audit.MCPHTTP, r.RemoteAddr)
-	}, &mcp.StreamableHTTPOptions{MaxRequestBodyBytes: o.MaxBodyBytes, SessionTimeout: 30 * time.Minute})
+	srv := newServer(reg, audit.MCPHTTP, func(req *mcp.CallToolRequest) string {
+		if req.Extra != nil {
+			return req.Extra.Header.Get(peerHeader)
+		}
+		return ""
+	}, nil)
+	mcpHandler := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return srv },
+		&mcp.StreamableHTTPOptions{MaxRequestBodyBytes: o.MaxBodyBytes, SessionTimeout: 30 * time.Minute})
 	return &guard{next: mcpHandler, opts: o}
 }
+
+// peerHeader carries the client's address (as the connection measured it)
+// from the guard to the tool handlers; a value the client sent is replaced.
+const peerHeader = "X-Hostlink-Peer"
 
 type guard struct {
 	next http.Handler
@@ -45,20 +60,22 @@ type guard struct {
 func (g *guard) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	status, reason := g.check(r)
 	if status != 0 {
-		if g.opts.Audit != nil {
-			if err := g.opts.Audit.Append(audit.Record{
-				Time: time.Now(), Transport: audit.MCPHTTP, Peer: r.RemoteAddr,
-				Op: "http_request_refused", Code: "AUTH_FAILED", Details: map[string]any{"reason": reason},
-			}); err != nil {
-				slog.Warn("a refused HTTP request is not in the audit log", "peer", r.RemoteAddr, "err", err)
-			}
-		}
+		g.opts.Refusals.Refuse(remoteIP(r.RemoteAddr), audit.Record{
+			Time: time.Now(), Transport: audit.MCPHTTP, Peer: r.RemoteAddr,
+			Op: "http_request_refused", Code: "AUTH_FAILED", Details: map[string]any{"reason": reason},
+		})
 		if status == http.StatusUnauthorized {
 			w.Header().Set("WWW-Authenticate", `Bearer realm="hostlink"`)
 		}
+		// A refused client keeps no connection open.
+		w.Header().Set("Connection", "close")
 		http.Error(w, reason, status)
 		return
 	}
+	// The connection carried the token: it is kept while connections that
+	// never did are closed to make room (package connlimit).
+	connlimit.Trust(r.Context())
+	r.Header.Set(peerHeader, r.RemoteAddr)
 	g.next.ServeHTTP(w, r)
 }
 
@@ -97,6 +114,18 @@ func LocalRequest(r *http.Request) string {
 func TokenMatches(presented, want string) bool {
 	return want != "" && subtle.ConstantTimeCompare([]byte(strings.TrimSpace(presented)), []byte(want)) == 1
 }
+
+// remoteIP is the address of hostport without its port, the source a
+// refusal is counted under.
+func remoteIP(hostport string) string {
+	if host, _, err := net.SplitHostPort(hostport); err == nil {
+		return host
+	}
+	return hostport
+}
+
+// RemoteIP is r's remote address without its port.
+func RemoteIP(r *http.Request) string { return remoteIP(r.RemoteAddr) }
 
 func loopbackAddr(hostport string) bool {
 	host, _, err := net.SplitHostPort(hostport)

@@ -3,6 +3,7 @@ package mcpserve
 import (
 	"context"
 	"crypto/rand"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"testing"
@@ -103,7 +104,7 @@ func TestCancellation(t *testing.T) {
 		stopped <- ctx.Err()
 		return waitResult{}, ctx.Err()
 	})
-	srv := httptest.NewServer(NewHTTPHandler(reg, HTTPOptions{Token: "tok-tok-tok-tok", Audit: log}))
+	srv := httptest.NewServer(NewHTTPHandler(reg, HTTPOptions{Token: "tok-tok-tok-tok", Refusals: audit.NewRefusals(log, 0)}))
 	defer srv.Close()
 	client := mcp.NewClient(&mcp.Implementation{Name: "t", Version: "1"}, nil)
 	sess, err := client.Connect(context.Background(), &mcp.StreamableClientTransport{
@@ -148,4 +149,54 @@ func (b bearer) RoundTrip(r *http.Request) (*http.Response, error) {
 	r = r.Clone(r.Context())
 	r.Header.Set("Authorization", "Bearer "+b.tok)
 	return http.DefaultTransport.RoundTrip(r)
+}
+
+// forger sends the bearer token and a forged peer header.
+type forger struct{ tok string }
+
+func (f forger) RoundTrip(r *http.Request) (*http.Response, error) {
+	r = r.Clone(r.Context())
+	r.Header.Set("Authorization", "Bearer "+f.tok)
+	r.Header.Set(peerHeader, "forged-peer")
+	return http.DefaultTransport.RoundTrip(r)
+}
+
+// TestHTTPPeer: every HTTP session shares one server, yet each call is
+// audited with the address of the connection that carried it, never with
+// a peer the client claims.
+func TestHTTPPeer(t *testing.T) {
+	dir := t.TempDir()
+	key := make([]byte, 32)
+	rand.Read(key)
+	log, err := audit.Open(audit.Options{Dir: dir, Key: key})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer log.Close()
+	reg := ops.New(ops.Options{Audit: log})
+	ops.Register(reg, ops.Spec{Name: "noop", Description: "noop", Class: policy.FilesRead, Transports: ops.AllTransports, ReadOnly: true}, func(context.Context, *ops.Call, waitArgs) (waitResult, error) {
+		return waitResult{}, nil
+	})
+	srv := httptest.NewServer(NewHTTPHandler(reg, HTTPOptions{Token: "tok-tok-tok-tok"}))
+	defer srv.Close()
+	for i, rt := range []http.RoundTripper{bearer{"tok-tok-tok-tok"}, forger{"tok-tok-tok-tok"}} {
+		client := mcp.NewClient(&mcp.Implementation{Name: "t", Version: "1"}, nil)
+		sess, err := client.Connect(context.Background(), &mcp.StreamableClientTransport{
+			Endpoint: srv.URL, HTTPClient: &http.Client{Transport: rt}, DisableStandaloneSSE: true,
+		}, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res, err := sess.CallTool(context.Background(), &mcp.CallToolParams{Name: "noop", Arguments: map[string]any{}}); err != nil || res.IsError {
+			t.Fatalf("session %d: %v %+v", i, err, res)
+		}
+		sess.Close()
+		lines, err := audit.Tail(dir, 1)
+		if err != nil || len(lines) != 1 || lines[0].Op != "noop" {
+			t.Fatalf("session %d: audit tail %+v %v", i, lines, err)
+		}
+		if host, _, err := net.SplitHostPort(lines[0].Peer); err != nil || host != "127.0.0.1" {
+			t.Errorf("session %d: call audited with peer %q, want the connection's 127.0.0.1 address", i, lines[0].Peer)
+		}
+	}
 }

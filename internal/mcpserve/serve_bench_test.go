@@ -92,7 +92,7 @@ func serveFiles(b *testing.B, limits files.Limits, setup func(root string)) *raw
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() {
-		done <- mcpserve.Serve(ctx, reg, audit.MCPStdio, "bench", inR, outW)
+		done <- mcpserve.Serve(ctx, reg, audit.MCPStdio, "bench", 64<<20, inR, outW)
 	}()
 	b.Cleanup(func() {
 		cancel()

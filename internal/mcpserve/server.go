@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"io"
+	"reflect"
 	"strings"
 	"unicode"
 
@@ -19,13 +20,18 @@ import (
 // NewServer returns an MCP server exposing every operation in reg. Calls are
 // attributed to transport and peer in the audit log.
 func NewServer(reg *ops.Registry, transport audit.Transport, peer string) *mcp.Server {
-	return newServer(reg, transport, peer, nil)
+	return newServer(reg, transport, fixedPeer(peer), nil)
 }
 
-// newServer is NewServer whose tool results, when enc is not nil, are
-// encoded once by the handler and stored in enc for the connection (see
-// encodedResults).
-func newServer(reg *ops.Registry, transport audit.Transport, peer string, enc *encodedResults) *mcp.Server {
+// peerFunc says who made a call, as the transport measured it.
+type peerFunc func(*mcp.CallToolRequest) string
+
+func fixedPeer(peer string) peerFunc { return func(*mcp.CallToolRequest) string { return peer } }
+
+// newServer is NewServer whose calls are attributed to peer(req) and whose
+// tool results, when enc is not nil, are encoded once by the handler and
+// stored in enc for the connection (see encodedResults).
+func newServer(reg *ops.Registry, transport audit.Transport, peer peerFunc, enc *encodedResults) *mcp.Server {
 	s := mcp.NewServer(&mcp.Implementation{Name: "hostlink", Title: "hostlink", Version: version.Version}, &mcp.ServerOptions{
 		Instructions: "hostlink acts on this computer's files inside configured workdirs. " +
 			"Call list_workdirs first; every path is relative to a workdir (or absolute inside one). " +
@@ -42,7 +48,7 @@ func newServer(reg *ops.Registry, transport audit.Transport, peer string, enc *e
 // (ops.Registry.Disable) through the registry, which audits it and says
 // CAPABILITY_DISABLED with what enables it; the SDK alone would answer a
 // bare "unknown tool". Such tools are not listed.
-func disabledTools(reg *ops.Registry, transport audit.Transport, peer string) mcp.Middleware {
+func disabledTools(reg *ops.Registry, transport audit.Transport, peer peerFunc) mcp.Middleware {
 	return func(next mcp.MethodHandler) mcp.MethodHandler {
 		return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
 			if call, ok := req.(*mcp.CallToolRequest); ok && call.Params != nil && reg.Disabled(transport, call.Params.Name) {
@@ -50,67 +56,6 @@ func disabledTools(reg *ops.Registry, transport audit.Transport, peer string) mc
 			}
 			return next(ctx, method, req)
 		}
-	}
-}
-
-func tool(op *ops.Op) *mcp.Tool {
-	destructive := op.Destructive
-	closed := false
-	return &mcp.Tool{
-		Name:         op.Name,
-		Title:        op.Title,
-		Description:  op.Description,
-		InputSchema:  op.InputSchema,
-		OutputSchema: op.OutputSchema,
-		Annotations: &mcp.ToolAnnotations{
-			Title:           op.Title,
-			ReadOnlyHint:    op.ReadOnly,
-			DestructiveHint: &destructive,
-			IdempotentHint:  op.Idempotent,
-			OpenWorldHint:   &closed,
-		},
-	}
-}
-
-// errorResult is the structured body of a failed call.
-type errorResult struct {
-	Error *errcode.Error `json:"error"`
-}
-
-func handler(reg *ops.Registry, name string, transport audit.Transport, peer string, enc *encodedResults) mcp.ToolHandler {
-	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-		var progress ops.ProgressFunc
-		if token := req.Params.GetProgressToken(); token != nil && req.Session != nil {
-			progress = func(done, total float64, msg string) {
-				req.Session.NotifyProgress(ctx, &mcp.ProgressNotificationParams{
-					ProgressToken: token, Progress: done, Total: total, Message: msg,
-				})
-			}
-		}
-		caller := ops.Caller{Transport: transport, Peer: withClient(req.Session, peer)}
-		out, err := reg.Call(ctx, caller, name, req.Params.Arguments, progress)
-		if err != nil {
-			body, _ := json.Marshal(errorResult{errcode.As(err)})
-			return &mcp.CallToolResult{IsError: true, Content: []mcp.Content{&mcp.TextContent{Text: string(body)}}}, nil
-		}
-		body, merr := encodeJSON(out)
-		if merr != nil {
-			return nil, merr
-		}
-		// Images go as image content beside the JSON, never inside it.
-		var images []mcp.Content
-		for _, im := range ops.ImagesOf(out) {
-			images = append(images, &mcp.ImageContent{Data: im.Data, MIMEType: im.MIMEType})
-		}
-		// A cancelled call may get no response written, which would leave
-		// its stored result behind until the session ends.
-		if enc != nil && ctx.Err() == nil {
-			return enc.result(body, images), nil
-		}
-		return &mcp.CallToolResult{
-			Content:           append([]mcp.Content{&mcp.TextContent{Text: string(body)}}, images...),
-			StructuredContent: json.RawMessage(body),
-		}, nil
 	}
 }
 
@@ -151,6 +96,109 @@ func printable(s string, n int) string {
 	return strings.TrimSpace(b.String())
 }
 
+func tool(op *ops.Op) *mcp.Tool {
+	destructive := op.Destructive
+	closed := false
+	t := &mcp.Tool{
+		Name:        op.Name,
+		Title:       op.Title,
+		Description: op.Description,
+		InputSchema: op.InputSchema,
+		Annotations: &mcp.ToolAnnotations{
+			Title:           op.Title,
+			ReadOnlyHint:    op.ReadOnly,
+			DestructiveHint: &destructive,
+			IdempotentHint:  op.Idempotent,
+			OpenWorldHint:   &closed,
+		},
+	}
+	// A text-only result has no structured content over MCP.
+	if op.Out == nil || !op.Out.Implements(textOnlyType) {
+		t.OutputSchema = op.OutputSchema
+	}
+	return t
+}
+
+// errorResult is the structured body of a failed call.
+type errorResult struct {
+	Error *errcode.Error `json:"error"`
+}
+
+func handler(reg *ops.Registry, name string, transport audit.Transport, peer peerFunc, enc *encodedResults) mcp.ToolHandler {
+	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		var progress ops.ProgressFunc
+		if token := req.Params.GetProgressToken(); token != nil && req.Session != nil {
+			progress = func(done, total float64, msg string) {
+				req.Session.NotifyProgress(ctx, &mcp.ProgressNotificationParams{
+					ProgressToken: token, Progress: done, Total: total, Message: msg,
+				})
+			}
+		}
+		caller := ops.Caller{Transport: transport, Peer: withClient(req.Session, peer(req))}
+		out, err := reg.Call(ctx, caller, name, req.Params.Arguments, progress)
+		if err != nil {
+			body, _ := json.Marshal(errorResult{errcode.As(err)})
+			return &mcp.CallToolResult{IsError: true, Content: []mcp.Content{&mcp.TextContent{Text: string(body)}}}, nil
+		}
+		r, merr := encodeResult(out)
+		if merr != nil {
+			return nil, merr
+		}
+		// Images go as image content beside the JSON, never inside it.
+		var images []mcp.Content
+		for _, im := range ops.ImagesOf(out) {
+			images = append(images, &mcp.ImageContent{Data: im.Data, MIMEType: im.MIMEType})
+		}
+		// A cancelled call may get no response written, which would leave
+		// its stored result behind until the session ends.
+		if enc != nil && ctx.Err() == nil {
+			return enc.result(r, images), nil
+		}
+		res := &mcp.CallToolResult{Content: append([]mcp.Content{&mcp.TextContent{Text: string(r.text)}}, images...)}
+		if r.structured != nil {
+			res.StructuredContent = json.RawMessage(r.structured)
+		}
+		return res, nil
+	}
+}
+
+// A result is its JSON as structured content and, as MCP asks, the same
+// JSON as its text block, unless it implements these:
+
+// textAppender is a result with a text rendering of its own for clients
+// that read the text block rather than the structured content (a
+// listing's lines instead of the JSON string holding them). It must hold
+// everything the structured content does, and be valid UTF-8.
+type textAppender interface {
+	AppendText(b []byte) []byte
+}
+
+// textOnly is a textAppender sent as its text block alone, with no
+// structured content, and whose tool lists no output schema: read_file,
+// whose content would otherwise cross the wire twice.
+type textOnly interface {
+	textAppender
+	TextOnly()
+}
+
+var textOnlyType = reflect.TypeFor[textOnly]()
+
+// encodeResult encodes a successful result's text and structured content.
+func encodeResult(out any) (encoded, error) {
+	if t, ok := out.(textOnly); ok {
+		return encoded{text: t.AppendText(nil)}, nil
+	}
+	body, err := encodeJSON(out)
+	if err != nil {
+		return encoded{}, err
+	}
+	r := encoded{text: body, structured: body}
+	if t, ok := out.(textAppender); ok {
+		r.text = t.AppendText(nil)
+	}
+	return r, nil
+}
+
 // jsonAppender is implemented by results that encode themselves, with the
 // same bytes as encodeJSON but faster (files.ReadFileResult).
 type jsonAppender interface {
@@ -173,9 +221,11 @@ func encodeJSON(v any) ([]byte, error) {
 
 // Serve serves reg with newline-delimited JSON-RPC read from r and written
 // to w (MCP's stdio transport) until the client disconnects or ctx is done.
-// Tool results are encoded once (see encodedResults). transport and peer
-// are recorded in the audit log.
-func Serve(ctx context.Context, reg *ops.Registry, transport audit.Transport, peer string, r io.ReadCloser, w io.WriteCloser) error {
+// A line that is not one JSON-RPC message, or is over maxLine bytes, is
+// answered with a JSON-RPC error and the session goes on (package
+// jsonrpcline). Tool results are encoded once (see encodedResults).
+// transport and peer are recorded in the audit log.
+func Serve(ctx context.Context, reg *ops.Registry, transport audit.Transport, peer string, maxLine int, r io.ReadCloser, w io.WriteCloser) error {
 	enc := newEncodedResults()
-	return newServer(reg, transport, peer, enc).Run(ctx, enc.transport(r, w))
+	return newServer(reg, transport, fixedPeer(peer), enc).Run(ctx, enc.transport(r, w, maxLine))
 }

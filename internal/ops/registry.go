@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"reflect"
 	"slices"
 	"strings"
 	"sync"
@@ -24,6 +25,9 @@ type Op struct {
 	// Describes reports that the request type describes itself
 	// (policy.Describer); every operation hostlink registers does.
 	Describes bool
+	// Out is the response type, for adapters that present some responses
+	// their own way (mcpserve checks the methods it implements).
+	Out reflect.Type
 
 	decode func(args []byte) (any, error) // JSON arguments to In
 	check  func(in any) (any, error)      // a transport's own In, validated
@@ -106,7 +110,7 @@ func Register[In, Out any](r *Registry, spec Spec, h Handler[In, Out]) *Op {
 	}
 	var zero In
 	_, describes := any(zero).(policy.Describer)
-	op := &Op{Spec: spec, InputSchema: in, OutputSchema: out, Describes: describes}
+	op := &Op{Spec: spec, InputSchema: in, OutputSchema: out, Describes: describes, Out: reflect.TypeFor[Out]()}
 	op.decode = func(args []byte) (any, error) {
 		var v In
 		err := decode(resolved, args, &v)

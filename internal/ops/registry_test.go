@@ -6,6 +6,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 
@@ -159,6 +160,9 @@ func TestPolicyRunsBeforeHandler(t *testing.T) {
 // TestUnauditedCallsAreRefused removes the audit log under the registry:
 // the next call must be refused before its handler runs.
 func TestUnauditedCallsAreRefused(t *testing.T) {
+	if runtime.GOOS == "windows" && os.Getenv("HOSTLINK_UNDER_WINE") != "" {
+		t.Skip("Wine keeps a deleted file that is still open fully visible and openable, with no delete-pending state, so the loss cannot be seen there")
+	}
 	r, log, _, calls := newRegistry(t, nil)
 	if err := os.Remove(log.Path()); err != nil {
 		t.Fatal(err)

@@ -1,25 +1,20 @@
 package pairing
 
 import (
-	"os/exec"
 	"runtime"
+
+	"github.com/hostlink/hostlink/internal/procs"
 )
 
 // OpenBrowser opens url in the user's browser with the OS's opener. The
-// URL is one argument, never shell text.
+// URL is one argument, never shell text. The browser is the user's, so
+// it is started detached: it may outlive hostlink.
 func OpenBrowser(url string) error {
-	var cmd *exec.Cmd
 	switch runtime.GOOS {
 	case "darwin":
-		cmd = exec.Command("open", url)
+		return procs.StartDetached([]string{"open", url})
 	case "windows":
-		cmd = exec.Command("rundll32", "url.dll,FileProtocolHandler", url)
-	default:
-		cmd = exec.Command("xdg-open", url)
+		return procs.StartDetached([]string{"rundll32", "url.dll,FileProtocolHandler", url})
 	}
-	if err := cmd.Start(); err != nil {
-		return err
-	}
-	go cmd.Wait()
-	return nil
+	return procs.StartDetached([]string{"xdg-open", url})
 }

@@ -73,17 +73,42 @@ func helper(mode string, args []string) int {
 		if !slices.Contains(args, "leave") {
 			c.Wait()
 		}
-	case "killall": // start a tree through Start; args: pidfile, then "killall" or "exit"
+	case "killall": // start a tree through Start; args: pidfile, "killall", "exit", "hang" or "outside" (os/exec, then hang), [ledger dir], spawn's args
 		exe, _ := os.Executable()
-		_, err := Start(Spec{Argv: []string{exe, args[0]}, Dir: filepath.Dir(args[0]),
-			Env: map[string]string{helperEnv: "spawn"}}, nil, nil)
+		if len(args) > 2 && args[2] != "" {
+			if _, err := UseLedger(args[2]); err != nil {
+				fmt.Fprintln(os.Stderr, err)
+				return 2
+			}
+		}
+		var extra []string
+		if len(args) > 3 {
+			extra = args[3:]
+		}
+		var err error
+		if args[1] == "outside" {
+			// The control: the same tree started without this package.
+			c := exec.Command(exe, append([]string{args[0]}, extra...)...)
+			c.Env = append(os.Environ(), helperEnv+"=spawn")
+			err = c.Start()
+		} else {
+			_, err = Start(Spec{Argv: append([]string{exe, args[0]}, extra...), Dir: filepath.Dir(args[0]),
+				Env: map[string]string{helperEnv: "spawn"}}, nil, nil)
+		}
 		if err != nil {
 			fmt.Fprintln(os.Stderr, err)
 			return 2
 		}
 		waitForPid(args[0], 10*time.Second)
-		if args[1] == "killall" {
+		switch args[1] {
+		case "killall":
 			KillAll()
+		case "hang": // say who guards us, then wait to be killed
+			fmt.Println(guardianPid())
+			select {}
+		case "outside": // no guardian; wait to be killed
+			fmt.Println(0)
+			select {}
 		}
 	default:
 		fmt.Fprintln(os.Stderr, "unknown helper", mode)

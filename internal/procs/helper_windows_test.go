@@ -27,3 +27,13 @@ func gone(t *testing.T, pid int, d time.Duration) bool {
 	ev, _ := windows.WaitForSingleObject(h, uint32(d/time.Millisecond))
 	return ev == windows.WAIT_OBJECT_0
 }
+
+func killPid(pid int) {
+	if h, err := windows.OpenProcess(windows.PROCESS_TERMINATE, false, uint32(pid)); err == nil {
+		windows.TerminateProcess(h, 1)
+		windows.CloseHandle(h)
+	}
+}
+
+// guardianPid is 0: Windows needs no guardian.
+func guardianPid() int { return 0 }

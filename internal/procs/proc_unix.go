@@ -31,14 +31,18 @@ func startSys(cmd *exec.Cmd) (*sysProc, error) {
 	// Its own group, so one kill(-pgid) reaches every process that has not
 	// left it; those that have are tracked by scanning.
 	cmd.SysProcAttr.Setpgid = true
-	if err := cmd.Start(); err != nil {
+	var s *sysProc
+	err := tracker.start(cmd, true, func(pid int) {
+		s = &sysProc{pid: pid, known: map[int]uint64{}}
+		if info, ok := readProc(pid); ok {
+			s.rootStart = info.start
+		}
+		tracker.live[s] = struct{}{}
+	})
+	if err != nil {
 		return nil, err
 	}
-	s := &sysProc{pid: cmd.Process.Pid, known: map[int]uint64{}}
-	if info, ok := readProc(s.pid); ok {
-		s.rootStart = info.start
-	}
-	tracker.add(s)
+	life.addGroup(s.pid, s.rootStart)
 	return s, nil
 }
 
@@ -49,10 +53,13 @@ func (s *sysProc) wait(p *Process) (State, error) {
 	peeked := waitExited(s.pid)
 	if peeked {
 		s.endTree()
+		// Recorded ended while the group id cannot name another group.
+		life.endGroup(s.pid)
 	}
 	err := p.cmd.Wait()
 	if !peeked {
 		s.endTree()
+		life.endGroup(s.pid)
 	}
 	tracker.remove(s)
 	st := State{ExitCode: -1, Ended: time.Now()}
@@ -167,24 +174,48 @@ type procInfo struct {
 // tracker scans the process table for every running command while any
 // runs, so that descendants which leave the process group are seen while
 // their parents still link them to the command.
-var tracker = &treeTracker{live: map[*sysProc]struct{}{}}
+var tracker = &treeTracker{live: map[*sysProc]struct{}{}, own: map[int]bool{}}
 
 type treeTracker struct {
 	mu      sync.Mutex
 	live    map[*sysProc]struct{}
-	running bool // the periodic scanner is running
+	own     map[int]bool // hostlink's children that are not commands (the guardian)
+	running bool         // the periodic scanner is running
 }
 
 const scanInterval = 200 * time.Millisecond
 
-func (t *treeTracker) add(s *sysProc) {
+// start starts cmd (see spawn) and registers it, through register, under
+// the tracker's lock: a scan must never see a child hostlink started
+// before it knows the child is hostlink's own. A scan that did would take
+// it for an orphan reparented to hostlink (the subreaper), claim it for a
+// running command, reap it when it exited, and kill it with that command
+// (see scan).
+func (t *treeTracker) start(cmd *exec.Cmd, dieWithHostlink bool, register func(pid int)) error {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	t.live[s] = struct{}{}
-	if !t.running {
+	if err := spawn(cmd, dieWithHostlink); err != nil {
+		return err
+	}
+	register(cmd.Process.Pid)
+	if len(t.live) > 0 && !t.running {
 		t.running = true
 		go t.loop()
 	}
+	return nil
+}
+
+// startOwned starts a child of hostlink's own that is no command and must
+// not die with hostlink (the guardian): scans leave it alone until
+// forgetOwned, which its starter calls once it has reaped it.
+func (t *treeTracker) startOwned(cmd *exec.Cmd) error {
+	return t.start(cmd, false, func(pid int) { t.own[pid] = true })
+}
+
+func (t *treeTracker) forgetOwned(pid int) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	delete(t.own, pid)
 }
 
 func (t *treeTracker) remove(s *sysProc) {
@@ -211,21 +242,41 @@ func (t *treeTracker) loop() {
 // command, reaps those of its zombies that are hostlink's children, and
 // returns the table.
 func (t *treeTracker) scan() map[int]procInfo {
+	procs, outside := t.scanLocked()
+	for _, d := range outside {
+		life.addDesc(d.leader, d.pid, d.start)
+	}
+	return procs
+}
+
+// descendant is a process of a command's tree seen outside its group.
+type descendant struct {
+	leader, pid int
+	start       uint64
+}
+
+func (t *treeTracker) scanLocked() (map[int]procInfo, []descendant) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	procs, err := listProcs()
 	if err != nil {
-		return nil
+		return nil, nil
 	}
 	children := map[int][]int{}
 	for pid, info := range procs {
 		children[info.ppid] = append(children[info.ppid], pid)
 	}
 	self, selfPgid := os.Getpid(), unix.Getpgrp()
-	mains := map[int]bool{}
+	// Every child hostlink starts is registered under t.mu as it is forked
+	// (see start), so none of these is mistaken for an orphan below.
+	started := map[int]bool{}
 	for s := range t.live {
-		mains[s.pid] = true
+		started[s.pid] = true
 	}
+	for pid := range t.own {
+		started[pid] = true
+	}
+	var outside []descendant
 	for s := range t.live {
 		s.mu.Lock()
 		// Roots: the main process and every descendant already known, so
@@ -241,13 +292,14 @@ func (t *treeTracker) scan() map[int]procInfo {
 		}
 		// A process orphaned before any scan saw it is reparented to
 		// hostlink (the subreaper) with nothing linking it to its command.
-		// It is hostlink's child outside hostlink's group that no command
-		// started directly, so it came from a command running when it
-		// started: it is claimed by every such command, and so ended with
-		// the first of them to end.
+		// It is hostlink's child outside hostlink's group that hostlink did
+		// not start, so it came from a command running when it started: it
+		// is claimed by every such command, and so ended with the first of
+		// them to end. (A child started outside this package in a group of
+		// its own would be claimed too: every child goes through here.)
 		for _, pid := range children[self] {
 			info := procs[pid]
-			if !mains[pid] && info.pgid != selfPgid && s.rootStart != 0 && info.start >= s.rootStart {
+			if !started[pid] && info.pgid != selfPgid && s.rootStart != 0 && info.start >= s.rootStart {
 				if _, ok := s.known[pid]; !ok {
 					queue = append(queue, pid)
 				}
@@ -257,7 +309,11 @@ func (t *treeTracker) scan() map[int]procInfo {
 			pid := queue[0]
 			queue = queue[1:]
 			if pid != s.pid {
-				s.known[pid] = procs[pid].start
+				info := procs[pid]
+				if old, ok := s.known[pid]; (!ok || old != info.start) && info.pgid != s.pid {
+					outside = append(outside, descendant{s.pid, pid, info.start})
+				}
+				s.known[pid] = info.start
 			}
 			for _, c := range children[pid] {
 				if _, ok := s.known[c]; !ok || s.known[c] != procs[c].start {
@@ -266,11 +322,11 @@ func (t *treeTracker) scan() map[int]procInfo {
 			}
 		}
 		for pid, start := range s.known {
-			if info, ok := procs[pid]; ok && info.start == start && info.zombie && info.ppid == self {
+			if info, ok := procs[pid]; ok && info.start == start && info.zombie && info.ppid == self && !started[pid] {
 				reap(pid)
 			}
 		}
 		s.mu.Unlock()
 	}
-	return procs
+	return procs, outside
 }

@@ -1,5 +1,10 @@
-// Package procs starts hostlink's commands and ends them, whole trees at a
-// time.
+// Package procs starts hostlink's child processes and ends them, whole
+// trees at a time. It is the one way hostlink starts a program: commands,
+// agent runtimes and their probes, launched applications, the companion
+// helper, notifications and every other helper go through Start (or
+// Output), so none can forget what follows. (A program that is the user's,
+// not hostlink's work, such as the browser opened for a sign-in, goes
+// through StartDetached, which says so.)
 //
 // Every command runs in its own process group (Unix) or Job Object with
 // kill-on-close (Windows), with an environment built from a fixed safe
@@ -22,16 +27,35 @@
 //   - macOS: the same through sysctl kern.proc.all, but without a subreaper:
 //     a detached descendant whose parent exits before a scan saw it is lost.
 //   - Windows: CTRL_BREAK_EVENT to the process group, then
-//     TerminateJobObject. Closing the job handle (hostlink exiting, even by a
-//     crash) kills every process in it.
+//     TerminateJobObject.
+//
+// Only the code that started a process waits for it: a child is registered
+// as hostlink's own under the tracker's lock as it is forked, so the scan
+// that reaps orphans reparented to hostlink never takes a child that
+// another part of hostlink started and is about to wait for.
+//
+// Nothing outlives hostlink, however it ends. [KillAll] ends every tree
+// when hostlink stops in order. When it is killed instead:
+//
+//   - Windows: the Job Objects die with hostlink's handles, and with them
+//     every process in them; each child is put in its job while suspended,
+//     before it can start one of its own.
+//   - Linux: each child carries a parent-death signal (SIGKILL), forked
+//     from one long-lived thread (the signal follows the forking thread,
+//     see spawn_linux.go), so the kernel kills it as hostlink dies.
+//   - Linux and macOS: a guardian process, hostlink started again in a
+//     small mode of its own, learns every process group and outside
+//     descendant as it appears and kills what is left of them when
+//     hostlink's end of a pipe closes (lifeline_unix.go). If the guardian
+//     was killed too, [UseLedger]'s ledger lets the next hostlink end them
+//     before it reports anything.
 //
 // Limits (concurrency, timeouts) are the caller's: it calls Terminate when
-// a timeout expires, and [KillAll] when hostlink shuts down. On Unix that
-// orderly shutdown is what ends running commands: if hostlink itself is
-// SIGKILLed, their trees live on (on Windows the jobs die with it).
+// a timeout expires, and [KillAll] when hostlink shuts down.
 package procs
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -61,6 +85,10 @@ type Spec struct {
 	Dir string
 	// Env is merged over the safe baseline (see Environ).
 	Env map[string]string
+	// FullEnv gives the child hostlink's whole environment under Env
+	// instead of the safe baseline: for hostlink's own helpers only (the
+	// companion helper is hostlink), never for a request's command.
+	FullEnv bool
 	// Stdin gives the process a pipe for [Process.Stdin]; otherwise its
 	// stdin is the null device.
 	Stdin bool
@@ -389,6 +417,7 @@ func KillAll() {
 		go func() { defer wg.Done(); p.Kill(); <-p.done }()
 	}
 	wg.Wait()
+	afterKillAll()
 }
 
 // command builds the exec.Cmd for spec: program, arguments, directory and
@@ -413,7 +442,12 @@ func command(spec Spec) (*exec.Cmd, error) {
 	if strings.ContainsRune(spec.Command, 0) {
 		return nil, errcode.New(errcode.InvalidArgument, "the command contains a NUL byte")
 	}
-	env := Environ(runtime.GOOS, os.Environ(), spec.Env)
+	var env []string
+	if spec.FullEnv {
+		env = fullEnviron(os.Environ(), spec.Env)
+	} else {
+		env = Environ(runtime.GOOS, os.Environ(), spec.Env)
+	}
 	var cmd *exec.Cmd
 	if spec.Command != "" {
 		sh, err := ResolveShell(spec.Shell)
@@ -464,4 +498,80 @@ func waitGrace(exited <-chan struct{}, until time.Time, hardKill func()) {
 	case <-t.C:
 		hardKill()
 	}
+}
+
+// fullEnviron is parent with extra set over it.
+func fullEnviron(parent []string, extra map[string]string) []string {
+	e := envSet{fold: runtime.GOOS == "windows"}
+	for _, kv := range parent {
+		if k, v, ok := strings.Cut(kv, "="); ok && k != "" {
+			e.set(k, v)
+		}
+	}
+	for k, v := range extra {
+		e.set(k, v)
+	}
+	return e.list()
+}
+
+// Output runs spec to its end and returns its standard output (at most
+// max bytes of it; the rest is read and dropped) and how it ended; stderr
+// (nil: discarded) gets its standard error. If ctx ends first, the tree is
+// terminated (with a second's grace) and ctx's error returned.
+func Output(ctx context.Context, spec Spec, max int, stderr io.Writer) (string, State, error) {
+	out := &capped{max: max}
+	p, err := Start(spec, out, stderr)
+	if err != nil {
+		return "", State{}, err
+	}
+	select {
+	case <-p.Done():
+	case <-ctx.Done():
+		p.Terminate(time.Second)
+		<-p.Done()
+		return "", State{}, ctx.Err()
+	}
+	st, err := p.Wait()
+	return out.String(), st, err
+}
+
+// capped keeps the first max bytes written to it.
+type capped struct {
+	mu  sync.Mutex
+	b   strings.Builder
+	max int
+}
+
+func (c *capped) Write(p []byte) (int, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if room := c.max - c.b.Len(); room > 0 {
+		c.b.Write(p[:min(len(p), room)])
+	}
+	return len(p), nil
+}
+
+func (c *capped) String() string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.b.String()
+}
+
+// StartDetached starts argv (looked up on PATH) as the user's program, not
+// hostlink's work: the browser opened for a sign-in, which may become the
+// user's browser for the rest of the session. It is the one exception to
+// "nothing outlives hostlink", and the only way to make one: it gets
+// hostlink's environment and process group, is not tracked, not killed by
+// KillAll and not given the parent-death signal, and it is reaped here
+// when it exits.
+func StartDetached(argv []string) error {
+	if len(argv) == 0 {
+		return errcode.New(errcode.InvalidArgument, "no program")
+	}
+	cmd := exec.Command(argv[0], argv[1:]...)
+	if err := cmd.Start(); err != nil {
+		return startError(argv[0], err)
+	}
+	go cmd.Wait()
+	return nil
 }

@@ -2,6 +2,7 @@ package procs
 
 import (
 	"errors"
+	"fmt"
 	"io"
 	"os"
 	"os/exec"
@@ -292,29 +293,92 @@ func TestTerminateTree(t *testing.T) {
 	}
 }
 
-// TestKillAll: KillAll ends every running tree (in a helper process, since
-// it also stops this package from starting more).
-func TestKillAll(t *testing.T) {
-	modes := []string{"killall"}
-	if runtime.GOOS == "windows" {
-		// Exiting without KillAll closes the Job Objects, which kills too.
-		modes = append(modes, "exit")
+// TestNothingOutlivesHostlink: a tree started through Start (a child and
+// its grandchild) is gone once the hostlink that started it is gone:
+// stopped with KillAll, exited without it, or killed with SIGKILL
+// (TerminateProcess on Windows), and on Unix also when its guardian is
+// killed with it, by the next hostlink's UseLedger. Each runs in a helper
+// process, since KillAll also stops this package from starting more. The
+// control, the same tree started with os/exec, survives its parent's
+// SIGKILL: what ends the others is this package (the parent-death signal,
+// the guardian, the Job Object), not the OS or Wine on its own.
+func TestNothingOutlivesHostlink(t *testing.T) {
+	tests := []struct {
+		name         string
+		mode         string   // the helper's: killall, exit, hang or outside (both to be killed)
+		spawn        []string // the child's arguments
+		killGuardian bool     // kill the guardian too; the next hostlink ends the tree
+		unix         bool
+		survives     bool // the control: the grandchild must outlive its hostlink
+	}{
+		{"KillAll", "killall", nil, false, false, false},
+		{"exit", "exit", nil, false, false, false},
+		{"SIGKILL", "hang", nil, false, false, false},
+		{"SIGKILL, grandchild ignoring SIGTERM", "hang", []string{"ignore-term"}, false, false, false},
+		{"SIGKILL, grandchild in its own session", "hang", []string{"setsid"}, false, true, false},
+		{"SIGKILL, guardian too", "hang", nil, true, true, false},
+		{"SIGKILL, guardian too, grandchild in its own session", "hang", []string{"setsid"}, true, true, false},
+		{"control: started with os/exec, SIGKILL", "outside", nil, false, false, true},
 	}
-	for _, mode := range modes {
-		t.Run(mode, func(t *testing.T) {
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if tt.unix && runtime.GOOS == "windows" {
+				t.Skip("Unix")
+			}
 			dir := t.TempDir()
 			pidfile := filepath.Join(dir, "grandchild.pid")
-			c := exec.Command(self(t), pidfile, mode)
+			ledger := filepath.Join(dir, "ledger")
+			c := exec.Command(self(t), append([]string{pidfile, tt.mode, ledger}, tt.spawn...)...)
 			c.Env = append(os.Environ(), helperEnv+"=killall")
-			if out, err := c.CombinedOutput(); err != nil {
-				t.Fatalf("%v: %s", err, out)
+			var errb strings.Builder
+			c.Stderr = &errb
+			out, err := c.StdoutPipe()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := c.Start(); err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() { c.Process.Kill() })
+			if tt.mode == "hang" || tt.mode == "outside" {
+				var guardian int
+				if _, err := fmt.Fscan(out, &guardian); err != nil {
+					c.Process.Kill()
+					c.Wait()
+					t.Fatalf("helper: %v %s", err, errb.String())
+				}
+				if tt.killGuardian {
+					if guardian == 0 {
+						t.Fatal("no guardian")
+					}
+					killPid(guardian)
+				}
+				c.Process.Kill()
+			}
+			io.Copy(io.Discard, out)
+			if err := c.Wait(); err != nil && (tt.mode == "killall" || tt.mode == "exit") {
+				t.Fatalf("%v: %s", err, errb.String())
 			}
 			gc := waitForPid(pidfile, time.Second)
 			if gc == 0 {
 				t.Fatal("no grandchild pid")
 			}
+			if tt.killGuardian {
+				n, err := UseLedger(ledger)
+				if err != nil || n == 0 {
+					t.Errorf("the next hostlink's UseLedger ended %d processes, %v", n, err)
+				}
+			}
+			if tt.survives {
+				if gone(t, gc, time.Second) {
+					t.Errorf("grandchild %d of a tree started outside this package died with its parent: the test cannot tell", gc)
+				}
+				killPid(gc)
+				return
+			}
 			if !gone(t, gc, 3*time.Second) {
 				t.Errorf("grandchild %d survived its hostlink", gc)
+				killPid(gc)
 			}
 		})
 	}

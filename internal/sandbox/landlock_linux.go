@@ -54,17 +54,20 @@ func restrict(s *launchSpec, tmp string) (abi int, notes []string, err error) {
 			readFiles = append(readFiles, r.path)
 		}
 	}
+	// The grants name what subtract saw; an entry removed since (another
+	// program's temporary directory, say) needs no grant, so a missing
+	// path is skipped rather than failing the command.
 	rules := []landlock.Rule{
 		landlock.PathAccess(ll.AccessFSReadDir, "/"),
-		landlock.RODirs(readDirs...),
-		landlock.ROFiles(readFiles...),
+		landlock.RODirs(readDirs...).IgnoreIfMissing(),
+		landlock.ROFiles(readFiles...).IgnoreIfMissing(),
 		landlock.RWFiles(devices...).WithIoctlDev().IgnoreIfMissing(),
 		landlock.RWDirs("/dev/pts").WithIoctlDev().IgnoreIfMissing(),
 	}
 	if s.Network {
 		// Name lookups and the like reach local services through
 		// pathname sockets (Landlock ABI 9 and later restrict those).
-		rules = append(rules, landlock.RODirs(readDirs...).WithResolveUnix(), landlock.ROFiles(readFiles...).WithResolveUnix())
+		rules = append(rules, landlock.RODirs(readDirs...).WithResolveUnix().IgnoreIfMissing(), landlock.ROFiles(readFiles...).WithResolveUnix().IgnoreIfMissing())
 	}
 	for _, w := range writable {
 		inside := slices.DeleteFunc(slices.Clone(excluded), func(e string) bool { return !within(e, w) })
@@ -78,9 +81,9 @@ func restrict(s *launchSpec, tmp string) (abi int, notes []string, err error) {
 		notes = append(notes, RuleWorkdirTop)
 		for _, r := range subtract(w, inside) {
 			if r.dir {
-				rules = append(rules, landlock.RWDirs(r.path).WithRefer().WithResolveUnix())
+				rules = append(rules, landlock.RWDirs(r.path).WithRefer().WithResolveUnix().IgnoreIfMissing())
 			} else {
-				rules = append(rules, landlock.RWFiles(r.path))
+				rules = append(rules, landlock.RWFiles(r.path).IgnoreIfMissing())
 			}
 		}
 	}

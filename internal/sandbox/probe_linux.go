@@ -8,6 +8,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"sync"
+	"syscall"
 	"time"
 
 	"golang.org/x/sys/unix"
@@ -136,6 +137,8 @@ func runProbe(namespaces bool) ([]string, error) {
 	if err := l.setup(cmd, spec); err != nil {
 		return nil, err
 	}
+	// The probe must not outlive a hostlink killed while it runs.
+	cmd.SysProcAttr.Pdeathsig = syscall.SIGKILL
 	if err := cmd.Start(); err != nil {
 		l.Abort()
 		return nil, err

@@ -113,45 +113,10 @@ func (c *Proc) Kill() {
 // Output runs argv to its end and returns its standard output, at most
 // 1 MiB of it (version and status commands).
 func Output(ctx context.Context, spec Spec) (string, procs.State, error) {
-	var out limited
-	out.max = 1 << 20
 	if spec.Dir == "" {
 		spec.Dir = os.TempDir()
 	}
-	p, err := procs.Start(procs.Spec{Argv: spec.Argv, Dir: spec.Dir, Env: spec.Env}, &out, spec.Stderr)
-	if err != nil {
-		return "", procs.State{}, err
-	}
-	select {
-	case <-p.Done():
-	case <-ctx.Done():
-		p.Terminate(time.Second)
-		<-p.Done()
-		return "", procs.State{}, ctx.Err()
-	}
-	st, err := p.Wait()
-	return out.String(), st, err
-}
-
-type limited struct {
-	mu  sync.Mutex
-	b   bytes.Buffer
-	max int
-}
-
-func (l *limited) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	if room := l.max - l.b.Len(); room > 0 {
-		l.b.Write(p[:min(len(p), room)])
-	}
-	return len(p), nil
-}
-
-func (l *limited) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
+	return procs.Output(ctx, procs.Spec{Argv: spec.Argv, Dir: spec.Dir, Env: spec.Env}, 1<<20, spec.Stderr)
 }
 
 // Passthrough returns the variables of hostlink's environment a runtime

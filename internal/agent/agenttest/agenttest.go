@@ -44,6 +44,10 @@ type Env struct {
 	Workdir, Base string
 	Eng           *agent.Engine
 	Reg           *ops.Registry
+	// QueueIfNotReady submits with queue_if_not_ready: for a runtime whose
+	// readiness check cannot see how the test lets it run (Qoder's fake
+	// responses need no login, its status says it has none).
+	QueueIfNotReady bool
 
 	opts  agent.Options
 	roots []*jail.Root
@@ -69,8 +73,10 @@ func New(t testing.TB, rts map[string]agent.Factory, tweak ...func(*agent.Option
 		Workdirs: []agent.WorkdirPolicy{{Alias: "w", Mode: agent.ModeWorkspaceWrite}},
 		Runtimes: rts,
 		Allowed:  allowed,
-		Limits:   agent.Limits{CancelGrace: 10 * time.Second, TurnTimeout: 3 * time.Minute},
-		Version:  "test",
+		// Generous limits on the CLIs: hang guards on a busy machine.
+		Limits: agent.Limits{CancelGrace: 10 * time.Second, TurnTimeout: 3 * time.Minute,
+			ProbeTimeout: 2 * time.Minute, ModelsTimeout: 3 * time.Minute, StartTimeout: 3 * time.Minute},
+		Version: "test",
 	}
 	for _, f := range tweak {
 		f(&e.opts)
@@ -147,6 +153,9 @@ func (e *Env) Must(op string, args map[string]any) map[string]any {
 func (e *Env) Submit(runtime, prompt, access string, extra map[string]any) string {
 	e.T.Helper()
 	args := map[string]any{"runtime": runtime, "workdir": "w", "prompt": prompt, "access": access}
+	if e.QueueIfNotReady {
+		args["queue_if_not_ready"] = true
+	}
 	for k, v := range extra {
 		args[k] = v
 	}

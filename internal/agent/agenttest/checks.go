@@ -52,6 +52,25 @@ func (e *Env) RunApproval(runtime string, a Approval, accept bool) {
 	e.WantFile(id, a.File, accept)
 }
 
+// RunApprovalCancel removes a.File, submits a (workspace-write) to
+// runtime, answers its approval with cancel, and requires the task to end
+// cancelled, with no result and without a.File: cancel means the same on
+// every runtime, whatever the runtime does with the answer.
+func (e *Env) RunApprovalCancel(runtime string, a Approval) {
+	e.T.Helper()
+	os.Remove(filepath.Join(e.Workdir, a.File))
+	id := e.Submit(runtime, a.Prompt, "workspace-write", a.Extra)
+	p := e.Pending(id, "approval")
+	if !strings.Contains(p["summary"].(string), a.Asks) {
+		e.T.Fatalf("approval does not mention %q: %v", a.Asks, p)
+	}
+	e.Must("respond_agent_approval", map[string]any{"task_id": id, "request_id": p["request_id"], "decision": "cancel"})
+	if task := e.End(id, 2*time.Minute); task["status"] != "cancelled" || task["result"] != nil {
+		e.T.Fatalf("after cancel: %v\n%s", task, e.Dump(id))
+	}
+	e.WantFile(id, a.File, false)
+}
+
 // WantFile requires the workdir's file name to exist exactly when want;
 // task id's events are shown when it does not.
 func (e *Env) WantFile(id, name string, want bool) {

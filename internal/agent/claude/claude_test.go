@@ -129,6 +129,10 @@ func TestClaude(t *testing.T) {
 				e.With(t).RunApproval("claude", a.Approval, accept)
 			})
 		}
+		// Claude aborts the turn (error_during_execution): cancelled.
+		t.Run(a.name+" cancelled", func(t *testing.T) {
+			e.With(t).RunApprovalCancel("claude", a.Approval)
+		})
 	}
 	t.Run("read-only has no file tools", func(t *testing.T) {
 		e := e.With(t)

@@ -171,7 +171,10 @@ func testCodex(t *testing.T, sandboxed bool) {
 
 	t.Run("readiness", func(t *testing.T) {
 		e := e.With(t)
-		if rt := e.Runtime(); rt["installed"] != true || rt["version"] != codex.TestedVersion {
+		// Ready with the configured provider, which needs no login,
+		// although `codex login status` says there is none.
+		if rt := e.Runtime(); rt["installed"] != true || rt["version"] != codex.TestedVersion || rt["ready"] != true ||
+			rt["provider"] != "mock" || rt["reason"] != nil {
 			t.Fatalf("runtime: %v", rt)
 		}
 		e.WantModels("codex")
@@ -189,7 +192,7 @@ func testCodex(t *testing.T, sandboxed bool) {
 	})
 	// Codex 0.171 offers accept, an object-shaped execpolicy amendment and
 	// cancel for a command: the acceptance is the object, passed back as
-	// offered; the refusal is cancel, which also interrupts the turn.
+	// offered; the refusal is cancel, which ends the task cancelled.
 	for _, accept := range []bool{false, true} {
 		t.Run(fmt.Sprintf("command accepted=%v", accept), func(t *testing.T) {
 			e := e.With(t)
@@ -216,13 +219,17 @@ func testCodex(t *testing.T, sandboxed bool) {
 				if got := e.Result(id); got != "command finished" {
 					t.Fatalf("result %q", got)
 				}
-			case !accept && (task["status"] == "completed" || decision == "cancel" && task["status"] == "interrupted"):
+			case !accept && (decision == "cancel" && task["status"] == "cancelled" || decision != "cancel" && task["status"] == "completed"):
 			default:
 				t.Fatalf("decision %v: task %v\n%s", decision, task, e.Dump(id))
 			}
 			e.WantFile(id, "ran.txt", accept)
 		})
 	}
+	t.Run("file change cancelled", func(t *testing.T) {
+		e.With(t).RunApprovalCancel("codex", agenttest.Approval{Prompt: "patch: write it", Extra: map[string]any{"cwd": "sub"},
+			Asks: "change files", File: "patched.txt"})
+	})
 	t.Run("long lines", func(t *testing.T) {
 		e := e.With(t)
 		id := e.Submit("codex", "big: please", "read-only", nil)
@@ -356,5 +363,24 @@ func TestCodexQuestion(t *testing.T) {
 		"answers": map[string]any{"colour": []string{"blue"}}})
 	if got := e.Completed(id); !strings.Contains(got, "blue") {
 		t.Fatalf("result %q\n%s", got, e.Dump(id))
+	}
+}
+
+// TestCodexProviderNeedsKey: a configured provider whose API key variable
+// (env_key) is unset makes Codex not ready, saying which variable, and a
+// task for it is refused at submit with RUNTIME_NOT_READY.
+func TestCodexProviderNeedsKey(t *testing.T) {
+	t.Parallel()
+	clis := agenttest.CLIs(t)
+	home := codexHome(t, agenttest.UnreachableURL(t))
+	cfg, _ := os.ReadFile(filepath.Join(home, "config.toml"))
+	os.WriteFile(filepath.Join(home, "config.toml"), append(cfg, "env_key = \"HOSTLINK_TEST_MOCK_KEY\"\n"...), 0o600)
+	e := agenttest.New(t, map[string]agent.Factory{"codex": factory(t, clis, home)})
+	rt := e.Runtime()
+	if rt["ready"] != false || rt["authenticated"] != false || !strings.Contains(rt["reason"].(string), "HOSTLINK_TEST_MOCK_KEY") {
+		t.Fatalf("runtime: %v", rt)
+	}
+	if _, code := e.Call("submit_agent_task", map[string]any{"runtime": "codex", "workdir": "w", "prompt": "plain: x"}); code != agent.CodeRuntimeNotReady {
+		t.Fatalf("submit: %q", code)
 	}
 }

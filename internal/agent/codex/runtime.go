@@ -89,27 +89,51 @@ func (r *Runtime) argv() ([]string, error) {
 }
 
 func (r *Runtime) env() map[string]string {
-	e := agentcli.Passthrough(passEnv, r.Env)
+	names := passEnv
+	// The key of the configured provider, wherever its config.toml says
+	// it is, reaches the app-server as it would a codex run from a shell.
+	if p := configuredProvider(agentcli.Passthrough(passEnv, r.Env)); p.EnvKey != "" {
+		names = append(append([]string{}, passEnv...), p.EnvKey)
+	}
+	e := agentcli.Passthrough(names, r.Env)
 	// The app-server must not ask a terminal anything or colour its logs.
 	e["NO_COLOR"] = "1"
 	return e
 }
 
-// Probe runs `codex --version` and `codex login status`, both read-only;
-// the version reported is the running app-server's when one runs.
+// Probe runs `codex --version` and judges the login codex would need with
+// the model provider it is configured to use: `codex login status` for
+// OpenAI's (or a provider that asks for the OpenAI login), the provider's
+// API key variable for one that names it (env_key), nothing for one that
+// carries its own token or serves locally. The version reported is the
+// running app-server's when one runs.
 func (r *Runtime) Probe(ctx context.Context) agent.Readiness {
 	argv, err := r.argv()
 	if err != nil {
 		return agent.Readiness{Reason: errcode.As(err).Message}
 	}
-	out, st, err := agentcli.Output(ctx, agentcli.Spec{Argv: append(argv, "--version"), Env: r.env()})
+	env := r.env()
+	out, st, err := agentcli.Output(ctx, agentcli.Spec{Argv: append(argv, "--version"), Env: env})
 	if err != nil || st.ExitCode != 0 {
 		return agent.Readiness{Installed: true, Reason: "codex --version failed"}
 	}
 	rd := agent.Readiness{Installed: true, Version: agentcli.Version(out)}
-	out, st, err = agentcli.Output(ctx, agentcli.Spec{Argv: append(argv, "login", "status"), Env: r.env()})
-	if err == nil {
-		yes := st.ExitCode == 0 && strings.Contains(out, "Logged in")
+	p := configuredProvider(env)
+	rd.Provider = p.ID
+	login := "run `codex login`, or configure a model provider that needs no login"
+	switch {
+	case p.OpenAIAuth:
+		out, st, err = agentcli.Output(ctx, agentcli.Spec{Argv: append(argv, "login", "status"), Env: env})
+		if err == nil {
+			yes := st.ExitCode == 0 && strings.Contains(out, "Logged in")
+			rd.Authenticated = &yes
+		}
+	case p.EnvKey != "":
+		set := env[p.EnvKey] != ""
+		rd.Authenticated = &set
+		login = "set " + p.EnvKey + " for model provider " + p.ID
+	case p.Token:
+		yes := true
 		rd.Authenticated = &yes
 	}
 	// An app-server started before an upgrade runs the old version.
@@ -121,7 +145,7 @@ func (r *Runtime) Probe(ctx context.Context) agent.Readiness {
 	}
 	r.mu.Unlock()
 	loggedOut := rd.Authenticated != nil && !*rd.Authenticated
-	return rd.Judge("codex", TestedVersion, loggedOut, "run `codex login`, or configure a model provider that needs no login")
+	return rd.Judge("codex", TestedVersion, loggedOut, login)
 }
 
 // Models asks the app-server's model/list (it works offline, from the

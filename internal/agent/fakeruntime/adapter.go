@@ -39,12 +39,15 @@ func (r *Runtime) Probe(ctx context.Context) agent.Readiness {
 		return agent.Readiness{Reason: errcode.As(err).Message}
 	}
 	defer c.close()
-	var init struct{ Version string }
+	var init struct {
+		Version  string
+		LoggedIn bool `json:"logged_in"`
+	}
 	if err := c.call(ctx, "initialize", nil, &init); err != nil {
 		return agent.Readiness{Installed: true, Reason: "initialize failed: " + err.Error()}
 	}
-	yes := true
-	return agent.Readiness{Installed: true, Version: init.Version, Authenticated: &yes, Ready: true}
+	rd := agent.Readiness{Installed: true, Version: init.Version, Authenticated: &init.LoggedIn}
+	return rd.Judge("fake", Version, !init.LoggedIn, "set nothing: the fake runtime was told it is logged out")
 }
 
 // Models asks the program for its models.

@@ -18,6 +18,15 @@ import (
 // Version is the fake runtime's version, as initialize reports it.
 const Version = "fake-1.0"
 
+// Variables of the fake runtime's environment that tests set.
+const (
+	// InitGateEnv names a file: initialize answers once it exists (a
+	// runtime that starts as slowly as a test wants).
+	InitGateEnv = "HOSTLINK_FAKE_INIT_GATE"
+	// LoggedOutEnv, set, makes the runtime report it is not logged in.
+	LoggedOutEnv = "HOSTLINK_FAKE_LOGGED_OUT"
+)
+
 // Main runs the fake runtime on in and out until in ends, and returns the
 // process's exit status.
 func Main(in io.Reader, out io.Writer) int {
@@ -128,7 +137,17 @@ func (s *server) answer(m message) {
 func (s *server) handle(m message) {
 	switch m.Method {
 	case "initialize":
-		s.reply(m.ID, map[string]any{"version": Version, "models": []map[string]any{
+		// A slow start, as long as the test wants it: until the gate file
+		// exists.
+		if gate := os.Getenv(InitGateEnv); gate != "" {
+			for {
+				if _, err := os.Stat(gate); err == nil {
+					break
+				}
+				time.Sleep(10 * time.Millisecond)
+			}
+		}
+		s.reply(m.ID, map[string]any{"version": Version, "logged_in": os.Getenv(LoggedOutEnv) == "", "models": []map[string]any{
 			{"id": "fake-small", "name": "Fake small", "default": true}, {"id": "fake-large", "name": "Fake large"}}}, nil)
 	case "session/start":
 		var p sessionParams
@@ -270,6 +289,9 @@ lines:
 			}
 			json.Unmarshal(res, &a)
 			item("user_message", "completed", "answer: "+strings.Join(a.Answers["q1"], ","), nil)
+		case "stubborn": // sleep, deaf to interrupts and steers
+			ms, _ := strconv.Atoi(arg)
+			time.Sleep(time.Duration(ms) * time.Millisecond)
 		case "sleep":
 			ms, _ := strconv.Atoi(arg)
 			select {

@@ -79,6 +79,7 @@ func envTurnTimeout(t *testing.T, d, delay time.Duration, replies ...string) *ag
 			o.Limits.TurnTimeout = d
 		}
 	})
+	e.QueueIfNotReady = true // qodercli status knows nothing of --fake-responses
 	wd, _ := json.Marshal(e.Workdir)
 	text := strings.ReplaceAll(strings.Join(replies, "\n")+"\n", "WORKDIR", strings.Trim(string(wd), `"`))
 	if err := os.WriteFile(file, []byte(text), 0o600); err != nil {
@@ -130,6 +131,12 @@ func TestQoderApprovals(t *testing.T) {
 				env(t, 0, c.model, reply(c.Result, 1)).RunApproval("qoder", c.Approval, accept)
 			})
 		}
+		// qodercli answered cancel goes on to its next model call and
+		// completes the turn: hostlink makes it cancelled all the same.
+		t.Run(c.name+" cancelled", func(t *testing.T) {
+			t.Parallel()
+			env(t, 0, c.model, reply(c.Result, 1)).RunApprovalCancel("qoder", c.Approval)
+		})
 	}
 }
 

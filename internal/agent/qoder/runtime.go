@@ -94,7 +94,7 @@ func (r *Runtime) Probe(ctx context.Context) agent.Readiness {
 	case <-p.done:
 		return p.rd
 	case <-ctx.Done():
-		return agent.Readiness{Installed: true, Reason: "qodercli is still reporting its status (it starts slowly); ask again"}
+		return agent.Readiness{Installed: true, Checking: true, Reason: "qodercli is still reporting its status (it starts slowly); ask again"}
 	}
 }
 

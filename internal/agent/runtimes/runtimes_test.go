@@ -1,6 +1,7 @@
 package runtimes_test
 
 import (
+	"context"
 	"strings"
 	"testing"
 	"time"
@@ -9,11 +10,13 @@ import (
 	"github.com/hostlink/hostlink/internal/agent/agenttest"
 	"github.com/hostlink/hostlink/internal/agent/claude"
 	"github.com/hostlink/hostlink/internal/agent/runtimes"
+	"github.com/hostlink/hostlink/internal/errcode"
 )
 
 // TestMissingRuntimes: with Codex and Qoder absent, list_agent_runtimes
-// reports them not installed and their tasks fail to start, while Claude
-// (the stub, in its npm layout) still runs a task.
+// reports them not installed, a task for them is refused at submit (and
+// fails to start if queued anyway), while Claude (the stub, in its npm
+// layout) still runs a task.
 func TestMissingRuntimes(t *testing.T) {
 	empty := t.TempDir()
 	f := runtimes.Factories(runtimes.Paths{Codex: empty, Claude: stubLayout(t, "claude"), Qoder: empty})
@@ -45,7 +48,13 @@ func TestMissingRuntimes(t *testing.T) {
 	if res := e.Completed(id); !strings.HasPrefix(res, "behavior deny ") {
 		t.Fatalf("result %.100q", res)
 	}
-	id = e.Submit("codex", "hello", "read-only", nil)
+	// A missing runtime is refused at submit, with the readiness reason;
+	// queued anyway, its task fails to start, saying why.
+	_, _, err := e.Eng.Submit(context.Background(), agent.SubmitArgs{Runtime: "codex", Workdir: "w", Prompt: "hello"})
+	if ec := errcode.As(err); ec.Code != agent.CodeRuntimeNotReady || !strings.Contains(ec.Message, "not installed") {
+		t.Fatalf("submit to a missing runtime: %v", err)
+	}
+	id = e.Submit("codex", "hello", "read-only", map[string]any{"queue_if_not_ready": true})
 	if task := e.End(id, time.Minute); task["status"] != "failed" || !strings.Contains(task["reason"].(string), "not installed") {
 		t.Fatalf("task on a missing runtime: %v", task)
 	}

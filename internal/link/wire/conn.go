@@ -2,6 +2,7 @@ package wire
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -104,6 +105,20 @@ const (
 	CloseRevoked         websocket.StatusCode = 4428
 	CloseShutdown        websocket.StatusCode = 4429
 )
+
+// CloseInvalidHandshake is the code the upstream executor closes with
+// when a HELLO_ACK breaks the handshake's rules (a capability it did not
+// advertise, a missing field): hostlink uses it too.
+const CloseInvalidHandshake websocket.StatusCode = 4400
+
+// VersionMismatchReason is the 4426 close reason, as upstream formats it:
+// JSON with the error, both sides' maximum versions and a hint (short
+// enough for a close frame).
+func VersionMismatchReason(ours, theirs string) string {
+	b, _ := json.Marshal(map[string]string{"error": "PROTOCOL_VERSION_MISMATCH", "shim_max": trunc(ours, 8),
+		"platform_max": trunc(theirs, 8), "hint": "update the older side"})
+	return string(b)
+}
 
 // Terminal reports whether a close code forbids reconnecting.
 func Terminal(code websocket.StatusCode) bool {

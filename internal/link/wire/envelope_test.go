@@ -173,3 +173,14 @@ func TestOwnersUseWireCodes(t *testing.T) {
 		}
 	}
 }
+
+func TestVersionMismatchReason(t *testing.T) {
+	r := VersionMismatchReason("1.1", "2.0")
+	var m map[string]string
+	if err := json.Unmarshal([]byte(r), &m); err != nil || m["error"] != "PROTOCOL_VERSION_MISMATCH" || m["shim_max"] != "1.1" || m["platform_max"] != "2.0" || m["hint"] == "" {
+		t.Fatalf("%s: %v", r, err)
+	}
+	if long := VersionMismatchReason("1.1", strings.Repeat("9", 100)); len(long) > 123 {
+		t.Fatalf("%d bytes: too long for a close frame", len(long))
+	}
+}

@@ -44,9 +44,12 @@ const (
 
 // Hello is HELLO's payload.
 type Hello struct {
-	ShimVersion      string   `json:"shim_version"`
-	ProtocolVersion  string   `json:"protocol_version"`
-	MachineID        string   `json:"machine_id"`
+	ShimVersion     string `json:"shim_version"`
+	ProtocolVersion string `json:"protocol_version"`
+	MachineID       string `json:"machine_id"`
+	// DisplayName labels the machine in the platform's folder picker (the
+	// host name, at most 128 bytes).
+	DisplayName      string   `json:"display_name,omitempty"`
 	Platform         string   `json:"platform"`
 	Arch             string   `json:"arch"`
 	ScreenResolution *[2]int  `json:"screen_resolution"`
