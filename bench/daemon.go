@@ -119,7 +119,8 @@ func writeHostlinkConfig(home string) error {
 		return err
 	}
 	_ = os.MkdirAll(filepath.Join(home, "tmp"), 0o700)
-	cfg := "[limits]\nmax_list_entries = 100000\nmax_search_matches = 100000\n" +
+	// A daemon `hostlink mcp` starts listens on an ephemeral port too.
+	cfg := "[server]\nlisten = \"127.0.0.1:0\"\n[limits]\nmax_list_entries = 100000\nmax_search_matches = 100000\n" +
 		"[policy]\nfiles_write = \"allow\"\ncommands = \"allow\"\ncommands_unsandboxed = \"allow\"\ncomputer = \"allow\"\nagents = \"allow\"\nplatform_folders = \"allow\"\n"
 	return os.WriteFile(filepath.Join(home, "config", "config.toml"), []byte(cfg), 0o600)
 }

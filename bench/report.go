@@ -277,7 +277,12 @@ func (r *report) targets(results []*result) []string {
 	}
 	if hs := cellOf(results, "cold_start", h); hs != nil {
 		if v, who := best("cold_start"); who != "" {
-			out = append(out, fmt.Sprintf("cold start ≤ 1/3 of the fastest peer (%s): %.2f× — %s", who, hs.Median/v, verdict(hs.Median <= v/3)))
+			out = append(out, fmt.Sprintf("cold start, starting the daemon, ≤ 1/3 of the fastest peer (%s): %.2f× — %s", who, hs.Median/v, verdict(hs.Median <= v/3)))
+		}
+	}
+	if hs := cellOf(results, "cold_start_daemon", h); hs != nil {
+		if v, who := best("cold_start"); who != "" {
+			out = append(out, fmt.Sprintf("cold start with the daemon running ≤ 1/3 of the fastest peer (%s): %.2f× — %s", who, hs.Median/v, verdict(hs.Median <= v/3)))
 		}
 	}
 	if hs := cellOf(results, "rss_after_calls", h); hs != nil {

@@ -68,11 +68,11 @@ func runClient(ctx context.Context, cfg config, cl client, servers []*server, d 
 	failed := 0
 	logf := func(format string, a ...any) { logf("%s: "+format, append([]any{cl.Name()}, a...)...) }
 
-	// Cold start: spawn → initialized → first tools/list answered. Today
-	// `hostlink mcp` is a whole server; once it is a front end forwarding
-	// to a running daemon (issue #18), its cold start with the daemon up
-	// goes here as a scenario of its own ("cold_start_daemon"), beside
-	// this one, which then measures the front end without a daemon.
+	// Cold start: spawn → initialized → first tools/list answered. For
+	// hostlink this starts its daemon too (`hostlink mcp` starts one when
+	// none runs; closing the session ends the process tree, daemon
+	// included); cold_start_daemon measures the front end with a daemon
+	// running.
 	if cfg.runs("cold_start") {
 		cold := &result{Key: "cold_start", Title: "cold start (spawn → initialize → tools/list)", Cells: map[string]*cell{}}
 		samples := map[string][]float64{}
@@ -108,6 +108,7 @@ func runClient(ctx context.Context, cfg config, cl client, servers []*server, d 
 		}
 		cold.Cells["limit"] = &cell{NA: "no direct equivalent"}
 		results = append(results, cold)
+		results = append(results, coldStartDaemon(ctx, cfg, cl, servers, &failed))
 		logf("cold start done")
 	}
 
@@ -319,4 +320,50 @@ func measureRSS(ctx context.Context, cl client, s *server, o op, calls int) (flo
 		return 0, 0, err
 	}
 	return float64(a) / (1 << 20), float64(b) / (1 << 20), nil
+}
+
+// coldStartDaemon is hostlink's stdio cold start with its daemon already
+// running (`hostlink serve` on the same home, which the front end connects
+// to); a peer has no daemon.
+func coldStartDaemon(ctx context.Context, cfg config, cl client, servers []*server, failed *int) *result {
+	res := &result{Key: "cold_start_daemon", Title: "cold start with the daemon running (hostlink mcp forwarding to it)", Cells: map[string]*cell{}}
+	for _, s := range servers {
+		if s.Name != "hostlink" {
+			res.Cells[s.Name] = &cell{NA: "no daemon: every client starts its own server"}
+			continue
+		}
+		// Command is bin mcp --allowed-root ROOT --enable-shell.
+		d, err := startDaemon(ctx, s.Command[0], s.home, s.Command[3])
+		if err != nil {
+			res.Cells[s.Name] = &cell{Error: err.Error()}
+			*failed++
+			continue
+		}
+		var samples []float64
+		for i := 0; i < cfg.Cold; i++ {
+			var ss session
+			el, err := timeOp(&ss, func() error {
+				var err error
+				if ss, err = cl.start(ctx, s); err == nil {
+					err = ss.listTools(ctx)
+				}
+				return err
+			})
+			if ss != nil {
+				ss.close()
+			}
+			if err != nil {
+				res.Cells[s.Name] = &cell{Error: err.Error()}
+				*failed++
+				break
+			}
+			samples = append(samples, ms(el))
+		}
+		d.close()
+		if res.Cells[s.Name] == nil {
+			res.Cells[s.Name] = &cell{Tools: "initialize + tools/list", Summary: summarize(samples, "ms"), Samples: samples}
+		}
+	}
+	res.Cells["limit"] = &cell{NA: "no direct equivalent"}
+	return res
 }

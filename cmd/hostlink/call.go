@@ -22,7 +22,15 @@ type callCmd struct {
 }
 
 func (c *callCmd) Run(ctx context.Context) error {
-	res, err := daemonCall(ctx, c.Op, json.RawMessage(c.Params))
+	// What the call waits for (an approval: where to answer it) goes to
+	// stderr, once per distinct message, so that stdout stays the result.
+	var last string
+	res, err := daemonCallProgress(ctx, c.Op, json.RawMessage(c.Params), func(p ipc.Progress) {
+		if p.Message != "" && p.Message != last {
+			last = p.Message
+			fmt.Fprintf(os.Stderr, "hostlink: %s\n", p.Message)
+		}
+	})
 	var e *errcode.Error
 	if c.JSON && errors.As(err, &e) {
 		// A daemon error is an answer too: scripts get it on stdout as
@@ -57,6 +65,13 @@ func printIndented(raw json.RawMessage) error {
 // daemonCall makes one request to the running daemon over the control
 // channel.
 func daemonCall(ctx context.Context, method string, params json.RawMessage) (json.RawMessage, error) {
+	return daemonCallProgress(ctx, method, params, nil)
+}
+
+// daemonCallProgress is daemonCall handing progress reports to progress.
+// Interrupting it (Ctrl+C) closes the connection, which cancels the call
+// in the daemon.
+func daemonCallProgress(ctx context.Context, method string, params json.RawMessage, progress func(ipc.Progress)) (json.RawMessage, error) {
 	dirs, err := paths.Resolve()
 	if err != nil {
 		return nil, err
@@ -72,7 +87,9 @@ func daemonCall(ctx context.Context, method string, params json.RawMessage) (jso
 		return nil, err
 	}
 	defer cl.Close()
-	return cl.Call(ctx, method, params)
+	stop := context.AfterFunc(ctx, func() { cl.Close() })
+	defer stop()
+	return cl.CallProgress(ctx, method, params, progress)
 }
 
 // errSilent makes hostlink exit non-zero without printing anything more:

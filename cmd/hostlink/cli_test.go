@@ -58,6 +58,8 @@ func TestAuditVerifyDetectsTampering(t *testing.T) {
 	if seen["ok"] != true {
 		t.Fatalf("client: %v", seen)
 	}
+	// The daemon `hostlink mcp` started writes the log until it stops.
+	stopDaemon(t, env, bin)
 	if out, err := run(t, env, bin, "audit", "verify"); err != nil {
 		t.Fatalf("verify on an untouched log: %v\n%s", err, out)
 	}

@@ -41,11 +41,13 @@ func build(t *testing.T) string {
 
 // hostlinkEnv is an environment with its own HOSTLINK_HOME, whose config
 // allows every action (allowPolicy): these tests measure the operations,
-// not the approval policy (policy_e2e_test.go does).
+// not the approval policy (policy_e2e_test.go does). A daemon `hostlink
+// mcp` starts there listens on an ephemeral port (nodeClient stops it when
+// the test ends).
 func hostlinkEnv(t *testing.T) (home string, env []string) {
 	home = t.TempDir()
 	os.MkdirAll(filepath.Join(home, "config"), 0o700)
-	if err := os.WriteFile(filepath.Join(home, "config", "config.toml"), []byte(allowPolicy), 0o600); err != nil {
+	if err := os.WriteFile(filepath.Join(home, "config", "config.toml"), []byte(ephemeralListen+allowPolicy), 0o600); err != nil {
 		t.Fatal(err)
 	}
 	return home, append(os.Environ(), "HOSTLINK_HOME="+home)
@@ -64,10 +66,14 @@ func run(t *testing.T, env []string, bin string, args ...string) (string, error)
 }
 
 // nodeClient runs testdata/mcp_client.mjs with the MCP TypeScript SDK from
-// HOSTLINK_NODE_MODULES (installed by .ci/run).
+// HOSTLINK_NODE_MODULES (installed by .ci/run). A stdio client's `hostlink
+// mcp` may start a daemon: it is stopped when the test ends.
 func nodeClient(t *testing.T, env []string, args ...string) map[string]any {
 	t.Helper()
 	modules := tstest.Env(t, "HOSTLINK_NODE_MODULES", ".ci/run installs the MCP TypeScript SDK and sets it")
+	if args[0] == "stdio" {
+		stopDaemonAtEnd(t, env, args[1])
+	}
 	dir := t.TempDir()
 	script, err := os.ReadFile(filepath.Join("testdata", "mcp_client.mjs"))
 	if err != nil {

@@ -5,21 +5,28 @@ import (
 	"fmt"
 	"net"
 	"os"
+	"path/filepath"
+	"time"
 
 	"github.com/hostlink/hostlink/internal/audit"
 	"github.com/hostlink/hostlink/internal/daemon"
+	"github.com/hostlink/hostlink/internal/ipc"
+	"github.com/hostlink/hostlink/internal/mcpfront"
+	"github.com/hostlink/hostlink/internal/paths"
 	"github.com/hostlink/hostlink/internal/procs"
 )
 
 type serveCmd struct {
-	AllowedRoot string `help:"Serve this directory as the workdir 'workspace' instead of the default." type:"path"`
-	EnableShell bool   `help:"Allow command execution (run_command and friends), as commands.enabled does. Commands run with your permissions."`
-	Listen      string `help:"Loopback address for Streamable HTTP (default from config: 127.0.0.1:7717)."`
+	AllowedRoot string        `help:"Serve this directory as the workdir 'workspace' instead of the default." type:"path"`
+	EnableShell bool          `help:"Allow command execution (run_command and friends), as commands.enabled does. Commands run with your permissions."`
+	Listen      string        `help:"Loopback address for Streamable HTTP (default from config: 127.0.0.1:7717)."`
+	IdleExit    time.Duration `help:"Stop after this long with no client (what hostlink mcp starts a daemon with); 0, the default, never stops."`
+	ReadyStdout bool          `hidden:"" help:"Write one line on stdout once serving, then nothing more (for hostlink mcp's auto-start)."`
 	linkFlags
 }
 
 func (s *serveCmd) Run(ctx context.Context, c *cli) error {
-	d, err := daemon.Open(daemon.Options{ConfigPath: c.Config, AllowedRoot: s.AllowedRoot, Listen: s.Listen, EnableShell: s.EnableShell, Runtimes: testRuntimes()})
+	d, err := daemon.Open(daemon.Options{ConfigPath: c.Config, AllowedRoot: s.AllowedRoot, Listen: s.Listen, EnableShell: s.EnableShell, IdleExit: s.IdleExit, Runtimes: testRuntimes()})
 	if err != nil {
 		return err
 	}
@@ -41,6 +48,7 @@ func (s *serveCmd) Run(ctx context.Context, c *cli) error {
 		defer wait()
 		defer stop()
 	}
+	var console string
 	return d.ServeHTTP(ctx, func(addr net.Addr) {
 		fmt.Fprintf(os.Stderr, "hostlink %s serving MCP at http://%s/mcp\n", d.Info.Version, addr)
 		for _, wd := range d.Files.Workdirs() {
@@ -60,22 +68,70 @@ func (s *serveCmd) Run(ctx context.Context, c *cli) error {
 			}
 			if t.Name == audit.Console {
 				fmt.Fprintf(os.Stderr, "  web console: %s (approvals, activity, audit; log in with the token)\n", t.Address)
+				console = t.Address
 			}
+		}
+		if s.ReadyStdout {
+			readyOnStdout(console)
 		}
 	})
 }
 
-type mcpCmd struct {
-	AllowedRoot string `help:"Serve this directory as the workdir 'workspace' instead of the default." type:"path"`
-	EnableShell bool   `help:"Allow command execution (run_command and friends), as commands.enabled does. Commands run with your permissions."`
+// readyOnStdout tells the `hostlink mcp` that started this daemon that it
+// serves, then points stdout elsewhere: the front end stops reading it.
+func readyOnStdout(console string) {
+	fmt.Fprintf(os.Stdout, "%s%s\n", mcpfront.ReadyPrefix, console)
+	null, err := os.OpenFile(os.DevNull, os.O_WRONLY, 0)
+	if err != nil {
+		return
+	}
+	os.Stdout.Close()
+	os.Stdout = null
 }
 
+type mcpCmd struct {
+	AllowedRoot string `help:"For a daemon hostlink mcp starts: serve this directory as the workdir 'workspace' instead of the default." type:"path"`
+	EnableShell bool   `help:"For a daemon hostlink mcp starts: allow command execution, as commands.enabled does."`
+	NoStart     bool   `help:"Fail when no daemon is running instead of starting one in the background."`
+}
+
+// Run serves the stdio client through the running daemon, starting one
+// (stopping itself when idle) when none runs.
 func (m *mcpCmd) Run(ctx context.Context, c *cli) error {
-	d, err := daemon.Open(daemon.Options{ConfigPath: c.Config, AllowedRoot: m.AllowedRoot, EnableShell: m.EnableShell, Runtimes: testRuntimes()})
+	dirs, err := paths.Resolve()
 	if err != nil {
 		return err
 	}
-	defer procs.KillAll()
-	defer d.Close()
-	return d.ServeStdio(ctx)
+	addr, err := ipc.Address(dirs.Runtime)
+	if err != nil {
+		return err
+	}
+	exe, err := os.Executable()
+	if err != nil {
+		return err
+	}
+	var args, flags []string
+	if c.Config != "" {
+		args = append(args, "--config", c.Config)
+	}
+	args = append(args, "serve", "--ready-stdout", "--idle-exit", daemon.DefaultIdleExit.String())
+	if m.AllowedRoot != "" {
+		args = append(args, "--allowed-root", m.AllowedRoot)
+		flags = append(flags, "--allowed-root")
+	}
+	if m.EnableShell {
+		args = append(args, "--enable-shell")
+		flags = append(flags, "--enable-shell")
+	}
+	return mcpfront.Run(ctx, mcpfront.Options{
+		Addr:       addr,
+		NoStart:    m.NoStart,
+		StartFlags: flags,
+		Stderr:     os.Stderr,
+		Start: mcpfront.Start{
+			Executable: exe, Args: args, IdleExit: daemon.DefaultIdleExit,
+			Output:  filepath.Join(dirs.Logs, "autostarted-daemon.out"),
+			Timeout: time.Minute,
+		},
+	}, os.Stdin, os.Stdout)
 }

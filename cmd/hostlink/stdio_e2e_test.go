@@ -25,6 +25,8 @@ type rawMCP struct {
 
 func startMCP(t *testing.T, cmd *exec.Cmd) *rawMCP {
 	t.Helper()
+	// The daemon `hostlink mcp` starts ends with the test.
+	stopDaemonAtEnd(t, cmd.Env, cmd.Path)
 	in, _ := cmd.StdinPipe()
 	out, _ := cmd.StdoutPipe()
 	cmd.Stderr = os.Stderr

@@ -486,3 +486,7 @@ func describeTask(dc policy.DescribeContext, taskID, requestID string, sent map[
 	act.Summary = fmt.Sprintf("%s for task %s", dc.Op, taskID)
 	return act
 }
+
+// Specs are the specs of the operations Register adds, for a registry that
+// names them disabled when the local user has not enabled them.
+func Specs() []ops.Spec { return agentOps.Specs() }

@@ -22,6 +22,7 @@ const (
 	MethodApprovalsShow   = "approvals.show"
 	MethodApprovalsDecide = "approvals.decide"
 	MethodReload          = "reload"
+	MethodStop            = "stop"
 )
 
 // Status is a snapshot of the running daemon, as `hostlink status` shows it.
@@ -171,4 +172,12 @@ type ReloadArgs struct{}
 type ReloadResult struct {
 	Config string         `json:"config"`
 	Policy map[string]any `json:"policy"`
+}
+
+// StopArgs is stop's (empty) request.
+type StopArgs struct{}
+
+// StopResult is what `hostlink stop` reports: the daemon that is stopping.
+type StopResult struct {
+	PID int `json:"pid"`
 }

@@ -19,13 +19,17 @@ import (
 type State string
 
 // States. Pending is the only one a user can decide; an approved approval
-// becomes used when the one call it covers runs.
+// becomes used when the one call it covers runs. A pending approval whose
+// every waiting caller cancelled or disconnected is abandoned: nobody is
+// there to run it, so it cannot be approved any more, and a resend asks
+// anew.
 const (
-	Pending  State = "pending"
-	Approved State = "approved"
-	Denied   State = "denied"
-	Expired  State = "expired"
-	Used     State = "used"
+	Pending   State = "pending"
+	Approved  State = "approved"
+	Denied    State = "denied"
+	Expired   State = "expired"
+	Used      State = "used"
+	Abandoned State = "abandoned"
 )
 
 // Field is one labelled part of an action, as the user is shown it.
@@ -113,9 +117,10 @@ type Broker struct {
 }
 
 type entry struct {
-	a     Approval
-	done  chan struct{} // closed when the approval stops being pending
-	timer *time.Timer
+	a       Approval
+	done    chan struct{} // closed when the approval stops being pending
+	timer   *time.Timer
+	waiters int // callers held in Require for it
 }
 
 // New returns a Broker.
@@ -137,22 +142,28 @@ func (b *Broker) SetTimes(timeout, wait time.Duration) {
 // Require returns nil when the user approved exactly this action (using the
 // approval up), or a typed error: APPROVAL_PENDING while undecided after
 // the wait, APPROVAL_DENIED or APPROVAL_EXPIRED. A cancelled ctx returns
-// CANCELLED and leaves the approval pending. The id of the approval is
-// returned in every case.
+// CANCELLED, and makes the approval abandoned when no other caller waits
+// for it. The id of the approval is returned in every case.
 func (b *Broker) Require(ctx context.Context, act Action) (string, error) {
+	return b.RequireNotify(ctx, act, nil)
+}
+
+// RequireNotify is Require that, before it holds the caller, tells waiting
+// which approval it waits for (to show the caller where to answer).
+func (b *Broker) RequireNotify(ctx context.Context, act Action, waiting func(Approval)) (string, error) {
 	b.mu.Lock()
-	return b.require(ctx, act, b.opts.Wait)
+	return b.require(ctx, act, b.opts.Wait, waiting)
 }
 
 // Check is Require without the wait: an undecided action answers
 // APPROVAL_PENDING at once. It is for callers that hold locks.
 func (b *Broker) Check(act Action) (string, error) {
 	b.mu.Lock()
-	return b.require(context.Background(), act, 0)
+	return b.require(context.Background(), act, 0, nil)
 }
 
-// require is Require, entered with b.mu held.
-func (b *Broker) require(ctx context.Context, act Action, wait time.Duration) (string, error) {
+// require is RequireNotify, entered with b.mu held.
+func (b *Broker) require(ctx context.Context, act Action, wait time.Duration, waiting func(Approval)) (string, error) {
 	now := time.Now()
 	e := b.live[act.SHA256]
 	if e != nil {
@@ -180,9 +191,9 @@ func (b *Broker) require(ctx context.Context, act Action, wait time.Duration) (s
 			b.changedLocked()
 			b.mu.Unlock()
 			return e.a.ID, errcode.New(CodeExpired, "the approval expired before it was used or decided; send the request again to ask anew").With("approval_id", e.a.ID)
-		case Used:
-			// A concurrent identical call used the grant: this one needs
-			// its own.
+		case Used, Abandoned:
+			// A concurrent identical call used the grant, or gave up:
+			// this one needs its own.
 			e = b.createLocked(act, now)
 		}
 		if waited {
@@ -192,17 +203,27 @@ func (b *Broker) require(ctx context.Context, act Action, wait time.Duration) (s
 		}
 		left := min(wait, time.Until(e.a.Deadline))
 		done, id := e.done, e.a.ID
+		e.waiters++
+		shown := e.a
 		b.mu.Unlock()
+		if waiting != nil {
+			waiting(shown)
+		}
 		t := time.NewTimer(max(left, 0))
 		select {
 		case <-done:
 		case <-t.C:
 		case <-ctx.Done():
 			t.Stop()
-			return id, errcode.New(errcode.Cancelled, "the operation was cancelled while waiting for approval").With("approval_id", id)
+			b.mu.Lock()
+			e.waiters--
+			b.abandonLocked(e)
+			b.mu.Unlock()
+			return id, errcode.New(errcode.Cancelled, "the operation was cancelled while waiting for approval; the approval is abandoned unless another identical call waits for it").With("approval_id", id)
 		}
 		t.Stop()
 		b.mu.Lock()
+		e.waiters--
 		now = time.Now()
 		b.expireLocked(e, now)
 		waited = true
@@ -283,6 +304,26 @@ func (b *Broker) expireLocked(e *entry, now time.Time) {
 	b.auditLocked(audit.Record{
 		Transport: audit.Internal, Op: "approval_expired", Workdir: e.a.Action.Workdir, Code: string(CodeExpired),
 		Details: map[string]any{"approval_id": e.a.ID, "op": e.a.Action.Op, "action_sha256": e.a.Action.SHA256, "was": string(was)},
+	})
+	b.changedLocked()
+}
+
+// abandonLocked ends a pending approval nobody waits for any more, after
+// its last waiting caller cancelled.
+func (b *Broker) abandonLocked(e *entry) {
+	if e.a.State != Pending || e.waiters > 0 {
+		return
+	}
+	e.a.State = Abandoned
+	e.a.Decided = time.Now()
+	e.timer.Stop()
+	close(e.done)
+	if b.live[e.a.Action.SHA256] == e {
+		delete(b.live, e.a.Action.SHA256)
+	}
+	b.auditLocked(audit.Record{
+		Transport: e.a.Action.Transport, Peer: e.a.Action.Peer, Op: "approval_abandoned", Workdir: e.a.Action.Workdir, Code: string(errcode.Cancelled),
+		Details: map[string]any{"approval_id": e.a.ID, "op": e.a.Action.Op, "action_sha256": e.a.Action.SHA256},
 	})
 	b.changedLocked()
 }

@@ -150,23 +150,6 @@ func TestGrantExpires(t *testing.T) {
 	}
 }
 
-func TestCancelledWait(t *testing.T) {
-	b, _ := newBroker(t, time.Minute, time.Minute)
-	ctx, cancel := context.WithCancel(context.Background())
-	go func() {
-		for changed := b.Changed(); len(b.List(true)) == 0; changed = b.Changed() {
-			<-changed
-		}
-		cancel()
-	}()
-	if _, err := b.Require(ctx, action("x")); errcode.CodeOf(err) != errcode.Cancelled {
-		t.Fatalf("cancelled: %v", err)
-	}
-	if p := b.List(true); len(p) != 1 {
-		t.Fatalf("pending after cancel: %+v", p)
-	}
-}
-
 func TestDigestCanonical(t *testing.T) {
 	a := Digest(map[string]any{"b": 1, "a": []any{"x", map[string]any{"d": 1, "c": 2}}})
 	type s struct {

@@ -336,3 +336,7 @@ func describeCapture(dc policy.DescribeContext, id string) policy.Action {
 	act.Add("Capture", id)
 	return act
 }
+
+// Specs are the specs of the operations Register adds, for a registry that
+// names them disabled when the local user has not enabled them.
+func Specs() []ops.Spec { return operations.Specs() }

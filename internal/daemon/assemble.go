@@ -135,9 +135,31 @@ func (d *Daemon) assemble(fs *files.Service) *assembly {
 	}
 	browse.Register(reg, d.browse)
 	d.registerLocal(reg)
+	d.disableOff(reg)
 	reg.Seal()
 	d.assembled.add(a)
 	return a
+}
+
+// The fixes CAPABILITY_DISABLED names: what turns each capability on.
+const (
+	enableShell    = "enable it locally with `hostlink serve --enable-shell` or [commands] enabled = true in the config"
+	enableComputer = "enable it locally with [computer] enabled = true in the config"
+	enableAgents   = "enable it locally with [agents] enabled = true in the config and agent_mode on a [[workdirs]] entry"
+)
+
+// disableOff names the operations of the capabilities the local user has
+// not enabled, so that calling one says how to enable it.
+func (d *Daemon) disableOff(reg *ops.Registry) {
+	if d.captures == nil {
+		reg.Disable(commands.Specs(), enableShell)
+	}
+	if d.Computer == nil {
+		reg.Disable(desktop.Specs(), enableComputer)
+	}
+	if d.Agents == nil {
+		reg.Disable(agent.Specs(), enableAgents)
+	}
 }
 
 // hooks let the policy see what a request of fs's registry touches.

@@ -26,7 +26,8 @@ func TestCommandsOffByDefault(t *testing.T) {
 		}
 	}
 	_, err := d.Registry.Call(context.Background(), ops.Caller{Transport: audit.MCPStdio}, "run_command", []byte(`{"argv":["true"]}`), nil)
-	if errcode.CodeOf(err) != errcode.UnknownOperation {
+	// It says how to enable it rather than that it does not exist.
+	if errcode.CodeOf(err) != errcode.CapabilityDisabled || !strings.Contains(err.Error(), "--enable-shell") || !strings.Contains(err.Error(), "[commands] enabled = true") {
 		t.Fatalf("run_command while disabled: %v", err)
 	}
 }

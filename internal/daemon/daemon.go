@@ -32,6 +32,9 @@ type Options struct {
 	AllowedRoot string // replaces the default workdir's path
 	Listen      string // replaces server.listen
 	EnableShell bool   // turns on command execution (as commands.enabled does)
+	// IdleExit, when positive, stops ServeHTTP after that long with no
+	// client (see idleWatch): for a daemon `hostlink mcp` started.
+	IdleExit time.Duration
 	// Runtimes adds agent runtimes beside the real CLIs', by name: how
 	// tests wire the fake runtime. Production leaves it nil.
 	Runtimes map[string]agent.Factory
@@ -50,6 +53,9 @@ type Daemon struct {
 	Agents   *agent.Engine     // nil unless agents are enabled
 	Computer *desktop.Service  // nil unless computer control is enabled
 	Started  time.Time
+	IdleExit time.Duration // Options.IdleExit
+
+	stopReq chan string // a stop's reason, to ServeHTTP (requestStop)
 
 	configFile  string // the configuration file in force (it may not exist)
 	roots       []*jail.Root
@@ -97,6 +103,8 @@ func Open(o Options) (*Daemon, error) {
 			d.Close()
 		}
 	}()
+	d.IdleExit = o.IdleExit
+	d.stopReq = make(chan string, 1)
 	d.openLogging()
 	// Before anything reconciles or reports: what a hostlink that died
 	// with its guardian left running is ended now.

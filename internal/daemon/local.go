@@ -2,6 +2,7 @@ package daemon
 
 import (
 	"context"
+	"os"
 
 	"github.com/hostlink/hostlink/internal/apitype"
 	"github.com/hostlink/hostlink/internal/approvals"
@@ -22,6 +23,7 @@ type (
 	approvalArgs      apitype.ApprovalArgs
 	decideArgs        apitype.DecideArgs
 	reloadArgs        apitype.ReloadArgs
+	stopArgs          apitype.StopArgs
 )
 
 // local is the spec of a local-user control.
@@ -55,6 +57,11 @@ func (d *Daemon) registerLocal(reg *ops.Registry) {
 		func(_ context.Context, c *ops.Call, _ reloadArgs) (apitype.ReloadResult, error) {
 			return d.Reload(string(c.Transport) + " " + c.Peer)
 		})
+	ops.Register(reg, local(apitype.MethodStop, "Stop", "Stop the daemon, as the service manager's stop does; its running commands and tasks end.", false),
+		func(_ context.Context, c *ops.Call, _ stopArgs) (apitype.StopResult, error) {
+			d.requestStop("stop requested by " + string(c.Transport) + " " + c.Peer)
+			return apitype.StopResult{PID: os.Getpid()}, nil
+		})
 }
 
 // Describe implements policy.Describer for each control: they touch no
@@ -80,5 +87,10 @@ func (a decideArgs) Describe(dc policy.DescribeContext) (policy.Action, error) {
 
 // Describe implements policy.Describer.
 func (reloadArgs) Describe(dc policy.DescribeContext) (policy.Action, error) {
+	return policy.Action{Summary: dc.Op}, nil
+}
+
+// Describe implements policy.Describer.
+func (stopArgs) Describe(dc policy.DescribeContext) (policy.Action, error) {
 	return policy.Action{Summary: dc.Op}, nil
 }

@@ -6,6 +6,7 @@ import (
 	"encoding/base64"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"net"
 	"net/http"
@@ -16,11 +17,16 @@ import (
 
 	"github.com/hostlink/hostlink/internal/audit"
 	"github.com/hostlink/hostlink/internal/console"
+	"github.com/hostlink/hostlink/internal/errcode"
 	"github.com/hostlink/hostlink/internal/ipc"
 	"github.com/hostlink/hostlink/internal/mcpserve"
 	"github.com/hostlink/hostlink/internal/paths"
 	"github.com/hostlink/hostlink/internal/private"
 )
+
+// CodeListenInUse: the HTTP address (server.listen or --listen) is taken;
+// details.listen is the address.
+const CodeListenInUse errcode.Code = "LISTEN_ADDRESS_IN_USE"
 
 // tokenFile names the HTTP bearer token in the state directory.
 const tokenFile = "http.token"
@@ -76,6 +82,10 @@ func (d *Daemon) ServeHTTP(ctx context.Context, ready func(addr net.Addr)) error
 	}
 	defer ipcLn.Close()
 	ln, err := mcpserve.Listen(d.Config.Server.Listen)
+	if mcpserve.AddrInUse(err) {
+		return errcode.New(CodeListenInUse, "%s is already in use by another program: give hostlink another loopback address with `hostlink serve --listen 127.0.0.1:PORT` or [server] listen in %s", d.Config.Server.Listen, d.configFile).
+			With("listen", d.Config.Server.Listen)
+	}
 	if err != nil {
 		return err
 	}
@@ -83,8 +93,11 @@ func (d *Daemon) ServeHTTP(ctx context.Context, ready func(addr net.Addr)) error
 	mux := http.NewServeMux()
 	mux.Handle("/mcp", h)
 	mux.Handle(console.Prefix, d.consoleHandler(tok))
+	// A browser pointed at the address finds the console.
+	mux.Handle("GET /{$}", http.RedirectHandler(console.Prefix, http.StatusFound))
+	idle := newIdleWatch(d.IdleExit, d.busy)
 	lim := d.httpListener(ln)
-	srv := httpServer(mux, lim, defaultHTTPTimeouts)
+	srv := httpServer(idle.handler(mux), lim, defaultHTTPTimeouts)
 	d.transports.add(audit.MCPHTTP, "http://"+ln.Addr().String()+"/mcp")
 	d.transports.add(audit.IPC, ipcAddr)
 	d.transports.add(audit.Console, "http://"+ln.Addr().String()+console.Prefix)
@@ -94,7 +107,7 @@ func (d *Daemon) ServeHTTP(ctx context.Context, ready func(addr net.Addr)) error
 	}
 	ctx, stopIPC := context.WithCancel(ctx)
 	defer stopIPC()
-	ipcSrv := &ipc.Server{Registry: d.Registry, Refusals: d.Refusals}
+	ipcSrv := &ipc.Server{Registry: d.Registry, Refusals: d.Refusals, MCP: d.serveMCPSession, ConnState: idle.conn}
 	ipcDone := make(chan error, 1)
 	go func() { ipcDone <- ipcSrv.Serve(ctx, ipcLn) }()
 	if ready != nil {
@@ -102,6 +115,10 @@ func (d *Daemon) ServeHTTP(ctx context.Context, ready func(addr net.Addr)) error
 	}
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(lim) }()
+	reason := "signal"
+	if d.IdleExit > 0 {
+		slog.Info("this daemon stops when idle", "idle_exit", d.IdleExit.String())
+	}
 	select {
 	case err := <-errc:
 		stopIPC()
@@ -116,16 +133,23 @@ func (d *Daemon) ServeHTTP(ctx context.Context, ready func(addr net.Addr)) error
 			return fmt.Errorf("control channel: %w", err)
 		}
 		ipcDone <- err // for the wait below
+	case <-idle.Fired():
+		reason = "idle for " + d.IdleExit.String()
+	case reason = <-d.stopReq:
 	case <-ctx.Done():
 	}
-	<-ipcDone
 	shutdown, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
 	err = srv.Shutdown(shutdown)
 	if errors.Is(err, context.DeadlineExceeded) {
 		err = srv.Close()
 	}
-	d.stopped(map[string]any{"reason": "signal"})
+	d.stopped(map[string]any{"reason": reason})
+	// The control channel closes last, so that `hostlink stop`, which
+	// waits for its connection to close, returns once the stop is
+	// recorded.
+	stopIPC()
+	<-ipcDone
 	return err
 }
 
@@ -143,17 +167,35 @@ func (d *Daemon) maxMessageBytes() int64 {
 	return d.Config.Limits.MaxWriteBytes/3*4 + 1<<20
 }
 
-// ServeStdio serves MCP on standard input and output until the client
-// closes them or ctx is done.
-func (d *Daemon) ServeStdio(ctx context.Context) error {
-	peer := fmt.Sprintf("parent pid %d", os.Getppid())
-	if err := d.Event("daemon_start", map[string]any{"transport": string(audit.MCPStdio)}); err != nil {
-		return fmt.Errorf("audit log: %w", err)
-	}
-	err := mcpserve.ServeStdio(ctx, d.Registry, peer, int(d.maxMessageBytes()))
-	d.stopped(nil)
-	if errors.Is(err, context.Canceled) {
+// serveMCPSession serves an MCP session that `hostlink mcp` opened on the
+// control channel (ipc.MethodMCPSession): its client is served here, with
+// this daemon's approvals, audit chain and leases, as transport mcp-stdio.
+func (d *Daemon) serveMCPSession(ctx context.Context, peer ipc.Peer, hello ipc.MCPHello, r io.Reader, w io.Writer) error {
+	who := fmt.Sprintf("client pid %d via hostlink mcp %s", hello.ClientPID, peer)
+	err := mcpserve.Serve(ctx, d.Registry, audit.MCPStdio, who, int(d.maxMessageBytes()), io.NopCloser(r), nopWriteCloser{w})
+	if errors.Is(err, context.Canceled) || errors.Is(err, io.EOF) {
 		return nil
 	}
 	return err
+}
+
+// nopWriteCloser leaves closing the connection to the control channel.
+type nopWriteCloser struct{ io.Writer }
+
+func (nopWriteCloser) Close() error { return nil }
+
+// requestStop asks ServeHTTP to stop, giving why; a second request while
+// one is pending adds nothing.
+func (d *Daemon) requestStop(reason string) {
+	select {
+	case d.stopReq <- reason:
+	default:
+	}
+}
+
+// busy reports running commands or agent tasks, which keep an idle daemon
+// up: stopping would end them.
+func (d *Daemon) busy() bool {
+	st := d.Status()
+	return len(st.Commands) > 0 || len(st.Tasks) > 0
 }

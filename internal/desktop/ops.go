@@ -54,3 +54,7 @@ func value[In, Out any](h func(*Service, context.Context, *ops.Call, In) (*Out, 
 		return *out, nil
 	}
 }
+
+// Specs are the specs of the operations Register adds, for a registry that
+// names them disabled when the local user has not enabled them.
+func Specs() []ops.Spec { return computerOps.Specs() }

@@ -74,6 +74,11 @@ const (
 	InvalidArgument Code = "INVALID_ARGUMENT"
 	// UnknownOperation: no operation of that name is registered.
 	UnknownOperation Code = "UNKNOWN_OPERATION"
+	// CapabilityDisabled: the operation belongs to a capability the
+	// local user has not enabled on this computer (commands, the desktop,
+	// agents); the message names the flag or config key that enables it
+	// and details.capability the capability.
+	CapabilityDisabled Code = "CAPABILITY_DISABLED"
 	// NotAFile / NotADirectory: the path exists but is of the wrong kind.
 	NotAFile      Code = "NOT_A_FILE"
 	NotADirectory Code = "NOT_A_DIRECTORY"

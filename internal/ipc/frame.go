@@ -42,12 +42,23 @@ type Request struct {
 	Params          json.RawMessage `json:"params"`
 }
 
-// Response is one response frame: exactly one of Result and Error is set.
+// Response is one response frame: exactly one of Result and Error is set
+// in the final frame of a request. Before it, an operation that reports
+// progress (a call held for approval says what it waits for) sends frames
+// with only Progress set, for the same request_id.
 type Response struct {
 	ProtocolVersion int             `json:"protocol_version"`
 	RequestID       string          `json:"request_id"`
 	Result          json.RawMessage `json:"result,omitempty"`
 	Error           *errcode.Error  `json:"error,omitempty"`
+	Progress        *Progress       `json:"progress,omitempty"`
+}
+
+// Progress is an interim frame's report.
+type Progress struct {
+	Done    float64 `json:"done"`
+	Total   float64 `json:"total,omitempty"` // 0 when unknown
+	Message string  `json:"message,omitempty"`
 }
 
 // requestFields are the request's fields; each must appear exactly once.

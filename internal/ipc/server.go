@@ -9,6 +9,7 @@ import (
 	"io"
 	"net"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/hostlink/hostlink/internal/audit"
@@ -51,6 +52,12 @@ type Server struct {
 	// SHIM_OVERLOADED and closed.
 	MaxConns        int
 	MaxConnsPerPeer int
+	// MCP, if set, serves the connections that open an MCP session
+	// (MethodMCPSession); without it such a request is refused.
+	MCP MCPFunc
+	// ConnState, if set, is told of each connection served as it opens
+	// and as it closes (for the daemon's idle exit).
+	ConnState func(open bool)
 
 	// measure is the per-OS peer measurement; tests replace it.
 	measure measureFunc
@@ -111,8 +118,14 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 			continue
 		}
 		s.wg.Add(1)
+		if s.ConnState != nil {
+			s.ConnState(true)
+		}
 		go func() {
 			defer s.wg.Done()
+			if s.ConnState != nil {
+				defer s.ConnState(false)
+			}
 			defer tc.Close()
 			s.serveConn(ctx, tc, peer)
 		}()
@@ -148,7 +161,7 @@ func (s *Server) refuseAsync(c net.Conn, peer Peer, why error) {
 // order, marking the connection busy while it handles one.
 func (s *Server) serveConn(ctx context.Context, c *connlimit.Conn, peer Peer) {
 	r := bufio.NewReaderSize(c, 64<<10)
-	for {
+	for first := true; ; first = false {
 		c.SetReadDeadline(time.Now().Add(or(s.FrameTimeout, DefaultFrameTimeout)))
 		line, err := readFrame(r)
 		if errors.Is(err, errFrameTooLarge) {
@@ -159,9 +172,18 @@ func (s *Server) serveConn(ctx context.Context, c *connlimit.Conn, peer Peer) {
 		}
 		// A last line without a newline still counts at EOF; a line cut off
 		// by the deadline or a broken connection does not.
+		if err == nil && first {
+			if req, perr := DecodeFrame(line); perr == nil && req.Method == MethodMCPSession {
+				// A session is busy for its whole life: closing it to
+				// make room would end an MCP client's session.
+				c.SetBusy(true)
+				s.serveSession(ctx, c, r, peer, req)
+				return
+			}
+		}
 		if err == nil || (errors.Is(err, io.EOF) && len(line) > 0) {
 			c.SetBusy(true)
-			ok := s.write(c, s.handle(ctx, peer, line))
+			ok := s.write(c, s.handleWatching(ctx, c, r, peer, line))
 			c.SetBusy(false)
 			if !ok {
 				return
@@ -198,8 +220,32 @@ func (s *Server) write(c net.Conn, r Response) bool {
 	return err == nil
 }
 
-// handle answers one request frame.
-func (s *Server) handle(ctx context.Context, peer Peer, line []byte) Response {
+// handleWatching is handle, cancelling the call when the peer closes the
+// connection meanwhile (a `hostlink call` interrupted while its call is
+// held for approval abandons the approval). A peer that sends its next
+// request early is not watched further: the request waits in r.
+func (s *Server) handleWatching(ctx context.Context, c net.Conn, r *bufio.Reader, peer Peer, line []byte) Response {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	c.SetReadDeadline(time.Time{})
+	var answered atomic.Bool
+	watched := make(chan struct{})
+	go func() {
+		defer close(watched)
+		if _, err := r.Peek(1); err != nil && !answered.Load() {
+			cancel()
+		}
+	}()
+	resp := s.handle(ctx, c, peer, line)
+	answered.Store(true)
+	c.SetReadDeadline(time.Now()) // ends the Peek; serveConn sets the next deadline
+	<-watched
+	return resp
+}
+
+// handle answers one request frame; the operation's progress reports are
+// sent to c as they come.
+func (s *Server) handle(ctx context.Context, c net.Conn, peer Peer, line []byte) Response {
 	req, perr := DecodeFrame(line)
 	resp := Response{RequestID: req.RequestID}
 	if perr != nil {
@@ -207,7 +253,22 @@ func (s *Server) handle(ctx context.Context, peer Peer, line []byte) Response {
 		return resp
 	}
 	caller := ops.Caller{Transport: audit.IPC, Peer: peer.String(), RequestID: req.RequestID}
-	out, err := s.Registry.Call(ctx, caller, req.Method, req.Params, nil)
+	var (
+		mu       sync.Mutex
+		finished bool // no more progress once the call returned
+	)
+	progress := func(done, total float64, msg string) {
+		mu.Lock()
+		defer mu.Unlock()
+		if finished {
+			return
+		}
+		s.write(c, Response{RequestID: req.RequestID, Progress: &Progress{Done: done, Total: total, Message: msg}})
+	}
+	out, err := s.Registry.Call(ctx, caller, req.Method, req.Params, progress)
+	mu.Lock()
+	finished = true
+	mu.Unlock()
 	if err != nil {
 		resp.Error = errcode.As(err)
 		return resp

@@ -5,8 +5,9 @@ import (
 	"context"
 	"encoding/json"
 	"io"
-	"os"
 	"reflect"
+	"strings"
+	"unicode"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -39,7 +40,60 @@ func newServer(reg *ops.Registry, transport audit.Transport, peer peerFunc, enc 
 	for _, op := range reg.OpsFor(transport) {
 		s.AddTool(tool(op), handler(reg, op.Name, transport, peer, enc))
 	}
+	s.AddReceivingMiddleware(disabledTools(reg, transport, peer))
 	return s
+}
+
+// disabledTools answers a call of an operation whose capability is off
+// (ops.Registry.Disable) through the registry, which audits it and says
+// CAPABILITY_DISABLED with what enables it; the SDK alone would answer a
+// bare "unknown tool". Such tools are not listed.
+func disabledTools(reg *ops.Registry, transport audit.Transport, peer peerFunc) mcp.Middleware {
+	return func(next mcp.MethodHandler) mcp.MethodHandler {
+		return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+			if call, ok := req.(*mcp.CallToolRequest); ok && call.Params != nil && reg.Disabled(transport, call.Params.Name) {
+				return handler(reg, call.Params.Name, transport, peer, nil)(ctx, call)
+			}
+			return next(ctx, method, req)
+		}
+	}
+}
+
+// withClient names the session's client, as its initialize request
+// declared it (clientInfo name and version), before the measured peer:
+// "claude-code 2.1.197 (127.0.0.1:50628)". The name is the client's own
+// claim, so it is shown beside the peer, never instead of it.
+func withClient(ss *mcp.ServerSession, peer string) string {
+	if ss == nil {
+		return peer
+	}
+	ip := ss.InitializeParams()
+	if ip == nil || ip.ClientInfo == nil {
+		return peer
+	}
+	name := printable(ip.ClientInfo.Name, 64)
+	if name == "" {
+		return peer
+	}
+	if v := printable(ip.ClientInfo.Version, 32); v != "" {
+		name += " " + v
+	}
+	return name + " (" + peer + ")"
+}
+
+// printable is s without control characters, at most n runes.
+func printable(s string, n int) string {
+	var b strings.Builder
+	for _, r := range s {
+		if n == 0 {
+			break
+		}
+		if unicode.IsPrint(r) {
+			b.WriteRune(r)
+			n--
+		}
+	}
+	return strings.TrimSpace(b.String())
 }
 
 func tool(op *ops.Op) *mcp.Tool {
@@ -80,7 +134,7 @@ func handler(reg *ops.Registry, name string, transport audit.Transport, peer pee
 				})
 			}
 		}
-		caller := ops.Caller{Transport: transport, Peer: peer(req)}
+		caller := ops.Caller{Transport: transport, Peer: withClient(req.Session, peer(req))}
 		out, err := reg.Call(ctx, caller, name, req.Params.Arguments, progress)
 		if err != nil {
 			body, _ := json.Marshal(errorResult{errcode.As(err)})
@@ -165,13 +219,6 @@ func encodeJSON(v any) ([]byte, error) {
 	return bytes.TrimSuffix(b.Bytes(), []byte("\n")), nil
 }
 
-// ServeStdio serves reg on standard input and output until the client
-// disconnects or ctx is done. peer describes the client for the audit log;
-// maxLine bounds one message (a line).
-func ServeStdio(ctx context.Context, reg *ops.Registry, peer string, maxLine int) error {
-	return Serve(ctx, reg, audit.MCPStdio, peer, maxLine, os.Stdin, nopCloser{os.Stdout})
-}
-
 // Serve serves reg with newline-delimited JSON-RPC read from r and written
 // to w (MCP's stdio transport) until the client disconnects or ctx is done.
 // A line that is not one JSON-RPC message, or is over maxLine bytes, is
@@ -182,8 +229,3 @@ func Serve(ctx context.Context, reg *ops.Registry, transport audit.Transport, pe
 	enc := newEncodedResults()
 	return newServer(reg, transport, fixedPeer(peer), enc).Run(ctx, enc.transport(r, w, maxLine))
 }
-
-// nopCloser keeps standard output open when the session ends.
-type nopCloser struct{ io.Writer }
-
-func (nopCloser) Close() error { return nil }

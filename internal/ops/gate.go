@@ -2,8 +2,11 @@ package ops
 
 import (
 	"context"
+	"fmt"
 	"slices"
+	"time"
 
+	"github.com/hostlink/hostlink/internal/approvals"
 	"github.com/hostlink/hostlink/internal/errcode"
 	"github.com/hostlink/hostlink/internal/policy"
 )
@@ -23,6 +26,7 @@ func (g gate) Allow(ctx context.Context, c *Call, op *Op, in any) error {
 		Op: op.Name, Title: op.Title, Class: op.Class, NoAsk: op.NoAsk,
 		Transport: c.Transport, Peer: c.Peer, OwnApproval: slices.Contains(Remote, c.Transport),
 		In: in, Hooks: g.h,
+		Waiting: func(a approvals.Approval) { c.Progress(0, 0, WaitingMessage(a)) },
 	})
 	if d.Rule != "" {
 		c.Detail("policy", d.Rule)
@@ -34,4 +38,11 @@ func (g gate) Allow(ctx context.Context, c *Call, op *Op, in any) error {
 		return retry(errcode.As(err))
 	}
 	return err
+}
+
+// WaitingMessage says what a call held for approval a waits for and where
+// the user answers, as its progress message.
+func WaitingMessage(a approvals.Approval) string {
+	return fmt.Sprintf("waiting for the user to approve %s (approval %s, until %s): approve it in hostlink's web console or with `hostlink approvals approve %s`",
+		a.Action.Summary, a.ID, a.Deadline.UTC().Format(time.RFC3339), a.ID)
 }

@@ -7,7 +7,8 @@ import "context"
 // an operation is that one file; the package's Register adds the whole
 // group to a registry, bound to its service.
 type Group[S any] struct {
-	adds []func(*Registry, S)
+	adds  []func(*Registry, S)
+	specs []Spec
 }
 
 // Add declares an operation of g: its spec and its handler, a method
@@ -19,6 +20,7 @@ func Add[S, In, Out any](g *Group[S], spec Spec, h func(S, context.Context, *Cal
 // AddIf is Add for an operation offered only when when(s) holds (an
 // opt-in of the local user's); nil means always.
 func AddIf[S, In, Out any](g *Group[S], when func(S) bool, spec Spec, h func(S, context.Context, *Call, In) (Out, error)) {
+	g.specs = append(g.specs, spec)
 	g.adds = append(g.adds, func(r *Registry, s S) {
 		if when != nil && !when(s) {
 			return
@@ -33,3 +35,8 @@ func (g *Group[S]) Register(r *Registry, s S) {
 		add(r, s)
 	}
 }
+
+// Specs returns the specs of g's operations, for a registry that names
+// them disabled (Registry.Disable) when the local user has not enabled
+// the group.
+func (g *Group[S]) Specs() []Spec { return g.specs }

@@ -66,6 +66,7 @@ type Registry struct {
 	mu      sync.RWMutex
 	ops     map[string]*Op
 	sealed  bool
+	off     map[string]disabled // operations of capabilities the local user has not enabled
 	audit   Auditor
 	policy  Policy
 	budgets *Budgets
@@ -150,6 +151,58 @@ func (r *Registry) Seal() {
 	r.mu.Unlock()
 }
 
+// disabled is an operation that is not registered because the local user
+// has not enabled its capability.
+type disabled struct {
+	spec   Spec
+	enable string
+}
+
+// Disable names operations that are not registered because their
+// capability is off, with what enables it (a flag or config key): calling
+// one answers CAPABILITY_DISABLED saying so, not UNKNOWN_OPERATION. A name
+// that is registered (another capability serves it) is left alone. It
+// panics on a sealed registry.
+func (r *Registry) Disable(specs []Spec, enable string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.sealed {
+		panic("ops: Disable on a sealed registry")
+	}
+	if r.off == nil {
+		r.off = make(map[string]disabled)
+	}
+	for _, s := range specs {
+		if _, served := r.ops[s.Name]; served {
+			continue
+		}
+		r.off[s.Name] = disabled{spec: s, enable: enable}
+	}
+}
+
+// unknown is the error for a call of name that transport t cannot make:
+// CAPABILITY_DISABLED naming what enables it, for an operation of a
+// capability that is off (Disable), else UNKNOWN_OPERATION.
+func (r *Registry) unknown(t audit.Transport, name string) error {
+	r.mu.RLock()
+	d, off := r.off[name]
+	r.mu.RUnlock()
+	if off && d.spec.Offered(t) {
+		return errcode.New(errcode.CapabilityDisabled, "%s is part of the %s capability, which is disabled on this computer: %s", name, d.spec.Capability, d.enable).
+			With("capability", string(d.spec.Capability))
+	}
+	return errcode.New(errcode.UnknownOperation, "no operation named %q", truncate(name, 64))
+}
+
+// Disabled reports whether name is an operation of a disabled capability
+// that transport t would be offered (see Disable).
+func (r *Registry) Disabled(t audit.Transport, name string) bool {
+	r.mu.RLock()
+	defer r.mu.RUnlock()
+	d, off := r.off[name]
+	return off && d.spec.Offered(t)
+}
+
 // Sealed reports whether Seal was called.
 func (r *Registry) Sealed() bool {
 	r.mu.RLock()
@@ -220,7 +273,7 @@ func (r *Registry) call(ctx context.Context, caller Caller, name string, decode 
 	)
 	op, ok := r.LookupFor(caller.Transport, name)
 	if !ok {
-		err = errcode.New(errcode.UnknownOperation, "no operation named %q", truncate(name, 64))
+		err = r.unknown(caller.Transport, name)
 	} else {
 		out, err = r.run(ctx, c, op, decode)
 	}

@@ -56,6 +56,9 @@ type Request struct {
 	// else is shown argument by argument.
 	In    any
 	Hooks Hooks
+	// Waiting, if set, is told of the approval before the call is held
+	// for it: the transport shows the caller what it waits for.
+	Waiting func(approvals.Approval)
 }
 
 // Decision is how a call was let through, for the audit record.
@@ -117,7 +120,7 @@ func (e *Engine) Decide(ctx context.Context, r Request) (Decision, error) {
 		binding["peer"] = r.Peer
 	}
 	a.SHA256 = approvals.Digest(binding)
-	id, err := e.broker.Require(ctx, a)
+	id, err := e.broker.RequireNotify(ctx, a, r.Waiting)
 	return Decision{Rule: "ask", ApprovalID: id}, err
 }
 

@@ -1,0 +1,91 @@
+package mcpfront
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"os"
+	"strings"
+
+	"github.com/hostlink/hostlink/internal/errcode"
+	"github.com/hostlink/hostlink/internal/ipc"
+)
+
+// CodeNoDaemon: `hostlink mcp` was told not to start a daemon and none is
+// running.
+const CodeNoDaemon errcode.Code = "DAEMON_NOT_RUNNING"
+
+// Options configure Run.
+type Options struct {
+	// Addr is the control channel's address (ipc.Address).
+	Addr string
+	// NoStart makes Run fail when no daemon runs instead of starting one.
+	NoStart bool
+	// Start describes the daemon to start when none runs.
+	Start Start
+	// StartFlags names the flags given for a started daemon, which a
+	// running one does not take: Run says so on Stderr.
+	StartFlags []string
+	// Stderr receives what the front end has to tell the user.
+	Stderr io.Writer
+}
+
+// Run serves one stdio client: stdin is the client's messages, stdout the
+// daemon's answers. It returns when the daemon ends the session, which it
+// does once stdin ends (the client closed it or died), or when ctx is done.
+func Run(ctx context.Context, o Options, stdin io.Reader, stdout io.Writer) error {
+	hello := ipc.MCPHello{ClientPID: os.Getppid()}
+	conn, r, err := ipc.OpenMCP(ctx, o.Addr, hello)
+	if errors.Is(err, ipc.ErrNotRunning) {
+		if o.NoStart {
+			return errcode.New(CodeNoDaemon, "no hostlink daemon is running at %s: start one with `hostlink serve` (or the autostart unit, `hostlink install`), or drop --no-start so that `hostlink mcp` starts one", o.Addr)
+		}
+		var console string
+		console, err = o.Start.run(ctx)
+		if err != nil {
+			return err
+		}
+		if console != "" {
+			fmt.Fprintf(o.Stderr, "hostlink mcp: started a hostlink daemon in the background; it stops after %s without a client. Web console: %s\n", o.Start.IdleExit, console)
+		}
+		conn, r, err = ipc.OpenMCP(ctx, o.Addr, hello)
+	} else if err == nil && len(o.StartFlags) > 0 {
+		fmt.Fprintf(o.Stderr, "hostlink mcp: %s apply only to a daemon it starts; the running daemon keeps its own configuration (`hostlink status` shows it)\n", strings.Join(o.StartFlags, ", "))
+	}
+	if err != nil {
+		return err
+	}
+	return pipe(ctx, conn, r, stdin, stdout)
+}
+
+// pipe copies stdin to conn and r (conn's reader) to stdout until the
+// daemon closes the session or ctx is done.
+func pipe(ctx context.Context, conn net.Conn, r *bufio.Reader, stdin io.Reader, stdout io.Writer) error {
+	defer conn.Close()
+	stop := context.AfterFunc(ctx, func() { conn.Close() })
+	defer stop()
+	go func() {
+		io.Copy(conn, stdin)
+		// The client is done: the daemon reads the end of the session,
+		// cancels what is still running (an approval still waiting
+		// becomes abandoned) and closes.
+		closeWrite(conn)
+	}()
+	_, err := io.Copy(stdout, r)
+	if ctx.Err() != nil || err == nil || errors.Is(err, net.ErrClosed) {
+		return nil
+	}
+	return fmt.Errorf("the daemon's session: %w", err)
+}
+
+// closeWrite half-closes conn when it can, so that answers already on the
+// way still arrive; otherwise it closes it.
+func closeWrite(conn net.Conn) {
+	if cw, ok := conn.(interface{ CloseWrite() error }); ok && cw.CloseWrite() == nil {
+		return
+	}
+	conn.Close()
+}
