@@ -85,6 +85,7 @@ func TestKill9Loop(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
+		started := time.Now()
 		if err := cmd.Start(); err != nil {
 			t.Fatal(err)
 		}
@@ -122,7 +123,7 @@ func TestKill9Loop(t *testing.T) {
 		time.Sleep(time.Duration(rng.IntN(100)) * time.Millisecond)
 		cmd.Process.Kill()
 		cmd.Wait()
-		killOrphans(cmd.Process.Pid)
+		killOrphans(cmd.Process.Pid, started)
 		for id, n := range <-collected {
 			seen[id] = n
 		}

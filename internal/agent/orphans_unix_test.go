@@ -2,6 +2,8 @@
 
 package agent_test
 
+import "time"
+
 // killOrphans has nothing to do on Unix: a killed helper's runtime child
 // reads end of file on its stdin and exits.
-func killOrphans(int) {}
+func killOrphans(int, time.Time) {}

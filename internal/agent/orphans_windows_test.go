@@ -1,6 +1,8 @@
 package agent_test
 
 import (
+	"os"
+	"time"
 	"unsafe"
 
 	"golang.org/x/sys/windows"
@@ -10,7 +12,12 @@ import (
 // descendants included: a child it was starting when it died can stay
 // suspended under Wine (whose Job Objects do not always kill on close as
 // Windows does), with a console host beside it, and would outlive the test.
-func killOrphans(parent int) {
+//
+// Parent ids in a snapshot can be stale and process ids are reused, so a
+// process counts as the helper's only if it was created after the helper
+// started; the test binary itself is never one (it was once killed this
+// way, through a parent id that a reused pid matched).
+func killOrphans(parent int, started time.Time) {
 	snap, err := windows.CreateToolhelp32Snapshot(windows.TH32CS_SNAPPROCESS, 0)
 	if err != nil {
 		return
@@ -32,9 +39,17 @@ func killOrphans(parent int) {
 		}
 		seen[pid] = true
 		queue = append(queue, children[pid]...)
-		if h, err := windows.OpenProcess(windows.PROCESS_TERMINATE, false, pid); err == nil {
-			windows.TerminateProcess(h, 1)
-			windows.CloseHandle(h)
+		if pid == uint32(os.Getpid()) {
+			continue
 		}
+		h, err := windows.OpenProcess(windows.PROCESS_TERMINATE|windows.PROCESS_QUERY_LIMITED_INFORMATION, false, pid)
+		if err != nil {
+			continue
+		}
+		var created, exited, kernel, user windows.Filetime
+		if windows.GetProcessTimes(h, &created, &exited, &kernel, &user) == nil && !time.Unix(0, created.Nanoseconds()).Before(started) {
+			windows.TerminateProcess(h, 1)
+		}
+		windows.CloseHandle(h)
 	}
 }

@@ -15,6 +15,7 @@ import (
 
 	"github.com/hostlink/hostlink/internal/errcode"
 	"github.com/hostlink/hostlink/internal/private"
+	"github.com/hostlink/hostlink/internal/procs"
 )
 
 // CodeStartFailed: the daemon `hostlink mcp` started exited before it
@@ -57,16 +58,14 @@ func (s Start) run(ctx context.Context) (string, error) {
 	defer pr.Close()
 	// The daemon must not be tied to the client's life, signals or
 	// context: it is started for every client of this user.
-	cmd := exec.Command(s.Executable, s.Args...)
-	cmd.Stdout, cmd.Stderr = pw, out
-	cmd.SysProcAttr = detached()
-	err = cmd.Start()
+	d, err := procs.StartDaemon(append([]string{s.Executable}, s.Args...), pw, out)
 	pw.Close()
 	if err != nil {
 		return "", fmt.Errorf("starting a hostlink daemon: %w", err)
 	}
+	// Reaped here, also when it ends while this front end still runs.
 	exited := make(chan error, 1)
-	go func() { exited <- cmd.Wait() }()
+	go func() { exited <- d.Wait() }()
 	ready := make(chan string, 1)
 	go func() {
 		line, _ := bufio.NewReader(pr).ReadString('\n')
@@ -77,14 +76,13 @@ func (s Start) run(ctx context.Context) (string, error) {
 	select {
 	case line := <-ready:
 		if console, ok := strings.CutPrefix(strings.TrimSpace(line), strings.TrimSpace(ReadyPrefix)); ok {
-			go cmd.Wait() // reaped if it ends while this front end still runs
 			return strings.TrimSpace(console), nil
 		}
 		// The daemon closed its stdout without being ready: it exits.
 		err := <-exited
 		return "", s.failed(err, start)
 	case <-guard.C:
-		cmd.Process.Kill()
+		d.Kill()
 		<-exited
 		return "", errcode.New(CodeStartFailed, "the hostlink daemon did not start within %s; its output is in %s", s.Timeout, s.Output)
 	case <-ctx.Done():
