@@ -469,13 +469,27 @@ func TestWaylandScreenshotOnly(t *testing.T) {
 	}
 	e.s.AllowScreenshots()
 	tstest.WaitFor(t, 2*time.Minute, "the desktop", func() bool { return len(e.desktops().Monitors) == 1 })
-	obs, img := e.observe(nil)
-	ref := e.s.Capture()
 	// Below the top bar, whose clock may turn between the two.
+	const bar = 40
+	// GNOME Shell animates around a screenshot (the consent dialog fading
+	// out, the flash after a capture): compare only a screen that holds
+	// still, before the observation and for the reference after it.
+	settled := func() *image.RGBA {
+		prev := e.s.Capture()
+		tstest.WaitFor(t, time.Minute, "the screen to hold still", func() bool {
+			cur := e.s.Capture()
+			still := waylandtest.Differ(cur, prev, 0, 0) == 0
+			prev = cur
+			return still
+		})
+		return prev
+	}
+	settled()
+	obs, img := e.observe(nil)
+	ref := settled()
 	if img.Rect != ref.Rect {
 		t.Fatalf("the screenshot is %v, the screen %v", img.Rect, ref.Rect)
 	}
-	const bar = 40
 	top := image.NewRGBA(image.Rect(0, 0, e.s.W, e.s.H-bar))
 	draw.Draw(top, top.Rect, img, image.Pt(0, bar), draw.Src)
 	if n := waylandtest.Differ(top, ref, 0, bar); n != 0 {

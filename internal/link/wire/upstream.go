@@ -29,10 +29,15 @@ var UpstreamCode = map[errcode.Code]errcode.Code{
 	"APPROVAL_ALREADY_DECIDED": errcode.Internal,
 
 	// Requests and frames (internal/errcode, this package).
-	"INVALID_ARGUMENT":            errcode.Internal,
-	"INVALID_MESSAGE":             errcode.Internal,
-	"FRAME_TOO_LARGE":             errcode.FileTooLarge,
-	"UNKNOWN_OPERATION":           errcode.FeatureNotSupported,
+	"INVALID_ARGUMENT":    errcode.Internal,
+	"INVALID_MESSAGE":     errcode.Internal,
+	"FRAME_TOO_LARGE":     errcode.FileTooLarge,
+	"UNKNOWN_OPERATION":   errcode.FeatureNotSupported,
+	"CAPABILITY_DISABLED": errcode.FeatureNotSupported, // turned off on this machine, as UNKNOWN_OPERATION was
+	// The daemon's own start and its front end's; never on the link.
+	"LISTEN_ADDRESS_IN_USE":       errcode.Internal,
+	"DAEMON_NOT_RUNNING":          errcode.Internal,
+	"DAEMON_START_FAILED":         errcode.Internal,
 	"UNKNOWN_WORKDIR":             errcode.PathOutsideRoot,
 	"CONFLICT":                    errcode.Internal,
 	"CANCELLED":                   errcode.Internal,
