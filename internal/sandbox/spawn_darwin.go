@@ -22,21 +22,11 @@ type Launch struct {
 // itself and execs the command, so the pid is the command's. It returns
 // nil, leaving cmd alone, when p is off or Seatbelt does not work here.
 func Prepare(cmd *exec.Cmd, p Policy) (*Launch, error) {
-	if p.Mode != Workdir {
-		return nil, nil
-	}
-	st := Probe()
-	if st.Mode != Workdir {
-		return nil, nil
-	}
-	pl, err := p.plan()
-	if err != nil {
+	pr, err := prepare(p)
+	if pr == nil || err != nil {
 		return nil, err
 	}
-	_, tmp, err := newTmp()
-	if err != nil {
-		return nil, err
-	}
+	st, pl, tmp := pr.status, pr.plan, pr.tmp
 	args := append([]string{"sandbox-exec", "-p", seatbeltProfile(pl, tmp), cmd.Path}, cmd.Args[1:]...)
 	cmd.Path, cmd.Args = sandboxExec, args
 	cmd.Env = append(withoutTMPDIR(cmd.Env), "TMPDIR="+tmp)

@@ -30,21 +30,11 @@ type Launch struct {
 // (Probe says which). After cmd.Start the caller calls Started, and once
 // the command's tree is gone, Cleanup.
 func Prepare(cmd *exec.Cmd, p Policy) (*Launch, error) {
-	if p.Mode != Workdir {
-		return nil, nil
-	}
-	st := Probe()
-	if st.Mode != Workdir {
-		return nil, nil
-	}
-	pl, err := p.plan()
-	if err != nil {
+	pr, err := prepare(p)
+	if pr == nil || err != nil {
 		return nil, err
 	}
-	root, tmp, err := newTmp()
-	if err != nil {
-		return nil, err
-	}
+	st, pl, root, tmp := pr.status, pr.plan, pr.root, pr.tmp
 	spec := launchSpec{
 		Path: cmd.Path, Args: cmd.Args,
 		Namespaces: st.Mechanism == MechNamespaces, Network: pl.network,

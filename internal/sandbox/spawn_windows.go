@@ -27,21 +27,11 @@ type Launch struct {
 // returns nil, leaving cmd alone, when p is off or the probe found that
 // the integrity level does not confine writes here.
 func Prepare(cmd *exec.Cmd, p Policy) (*Launch, error) {
-	if p.Mode != Workdir {
-		return nil, nil
-	}
-	st := Probe()
-	if st.Mode != Workdir {
-		return nil, nil
-	}
-	pl, err := p.plan()
-	if err != nil {
+	pr, err := prepare(p)
+	if pr == nil || err != nil {
 		return nil, err
 	}
-	_, tmp, err := newTmp()
-	if err != nil {
-		return nil, err
-	}
+	st, pl, tmp := pr.status, pr.plan, pr.tmp
 	l := &Launch{tmpDir: tmp, status: st}
 	for _, d := range append([]string{pl.workdir, tmp}, pl.writable...) {
 		if err := labelLow(d); err != nil {
