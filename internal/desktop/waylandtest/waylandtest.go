@@ -18,7 +18,6 @@ package waylandtest
 import (
 	"bufio"
 	"bytes"
-	"context"
 	"fmt"
 	"os"
 	"os/exec"
@@ -442,17 +441,7 @@ func (s *Session) Terminal(dir string) {
 
 // Output runs a program in the session and returns its standard output.
 func (s *Session) Output(name string, args ...string) (string, error) {
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, name, args...)
-	cmd.Env = s.env
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	out, err := cmd.Output()
-	if err != nil {
-		return string(out), fmt.Errorf("%s %v: %v: %s", name, args, err, stderr.String())
-	}
-	return string(out), nil
+	return tstest.Output(s.env, name, args...)
 }
 
 // syncBuffer is a bytes.Buffer safe for a process's two streams.

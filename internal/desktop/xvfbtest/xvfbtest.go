@@ -10,7 +10,6 @@ package xvfbtest
 import (
 	"bufio"
 	"bytes"
-	"context"
 	"fmt"
 	"image"
 	"image/color"
@@ -131,17 +130,7 @@ func (d *Display) Background(name string, args ...string) *exec.Cmd {
 
 // Output runs a program on the display and returns its standard output.
 func (d *Display) Output(name string, args ...string) (string, error) {
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, name, args...)
-	cmd.Env = d.env
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	out, err := cmd.Output()
-	if err != nil {
-		return string(out), fmt.Errorf("%s %v: %v: %s", name, args, err, stderr.String())
-	}
-	return string(out), nil
+	return tstest.Output(d.env, name, args...)
 }
 
 // Run runs a program on the display and fails the test if it fails.
