@@ -30,7 +30,7 @@ type cli struct {
 	Info        infoCmd        `cmd:"" help:"Show host facts: platform, arch, machine ID and directories."`
 	Status      statusCmd      `cmd:"" help:"Show the running daemon: version, uptime, endpoints, capabilities, workdirs, running work."`
 	Call        callCmd        `cmd:"" help:"Run one operation on the running daemon: hostlink call OP '{json}'."`
-	Token       tokenCmd       `cmd:"" help:"Print the bearer token for the HTTP endpoint (created on first use)."`
+	Token       tokenCmd       `cmd:"" help:"Print the bearer token for the HTTP endpoint, naming its instance (state directory); --create makes one where no daemon has run."`
 	Audit       auditCmd       `cmd:"" help:"Inspect the audit log."`
 	Approvals   approvalsCmd   `cmd:"" help:"List, show, approve or deny actions waiting for your approval (see [policy])."`
 	Stop        stopCmd        `cmd:"" help:"Stop the running daemon over the control channel (as the service manager's stop does)."`
