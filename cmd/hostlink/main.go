@@ -41,7 +41,7 @@ type cli struct {
 	Pair        pairCmd        `cmd:"" help:"Pair with a platform account (OAuth in the browser, or --device); tokens go to the OS keychain."`
 	Unpair      unpairCmd      `cmd:"" help:"Revoke every pairing: the platform tokens, the companions paired with this hostlink, and its own pairings as a companion."`
 	Install     installCmd     `cmd:"" help:"Write the autostart unit (launchd, systemd user unit, Task Scheduler) and print the command that registers it."`
-	Uninstall   uninstallCmd   `cmd:"" help:"Remove the autostart unit and print the command that unregisters it."`
+	Uninstall   uninstallCmd   `cmd:"" help:"Print the commands that stop, disable and remove the autostart unit, removing only what they do not need."`
 	Doctor      doctorCmd      `cmd:"" help:"Check the installation: each line OK, WARN or FAIL with a fix; exits 1 on a failure."`
 	Companion   companionCmd   `cmd:"" help:"Reach this host's desktop and commands from a hostlink in Docker or WSL (the companion), and manage its pairing."`
 	Version     versionCmd     `cmd:"" help:"Print the version, commit, build date, Go version and target."`
