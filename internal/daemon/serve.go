@@ -136,7 +136,7 @@ func (d *Daemon) ServeHTTP(ctx context.Context, ready func(addr net.Addr)) error
 			d.stopped(map[string]any{"reason": "control channel error"})
 			return fmt.Errorf("control channel: %w", err)
 		}
-		ipcDone <- err // for the wait below
+		ipcDone <- err                  // for the wait below
 		reason = d.signalReason(parent) // ctx ended it, as below
 	case <-idle.Fired():
 		reason = "idle for " + d.IdleExit.String()
