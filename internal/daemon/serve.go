@@ -136,8 +136,9 @@ func (d *Daemon) ServeHTTP(ctx context.Context, ready func(addr net.Addr)) error
 			d.stopped(map[string]any{"reason": "control channel error"})
 			return fmt.Errorf("control channel: %w", err)
 		}
-		ipcDone <- err                  // for the wait below
-		reason = d.signalReason(parent) // ctx ended it, as below
+		// ctx ended it, as in the case below.
+		reason = d.signalReason(parent)
+		ipcDone <- err // for the wait below
 	case <-idle.Fired():
 		reason = "idle for " + d.IdleExit.String()
 	case reason = <-d.stopReq:
