@@ -186,7 +186,8 @@ func pairServeRefreshUnpair(t *testing.T, bin string, keychain bool) {
 	}
 	// The test's binary is in the temporary directory, which install
 	// refuses (TestInstallRefusesATemporaryBinary): here another one is.
-	instEnv := append(env[:len(env):len(env)], "TMPDIR="+filepath.Join(hlHome, "tmp"))
+	tmp := filepath.Join(hlHome, "tmp")
+	instEnv := append(env[:len(env):len(env)], "TMPDIR="+tmp, "TMP="+tmp, "TEMP="+tmp)
 	if out, err := run(t, instEnv, bin, "install", "--platform", p.url); err != nil || !strings.Contains(out, "Wrote") {
 		t.Fatalf("install: %v %s", err, out)
 	}
