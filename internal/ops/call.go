@@ -12,6 +12,11 @@ import (
 type Caller struct {
 	Transport audit.Transport
 	Peer      string
+	// Session is a key the transport made for the client's session (one
+	// MCP session, one control-channel connection), never a name the
+	// client chose: what a "this session" grant is bound to. "" when the
+	// transport has no sessions to tell apart.
+	Session   string
 	RequestID string
 	// Nested marks a call a transport makes while serving a request it
 	// has already counted against the budgets, such as the observation
