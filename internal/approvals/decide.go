@@ -224,6 +224,10 @@ func grantDetails(g *Grant) map[string]any {
 func (b *Broker) Covered(act Action) (Grant, bool) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
+	if e := b.live[act.SHA256]; e != nil && e.a.State == Approved {
+		// The call the decision answered uses its own approval.
+		return Grant{}, false
+	}
 	now := b.opts.Now()
 	b.dropEndedLocked(now)
 	for _, id := range b.gorder {

@@ -1,6 +1,8 @@
 package ops
 
 import (
+	"crypto/rand"
+	"encoding/hex"
 	"sync"
 	"time"
 
@@ -23,6 +25,14 @@ type Caller struct {
 	// the link takes to place an INPUT_ACTION: it is audited and judged
 	// by the policy like any other, but takes no budget.
 	Nested bool
+}
+
+// NewSessionKey returns a new session key for a client session of
+// transport: random, so that no client can name another's session.
+func NewSessionKey(t audit.Transport) string {
+	var raw [12]byte
+	rand.Read(raw[:])
+	return string(t) + ":" + hex.EncodeToString(raw[:])
 }
 
 // ProgressFunc reports progress of a long operation; total is 0 when unknown.
