@@ -64,6 +64,17 @@ func TestPolicyComputer(t *testing.T) {
 				t.Fatal("the approval covered other coordinates")
 			}
 			ran(t, do("computer_act", move(obs, 302)))
+			// Acts that will be refused anyway are refused before asking.
+			before := len(approvalsList(t, e.env, e.bin))
+			if r := do("computer_act", move(obs, 307)); r.code != "OBSERVATION_CONSUMED" {
+				t.Fatalf("an act on a used observation: %+v", r)
+			}
+			if r := do("computer_act", move("obs_never_issued", 308)); r.code != "OBSERVATION_UNKNOWN" {
+				t.Fatalf("an act on an unknown observation: %+v", r)
+			}
+			if n := len(approvalsList(t, e.env, e.bin)); n != before {
+				t.Fatalf("refused acts asked: %d pending approvals, want %d", n, before)
+			}
 
 			obs = observe(t, do)
 			id = pendingID(t, do("computer_act", move(obs, 304)))

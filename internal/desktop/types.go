@@ -171,7 +171,10 @@ func init() {
 // approval must still match while the same window is under the same point.
 func (a ActArgs) Describe(dc policy.DescribeContext) (policy.Action, error) {
 	var act policy.Action
-	target := dc.Window(a.ObservationID, a.X, a.Y, a.WindowRef)
+	target, err := dc.Window(a.ObservationID, a.X, a.Y, a.WindowRef)
+	if err != nil {
+		return act, err
+	}
 	act.Add("Action", a.Action)
 	act.Add("Target", target)
 	where := ""

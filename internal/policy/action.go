@@ -43,7 +43,7 @@ type Hooks struct {
 	Peek func(workdir, path string) (content []byte, exists bool, err error)
 	// Window describes the window an input would reach: see
 	// desktop.Service.ActTarget.
-	Window func(transport audit.Transport, observationID string, x, y *int, windowRef string) string
+	Window func(transport audit.Transport, observationID string, x, y *int, windowRef string) (string, error)
 }
 
 // Location is a path in a workdir, resolved the way the operations
@@ -91,9 +91,11 @@ func (dc DescribeContext) Peek(workdir, path string) (content []byte, exists, ok
 
 // Window describes the window an input at (x, y) of an observation, or
 // the window a reference names, would reach; "unknown" without a desktop.
-func (dc DescribeContext) Window(observationID string, x, y *int, windowRef string) string {
+// An observation the act could not use (unknown, used, expired) is the
+// error the act would return.
+func (dc DescribeContext) Window(observationID string, x, y *int, windowRef string) (string, error) {
 	if dc.hooks.Window == nil {
-		return "unknown"
+		return "unknown", nil
 	}
 	return dc.hooks.Window(dc.transport, observationID, x, y, windowRef)
 }
