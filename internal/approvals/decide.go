@@ -200,7 +200,30 @@ func (b *Broker) pathPrefix(act Action, p string) (string, error) {
 	return strings.TrimSuffix(real, "/"), nil
 }
 
-func (b *Broker) addGrantLocked(g *Grant, a Approval) {
+// sameCover reports whether two grants cover the same actions, whatever
+// their windows.
+func sameCover(a, b *Grant) bool {
+	return a.Scope == b.Scope && a.Class == b.Class && a.Session == b.Session && a.WorkdirPath == b.WorkdirPath &&
+		a.PathPrefix == b.PathPrefix && a.CommandLine == b.CommandLine && slices.Equal(a.ArgvPrefix, b.ArgvPrefix)
+}
+
+// addGrantLocked puts g in force, or, when a grant in force covers the
+// same (approving a batch with one scope), keeps that one, with the later
+// end of the two; it returns the grant in force.
+func (b *Broker) addGrantLocked(g *Grant, a Approval) *Grant {
+	for _, id := range b.gorder {
+		old := b.grants[id]
+		if !sameCover(old, g) {
+			continue
+		}
+		if !old.Expires.IsZero() && (g.Expires.IsZero() || g.Expires.After(old.Expires)) {
+			old.Expires = g.Expires
+			old.describe()
+			b.auditLocked(audit.Record{Transport: audit.Transport(g.GrantedVia), Peer: g.GrantedBy, Op: "grant_extended", Workdir: old.Workdir, Code: "OK",
+				Details: grantDetails(old)})
+		}
+		return old
+	}
 	g.Approval = a.ID
 	b.grants[g.ID] = g
 	b.gorder = append(b.gorder, g.ID)
@@ -208,6 +231,7 @@ func (b *Broker) addGrantLocked(g *Grant, a Approval) {
 		Transport: audit.Transport(g.GrantedVia), Peer: g.GrantedBy, Op: "grant_created", Workdir: g.Workdir, Code: "OK",
 		Details: grantDetails(g),
 	})
+	return g
 }
 
 func grantDetails(g *Grant) map[string]any {

@@ -160,7 +160,7 @@ func TestGrantAudited(t *testing.T) {
 			ops = append(ops, r.Op)
 		}
 	}
-	want := []string{"approval_decided", "grant_created", "grant_used", "grant_revoked"}
+	want := []string{"grant_created", "approval_decided", "grant_used", "grant_revoked"}
 	if len(ops) != len(want) {
 		t.Fatalf("audited %v, want %v", ops, want)
 	}
@@ -178,4 +178,17 @@ func readAudit(t *testing.T, dir string) []audit.Line {
 		t.Fatal(err)
 	}
 	return recs
+}
+
+// Approving a batch with one scope makes one grant, not one per approval.
+func TestBatchMakesOneGrant(t *testing.T) {
+	b, _ := newBroker(t, time.Minute, 0)
+	ids := []string{pendingFor(t, b, write("a", "1")), pendingFor(t, b, write("a", "2"))}
+	res := b.DecideBatch(ids, Decision{Approve: true, Scope: ScopeClass, Minutes: 5, By: "t", Via: audit.IPC})
+	if res[0].Error != nil || res[1].Error != nil || res[0].Approval.Grant == "" || res[0].Approval.Grant != res[1].Approval.Grant {
+		t.Errorf("batch = %+v", res)
+	}
+	if n := len(b.Grants()); n != 1 {
+		t.Errorf("%d grants, want 1", n)
+	}
 }
