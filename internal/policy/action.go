@@ -4,6 +4,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"fmt"
 	"path/filepath"
 	"regexp"
 	"slices"
@@ -41,6 +42,8 @@ type Hooks struct {
 	Locate func(workdir, path string) (Location, error)
 	// Peek reads the file a write would replace: see files.Service.Peek.
 	Peek func(workdir, path string) (content []byte, exists bool, err error)
+	// Measure says what is at a path: see files.Service.Measure.
+	Measure func(workdir, path string) (Extent, error)
 	// Window describes the window an input would reach: see
 	// desktop.Service.ActTarget.
 	Window func(transport audit.Transport, observationID string, x, y *int, windowRef string) (string, error)
@@ -87,6 +90,38 @@ func (dc DescribeContext) Peek(workdir, path string) (content []byte, exists, ok
 	}
 	content, exists, err = dc.hooks.Peek(workdir, path)
 	return content, exists, err == nil, err
+}
+
+// Extent is what is at a path, as a delete or a move would find it.
+type Extent struct {
+	Exists  bool
+	Kind    string // "file", "directory", "symlink", …
+	Entries int    // a directory's entries, the whole tree below it
+	Bytes   int64  // a file's size, or a tree's regular files' sizes
+	Partial bool   // the tree was larger than was counted
+}
+
+// String says what the extent is, for an approval's fields.
+func (e Extent) String() string {
+	switch {
+	case !e.Exists:
+		return "nothing there"
+	case e.Kind != "directory":
+		return fmt.Sprintf("%s, %d bytes", e.Kind, e.Bytes)
+	case e.Partial:
+		return fmt.Sprintf("directory with more than %d entries (at least %d bytes)", e.Entries, e.Bytes)
+	}
+	return fmt.Sprintf("directory with %d entries below it, %d bytes in files", e.Entries, e.Bytes)
+}
+
+// Measure says what is at workdir and path; ok is false without
+// workdirs.
+func (dc DescribeContext) Measure(workdir, path string) (ext Extent, ok bool, err error) {
+	if dc.hooks.Measure == nil {
+		return Extent{}, false, nil
+	}
+	ext, err = dc.hooks.Measure(workdir, path)
+	return ext, err == nil, err
 }
 
 // Window describes the window an input at (x, y) of an observation, or
