@@ -1,9 +1,11 @@
 package main
 
 import (
+	"encoding/json"
 	"strings"
 	"testing"
 
+	"github.com/hostlink/hostlink/internal/approvals"
 	"github.com/hostlink/hostlink/internal/desktop/xvfbtest"
 )
 
@@ -57,6 +59,14 @@ func TestPolicyComputer(t *testing.T) {
 			shown, err := run(t, e.env, e.bin, "approvals", "show", id)
 			if err != nil || !strings.Contains(shown, `window "policy-target"`) || !strings.Contains(shown, "(302, 200)") {
 				t.Fatalf("the approval does not name the target window and point: %v\n%s", err, shown)
+			}
+			// It carries the observation it refers to, with the point
+			// marked (its size is set only once the marked PNG was made).
+			js, _ := run(t, e.env, e.bin, "approvals", "show", id, "--json")
+			var ap approvals.Approval
+			if err := json.Unmarshal([]byte(js), &ap); err != nil || ap.Action.Image == nil || ap.Action.Image.Width == 0 ||
+				len(ap.Action.Image.Marks) != 1 || ap.Action.Image.Marks[0].Points[0] != [2]int{302, 200} || !strings.Contains(ap.Action.Image.Window, "policy-target") {
+				t.Fatalf("the approval's image: %v\n%s", err, js)
 			}
 			e.decide(id, "approve")
 			// Other coordinates are another action.

@@ -2,6 +2,8 @@ package approvals
 
 import (
 	"context"
+	"encoding/json"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -190,5 +192,24 @@ func TestBatchMakesOneGrant(t *testing.T) {
 	}
 	if n := len(b.Grants()); n != 1 {
 		t.Errorf("%d grants, want 1", n)
+	}
+}
+
+// The marked observation of an act is served by approval id, never in the
+// approval's JSON.
+func TestApprovalImage(t *testing.T) {
+	b, _ := newBroker(t, time.Minute, 0)
+	act := write("a", "x")
+	act.Image, act.PNG = &Image{ObservationID: "obs_1", Width: 1, Height: 1}, []byte("\x89PNG")
+	id := pendingFor(t, b, act)
+	if png, ok := b.Image(id); !ok || string(png) != "\x89PNG" {
+		t.Errorf("image = %q, %v", png, ok)
+	}
+	if _, ok := b.Image(pendingFor(t, b, write("a", "y"))); ok {
+		t.Error("an approval without an image has one")
+	}
+	a, _ := b.Get(id)
+	if raw, _ := json.Marshal(a); strings.Contains(string(raw), "PNG") {
+		t.Errorf("the PNG is in the JSON: %s", raw)
 	}
 }

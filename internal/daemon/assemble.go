@@ -179,7 +179,7 @@ func (d *Daemon) hooks(fs *files.Service) policy.Hooks {
 		})
 	}
 	if d.Computer != nil {
-		h.Window = d.Computer.ActTarget
+		h.Window, h.Image = d.Computer.ActTarget, d.Computer.ActImage
 	}
 	return h
 }

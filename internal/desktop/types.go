@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"unicode/utf8"
 
+	"github.com/hostlink/hostlink/internal/approvals"
 	"github.com/hostlink/hostlink/internal/desktop/native"
 	"github.com/hostlink/hostlink/internal/errcode"
 	"github.com/hostlink/hostlink/internal/ops"
@@ -199,6 +200,11 @@ func (a ActArgs) Describe(dc policy.DescribeContext) (policy.Action, error) {
 	}
 	act.Add("Window", a.WindowRef)
 	act.Add("Observation", a.ObservationID)
+	marks := actMarks(a)
+	act.Image = &approvals.Image{ObservationID: a.ObservationID, Marks: marks, Window: target, Text: a.Text}
+	if png, w, h, ok := dc.ActImage(a.ObservationID, marks); ok {
+		act.PNG, act.Image.Width, act.Image.Height = png, w, h
+	}
 	act.Summary = fmt.Sprintf("computer_act %s %s on %s", a.Action, where, target)
 	if a.Text != "" {
 		act.Summary += fmt.Sprintf(" (types %d characters)", utf8.RuneCountInString(a.Text))

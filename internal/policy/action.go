@@ -42,6 +42,9 @@ type Hooks struct {
 	Locate func(workdir, path string) (Location, error)
 	// Peek reads the file a write would replace: see files.Service.Peek.
 	Peek func(workdir, path string) (content []byte, exists bool, err error)
+	// Image is the marked image of the observation an act refers to: see
+	// desktop.Service.ActImage.
+	Image func(transport audit.Transport, observationID string, marks []approvals.Mark) (png []byte, w, h int, ok bool)
 	// Measure says what is at a path: see files.Service.Measure.
 	Measure func(workdir, path string) (Extent, error)
 	// Window describes the window an input would reach: see
@@ -90,6 +93,16 @@ func (dc DescribeContext) Peek(workdir, path string) (content []byte, exists, ok
 	}
 	content, exists, err = dc.hooks.Peek(workdir, path)
 	return content, exists, err == nil, err
+}
+
+// ActImage is the image of the observation an act refers to with marks
+// drawn on it, as PNG; ok is false without a desktop or when the image is
+// no longer kept.
+func (dc DescribeContext) ActImage(observationID string, marks []approvals.Mark) (png []byte, w, h int, ok bool) {
+	if dc.hooks.Image == nil {
+		return nil, 0, 0, false
+	}
+	return dc.hooks.Image(dc.transport, observationID, marks)
 }
 
 // Extent is what is at a path, as a delete or a move would find it.
