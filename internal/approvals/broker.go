@@ -183,6 +183,9 @@ type entry struct {
 	done    chan struct{} // closed when the approval stops being pending
 	timer   *time.Timer
 	waiters int // callers held in Require for it
+	// ended: the client session that asked has ended, so no session
+	// grant can be made from it.
+	ended bool
 }
 
 // New returns a Broker.

@@ -69,6 +69,9 @@ func (b *Broker) decideWithLocked(id string, d Decision) (Approval, error) {
 	var g *Grant
 	if d.Approve && d.Scope != "" && d.Scope != ScopeOnce {
 		var err error
+		if d.Scope == ScopeSession && e.ended {
+			return e.a, errcode.New(CodeBadScope, "the client session that asked has ended, so scope session would cover nothing")
+		}
 		if g, err = b.grantFor(e.a.Action, d); err != nil {
 			return e.a, err
 		}
@@ -338,6 +341,11 @@ func (b *Broker) EndSession(session string) {
 	for _, id := range slices.Clone(b.gorder) {
 		if g := b.grants[id]; g.Session == session {
 			b.endLocked(g, "grant_ended", "", audit.Internal)
+		}
+	}
+	for _, e := range b.live {
+		if e.a.Action.Session == session {
+			e.ended = true
 		}
 	}
 }

@@ -213,3 +213,32 @@ func TestApprovalImage(t *testing.T) {
 		t.Errorf("the PNG is in the JSON: %s", raw)
 	}
 }
+
+// A session grant ends with its session, and none can be made once the
+// session that asked has ended.
+func TestSessionGrantEndsWithSession(t *testing.T) {
+	b, _ := newBroker(t, time.Minute, 0)
+	id := pendingFor(t, b, write("a", "x"))
+	a, err := b.DecideWith(id, Decision{Approve: true, Scope: ScopeSession, By: "t", Via: audit.IPC})
+	if err != nil {
+		t.Fatal(err)
+	}
+	other := write("a", "y")
+	other.Session = "s2"
+	if _, ok := b.Covered(other); ok {
+		t.Error("another session is covered")
+	}
+	b.EndSession("s1")
+	if _, ok := b.Grant(a.Grant); ok {
+		t.Error("the grant outlived its session")
+	}
+	late := write("a", "z")
+	id = pendingFor(t, b, late)
+	b.EndSession("s1")
+	if _, err := b.DecideWith(id, Decision{Approve: true, Scope: ScopeSession}); errcode.CodeOf(err) != CodeBadScope {
+		t.Errorf("a session grant for an ended session: %v", err)
+	}
+	if _, err := b.DecideWith(id, Decision{Approve: true}); err != nil {
+		t.Errorf("once still works: %v", err)
+	}
+}

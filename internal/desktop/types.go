@@ -174,7 +174,8 @@ func (a ActArgs) Describe(dc policy.DescribeContext) (policy.Action, error) {
 	var act policy.Action
 	target, err := dc.Window(a.ObservationID, a.X, a.Y, a.WindowRef)
 	if err != nil {
-		return act, err
+		// The act would be refused for it: refused before asking.
+		act.Refuse, target = err, "unknown observation"
 	}
 	act.Add("Action", a.Action)
 	act.Add("Target", target)

@@ -103,12 +103,12 @@ func (a DeleteArgs) Describe(dc policy.DescribeContext) (policy.Action, error) {
 	ext, ok, err := dc.Measure(a.Workdir, a.Path)
 	switch {
 	case err != nil:
-		return act, err
+		act.Refuse = err
 	case ok && !ext.Exists && !a.MissingOK:
 		// The delete would fail the same way: refused before asking.
-		return act, errcode.New(errcode.PathNotFound, "%q does not exist", a.Path)
+		act.Refuse = errcode.New(errcode.PathNotFound, "%q does not exist", a.Path)
 	case ok && ext.Kind == "directory" && ext.Entries > 0 && !a.Recursive:
-		return act, errcode.New(errcode.PathNotEmpty, "%q is a directory that is not empty; set recursive", a.Path)
+		act.Refuse = errcode.New(errcode.PathNotEmpty, "%q is a directory that is not empty; set recursive", a.Path)
 	case ok:
 		act.Add("Deletes", ext.String())
 	}
@@ -208,11 +208,10 @@ func (a MoveArgs) Describe(dc policy.DescribeContext) (policy.Action, error) {
 		act.Add("Overwrite", "yes: replaces what is at the destination")
 	}
 	if ext, ok, err := dc.Measure(a.Workdir, a.Src); err != nil {
-		return act, err
+		act.Refuse = err
+	} else if ok && !ext.Exists {
+		act.Refuse = errcode.New(errcode.PathNotFound, "%q does not exist", a.Src)
 	} else if ok {
-		if !ext.Exists {
-			return act, errcode.New(errcode.PathNotFound, "%q does not exist", a.Src)
-		}
 		act.Add("Moves", ext.String())
 	}
 	if ext, ok, err := dc.Measure(dstWD, a.Dst); err == nil && ok {

@@ -174,6 +174,11 @@ type Action struct {
 	Class Class
 	// NoRule: no allow rule covers this action, whatever it matches.
 	NoRule bool
+	// Refuse is the error the operation would fail with anyway (an edit
+	// whose text is missing, an act on a used observation): where the
+	// mode asks, it is answered at once instead of asking. Under deny the
+	// denial is answered, which reveals nothing about the target.
+	Refuse error
 	// Binding is what an approval binds besides the operation, the
 	// transport and the directories touched; nil means the whole request.
 	Binding any

@@ -105,6 +105,9 @@ func (e *Engine) Decide(ctx context.Context, r Request) (Decision, error) {
 		return Decision{Rule: "deny"}, denied(cfg, r, act)
 	case mode == Allow || r.NoAsk:
 		return Decision{}, nil
+	case act.Refuse != nil:
+		// It would fail anyway: nobody is asked about it.
+		return Decision{}, act.Refuse
 	case !act.NoRule && allowedByRule(cfg, act):
 		return Decision{Rule: "allow_rule"}, nil
 	}
