@@ -19,8 +19,18 @@
 // deadline passed. A granted approval is used up by the one call it
 // covers, and must be used before its deadline too.
 //
-// Decisions are taken only through Decide, which the daemon offers on the
-// local user's channels (the control channel and the web console), never
-// as a registry operation, so no remote transport can approve anything.
+// Decisions are taken only through Decide, DecideWith and DecideBatch,
+// which the daemon offers on the local user's channels (the control
+// channel and the web console), never as a registry operation, so no
+// remote transport can approve anything; the one exception is the opt-in
+// [policy] approve_in_client, where an MCP client's own prompt answers.
 // Every request, decision and expiry is written to the audit log.
+//
+// # Grants
+//
+// Approving with a scope other than once makes a Grant (see Scope): later
+// actions it covers run without asking until it ends (its window, its
+// session, the daemon) or is revoked. The policy consults grants only
+// where its mode asks, so a grant never widens deny. Grants are held in
+// memory only; saving one writes the configuration rule that lasts.
 package approvals

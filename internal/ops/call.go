@@ -1,9 +1,13 @@
 package ops
 
 import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
 	"sync"
 	"time"
 
+	"github.com/hostlink/hostlink/internal/approvals"
 	"github.com/hostlink/hostlink/internal/audit"
 	"github.com/hostlink/hostlink/internal/errcode"
 )
@@ -12,7 +16,15 @@ import (
 type Caller struct {
 	Transport audit.Transport
 	Peer      string
+	// Session is a key the transport made for the client's session (one
+	// MCP session, one control-channel connection), never a name the
+	// client chose: what a "this session" grant is bound to. "" when the
+	// transport has no sessions to tell apart.
+	Session   string
 	RequestID string
+	// Ask, if set, puts an approval to the client application's own
+	// prompt (MCP elicitation), for [policy] approve_in_client.
+	Ask AskFunc
 	// Nested marks a call a transport makes while serving a request it
 	// has already counted against the budgets, such as the observation
 	// the link takes to place an INPUT_ACTION: it is audited and judged
@@ -21,6 +33,18 @@ type Caller struct {
 	// Bounds are the connection's negotiated limits, applied to every
 	// call it makes (zero: none beyond the operations' own).
 	Bounds Bounds
+}
+
+// AskFunc asks the client application's user to approve a: true to
+// approve, false to deny, an error when nobody answered.
+type AskFunc func(ctx context.Context, a approvals.Approval) (approve bool, err error)
+
+// NewSessionKey returns a new session key for a client session of
+// transport: random, so that no client can name another's session.
+func NewSessionKey(t audit.Transport) string {
+	var raw [12]byte
+	rand.Read(raw[:])
+	return string(t) + ":" + hex.EncodeToString(raw[:])
 }
 
 // ProgressFunc reports progress of a long operation; total is 0 when unknown.

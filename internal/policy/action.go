@@ -4,6 +4,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"fmt"
 	"path/filepath"
 	"regexp"
 	"slices"
@@ -39,9 +40,16 @@ type DescribeContext struct {
 type Hooks struct {
 	// Locate resolves a workdir alias and a path: see files.Service.Locate.
 	Locate func(workdir, path string) (Location, error)
+	// Peek reads the file a write would replace: see files.Service.Peek.
+	Peek func(workdir, path string) (content []byte, exists bool, err error)
+	// Image is the marked image of the observation an act refers to: see
+	// desktop.Service.ActImage.
+	Image func(transport audit.Transport, observationID string, marks []approvals.Mark) (png []byte, w, h int, ok bool)
+	// Measure says what is at a path: see files.Service.Measure.
+	Measure func(workdir, path string) (Extent, error)
 	// Window describes the window an input would reach: see
 	// desktop.Service.ActTarget.
-	Window func(transport audit.Transport, observationID string, x, y *int, windowRef string) string
+	Window func(transport audit.Transport, observationID string, x, y *int, windowRef string) (string, error)
 }
 
 // Location is a path in a workdir, resolved the way the operations
@@ -77,11 +85,65 @@ func (dc DescribeContext) Locate(workdir, path string) (loc Location, ok bool, e
 	return loc, err == nil, err
 }
 
+// Peek reads the current content of the file at workdir and path, the
+// way the file operations read it; ok is false without workdirs.
+func (dc DescribeContext) Peek(workdir, path string) (content []byte, exists, ok bool, err error) {
+	if dc.hooks.Peek == nil {
+		return nil, false, false, nil
+	}
+	content, exists, err = dc.hooks.Peek(workdir, path)
+	return content, exists, err == nil, err
+}
+
+// ActImage is the image of the observation an act refers to with marks
+// drawn on it, as PNG; ok is false without a desktop or when the image is
+// no longer kept.
+func (dc DescribeContext) ActImage(observationID string, marks []approvals.Mark) (png []byte, w, h int, ok bool) {
+	if dc.hooks.Image == nil {
+		return nil, 0, 0, false
+	}
+	return dc.hooks.Image(dc.transport, observationID, marks)
+}
+
+// Extent is what is at a path, as a delete or a move would find it.
+type Extent struct {
+	Exists  bool
+	Kind    string // "file", "directory", "symlink", …
+	Entries int    // a directory's entries, the whole tree below it
+	Bytes   int64  // a file's size, or a tree's regular files' sizes
+	Partial bool   // the tree was larger than was counted
+}
+
+// String says what the extent is, for an approval's fields.
+func (e Extent) String() string {
+	switch {
+	case !e.Exists:
+		return "nothing there"
+	case e.Kind != "directory":
+		return fmt.Sprintf("%s, %d bytes", e.Kind, e.Bytes)
+	case e.Partial:
+		return fmt.Sprintf("directory with more than %d entries (at least %d bytes)", e.Entries, e.Bytes)
+	}
+	return fmt.Sprintf("directory with %d entries below it, %d bytes in files", e.Entries, e.Bytes)
+}
+
+// Measure says what is at workdir and path; ok is false without
+// workdirs.
+func (dc DescribeContext) Measure(workdir, path string) (ext Extent, ok bool, err error) {
+	if dc.hooks.Measure == nil {
+		return Extent{}, false, nil
+	}
+	ext, err = dc.hooks.Measure(workdir, path)
+	return ext, err == nil, err
+}
+
 // Window describes the window an input at (x, y) of an observation, or
 // the window a reference names, would reach; "unknown" without a desktop.
-func (dc DescribeContext) Window(observationID string, x, y *int, windowRef string) string {
+// An observation the act could not use (unknown, used, expired) is the
+// error the act would return.
+func (dc DescribeContext) Window(observationID string, x, y *int, windowRef string) (string, error) {
 	if dc.hooks.Window == nil {
-		return "unknown"
+		return "unknown", nil
 	}
 	return dc.hooks.Window(dc.transport, observationID, x, y, windowRef)
 }
@@ -98,12 +160,25 @@ type Action struct {
 	// variables, which an allow rule never covers.
 	CommandLine string
 	HasEnv      bool
+	// Argv is an argv command's argv, for argv-prefix grants.
+	Argv []string
+	// Diff is the unified diff of what a file action writes (see
+	// approvals.Action.Diff).
+	Diff string
+	// Image and PNG are the marked observation an input act refers to.
+	Image *approvals.Image
+	PNG   []byte
 	// Class, if set, is the class this request falls in instead of its
 	// operation's (a command that lowers its sandbox is
 	// commands_unsandboxed): every touch needs it, and an approval shows it.
 	Class Class
 	// NoRule: no allow rule covers this action, whatever it matches.
 	NoRule bool
+	// Refuse is the error the operation would fail with anyway (an edit
+	// whose text is missing, an act on a used observation): where the
+	// mode asks, it is answered at once instead of asking. Under deny the
+	// denial is answered, which reveals nothing about the target.
+	Refuse error
 	// Binding is what an approval binds besides the operation, the
 	// transport and the directories touched; nil means the whole request.
 	Binding any
