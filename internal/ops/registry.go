@@ -299,6 +299,9 @@ func (r *Registry) run(ctx context.Context, c *Call, op *Op, decode func(*Op) (a
 	if err != nil {
 		return nil, err
 	}
+	c.mu.Lock()
+	c.request = in
+	c.mu.Unlock()
 	if r.policy != nil {
 		if err := r.policy.Allow(ctx, c, op, in); err != nil {
 			return nil, err
