@@ -81,14 +81,16 @@ type session struct {
 // New returns the console.
 func New(o Options) *Server {
 	s := &Server{o: o, pages: map[string]*template.Template{}, sessions: map[string]*session{}}
-	funcs := template.FuncMap{"json": toJSON, "since": since, "short": short, "join": join}
+	funcs := template.FuncMap{"json": prettyJSON, "short": short, "join": join, "local": local, "size": size,
+		"isDiff": isDiff, "diffLines": diffLines}
 	names, _ := fs.Glob(templateFS, "templates/*.html")
 	for _, n := range names {
 		base := strings.TrimSuffix(strings.TrimPrefix(n, "templates/"), ".html")
-		if base == "layout" {
+		if base == "layout" || base == "parts" {
 			continue
 		}
-		s.pages[base] = template.Must(template.New("layout.html").Funcs(funcs).ParseFS(templateFS, "templates/layout.html", n))
+		s.pages[base] = template.Must(template.New("layout.html").Funcs(funcs).ParseFS(templateFS,
+			"templates/layout.html", "templates/parts.html", n))
 	}
 	return s
 }
@@ -287,14 +289,6 @@ func randomHex(n int) string {
 	return hex.EncodeToString(b)
 }
 
-func toJSON(v any) string {
-	b, err := json.MarshalIndent(v, "", "  ")
-	if err != nil {
-		return ""
-	}
-	return string(b)
-}
-
 // join joins a list of strings, typed ([]string, from an audit record) or
 // generic ([]any, from an operation's result decoded as JSON).
 func join(list any, sep string) string {
@@ -311,15 +305,17 @@ func join(list any, sep string) string {
 	return ""
 }
 
-func since(t time.Time) string {
+// local is t in the computer's time zone: the time of day, with the date
+// when it is not today.
+func local(t time.Time) string {
 	if t.IsZero() {
 		return ""
 	}
-	d := time.Until(t).Round(time.Second)
-	if d < 0 {
-		return (-d).String() + " ago"
+	t = t.Local()
+	if y, m, d := t.Date(); time.Now().Format("2006-01-02") != fmt.Sprintf("%04d-%02d-%02d", y, m, d) {
+		return t.Format("2006-01-02 15:04:05")
 	}
-	return "in " + d.String()
+	return t.Format("15:04:05")
 }
 
 func short(s string, n int) string {
