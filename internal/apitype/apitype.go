@@ -21,6 +21,10 @@ const (
 	MethodApprovalsList   = "approvals.list"
 	MethodApprovalsShow   = "approvals.show"
 	MethodApprovalsDecide = "approvals.decide"
+	MethodApprovalsBatch  = "approvals.decide_batch"
+	MethodGrantsList      = "approvals.grants"
+	MethodGrantsRevoke    = "approvals.revoke"
+	MethodGrantsSave      = "approvals.save"
 	MethodReload          = "reload"
 	MethodStop            = "stop"
 )
@@ -163,6 +167,48 @@ type ApprovalArgs struct {
 type DecideArgs struct {
 	ID       string `json:"id"`
 	Decision string `json:"decision" enum:"approve,deny"`
+	DecideScope
+}
+
+// DecideScope is how far an approval reaches (approvals.Decision).
+type DecideScope struct {
+	Scope      string   `json:"scope,omitempty" enum:"once,session,class,path,command,argv_prefix" jsonschema:"how far an approval reaches; default once"`
+	Minutes    int      `json:"minutes,omitempty" jsonschema:"scope class: the window in minutes"`
+	Path       string   `json:"path,omitempty" jsonschema:"scope path: the workdir-relative directory; default the target's own"`
+	ArgvPrefix []string `json:"argv_prefix,omitempty" jsonschema:"scope argv_prefix: a prefix of the action's argv; default all of it"`
+}
+
+// DecideBatchArgs is approvals.decide_batch's request: one decision for
+// several approvals.
+type DecideBatchArgs struct {
+	IDs      []string `json:"ids"`
+	Decision string   `json:"decision" enum:"approve,deny"`
+	DecideScope
+}
+
+// GrantsArgs is approvals.grants' (empty) request.
+type GrantsArgs struct{}
+
+// GrantArgs names a grant: approvals.revoke's request.
+type GrantArgs struct {
+	ID string `json:"id"`
+}
+
+// SaveGrantArgs is approvals.save's request: without apply it only shows
+// the TOML that saving would write.
+type SaveGrantArgs struct {
+	ID    string `json:"id"`
+	Apply bool   `json:"apply,omitempty" jsonschema:"write it and reload; otherwise only show it"`
+}
+
+// SaveGrantResult is what saving a grant writes, or would write.
+type SaveGrantResult struct {
+	Config  string `json:"config"`  // the configuration file
+	Table   string `json:"table"`   // the TOML table it goes in, e.g. policy.workdirs.proj
+	TOML    string `json:"toml"`    // the exact lines written
+	Applied bool   `json:"applied"` // written and reloaded
+	// Reload is the reload's result, when applied.
+	Reload *ReloadResult `json:"reload,omitempty"`
 }
 
 // ReloadArgs is reload's (empty) request.

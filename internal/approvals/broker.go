@@ -2,7 +2,6 @@ package approvals
 
 import (
 	"context"
-	"crypto/rand"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
@@ -48,8 +47,58 @@ type Action struct {
 	WorkdirPath string          `json:"workdir_path,omitempty"` // canonical directory
 	Summary     string          `json:"summary"`                // one line, safe for the audit log
 	Fields      []Field         `json:"fields"`
+	// Session is the client session that asked (see ops.Caller.Session):
+	// a key the daemon made for the connection, never a name the client
+	// chose. "" for callers without one.
+	Session string `json:"session,omitempty"`
+	// Targets are the workdir locations the action acts on, as resolved
+	// by the jail; grants match on them.
+	Targets []Target `json:"targets,omitempty"`
+	// CommandLine and Argv are a command's line (as allow_commands
+	// matches it) and, for an argv request, its argv; HasEnv says it sets
+	// environment variables, which no command grant covers.
+	CommandLine string   `json:"command_line,omitempty"`
+	Argv        []string `json:"argv,omitempty"`
+	HasEnv      bool     `json:"has_env,omitempty"`
+	// Diff is the change a file action makes, as a unified diff of the
+	// current content and exactly what will be written ("" when there is
+	// no text change to show; Fields then say what changes).
+	Diff string `json:"diff,omitempty"`
+	// Image describes the observation a computer_act refers to, with what
+	// the act does marked on it; the marked PNG is Broker.Image(id).
+	Image *Image `json:"image,omitempty"`
+	// PNG is the marked observation image (not in the JSON: fetch it with
+	// Broker.Image).
+	PNG []byte `json:"-"`
 	// SHA256 binds the approval to the action: see Digest.
 	SHA256 string `json:"sha256"`
+}
+
+// Target is one workdir location an action acts on.
+type Target struct {
+	Workdir     string   `json:"workdir"`      // alias
+	WorkdirPath string   `json:"workdir_path"` // canonical directory
+	Rel         string   `json:"rel"`          // workdir-relative path as the request names it, '/'-separated
+	Real        string   `json:"real"`         // Rel with every link resolved; "" when it could not be
+	Classes     []string `json:"classes,omitempty"`
+}
+
+// Image is the observation an input act refers to, as its approval shows
+// it.
+type Image struct {
+	ObservationID string `json:"observation_id"`
+	Width         int    `json:"width"`  // of the PNG, in pixels
+	Height        int    `json:"height"` // of the PNG, in pixels
+	// Marks are drawn on the PNG; their points are the PNG's pixels.
+	Marks  []Mark `json:"marks,omitempty"`
+	Window string `json:"window,omitempty"` // the window under the act
+	Text   string `json:"text,omitempty"`   // text the act types
+}
+
+// Mark is one thing an act does, drawn on its observation.
+type Mark struct {
+	Kind   string   `json:"kind"` // "click", "drag", "scroll", "move"
+	Points [][2]int `json:"points"`
 }
 
 // Digest returns the hex SHA-256 of v's canonical JSON (object keys sorted
@@ -81,6 +130,12 @@ type Approval struct {
 	Decided    time.Time       `json:"decided,omitzero"`
 	DecidedBy  string          `json:"decided_by,omitempty"`
 	DecidedVia audit.Transport `json:"decided_via,omitempty"`
+	// Scope is the scope it was approved with; Grant the grant that
+	// decision made (a scope other than once).
+	Scope Scope  `json:"scope,omitempty"`
+	Grant string `json:"grant,omitempty"`
+	// UsedAt is when the call it covers ran.
+	UsedAt time.Time `json:"used_at,omitzero"`
 }
 
 // Auditor is where a Broker records; audit.Log implements it.
@@ -103,6 +158,9 @@ type Options struct {
 	Notify func(Approval)
 	// Keep is how many finished approvals are kept for display (default 200).
 	Keep int
+	// Now is the clock grants are judged by (default time.Now); tests
+	// move it instead of sleeping.
+	Now func() time.Time
 }
 
 // Broker holds approvals. It is safe for concurrent use.
@@ -114,6 +172,10 @@ type Broker struct {
 	live    map[string]*entry // by action hash: pending, or decided and not yet reported to the caller
 	order   []string          // ids, oldest first
 	changed chan struct{}     // closed and replaced on every change
+
+	grants  map[string]*Grant // by id
+	gorder  []string          // grant ids, oldest first
+	resolve Resolver
 }
 
 type entry struct {
@@ -128,7 +190,11 @@ func New(o Options) *Broker {
 	if o.Keep <= 0 {
 		o.Keep = 200
 	}
-	return &Broker{opts: o, all: make(map[string]*entry), live: make(map[string]*entry), changed: make(chan struct{})}
+	if o.Now == nil {
+		o.Now = time.Now
+	}
+	return &Broker{opts: o, all: make(map[string]*entry), live: make(map[string]*entry), changed: make(chan struct{}),
+		grants: make(map[string]*Grant)}
 }
 
 // SetTimes changes the timeout and wait for approvals made from now on (on
@@ -177,6 +243,7 @@ func (b *Broker) require(ctx context.Context, act Action, wait time.Duration, wa
 		switch e.a.State {
 		case Approved:
 			e.a.State = Used
+			e.a.UsedAt = time.Now()
 			delete(b.live, act.SHA256)
 			b.changedLocked()
 			b.mu.Unlock()
@@ -236,9 +303,7 @@ func pendingError(a Approval) *errcode.Error {
 }
 
 func (b *Broker) createLocked(act Action, now time.Time) *entry {
-	var raw [9]byte
-	rand.Read(raw[:])
-	id := "apr_" + hex.EncodeToString(raw[:])
+	id := newID("apr_")
 	e := &entry{done: make(chan struct{}), a: Approval{ID: id, State: Pending, Action: act, Created: now, Deadline: now.Add(b.opts.Timeout)}}
 	b.all[id] = e
 	b.live[act.SHA256] = e
@@ -328,12 +393,18 @@ func (b *Broker) abandonLocked(e *entry) {
 	b.changedLocked()
 }
 
-// Decide approves or denies a pending approval. by names who decided (the
-// control channel's measured peer, the console session) and via how
-// ("ipc", "console", "notification"); both go to the audit log.
+// Decide approves or denies a pending approval, once. by names who decided
+// (the control channel's measured peer, the console session) and via how
+// ("ipc", "console", "notification"); both go to the audit log. DecideWith
+// also grants a scope.
 func (b *Broker) Decide(id string, approve bool, by string, via audit.Transport) (Approval, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
+	return b.DecideWith(id, Decision{Approve: approve, By: by, Via: via})
+}
+
+// decideLocked is Decide for a decision whose scope was checked, with
+// b.mu held; g, if set, is the grant the decision makes.
+func (b *Broker) decideLocked(id string, d Decision, g *Grant) (Approval, error) {
+	approve, by, via := d.Approve, d.By, d.Via
 	e := b.all[id]
 	if e == nil {
 		return Approval{}, errcode.New(CodeNotFound, "no approval has id %q", trunc(id))
@@ -355,12 +426,23 @@ func (b *Broker) Decide(id string, approve bool, by string, via audit.Transport)
 		e.timer.Stop()
 	}
 	e.a.Decided, e.a.DecidedBy, e.a.DecidedVia = now, by, via
+	details := map[string]any{"approval_id": id, "decision": decision, "op": e.a.Action.Op,
+		"summary": e.a.Action.Summary, "action_sha256": e.a.Action.SHA256, "requested_by": e.a.Action.Transport,
+		"decided_at": now.UTC().Format(time.RFC3339Nano)}
+	if approve {
+		e.a.Scope = ScopeOnce
+		if g != nil {
+			e.a.Scope, e.a.Grant = g.Scope, g.ID
+			details["scope"], details["grant_id"] = string(g.Scope), g.ID
+		}
+	}
 	close(e.done)
 	b.auditLocked(audit.Record{
-		Transport: via, Peer: by, Op: "approval_decided", Workdir: e.a.Action.Workdir, Code: "OK",
-		Details: map[string]any{"approval_id": id, "decision": decision, "op": e.a.Action.Op,
-			"summary": e.a.Action.Summary, "action_sha256": e.a.Action.SHA256, "requested_by": e.a.Action.Transport},
+		Transport: via, Peer: by, Op: "approval_decided", Workdir: e.a.Action.Workdir, Code: "OK", Details: details,
 	})
+	if g != nil {
+		b.addGrantLocked(g, e.a)
+	}
 	b.changedLocked()
 	return e.a, nil
 }

@@ -44,6 +44,9 @@ func (a RunArgs) Describe(dc policy.DescribeContext) (policy.Action, error) {
 	}
 	act.CommandLine = policy.CommandLine(a.Command, a.Argv)
 	act.HasEnv = len(a.Env) > 0
+	if a.Command == "" {
+		act.Argv = a.Argv
+	}
 	act.Add("Command", act.CommandLine)
 	if a.Command != "" {
 		act.Add("Shell", cmp.Or(a.Shell, "auto"))

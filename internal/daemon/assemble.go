@@ -1,6 +1,7 @@
 package daemon
 
 import (
+	"fmt"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -165,6 +166,18 @@ func (d *Daemon) disableOff(reg *ops.Registry) {
 // hooks let the policy see what a request of fs's registry touches.
 func (d *Daemon) hooks(fs *files.Service) policy.Hooks {
 	h := policy.Hooks{Locate: fs.Locate}
+	if fs == d.Files {
+		// A path grant's directory is placed the way the operations
+		// place paths: a link leading out of the workdir resolves to
+		// nothing, and cannot be granted.
+		d.Approvals().SetResolver(func(workdir, path string) (string, error) {
+			loc, err := fs.Locate(workdir, path)
+			if err == nil && loc.Real == "" {
+				err = fmt.Errorf("%s does not resolve inside workdir %s", path, workdir)
+			}
+			return loc.Real, err
+		})
+	}
 	if d.Computer != nil {
 		h.Window = d.Computer.ActTarget
 	}

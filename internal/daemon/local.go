@@ -2,6 +2,7 @@ package daemon
 
 import (
 	"context"
+	"fmt"
 	"os"
 
 	"github.com/hostlink/hostlink/internal/apitype"
@@ -22,6 +23,10 @@ type (
 	approvalsListArgs apitype.ApprovalsListArgs
 	approvalArgs      apitype.ApprovalArgs
 	decideArgs        apitype.DecideArgs
+	decideBatchArgs   apitype.DecideBatchArgs
+	grantsArgs        apitype.GrantsArgs
+	grantArgs         apitype.GrantArgs
+	saveGrantArgs     apitype.SaveGrantArgs
 	reloadArgs        apitype.ReloadArgs
 	stopArgs          apitype.StopArgs
 )
@@ -51,7 +56,32 @@ func (d *Daemon) registerLocal(reg *ops.Registry) {
 	ops.Register(reg, local(apitype.MethodApprovalsDecide, "Decide approval", "Approve or deny a pending approval, as the local user.", false),
 		func(_ context.Context, c *ops.Call, a decideArgs) (approvals.Approval, error) {
 			c.Detail("approval_id", a.ID)
-			return d.Approvals().Decide(a.ID, a.Decision == "approve", c.Peer, c.Transport)
+			if a.Scope != "" {
+				c.Detail("scope", a.Scope)
+			}
+			return d.Approvals().DecideWith(a.ID, decision(a.Decision, a.DecideScope, c))
+		})
+	ops.Register(reg, local(apitype.MethodApprovalsBatch, "Decide approvals", "Approve or deny several pending approvals at once, as the local user; each has its own outcome.", false),
+		func(_ context.Context, c *ops.Call, a decideBatchArgs) ([]approvals.BatchResult, error) {
+			if len(a.IDs) == 0 {
+				return nil, errcode.New(errcode.InvalidArgument, "ids is empty")
+			}
+			c.Detail("approval_ids", a.IDs)
+			return d.Approvals().DecideBatch(a.IDs, decision(a.Decision, a.DecideScope, c)), nil
+		})
+	ops.Register(reg, local(apitype.MethodGrantsList, "List grants", "The grants in force: what each covers and when it ends.", true),
+		func(context.Context, *ops.Call, grantsArgs) ([]approvals.Grant, error) {
+			return d.Approvals().Grants(), nil
+		})
+	ops.Register(reg, local(apitype.MethodGrantsRevoke, "Revoke grant", "End a grant now, as the local user.", false),
+		func(_ context.Context, c *ops.Call, a grantArgs) (approvals.Grant, error) {
+			c.Detail("grant_id", a.ID)
+			return d.Approvals().Revoke(a.ID, c.Peer, c.Transport)
+		})
+	ops.Register(reg, local(apitype.MethodGrantsSave, "Save grant", "Show the TOML that saving a grant to the configuration writes; with apply, write it and reload.", false),
+		func(_ context.Context, c *ops.Call, a saveGrantArgs) (apitype.SaveGrantResult, error) {
+			c.Detail("grant_id", a.ID)
+			return d.SaveGrant(a.ID, a.Apply, string(c.Transport)+" "+c.Peer)
 		})
 	ops.Register(reg, local(apitype.MethodReload, "Reload", "Read the configuration again and put its [policy] in force.", false),
 		func(_ context.Context, c *ops.Call, _ reloadArgs) (apitype.ReloadResult, error) {
@@ -62,6 +92,13 @@ func (d *Daemon) registerLocal(reg *ops.Registry) {
 			d.requestStop("stop requested by " + string(c.Transport) + " " + c.Peer)
 			return apitype.StopResult{PID: os.Getpid()}, nil
 		})
+}
+
+// decision is a decide request as the broker takes it, decided by the
+// caller's measured peer.
+func decision(verb string, s apitype.DecideScope, c *ops.Call) approvals.Decision {
+	return approvals.Decision{Approve: verb == "approve", Scope: approvals.Scope(s.Scope), Minutes: s.Minutes,
+		Path: s.Path, ArgvPrefix: s.ArgvPrefix, By: c.Peer, Via: c.Transport}
 }
 
 // Describe implements policy.Describer for each control: they touch no
@@ -83,6 +120,26 @@ func (a approvalArgs) Describe(dc policy.DescribeContext) (policy.Action, error)
 // Describe implements policy.Describer.
 func (a decideArgs) Describe(dc policy.DescribeContext) (policy.Action, error) {
 	return policy.Action{Summary: dc.Op + " " + a.ID + " " + a.Decision}, nil
+}
+
+// Describe implements policy.Describer.
+func (a decideBatchArgs) Describe(dc policy.DescribeContext) (policy.Action, error) {
+	return policy.Action{Summary: fmt.Sprintf("%s %d %s", dc.Op, len(a.IDs), a.Decision)}, nil
+}
+
+// Describe implements policy.Describer.
+func (grantsArgs) Describe(dc policy.DescribeContext) (policy.Action, error) {
+	return policy.Action{Summary: dc.Op}, nil
+}
+
+// Describe implements policy.Describer.
+func (a grantArgs) Describe(dc policy.DescribeContext) (policy.Action, error) {
+	return policy.Action{Summary: dc.Op + " " + a.ID}, nil
+}
+
+// Describe implements policy.Describer.
+func (a saveGrantArgs) Describe(dc policy.DescribeContext) (policy.Action, error) {
+	return policy.Action{Summary: fmt.Sprintf("%s %s apply=%t", dc.Op, a.ID, a.Apply)}, nil
 }
 
 // Describe implements policy.Describer.

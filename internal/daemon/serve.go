@@ -20,6 +20,7 @@ import (
 	"github.com/hostlink/hostlink/internal/errcode"
 	"github.com/hostlink/hostlink/internal/ipc"
 	"github.com/hostlink/hostlink/internal/mcpserve"
+	"github.com/hostlink/hostlink/internal/ops"
 	"github.com/hostlink/hostlink/internal/paths"
 	"github.com/hostlink/hostlink/internal/private"
 )
@@ -172,7 +173,10 @@ func (d *Daemon) maxMessageBytes() int64 {
 // this daemon's approvals, audit chain and leases, as transport mcp-stdio.
 func (d *Daemon) serveMCPSession(ctx context.Context, peer ipc.Peer, hello ipc.MCPHello, r io.Reader, w io.Writer) error {
 	who := fmt.Sprintf("client pid %d via hostlink mcp %s", hello.ClientPID, peer)
-	err := mcpserve.Serve(ctx, d.Registry, audit.MCPStdio, who, int(d.maxMessageBytes()), io.NopCloser(r), nopWriteCloser{w})
+	session := ops.NewSessionKey(audit.MCPStdio)
+	// A "this session" grant ends with the session.
+	defer d.Approvals().EndSession(session)
+	err := mcpserve.ServeSession(ctx, d.Registry, audit.MCPStdio, who, session, int(d.maxMessageBytes()), io.NopCloser(r), nopWriteCloser{w})
 	if errors.Is(err, context.Canceled) || errors.Is(err, io.EOF) {
 		return nil
 	}

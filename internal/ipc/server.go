@@ -161,6 +161,7 @@ func (s *Server) refuseAsync(c net.Conn, peer Peer, why error) {
 // order, marking the connection busy while it handles one.
 func (s *Server) serveConn(ctx context.Context, c *connlimit.Conn, peer Peer) {
 	r := bufio.NewReaderSize(c, 64<<10)
+	session := ops.NewSessionKey(audit.IPC)
 	for first := true; ; first = false {
 		c.SetReadDeadline(time.Now().Add(or(s.FrameTimeout, DefaultFrameTimeout)))
 		line, err := readFrame(r)
@@ -183,7 +184,7 @@ func (s *Server) serveConn(ctx context.Context, c *connlimit.Conn, peer Peer) {
 		}
 		if err == nil || (errors.Is(err, io.EOF) && len(line) > 0) {
 			c.SetBusy(true)
-			ok := s.write(c, s.handleWatching(ctx, c, r, peer, line))
+			ok := s.write(c, s.handleWatching(ctx, c, r, peer, session, line))
 			c.SetBusy(false)
 			if !ok {
 				return
@@ -224,7 +225,7 @@ func (s *Server) write(c net.Conn, r Response) bool {
 // connection meanwhile (a `hostlink call` interrupted while its call is
 // held for approval abandons the approval). A peer that sends its next
 // request early is not watched further: the request waits in r.
-func (s *Server) handleWatching(ctx context.Context, c net.Conn, r *bufio.Reader, peer Peer, line []byte) Response {
+func (s *Server) handleWatching(ctx context.Context, c net.Conn, r *bufio.Reader, peer Peer, session string, line []byte) Response {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	c.SetReadDeadline(time.Time{})
@@ -236,23 +237,23 @@ func (s *Server) handleWatching(ctx context.Context, c net.Conn, r *bufio.Reader
 			cancel()
 		}
 	}()
-	resp := s.handle(ctx, c, peer, line)
+	resp := s.handle(ctx, c, peer, session, line)
 	answered.Store(true)
 	c.SetReadDeadline(time.Now()) // ends the Peek; serveConn sets the next deadline
 	<-watched
 	return resp
 }
 
-// handle answers one request frame; the operation's progress reports are
-// sent to c as they come.
-func (s *Server) handle(ctx context.Context, c net.Conn, peer Peer, line []byte) Response {
+// handle answers one request frame of the connection whose session key is
+// session; the operation's progress reports are sent to c as they come.
+func (s *Server) handle(ctx context.Context, c net.Conn, peer Peer, session string, line []byte) Response {
 	req, perr := DecodeFrame(line)
 	resp := Response{RequestID: req.RequestID}
 	if perr != nil {
 		resp.Error = perr
 		return resp
 	}
-	caller := ops.Caller{Transport: audit.IPC, Peer: peer.String(), RequestID: req.RequestID}
+	caller := ops.Caller{Transport: audit.IPC, Peer: peer.String(), Session: session, RequestID: req.RequestID}
 	var (
 		mu       sync.Mutex
 		finished bool // no more progress once the call returned

@@ -42,10 +42,20 @@ func NewHTTPHandler(reg *ops.Registry, o HTTPOptions) http.Handler {
 			return req.Extra.Header.Get(peerHeader)
 		}
 		return ""
-	}, nil)
+	}, httpSession, nil)
 	mcpHandler := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return srv },
 		&mcp.StreamableHTTPOptions{MaxRequestBodyBytes: o.MaxBodyBytes, SessionTimeout: 30 * time.Minute})
 	return &guard{next: mcpHandler, opts: o}
+}
+
+// httpSession is the key of a Streamable HTTP session: the session id the
+// SDK generated for it (random, and a request naming another session's id
+// needs the bearer token too). A stateless request has none.
+func httpSession(ss *mcp.ServerSession) string {
+	if ss == nil || ss.ID() == "" {
+		return ""
+	}
+	return string(audit.MCPHTTP) + ":" + ss.ID()
 }
 
 // peerHeader carries the client's address (as the connection measured it)

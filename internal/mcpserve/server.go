@@ -20,8 +20,14 @@ import (
 // NewServer returns an MCP server exposing every operation in reg. Calls are
 // attributed to transport and peer in the audit log.
 func NewServer(reg *ops.Registry, transport audit.Transport, peer string) *mcp.Server {
-	return newServer(reg, transport, fixedPeer(peer), nil)
+	return newServer(reg, transport, fixedPeer(peer), fixedSession(ops.NewSessionKey(transport)), nil)
 }
+
+// sessionFunc returns the session key of a call's MCP session (see
+// ops.Caller.Session).
+type sessionFunc func(*mcp.ServerSession) string
+
+func fixedSession(key string) sessionFunc { return func(*mcp.ServerSession) string { return key } }
 
 // peerFunc says who made a call, as the transport measured it.
 type peerFunc func(*mcp.CallToolRequest) string
@@ -31,16 +37,16 @@ func fixedPeer(peer string) peerFunc { return func(*mcp.CallToolRequest) string 
 // newServer is NewServer whose calls are attributed to peer(req) and whose
 // tool results, when enc is not nil, are encoded once by the handler and
 // stored in enc for the connection (see encodedResults).
-func newServer(reg *ops.Registry, transport audit.Transport, peer peerFunc, enc *encodedResults) *mcp.Server {
+func newServer(reg *ops.Registry, transport audit.Transport, peer peerFunc, session sessionFunc, enc *encodedResults) *mcp.Server {
 	s := mcp.NewServer(&mcp.Implementation{Name: "hostlink", Title: "hostlink", Version: version.Version}, &mcp.ServerOptions{
 		Instructions: "hostlink acts on this computer's files inside configured workdirs. " +
 			"Call list_workdirs first; every path is relative to a workdir (or absolute inside one). " +
 			"Errors carry a stable code such as PATH_OUTSIDE_ALLOWED_ROOT.",
 	})
 	for _, op := range reg.OpsFor(transport) {
-		s.AddTool(tool(op), handler(reg, op.Name, transport, peer, enc))
+		s.AddTool(tool(op), handler(reg, op.Name, transport, peer, session, enc))
 	}
-	s.AddReceivingMiddleware(disabledTools(reg, transport, peer))
+	s.AddReceivingMiddleware(disabledTools(reg, transport, peer, session))
 	return s
 }
 
@@ -48,11 +54,11 @@ func newServer(reg *ops.Registry, transport audit.Transport, peer peerFunc, enc 
 // (ops.Registry.Disable) through the registry, which audits it and says
 // CAPABILITY_DISABLED with what enables it; the SDK alone would answer a
 // bare "unknown tool". Such tools are not listed.
-func disabledTools(reg *ops.Registry, transport audit.Transport, peer peerFunc) mcp.Middleware {
+func disabledTools(reg *ops.Registry, transport audit.Transport, peer peerFunc, session sessionFunc) mcp.Middleware {
 	return func(next mcp.MethodHandler) mcp.MethodHandler {
 		return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
 			if call, ok := req.(*mcp.CallToolRequest); ok && call.Params != nil && reg.Disabled(transport, call.Params.Name) {
-				return handler(reg, call.Params.Name, transport, peer, nil)(ctx, call)
+				return handler(reg, call.Params.Name, transport, peer, session, nil)(ctx, call)
 			}
 			return next(ctx, method, req)
 		}
@@ -124,7 +130,7 @@ type errorResult struct {
 	Error *errcode.Error `json:"error"`
 }
 
-func handler(reg *ops.Registry, name string, transport audit.Transport, peer peerFunc, enc *encodedResults) mcp.ToolHandler {
+func handler(reg *ops.Registry, name string, transport audit.Transport, peer peerFunc, session sessionFunc, enc *encodedResults) mcp.ToolHandler {
 	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		var progress ops.ProgressFunc
 		if token := req.Params.GetProgressToken(); token != nil && req.Session != nil {
@@ -134,7 +140,7 @@ func handler(reg *ops.Registry, name string, transport audit.Transport, peer pee
 				})
 			}
 		}
-		caller := ops.Caller{Transport: transport, Peer: withClient(req.Session, peer(req))}
+		caller := ops.Caller{Transport: transport, Peer: withClient(req.Session, peer(req)), Session: session(req.Session)}
 		out, err := reg.Call(ctx, caller, name, req.Params.Arguments, progress)
 		if err != nil {
 			body, _ := json.Marshal(errorResult{errcode.As(err)})
@@ -226,6 +232,13 @@ func encodeJSON(v any) ([]byte, error) {
 // jsonrpcline). Tool results are encoded once (see encodedResults).
 // transport and peer are recorded in the audit log.
 func Serve(ctx context.Context, reg *ops.Registry, transport audit.Transport, peer string, maxLine int, r io.ReadCloser, w io.WriteCloser) error {
+	return ServeSession(ctx, reg, transport, peer, ops.NewSessionKey(transport), maxLine, r, w)
+}
+
+// ServeSession is Serve whose calls carry the session key session (see
+// ops.Caller.Session): the caller ends the session's grants when it
+// returns.
+func ServeSession(ctx context.Context, reg *ops.Registry, transport audit.Transport, peer, session string, maxLine int, r io.ReadCloser, w io.WriteCloser) error {
 	enc := newEncodedResults()
-	return newServer(reg, transport, fixedPeer(peer), enc).Run(ctx, enc.transport(r, w, maxLine))
+	return newServer(reg, transport, fixedPeer(peer), fixedSession(session), enc).Run(ctx, enc.transport(r, w, maxLine))
 }

@@ -1,6 +1,8 @@
 package ops
 
 import (
+	"crypto/rand"
+	"encoding/hex"
 	"encoding/json"
 	"maps"
 	"sync"
@@ -14,12 +16,25 @@ import (
 type Caller struct {
 	Transport audit.Transport
 	Peer      string
+	// Session is a key the transport made for the client's session (one
+	// MCP session, one control-channel connection), never a name the
+	// client chose: what a "this session" grant is bound to. "" when the
+	// transport has no sessions to tell apart.
+	Session   string
 	RequestID string
 	// Nested marks a call a transport makes while serving a request it
 	// has already counted against the budgets, such as the observation
 	// the link takes to place an INPUT_ACTION: it is audited and judged
 	// by the policy like any other, but takes no budget.
 	Nested bool
+}
+
+// NewSessionKey returns a new session key for a client session of
+// transport: random, so that no client can name another's session.
+func NewSessionKey(t audit.Transport) string {
+	var raw [12]byte
+	rand.Read(raw[:])
+	return string(t) + ":" + hex.EncodeToString(raw[:])
 }
 
 // ProgressFunc reports progress of a long operation; total is 0 when unknown.

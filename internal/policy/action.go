@@ -98,6 +98,14 @@ type Action struct {
 	// variables, which an allow rule never covers.
 	CommandLine string
 	HasEnv      bool
+	// Argv is an argv command's argv, for argv-prefix grants.
+	Argv []string
+	// Diff is the unified diff of what a file action writes (see
+	// approvals.Action.Diff).
+	Diff string
+	// Image and PNG are the marked observation an input act refers to.
+	Image *approvals.Image
+	PNG   []byte
 	// Class, if set, is the class this request falls in instead of its
 	// operation's (a command that lowers its sandbox is
 	// commands_unsandboxed): every touch needs it, and an approval shows it.

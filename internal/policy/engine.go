@@ -49,6 +49,8 @@ type Request struct {
 	NoAsk     bool
 	Transport audit.Transport
 	Peer      string
+	// Session is the caller's session key (ops.Caller.Session).
+	Session string
 	// OwnApproval binds an approval to Peer too: a platform session's
 	// approvals are its own.
 	OwnApproval bool
@@ -63,8 +65,9 @@ type Request struct {
 
 // Decision is how a call was let through, for the audit record.
 type Decision struct {
-	Rule       string // "allow_rule" or "ask" (approved); "" when its mode allowed it
+	Rule       string // "allow_rule", "grant" or "ask" (approved); "" when its mode allowed it
 	ApprovalID string
+	GrantID    string // the grant that let it run, for Rule "grant"
 }
 
 // Decide judges one call: nil to run it, POLICY_DENIED, or under ask the
@@ -100,8 +103,9 @@ func (e *Engine) Decide(ctx context.Context, r Request) (Decision, error) {
 	case !act.NoRule && allowedByRule(cfg, act):
 		return Decision{Rule: "allow_rule"}, nil
 	}
-	a := approvals.Action{Op: r.Op, Class: string(r.Class), Transport: r.Transport, Peer: r.Peer,
-		Summary: act.Summary, Fields: act.Fields}
+	a := approvals.Action{Op: r.Op, Class: string(r.Class), Transport: r.Transport, Peer: r.Peer, Session: r.Session,
+		Summary: act.Summary, Fields: act.Fields, CommandLine: act.CommandLine, Argv: act.Argv, HasEnv: act.HasEnv,
+		Diff: act.Diff, Image: act.Image, PNG: act.PNG}
 	var dirs []string
 	for _, t := range act.Touches {
 		if a.Workdir == "" {
@@ -110,6 +114,11 @@ func (e *Engine) Decide(ctx context.Context, r Request) (Decision, error) {
 		if !slices.Contains(dirs, t.Dir) {
 			dirs = append(dirs, t.Dir)
 		}
+		tg := approvals.Target{Workdir: t.Workdir, WorkdirPath: t.Dir, Rel: t.Rel, Real: t.Real}
+		for _, c := range t.Classes {
+			tg.Classes = append(tg.Classes, string(c))
+		}
+		a.Targets = append(a.Targets, tg)
 	}
 	bound := act.Binding
 	if bound == nil {
@@ -120,6 +129,11 @@ func (e *Engine) Decide(ctx context.Context, r Request) (Decision, error) {
 		binding["peer"] = r.Peer
 	}
 	a.SHA256 = approvals.Digest(binding)
+	// A grant is consulted only here, where the mode is ask: it never
+	// lets through what deny refuses.
+	if g, ok := e.broker.Covered(a); ok {
+		return Decision{Rule: "grant", GrantID: g.ID}, nil
+	}
 	id, err := e.broker.RequireNotify(ctx, a, r.Waiting)
 	return Decision{Rule: "ask", ApprovalID: id}, err
 }

@@ -1,0 +1,204 @@
+package policy_test
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"slices"
+	"testing"
+
+	"github.com/hostlink/hostlink/internal/approvals"
+	"github.com/hostlink/hostlink/internal/audit"
+	"github.com/hostlink/hostlink/internal/errcode"
+	"github.com/hostlink/hostlink/internal/ops"
+	"github.com/hostlink/hostlink/internal/policy"
+)
+
+// callIn is a call from the client session session (the key a transport
+// makes for one connection).
+func (f *fixture) callIn(session, op string, args map[string]any) errcode.Code {
+	b, _ := json.Marshal(args)
+	_, err := f.d.Registry.Call(context.Background(), ops.Caller{Transport: audit.MCPStdio, Peer: "peer of " + session, Session: session}, op, b, nil)
+	return errcode.CodeOf(err)
+}
+
+// grantNext asks with the call, then approves the approval it made with
+// d's scope; it fails the test unless the call was asked.
+func (f *fixture) grantNext(t *testing.T, session, op string, args map[string]any, d approvals.Decision) approvals.Grant {
+	t.Helper()
+	if got := f.callIn(session, op, args); got != approvals.CodePending {
+		t.Fatalf("%s %v: %q, want it asked", op, args, got)
+	}
+	pending := f.d.Approvals().List(true)
+	if len(pending) == 0 {
+		t.Fatal("no pending approval")
+	}
+	d.Approve, d.By, d.Via = true, "tester", audit.IPC
+	a, err := f.d.Approvals().DecideWith(pending[0].ID, d)
+	if err != nil {
+		t.Fatal(err)
+	}
+	g, ok := f.d.Approvals().Grant(a.Grant)
+	if !ok {
+		t.Fatalf("approval %s made no grant", a.ID)
+	}
+	// The approved call itself runs once.
+	if got := f.callIn(session, op, args); got != "" {
+		t.Fatalf("approved call: %q", got)
+	}
+	return g
+}
+
+func write(wd, path string) map[string]any {
+	return map[string]any{"workdir": wd, "path": path, "content": "x"}
+}
+
+type step struct {
+	name    string
+	session string
+	op      string
+	args    map[string]any
+	want    errcode.Code // "" runs unasked
+}
+
+func (f *fixture) run(t *testing.T, steps []step) {
+	t.Helper()
+	for _, s := range steps {
+		if got := f.callIn(s.session, s.op, s.args); got != s.want {
+			t.Errorf("%s: %q, want %q", s.name, got, s.want)
+		}
+	}
+}
+
+// On the default policy (files_write and commands ask), each scope lets
+// through exactly what it says and nothing more.
+func TestGrantScopes(t *testing.T) {
+	echo := echoArgv()
+	t.Run("session", func(t *testing.T) {
+		f := newFixture(t, "")
+		g := f.grantNext(t, "s1", "write_file", write("a", "first"), approvals.Decision{Scope: approvals.ScopeSession})
+		if g.Class != "files_write" || g.Session != "s1" || g.Covers == "" || g.Ends == "" {
+			t.Errorf("grant = %+v", g)
+		}
+		f.run(t, []step{
+			{"next write of that session", "s1", "write_file", write("a", "second"), ""},
+			{"and the one after, another workdir", "s1", "write_file", write("b", "third"), ""},
+			{"a write of another session", "s2", "write_file", write("a", "other"), approvals.CodePending},
+			{"a write of no session", "", "write_file", write("a", "none"), approvals.CodePending},
+			{"a command of that session", "s1", "run_command", map[string]any{"workdir": "a", "argv": echo}, approvals.CodePending},
+		})
+		if got, _ := f.d.Approvals().Grant(g.ID); got.Uses != 2 {
+			t.Errorf("uses = %d, want 2", got.Uses)
+		}
+		f.d.Approvals().EndSession("s1")
+		f.run(t, []step{{"after the session ended", "s1", "write_file", write("a", "fourth"), approvals.CodePending}})
+	})
+	t.Run("class in workdir", func(t *testing.T) {
+		f := newFixture(t, "")
+		g := f.grantNext(t, "s1", "write_file", write("a", "first"), approvals.Decision{Scope: approvals.ScopeClass, Minutes: 10})
+		if g.Expires.IsZero() || g.Workdir != "a" {
+			t.Errorf("grant = %+v", g)
+		}
+		f.run(t, []step{
+			{"a write of another client in that workdir", "s2", "write_file", write("a", "second"), ""},
+			{"a delete there (files_write too)", "s2", "delete", map[string]any{"workdir": "a", "path": "second"}, ""},
+			{"a write in another workdir", "s1", "write_file", write("b", "third"), approvals.CodePending},
+			{"a command in that workdir", "s1", "run_command", map[string]any{"workdir": "a", "argv": echo}, approvals.CodePending},
+		})
+	})
+	t.Run("path", func(t *testing.T) {
+		f := newFixture(t, "")
+		a := f.dirs["a"]
+		for _, d := range []string{"sub", "other"} {
+			if err := os.Mkdir(filepath.Join(a, d), 0o755); err != nil {
+				t.Fatal(err)
+			}
+		}
+		// sub/link leads out of sub (to other), sub/out out of the workdir.
+		if err := os.Symlink(filepath.Join(a, "other"), filepath.Join(a, "sub", "link")); err != nil {
+			t.Skip("no symlinks:", err)
+		}
+		if err := os.Symlink(t.TempDir(), filepath.Join(a, "sub", "out")); err != nil {
+			t.Fatal(err)
+		}
+		g := f.grantNext(t, "s1", "write_file", write("a", "sub/first"), approvals.Decision{Scope: approvals.ScopePath})
+		if g.PathPrefix != "sub" {
+			t.Errorf("path prefix = %q, want sub", g.PathPrefix)
+		}
+		f.run(t, []step{
+			{"a write under it from another client", "s2", "write_file", write("a", "sub/second"), ""},
+			{"a write deeper under it", "s2", "write_file", map[string]any{"workdir": "a", "path": "sub/d/e", "content": "x", "create_parents": true}, ""},
+			{"a write through a link out of it", "s1", "write_file", write("a", "sub/link/f"), approvals.CodePending},
+			{"a write beside it", "s1", "write_file", write("a", "other/f"), approvals.CodePending},
+			{"a write in another workdir", "s1", "write_file", write("b", "sub/f"), approvals.CodePending},
+		})
+		// A directory that is a link out of the workdir cannot be granted.
+		if got := f.callIn("s1", "write_file", write("a", "sub/third")); got != "" {
+			t.Fatalf("write under the grant: %q", got)
+		}
+		if got := f.callIn("s1", "write_file", write("a", "elsewhere")); got != approvals.CodePending {
+			t.Fatalf("write outside: %q", got)
+		}
+		p := f.d.Approvals().List(true)[0]
+		_, err := f.d.Approvals().DecideWith(p.ID, approvals.Decision{Approve: true, Scope: approvals.ScopePath, Path: "sub/out"})
+		if errcode.CodeOf(err) != approvals.CodeBadScope {
+			t.Errorf("granting a link out of the workdir: %v, want %s", err, approvals.CodeBadScope)
+		}
+	})
+	t.Run("command", func(t *testing.T) {
+		f := newFixture(t, "")
+		f.grantNext(t, "s1", "run_command", map[string]any{"workdir": "a", "argv": echo}, approvals.Decision{Scope: approvals.ScopeCommand})
+		f.run(t, []step{
+			{"the same line from another client", "s2", "run_command", map[string]any{"workdir": "a", "argv": echo}, ""},
+			{"the same line as a shell command", "s2", "run_command", map[string]any{"workdir": "a", "command": policy.CommandLine("", echo)}, ""},
+			{"with an environment", "s1", "run_command", map[string]any{"workdir": "a", "argv": echo, "env": map[string]string{"A": "1"}}, approvals.CodePending},
+			{"a longer line", "s1", "run_command", map[string]any{"workdir": "a", "argv": append(slices.Clone(echo), "x")}, approvals.CodePending},
+			{"in another workdir", "s1", "run_command", map[string]any{"workdir": "b", "argv": echo}, approvals.CodePending},
+		})
+	})
+	t.Run("argv prefix", func(t *testing.T) {
+		f := newFixture(t, "")
+		f.grantNext(t, "s1", "run_command", map[string]any{"workdir": "a", "argv": echo},
+			approvals.Decision{Scope: approvals.ScopeArgvPrefix, ArgvPrefix: echo[:1]})
+		f.run(t, []step{
+			{"argv with that prefix", "s2", "run_command", map[string]any{"workdir": "a", "argv": append(echo[:1:1], "env", "GOOS")}, ""},
+			{"a shell line starting the same", "s2", "run_command", map[string]any{"workdir": "a", "command": echo[0] + " env"}, approvals.CodePending},
+			{"another program", "s1", "run_command", map[string]any{"workdir": "a", "argv": []string{echo[0] + "fmt", "-l"}}, approvals.CodePending},
+			{"in another workdir", "s1", "run_command", map[string]any{"workdir": "b", "argv": echo}, approvals.CodePending},
+		})
+		p := f.d.Approvals().List(true)[0]
+		_, err := f.d.Approvals().DecideWith(p.ID, approvals.Decision{Approve: true, Scope: approvals.ScopeArgvPrefix, ArgvPrefix: []string{"sh"}})
+		if errcode.CodeOf(err) != approvals.CodeBadScope {
+			t.Errorf("a prefix that is not the action's: %v, want %s", err, approvals.CodeBadScope)
+		}
+	})
+}
+
+// A grant never lets through what deny refuses: a class grant in force
+// when the workdir's writes become denied does not help.
+func TestGrantNeverWidensDeny(t *testing.T) {
+	f := newFixture(t, "")
+	f.grantNext(t, "s1", "write_file", write("a", "first"), approvals.Decision{Scope: approvals.ScopeSession})
+	f.reload(t, "[policy.workdirs.a]\nfiles_write = \"deny\"\n")
+	f.run(t, []step{
+		{"a write the grant covered, now denied", "s1", "write_file", write("a", "second"), policy.CodeDenied},
+		{"still covered where it asks", "s1", "write_file", write("b", "second"), ""},
+	})
+}
+
+// Revoking ends a grant at once; a revoked id is not found again.
+func TestGrantRevoke(t *testing.T) {
+	f := newFixture(t, "")
+	g := f.grantNext(t, "s1", "write_file", write("a", "first"), approvals.Decision{Scope: approvals.ScopeSession})
+	if _, err := f.d.Approvals().Revoke(g.ID, "tester", audit.IPC); err != nil {
+		t.Fatal(err)
+	}
+	f.run(t, []step{{"after revoke", "s1", "write_file", write("a", "second"), approvals.CodePending}})
+	if _, err := f.d.Approvals().Revoke(g.ID, "tester", audit.IPC); errcode.CodeOf(err) != approvals.CodeGrantNotFound {
+		t.Errorf("second revoke: %v", err)
+	}
+	if len(f.d.Approvals().Grants()) != 0 {
+		t.Errorf("grants = %v", f.d.Approvals().Grants())
+	}
+}
