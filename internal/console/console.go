@@ -17,6 +17,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/hostlink/hostlink/internal/apitype"
 	"github.com/hostlink/hostlink/internal/approvals"
 	"github.com/hostlink/hostlink/internal/audit"
 	"github.com/hostlink/hostlink/internal/connlimit"
@@ -61,6 +62,10 @@ type Options struct {
 	Status func() any
 	// Policy is the policy in force, shown read-only.
 	Policy func() any
+	// SaveGrant, if set, shows (apply false) or writes and reloads (apply
+	// true) the configuration that keeps a grant past the daemon's life
+	// (daemon.Daemon.SaveGrant).
+	SaveGrant func(id string, apply bool, by string) (apitype.SaveGrantResult, error)
 }
 
 // Server is the console's HTTP handler.
@@ -82,7 +87,8 @@ type session struct {
 func New(o Options) *Server {
 	s := &Server{o: o, pages: map[string]*template.Template{}, sessions: map[string]*session{}}
 	funcs := template.FuncMap{"json": prettyJSON, "short": short, "join": join, "local": local, "size": size,
-		"isDiff": isDiff, "diffLines": diffLines}
+		"isDiff": isDiff, "diffLines": diffLines, "scopes": scopeChoices,
+		"pair": func(a approvals.Approval, csrf string) formData { return formData{a, csrf} }, "inc": func(n int) int { return n + 1 }}
 	names, _ := fs.Glob(templateFS, "templates/*.html")
 	for _, n := range names {
 		base := strings.TrimSuffix(strings.TrimPrefix(n, "templates/"), ".html")
@@ -287,6 +293,13 @@ func randomHex(n int) string {
 	b := make([]byte, n)
 	rand.Read(b)
 	return hex.EncodeToString(b)
+}
+
+// formData is what the decide form of an approval needs: the approval and
+// the session's form token.
+type formData struct {
+	A approvals.Approval
+	B string
 }
 
 // join joins a list of strings, typed ([]string, from an audit record) or

@@ -26,6 +26,12 @@ func (s *Server) route(w http.ResponseWriter, r *http.Request, sess *session, pa
 		s.approvalPage(w, r, sess, parts[1])
 	case parts[0] == "approvals" && len(parts) == 3 && parts[2] == "decide" && post:
 		s.decide(w, r, sess, parts[1])
+	case parts[0] == "approvals" && len(parts) == 3 && parts[2] == "image" && !post:
+		s.approvalImage(w, r, parts[1])
+	case parts[0] == "grants" && len(parts) == 3 && parts[2] == "revoke" && post:
+		s.revoke(w, r, sess, parts[1])
+	case parts[0] == "grants" && len(parts) == 3 && parts[2] == "save":
+		s.saveGrant(w, r, sess, parts[1])
 	case parts[0] == "approvals" && len(parts) == 2 && parts[1] == "decide" && post:
 		s.decideBatch(w, r, sess)
 	case parts[0] == "sessions" && !post:
@@ -59,11 +65,14 @@ func (s *Server) approvalsPage(w http.ResponseWriter, r *http.Request, sess *ses
 			done = append(done, a)
 		}
 	}
-	data := map[string]any{"Title": "Approvals", "Pending": pending, "Done": done}
+	data := map[string]any{"Title": "Approvals", "Pending": pending, "Done": done, "Grants": s.o.Broker.Grants(),
+		"CanSave": s.o.SaveGrant != nil}
 	switch r.URL.Query().Get("fragment") {
 	case "":
 	case "recent":
 		data["Fragment"] = "approvals-recent"
+	case "grants":
+		data["Fragment"] = "grants"
 	default:
 		data["Fragment"] = "approvals-live"
 	}
@@ -79,14 +88,20 @@ func (s *Server) approvalPage(w http.ResponseWriter, r *http.Request, sess *sess
 	s.render(w, "approval", sess, map[string]any{"Title": "Approval " + a.ID, "A": a})
 }
 
-// decide approves or denies, recording the console session as who decided.
+// decide approves, with the scope chosen, or denies, recording the
+// console session as who decided.
 func (s *Server) decide(w http.ResponseWriter, r *http.Request, sess *session, id string) {
-	approve := r.PostFormValue("decision") == "approve"
-	if !approve && r.PostFormValue("decision") != "deny" {
-		http.Error(w, "decision must be approve or deny", http.StatusBadRequest)
+	a, ok := s.o.Broker.Get(id)
+	if !ok {
+		http.NotFound(w, r)
 		return
 	}
-	if _, err := s.o.Broker.Decide(id, approve, s.decider(r, sess), audit.Console); err != nil {
+	d, bad := s.decision(r, sess, &a)
+	if bad != "" {
+		http.Error(w, bad, http.StatusBadRequest)
+		return
+	}
+	if _, err := s.o.Broker.DecideWith(id, d); err != nil {
 		http.Error(w, textsafe.Line(err.Error()), http.StatusConflict)
 		return
 	}
@@ -97,9 +112,9 @@ func (s *Server) decide(w http.ResponseWriter, r *http.Request, sess *session, i
 // ("approve these 3"); the ones no longer pending are reported, the
 // others decided.
 func (s *Server) decideBatch(w http.ResponseWriter, r *http.Request, sess *session) {
-	approve := r.PostFormValue("decision") == "approve"
-	if !approve && r.PostFormValue("decision") != "deny" {
-		http.Error(w, "decision must be approve or deny", http.StatusBadRequest)
+	d, bad := s.decision(r, sess, nil)
+	if bad != "" {
+		http.Error(w, bad, http.StatusBadRequest)
 		return
 	}
 	ids := r.PostForm["id"]
@@ -108,9 +123,9 @@ func (s *Server) decideBatch(w http.ResponseWriter, r *http.Request, sess *sessi
 		return
 	}
 	var failed []string
-	for _, id := range ids {
-		if _, err := s.o.Broker.Decide(id, approve, s.decider(r, sess), audit.Console); err != nil {
-			failed = append(failed, textsafe.Line(err.Error()))
+	for _, res := range s.o.Broker.DecideBatch(ids, d) {
+		if res.Error != nil {
+			failed = append(failed, textsafe.Line(res.Error.Error()))
 		}
 	}
 	if len(failed) > 0 {

@@ -25,6 +25,7 @@ type clientSession struct {
 	Failed    int
 	Classes   []classCount
 	Pending   []approvals.Approval
+	Grants    []approvals.Grant
 }
 
 type classCount struct {
@@ -89,12 +90,13 @@ func (s *Server) clientSessions() ([]*clientSession, error) {
 		}
 		slices.SortFunc(c.Classes, func(a, b classCount) int { return cmp.Compare(a.Class, b.Class) })
 	}
-	if s.o.Broker != nil {
-		for _, a := range s.o.Broker.List(true) {
-			if c := byKey[string(a.Action.Transport)+"\x00"+a.Action.Peer]; c != nil {
-				c.Pending = append(c.Pending, a)
-			}
+	for _, a := range s.o.Broker.List(true) {
+		if c := byKey[string(a.Action.Transport)+"\x00"+a.Action.Peer]; c != nil {
+			c.Pending = append(c.Pending, a)
 		}
+	}
+	for _, c := range list {
+		c.Grants = s.grantsFor(c)
 	}
 	slices.SortStableFunc(list, func(a, b *clientSession) int { return b.Last.Compare(a.Last) })
 	return list, nil

@@ -18,7 +18,8 @@ func (d *Daemon) consoleHandler(token string) http.Handler {
 		AuditKey: func() ([]byte, error) { return audit.LoadOrCreateKey(d.Dirs.AuditKey()) },
 		Audit:    d.Audit,
 		Refusals: d.Refusals,
-		Status:   func() any { return d.Status() },
+		Status:    func() any { return d.Status() },
+		SaveGrant: d.SaveGrant,
 		Policy: func() any {
 			p := d.Policy()
 			return map[string]any{"default": p.Default, "workdirs": p.Workdirs,
