@@ -21,8 +21,11 @@ import (
 type approvalsCmd struct {
 	List    approvalsListCmd `cmd:"" default:"withargs" help:"List pending approvals (--all: decided and expired ones too)."`
 	Show    approvalsShowCmd `cmd:"" help:"Show one approval: the exact action it covers."`
-	Approve approveCmd       `cmd:"" help:"Approve a pending approval: the identical request then runs once."`
-	Deny    denyCmd          `cmd:"" help:"Deny a pending approval."`
+	Approve approveCmd       `cmd:"" help:"Approve pending approvals: the identical request then runs once, and --scope lets more like it run unasked."`
+	Deny    denyCmd          `cmd:"" help:"Deny pending approvals."`
+	Grants  grantsCmd        `cmd:"" help:"List the grants in force: what each covers and when it ends."`
+	Revoke  revokeCmd        `cmd:"" help:"End a grant now."`
+	Save    saveCmd          `cmd:"" help:"Show the TOML that saving a grant to the configuration writes; --apply writes it and reloads."`
 }
 
 type approvalsListCmd struct {
@@ -104,37 +107,182 @@ func printApproval(w io.Writer, a approvals.Approval) {
 	if a.DecidedBy != "" {
 		fmt.Fprintf(w, "  %-18s %s via %s at %s\n", "Decided by:", textsafe.Line(a.DecidedBy), textsafe.Line(string(a.DecidedVia)), a.Decided.Local().Format(time.RFC3339))
 	}
+	if a.Grant != "" {
+		fmt.Fprintf(w, "  %-18s %s (scope %s)\n", "Grant:", textsafe.Line(a.Grant), textsafe.Line(string(a.Scope)))
+	}
+	if im := a.Action.Image; im != nil {
+		fmt.Fprintf(w, "  %-18s observation %s, %dx%d, %d marks (the console shows it)\n", "Image:", textsafe.Line(im.ObservationID), im.Width, im.Height, len(im.Marks))
+	}
+	if a.Action.Diff != "" {
+		fmt.Fprintf(w, "  Diff:\n")
+		for _, l := range strings.SplitAfter(strings.TrimSuffix(a.Action.Diff, "\n"), "\n") {
+			fmt.Fprintf(w, "    %s\n", textsafe.Line(strings.TrimSuffix(l, "\n")))
+		}
+	}
 	fmt.Fprintf(w, "  %-18s %s\n", "Action SHA-256:", textsafe.Line(a.Action.SHA256))
 }
 
 type approveCmd struct {
-	ID   string `arg:"" help:"Approval id (apr_…)."`
-	JSON bool   `help:"Print JSON, for scripts."`
+	IDs        []string `arg:"" name:"id" help:"Approval ids (apr_…); several are decided in one batch."`
+	Scope      string   `enum:"once,session,class,path,command,argv_prefix" default:"once" help:"How far the approval reaches: once; session (this class from the asking client session); class (this class in this workdir, --minutes); path (writes under --path, resolved); command (this exact command line); argv_prefix (argv starting with --argv-prefix)."`
+	Minutes    int      `help:"Scope class: how long the grant lasts."`
+	Path       string   `help:"Scope path: the workdir-relative directory (default: the written file's own)."`
+	ArgvPrefix []string `name:"argv-prefix" sep:"none" help:"Scope argv_prefix: one argument per flag, a prefix of the request's argv (default: all of it)."`
+	JSON       bool     `help:"Print JSON, for scripts."`
 }
 
-func (c *approveCmd) Run(ctx context.Context) error { return decide(ctx, c.ID, "approve", c.JSON) }
+func (c *approveCmd) Run(ctx context.Context) error {
+	return decide(ctx, c.IDs, "approve", apitype.DecideScope{Scope: c.Scope, Minutes: c.Minutes, Path: c.Path, ArgvPrefix: c.ArgvPrefix}, c.JSON)
+}
 
 type denyCmd struct {
-	ID   string `arg:"" help:"Approval id (apr_…)."`
-	JSON bool   `help:"Print JSON, for scripts."`
+	IDs  []string `arg:"" name:"id" help:"Approval ids (apr_…)."`
+	JSON bool     `help:"Print JSON, for scripts."`
 }
 
-func (c *denyCmd) Run(ctx context.Context) error { return decide(ctx, c.ID, "deny", c.JSON) }
+func (c *denyCmd) Run(ctx context.Context) error {
+	return decide(ctx, c.IDs, "deny", apitype.DecideScope{}, c.JSON)
+}
 
-func decide(ctx context.Context, id, decision string, asJSON bool) error {
-	params, _ := json.Marshal(apitype.DecideArgs{ID: id, Decision: decision})
-	res, err := daemonCall(ctx, apitype.MethodApprovalsDecide, params)
+// decide decides one approval, or several in one batch; a batch reports
+// each outcome and fails if any failed.
+func decide(ctx context.Context, ids []string, decision string, scope apitype.DecideScope, asJSON bool) error {
+	if scope.Scope == string(approvals.ScopeOnce) {
+		scope.Scope = ""
+	}
+	if len(ids) == 1 {
+		params, _ := json.Marshal(apitype.DecideArgs{ID: ids[0], Decision: decision, DecideScope: scope})
+		res, err := daemonCall(ctx, apitype.MethodApprovalsDecide, params)
+		if err != nil {
+			return err
+		}
+		if asJSON {
+			return printIndented(res)
+		}
+		var a approvals.Approval
+		if err := json.Unmarshal(res, &a); err != nil {
+			return fmt.Errorf("malformed response: %w", err)
+		}
+		printDecided(os.Stdout, a)
+		return nil
+	}
+	params, _ := json.Marshal(apitype.DecideBatchArgs{IDs: ids, Decision: decision, DecideScope: scope})
+	res, err := daemonCall(ctx, apitype.MethodApprovalsBatch, params)
 	if err != nil {
 		return err
 	}
 	if asJSON {
 		return printIndented(res)
 	}
-	var a approvals.Approval
-	if err := json.Unmarshal(res, &a); err != nil {
+	var out []approvals.BatchResult
+	if err := json.Unmarshal(res, &out); err != nil {
 		return fmt.Errorf("malformed response: %w", err)
 	}
-	fmt.Printf("%s %s: %s\n", textsafe.Line(a.ID), textsafe.Line(string(a.State)), textsafe.Line(a.Action.Summary))
+	failed := 0
+	for _, r := range out {
+		if r.Error != nil {
+			failed++
+			fmt.Printf("%s: %s\n", textsafe.Line(r.ID), textsafe.Line(r.Error.Error()))
+			continue
+		}
+		printDecided(os.Stdout, r.Approval)
+	}
+	if failed > 0 {
+		return fmt.Errorf("%d of %d approvals were not decided", failed, len(out))
+	}
+	return nil
+}
+
+func printDecided(w io.Writer, a approvals.Approval) {
+	fmt.Fprintf(w, "%s %s: %s\n", textsafe.Line(a.ID), textsafe.Line(string(a.State)), textsafe.Line(a.Action.Summary))
+	if a.Grant != "" {
+		fmt.Fprintf(w, "  grant %s (%s); list with `hostlink approvals grants`, end with `hostlink approvals revoke %s`\n",
+			textsafe.Line(a.Grant), textsafe.Line(string(a.Scope)), textsafe.Line(a.Grant))
+	}
+}
+
+type grantsCmd struct {
+	JSON bool `help:"Print JSON, for scripts."`
+}
+
+func (c *grantsCmd) Run(ctx context.Context) error {
+	res, err := daemonCall(ctx, apitype.MethodGrantsList, nil)
+	if err != nil {
+		return err
+	}
+	if c.JSON {
+		return printIndented(res)
+	}
+	var list []approvals.Grant
+	if err := json.Unmarshal(res, &list); err != nil {
+		return fmt.Errorf("malformed response: %w", err)
+	}
+	printGrants(os.Stdout, list)
+	return nil
+}
+
+// printGrants shows each grant: what it covers, when it ends, its uses.
+func printGrants(w io.Writer, list []approvals.Grant) {
+	if len(list) == 0 {
+		fmt.Fprintln(w, "no grants in force")
+		return
+	}
+	for _, g := range list {
+		fmt.Fprintf(w, "%s  %s\n", textsafe.Line(g.ID), textsafe.Line(string(g.Scope)))
+		fmt.Fprintf(w, "  covers: %s\n", textsafe.Line(g.Covers))
+		fmt.Fprintf(w, "  ends:   %s\n", textsafe.Line(g.Ends))
+		fmt.Fprintf(w, "  uses:   %d (granted %s by %s via %s)\n", g.Uses, g.Created.Local().Format(time.RFC3339),
+			textsafe.Line(g.GrantedBy), textsafe.Line(g.GrantedVia))
+	}
+}
+
+type revokeCmd struct {
+	ID   string `arg:"" help:"Grant id (grt_…)."`
+	JSON bool   `help:"Print JSON, for scripts."`
+}
+
+func (c *revokeCmd) Run(ctx context.Context) error {
+	params, _ := json.Marshal(apitype.GrantArgs{ID: c.ID})
+	res, err := daemonCall(ctx, apitype.MethodGrantsRevoke, params)
+	if err != nil {
+		return err
+	}
+	if c.JSON {
+		return printIndented(res)
+	}
+	var g approvals.Grant
+	if err := json.Unmarshal(res, &g); err != nil {
+		return fmt.Errorf("malformed response: %w", err)
+	}
+	fmt.Printf("%s revoked: it covered %s\n", textsafe.Line(g.ID), textsafe.Line(g.Covers))
+	return nil
+}
+
+type saveCmd struct {
+	ID    string `arg:"" help:"Grant id (grt_…)."`
+	Apply bool   `help:"Write the TOML shown to the configuration and reload it."`
+	JSON  bool   `help:"Print JSON, for scripts."`
+}
+
+func (c *saveCmd) Run(ctx context.Context) error {
+	params, _ := json.Marshal(apitype.SaveGrantArgs{ID: c.ID, Apply: c.Apply})
+	res, err := daemonCall(ctx, apitype.MethodGrantsSave, params)
+	if err != nil {
+		return err
+	}
+	if c.JSON {
+		return printIndented(res)
+	}
+	var r apitype.SaveGrantResult
+	if err := json.Unmarshal(res, &r); err != nil {
+		return fmt.Errorf("malformed response: %w", err)
+	}
+	if r.Applied {
+		fmt.Printf("written to %s and reloaded:\n", textsafe.Line(r.Config))
+	} else {
+		fmt.Printf("would write to %s (run again with --apply):\n", textsafe.Line(r.Config))
+	}
+	fmt.Print(textsafe.Block(r.TOML))
 	return nil
 }
 

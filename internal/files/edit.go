@@ -43,8 +43,27 @@ func (a EditFileArgs) Describe(dc policy.DescribeContext) (policy.Action, error)
 	if err != nil {
 		return act, err
 	}
-	for i, e := range a.Edits {
-		act.Add(fmt.Sprintf("Edit %d", i+1), fmt.Sprintf("replace %q with %q", policy.Clip(e.OldText, 400), policy.Clip(e.NewText, 400)))
+	if err := checkEdits(a.Edits); err != nil {
+		return act, err
+	}
+	old, exists, ok, err := dc.Peek(a.Workdir, a.Path)
+	switch {
+	case ok && !exists:
+		return act, errcode.New(errcode.PathNotFound, "%q does not exist", a.Path)
+	case ok:
+		// What the edit will write, as a diff with context: edits that
+		// would fail are refused before asking.
+		updated, _, err := applyEdits(old, a.Edits)
+		if err != nil {
+			return act, err
+		}
+		act.ShowChange(relOf(act, a.Path), old, true, updated)
+	case err != nil && errcode.CodeOf(err) != errcode.FileTooLarge:
+		return act, err
+	default:
+		for i, e := range a.Edits {
+			act.Add(fmt.Sprintf("Edit %d", i+1), fmt.Sprintf("replace %q with %q", policy.Clip(e.OldText, 400), policy.Clip(e.NewText, 400)))
+		}
 	}
 	if a.DryRun {
 		act.Add("Dry run", "yes: nothing is written")
@@ -66,13 +85,8 @@ type EditFileResult struct {
 }
 
 func (s *Service) editFile(ctx context.Context, c *ops.Call, a EditFileArgs) (EditFileResult, error) {
-	if len(a.Edits) == 0 {
-		return EditFileResult{}, errcode.New(errcode.InvalidArgument, "edits is empty")
-	}
-	for i, e := range a.Edits {
-		if e.OldText == "" {
-			return EditFileResult{}, errcode.New(errcode.InvalidArgument, "edit %d: old_text is empty", i+1)
-		}
+	if err := checkEdits(a.Edits); err != nil {
+		return EditFileResult{}, err
 	}
 	t, err := s.target(c, a.Workdir, a.Path)
 	if err != nil {
@@ -138,6 +152,19 @@ func (s *Service) readWhole(t target) ([]byte, string, error) {
 		return nil, "", errcode.New(errcode.Internal, "reading %q failed", t.String())
 	}
 	return data, rev, nil
+}
+
+// checkEdits refuses an edit list that no file can take.
+func checkEdits(edits []Edit) error {
+	if len(edits) == 0 {
+		return errcode.New(errcode.InvalidArgument, "edits is empty")
+	}
+	for i, e := range edits {
+		if e.OldText == "" {
+			return errcode.New(errcode.InvalidArgument, "edit %d: old_text is empty", i+1)
+		}
+	}
+	return nil
 }
 
 // applyEdits applies each edit in order. A search text that is missing, or

@@ -1,6 +1,9 @@
 package files
 
-import "github.com/hostlink/hostlink/internal/policy"
+import (
+	"github.com/hostlink/hostlink/internal/errcode"
+	"github.com/hostlink/hostlink/internal/policy"
+)
 
 // Locate resolves a request's workdir alias and path exactly as the file
 // operations do: the workdir, its canonical directory, the root-relative
@@ -21,4 +24,24 @@ func (s *Service) Locate(alias, path string) (policy.Location, error) {
 		loc.Real = real.String()
 	}
 	return loc, nil
+}
+
+// Peek reads the file a request names, as the file operations would read
+// it (through the jail, within the read limit), for an approval to show
+// what a write changes. exists is false when there is no such file.
+func (s *Service) Peek(alias, path string) (content []byte, exists bool, err error) {
+	t, err := s.resolve(alias, path)
+	if err != nil {
+		return nil, false, err
+	}
+	// A write goes through a link that stays in the workdir: read what
+	// it would replace.
+	if real, err := t.wd.Root.Canonical(t.path); err == nil {
+		t.path = real
+	}
+	data, _, err := s.readWhole(t)
+	if errcode.CodeOf(err) == errcode.PathNotFound {
+		return nil, false, nil
+	}
+	return data, err == nil, err
 }

@@ -57,7 +57,20 @@ func (a WriteFileArgs) Describe(dc policy.DescribeContext) (policy.Action, error
 	}
 	act.Add("Mode", mode)
 	act.Add("Content", fmt.Sprintf("%d bytes, SHA-256 %s", len(content), policy.ShortHash(content)))
-	act.Add("Content (start)", policy.Preview(content, 2048))
+	old, exists, ok, err := dc.Peek(a.Workdir, a.Path)
+	switch {
+	case !ok && err != nil && errcode.CodeOf(err) != errcode.FileTooLarge:
+		// The write would fail the same way: refused before asking.
+		return act, err
+	case !ok:
+		act.Add("Content (start)", policy.Preview(content, 2048))
+	case mode == modeCreate && exists:
+		return act, errcode.New(errcode.PathExists, "%q already exists (mode create)", a.Path)
+	case mode == modeOverwrite && !exists:
+		return act, errcode.New(errcode.PathNotFound, "%q does not exist (mode overwrite)", a.Path)
+	default:
+		act.ShowChange(relOf(act, a.Path), old, exists, content)
+	}
 	act.Summary += fmt.Sprintf(" (%d bytes)", len(content))
 	if a.IfRevision != "" {
 		act.Requires(policy.FilesRead)

@@ -39,6 +39,8 @@ type DescribeContext struct {
 type Hooks struct {
 	// Locate resolves a workdir alias and a path: see files.Service.Locate.
 	Locate func(workdir, path string) (Location, error)
+	// Peek reads the file a write would replace: see files.Service.Peek.
+	Peek func(workdir, path string) (content []byte, exists bool, err error)
 	// Window describes the window an input would reach: see
 	// desktop.Service.ActTarget.
 	Window func(transport audit.Transport, observationID string, x, y *int, windowRef string) string
@@ -75,6 +77,16 @@ func (dc DescribeContext) Locate(workdir, path string) (loc Location, ok bool, e
 	}
 	loc, err = dc.hooks.Locate(workdir, path)
 	return loc, err == nil, err
+}
+
+// Peek reads the current content of the file at workdir and path, the
+// way the file operations read it; ok is false without workdirs.
+func (dc DescribeContext) Peek(workdir, path string) (content []byte, exists, ok bool, err error) {
+	if dc.hooks.Peek == nil {
+		return nil, false, false, nil
+	}
+	content, exists, err = dc.hooks.Peek(workdir, path)
+	return content, exists, err == nil, err
 }
 
 // Window describes the window an input at (x, y) of an observation, or

@@ -116,7 +116,7 @@ func TestGrantScopes(t *testing.T) {
 			}
 		}
 		// sub/link leads out of sub (to other), sub/out out of the workdir.
-		if err := os.Symlink(filepath.Join(a, "other"), filepath.Join(a, "sub", "link")); err != nil {
+		if err := os.Symlink(filepath.Join("..", "other"), filepath.Join(a, "sub", "link")); err != nil {
 			t.Skip("no symlinks:", err)
 		}
 		if err := os.Symlink(t.TempDir(), filepath.Join(a, "sub", "out")); err != nil {
@@ -132,6 +132,7 @@ func TestGrantScopes(t *testing.T) {
 			{"a write through a link out of it", "s1", "write_file", write("a", "sub/link/f"), approvals.CodePending},
 			{"a write beside it", "s1", "write_file", write("a", "other/f"), approvals.CodePending},
 			{"a write in another workdir", "s1", "write_file", write("b", "sub/f"), approvals.CodePending},
+			{"a write through the link out of the workdir: refused before asking", "s1", "write_file", write("a", "sub/out/f"), errcode.PathOutsideRoot},
 		})
 		// A directory that is a link out of the workdir cannot be granted.
 		if got := f.callIn("s1", "write_file", write("a", "sub/third")); got != "" {

@@ -226,7 +226,7 @@ func TestDescription(t *testing.T) {
 	if strings.Contains(string(raw), "s3cr3t") {
 		t.Errorf("an environment value is in the approval: %s", raw)
 	}
-	if w["Path"] != filepath.Join(f.dirs["a"], "d", "x.txt") || !strings.HasPrefix(w["Content"], "5 bytes") || w["Content (start)"] != "hello" {
+	if w["Path"] != filepath.Join(f.dirs["a"], "d", "x.txt") || !strings.HasPrefix(w["Content"], "5 bytes") || w["Change"] != "new file, 5 bytes" {
 		t.Errorf("write fields %v", w)
 	}
 	if list[0].Action.Workdir != "a" || list[0].Action.Class != string(policy.FilesWrite) || list[0].Action.Transport != audit.MCPStdio {
