@@ -66,6 +66,9 @@ type Options struct {
 	// true) the configuration that keeps a grant past the daemon's life
 	// (daemon.Daemon.SaveGrant).
 	SaveGrant func(id string, apply bool, by string) (apitype.SaveGrantResult, error)
+	// Thumbs holds thumbnails of the latest observations, for the desktop
+	// page (see ops.Options.Results).
+	Thumbs *Thumbs
 }
 
 // Server is the console's HTTP handler.

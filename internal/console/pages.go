@@ -46,6 +46,8 @@ func (s *Server) route(w http.ResponseWriter, r *http.Request, sess *session, pa
 		s.commandPage(w, r, sess, parts[1])
 	case parts[0] == "agents" && !post:
 		s.agentsPage(w, r, sess, parts)
+	case parts[0] == "desktop" && len(parts) == 3 && parts[1] == "thumb" && !post:
+		s.thumbnail(w, r, parts[2])
 	case parts[0] == "desktop" && !post:
 		s.desktopPage(w, r, sess)
 	case parts[0] == "status" && !post:
@@ -244,6 +246,9 @@ func (s *Server) commandPage(w http.ResponseWriter, r *http.Request, sess *sessi
 			data[stream] = out
 		}
 	}
+	if r.URL.Query().Get("fragment") != "" {
+		data["Fragment"] = "command-live"
+	}
 	s.render(w, "command", sess, data)
 }
 
@@ -280,31 +285,56 @@ func (s *Server) agentsPage(w http.ResponseWriter, r *http.Request, sess *sessio
 	s.render(w, "agents", sess, data)
 }
 
-// desktopPage lists observations with the acts taken on each (an act
-// consumes the observation before it, on the same transport and peer).
+// observed is one observation on the desktop page: the record that made
+// it (a computer_observe, or the act whose fresh observation it is), its
+// thumbnail if still kept, and the acts made on it.
+type observed struct {
+	ID    string
+	By    row
+	Thumb bool
+	Acts  []row
+}
+
+// desktopPage lists observations, newest first, each with its thumbnail
+// and the acts made on it (an act's record names the observation it
+// consumed).
 func (s *Server) desktopPage(w http.ResponseWriter, r *http.Request, sess *session) {
 	lines, err := s.auditLines(400, func(l audit.Line) bool {
-		return l.Op == "computer_observe" || l.Op == "computer_act" || l.Op == "computer_desktops"
+		return l.Op == "computer_observe" || l.Op == "computer_act"
 	})
-	type obs struct {
-		Observe audit.Line
-		Acts    []audit.Line
+	var list []*observed
+	byID := map[string]*observed{}
+	acts := map[string][]row{} // by the observation acted on, newest first
+	for _, l := range lines {  // newest first
+		if on, _ := l.Details["on_observation"].(string); on != "" {
+			acts[on] = append(acts[on], s.row(l))
+		}
+		id, _ := l.Details["observation_id"].(string)
+		if id == "" || byID[id] != nil {
+			continue
+		}
+		_, thumb := s.o.Thumbs.Get(id)
+		o := &observed{ID: id, By: s.row(l), Thumb: thumb}
+		byID[id] = o
+		list = append(list, o)
 	}
-	var list []*obs
-	pending := map[string][]audit.Line{} // acts not yet matched, newest first
-	for _, l := range lines {            // newest first
-		key := string(l.Transport) + "\x00" + l.Peer
-		switch l.Op {
-		case "computer_act":
-			pending[key] = append(pending[key], l)
-		case "computer_observe":
-			acts := pending[key]
-			slices.Reverse(acts)
-			list = append(list, &obs{Observe: l, Acts: acts})
-			delete(pending, key)
+	for id, a := range acts {
+		if o := byID[id]; o != nil {
+			slices.Reverse(a)
+			o.Acts = a
 		}
 	}
 	s.render(w, "desktop", sess, map[string]any{"Title": "Desktop", "Observations": list, "Err": err})
+}
+
+func (s *Server) thumbnail(w http.ResponseWriter, r *http.Request, id string) {
+	png, ok := s.o.Thumbs.Get(id)
+	if !ok {
+		http.NotFound(w, r)
+		return
+	}
+	w.Header().Set("Content-Type", "image/png")
+	w.Write(png)
 }
 
 func (s *Server) statusPage(w http.ResponseWriter, r *http.Request, sess *session) {

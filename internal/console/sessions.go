@@ -75,8 +75,8 @@ func (s *Server) clientSessions() ([]*clientSession, error) {
 			counts[c] = map[string]int{}
 		}
 		c.Last = l.Time
-		if strings.HasPrefix(l.Op, "approval_") {
-			continue
+		if strings.HasPrefix(l.Op, "approval_") || strings.HasPrefix(l.Op, "grant_") {
+			continue // events about calls, not calls
 		}
 		c.Calls++
 		if !r.OK {

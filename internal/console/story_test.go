@@ -148,9 +148,10 @@ func TestBrowserApprovalStory(t *testing.T) {
 	}
 	act := claude.call("computer_act", map[string]any{"observation_id": obsID, "action": "click", "x": 200, "y": 150})
 	a := pendingOf(t, b, "computer_act")
-	do("the act's marked image", chromedp.WaitVisible(chromedp.CSS("article#"+a.ID+" img.marked")))
-	if _, err := chromedp.Run(ctx, chromedp.Poll[bool](`(function(){var i=document.querySelector("article#`+a.ID+` img.marked"); return i.complete && i.naturalWidth > 0})()`)); err != nil {
-		t.Fatalf("the marked image did not load: %v", err)
+	do("the act's card", chromedp.WaitVisible(chromedp.CSS("article#"+a.ID)))
+	loaded := `(function(){var i=document.querySelector("article#` + a.ID + ` img.marked"); return !!i && i.complete && i.naturalWidth > 0})()`
+	if _, err := chromedp.Run(ctx, chromedp.Poll[bool](loaded, chromedp.WithPollingTimeout(30*time.Second))); err != nil {
+		t.Errorf("the act's card shows no marked image: %v", err)
 	}
 	do("the pending approvals", shot("approvals-pending"))
 
@@ -225,6 +226,28 @@ func TestBrowserApprovalStory(t *testing.T) {
 		if x.State != approvals.Pending && (x.Decided.Before(x.Created) || x.DecidedVia != "console") {
 			t.Errorf("decision recorded as %+v", x)
 		}
+	}
+
+	// An act approved once runs; the desktop page shows the observation it
+	// was made on, as a thumbnail, with the act.
+	obs = done(t, claude.call("computer_observe", map[string]any{}), "computer_observe")
+	obsID, _ = obs.out["observation_id"].(string)
+	moved := claude.call("computer_act", map[string]any{"observation_id": obsID, "action": "move", "x": 300, "y": 200})
+	m := pendingOf(t, b, "computer_act")
+	do("approve the move once",
+		chromedp.WaitVisible(chromedp.CSS("article#"+m.ID)),
+		chromedp.Click(chromedp.CSS("article#"+m.ID+" button.approve")),
+		chromedp.WaitNotPresent(chromedp.CSS("article#"+m.ID)))
+	if r := done(t, moved, "the approved act"); r.code != "" {
+		t.Fatalf("the approved act: %s", r.code)
+	}
+	do("the desktop page", chromedp.Navigate(base+"/console/desktop"), chromedp.WaitVisible(chromedp.CSS("article#"+obsID+" img.thumb")))
+	thumbLoaded := `(function(){var i=document.querySelector("article#` + obsID + ` img.thumb"); return i.complete && i.naturalWidth > 0})()`
+	if _, err := chromedp.Run(ctx, chromedp.Poll[bool](thumbLoaded, chromedp.WithPollingTimeout(30*time.Second))); err != nil {
+		t.Errorf("the observation's thumbnail did not load: %v", err)
+	}
+	if acts := text("article#" + obsID + " table"); !strings.Contains(acts, "computer_act") || !strings.Contains(acts, "OK") {
+		t.Errorf("the observation's acts: %q", acts)
 	}
 
 	// The other pages, each kept as a screenshot.

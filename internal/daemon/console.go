@@ -20,6 +20,7 @@ func (d *Daemon) consoleHandler(token string) http.Handler {
 		Refusals: d.Refusals,
 		Status:    func() any { return d.Status() },
 		SaveGrant: d.SaveGrant,
+		Thumbs:    d.thumbs,
 		Policy: func() any {
 			p := d.Policy()
 			return map[string]any{"default": p.Default, "workdirs": p.Workdirs,

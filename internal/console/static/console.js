@@ -27,9 +27,12 @@
       else c.value = state[id];
     });
   }
+  // A fragment holding [data-final] (a finished command) is not polled
+  // again.
   function poll(el) {
     var last = null; // the fragment last shown, as the server sent it
-    setInterval(function () {
+    if (el.querySelector("[data-final]")) return;
+    var timer = setInterval(function () {
       var a = document.activeElement;
       if (a && el.contains(a) && a.matches("input, select, textarea")) return; // the user is typing there
       get(el.dataset.poll, function (html) {
@@ -38,6 +41,7 @@
         var state = keep(el);
         el.innerHTML = html;
         restore(el, state);
+        if (el.querySelector("[data-final]")) clearInterval(timer);
       });
     }, 2000);
   }
