@@ -109,6 +109,7 @@ func TestBrowserApprovalStory(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(root, "notes.txt"), []byte("one\ntwo\nthree\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
+	x.Xterm("hostlink story", 40, 40, root) // something to see on the screen
 	b := d.Approvals()
 	ctx := browser(t)
 	shot := shooter(t)
