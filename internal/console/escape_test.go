@@ -80,6 +80,9 @@ func TestPagesEscapeHiddenCharacters(t *testing.T) {
 	log.Append(audit.Record{Transport: "mcp-http", Peer: client, Op: "read_file", Code: "OK", Paths: []string{"src/evil\u2066.go\r"}})
 	log.Append(audit.Record{Transport: "mcp-http", Peer: client, Op: "read_file", Code: "PATH_OUTSIDE_ALLOWED_ROOT",
 		Details: map[string]any{"requested_paths": []any{"../\u202eetc/passwd"}}})
+	log.Append(audit.Record{Transport: "mcp-http", Peer: client, Op: "computer_observe", Code: "OK", Details: map[string]any{"observation_id": "obs_1"}})
+	log.Append(audit.Record{Transport: "mcp-http", Peer: client, Op: "computer_act", Code: "OK",
+		Details: map[string]any{"on_observation": "obs_1", "observation_id": "obs_2", "keys": "ctrl+\u202e<b>"}})
 	log.Append(audit.Record{Transport: "mcp-http", Peer: client, Op: "run_command", Code: "OK",
 		Details: map[string]any{"command": "make && make install <b>\x1b[31m"}})
 	log.Close()
@@ -96,6 +99,7 @@ func TestPagesEscapeHiddenCharacters(t *testing.T) {
 		{"/console/activity", []string{`src/evil\u2066.go\r`, `../\u202eetc/passwd`, `make &amp;&amp; make install`, `evil\u202eedoc-edualc`}},
 		{"/console/sessions", []string{`evil\u202eedoc-edualc 1.0`, "run_command: " + shown}},
 		{"/console/sessions?transport=mcp-http&client=" + strings.ReplaceAll(client, " ", "+"), []string{`../\u202eetc/passwd`}},
+		{"/console/desktop", []string{`ctrl&#43;\u202e&lt;b&gt;`, `evil\u202eedoc-edualc`}},
 		{"/console/status", []string{`shell\u2066`, `&lt;b&gt;off&lt;/b&gt;\x1b[2J`, `make &amp;&amp; rm -rf /\u202e`, `v\u200b1`}},
 	} {
 		body := get(t, c, srv.URL+tt.path)
