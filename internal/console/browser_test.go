@@ -237,7 +237,7 @@ func TestBrowser(t *testing.T) {
 
 	// The other pages, for the record.
 	for _, p := range []struct{ path, wait, name string }{
-		{"/console/activity", "#activity tr", "activity"},
+		{"/console/activity", "#rows tr", "activity"},
 		{"/console/audit?verify=1", "#verify", "audit"},
 		{"/console/status", "main table", "status"},
 		{"/console/desktop", "main h1", "desktop"},
