@@ -49,6 +49,13 @@ type Limits struct {
 	MaxConcurrent         int
 }
 
+// Bounds are the limits as the registry applies them to every call of
+// the connection: max_file_size_bytes bounds content, and
+// command_timeout_seconds the run of a command.
+func (l Limits) Bounds() ops.Bounds {
+	return ops.Bounds{MaxContentBytes: l.MaxFileSizeBytes, MaxTimeout: time.Duration(l.CommandTimeoutSeconds * float64(time.Second))}
+}
+
 // DefaultMaxConcurrent applies when HELLO_ACK omits max_concurrent.
 const DefaultMaxConcurrent = 4
 

@@ -3,7 +3,6 @@ package link
 import (
 	"context"
 	"errors"
-	"math"
 
 	"github.com/hostlink/hostlink/internal/desktop"
 	"github.com/hostlink/hostlink/internal/errcode"
@@ -32,12 +31,9 @@ func (d *dataChannel) clipboardRead(ctx context.Context, r *request) (string, an
 	if p.Format != "" && p.Format != "text" {
 		return "", nil, errcode.New(errcode.FeatureNotSupported, "only text clipboard content is supported")
 	}
-	limit := d.c.Limits().MaxFileSizeBytes
-	out, err := r.call(ctx, desktop.ClipboardReadArgs{Format: "text", MaxBytes: int(min(limit, math.MaxInt32))})
+	// The registry holds the text to the negotiated max_file_size_bytes.
+	out, err := r.call(ctx, desktop.ClipboardReadArgs{Format: "text"})
 	if err != nil {
-		if errcode.CodeOf(err) == errcode.FileTooLarge {
-			return "", nil, tooLarge(limit+1, limit)
-		}
 		return "", nil, clipboardOff(err)
 	}
 	res := out.(desktop.ClipboardContent)
@@ -51,9 +47,6 @@ func (d *dataChannel) clipboardWrite(ctx context.Context, r *request) (string, a
 	}
 	if p.Format != "" && p.Format != "text" {
 		return "", nil, errcode.New(errcode.FeatureNotSupported, "only text clipboard content is supported")
-	}
-	if limit := d.c.Limits().MaxFileSizeBytes; int64(len(p.Content)) > limit {
-		return "", nil, tooLarge(int64(len(p.Content)), limit)
 	}
 	if _, err := r.call(ctx, desktop.ClipboardWriteArgs{Format: "text", Content: p.Content}); err != nil {
 		return "", nil, clipboardOff(err)

@@ -131,10 +131,7 @@ func (d *dataChannel) screenshot(ctx context.Context, r *request) (string, any, 
 	if len(imgs) == 0 {
 		return "", nil, errcode.New(errcode.Internal, "the observation has no image")
 	}
-	img := imgs[0]
-	if limit := d.c.Limits().MaxFileSizeBytes; int64(len(img.Data)) > limit {
-		return "", nil, tooLarge(int64(len(img.Data)), limit)
-	}
+	img := imgs[0] // the registry held it to the negotiated max_file_size_bytes
 	scale := obs.Image.Scale
 	if scale <= 0 {
 		scale = 1

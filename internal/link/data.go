@@ -46,11 +46,6 @@ func (d *dataChannel) abs(rel string) string {
 	return filepath.Join(d.rt.Root, filepath.FromSlash(rel))
 }
 
-func tooLarge(n, limit int64) error {
-	return errcode.New(errcode.FileTooLarge, "%d bytes exceed the negotiated limit of %d", n, limit).
-		With("max_file_size_bytes", limit)
-}
-
 func (d *dataChannel) fileRead(ctx context.Context, r *request) (string, any, error) {
 	p, err := wire.DecodePayload[wire.FileRead](r.e)
 	if err != nil {
@@ -62,24 +57,12 @@ func (d *dataChannel) fileRead(ctx context.Context, r *request) (string, any, er
 	} else if p.Encoding != "" && p.Encoding != "utf-8" {
 		return "", nil, errcode.New(errcode.InvalidArgument, "encoding must be utf-8 or base64")
 	}
-	limit := d.c.Limits().MaxFileSizeBytes
-	if p.Length != nil && *p.Length > limit {
-		return "", nil, tooLarge(*p.Length, limit)
-	}
-	// Ask for one byte past the limit: getting it means the whole-file
-	// read is too large, without reading more than that.
-	length := limit + 1
-	if p.Length != nil {
-		length = *p.Length
-	}
-	out, err := r.call(ctx, files.ReadFileArgs{Path: p.Path, Offset: p.Offset, Length: &length, Encoding: enc})
+	// The registry holds the read to the negotiated max_file_size_bytes.
+	out, err := r.call(ctx, files.ReadFileArgs{Path: p.Path, Offset: p.Offset, Length: p.Length, Encoding: enc})
 	if err != nil {
 		return "", nil, err
 	}
 	res := out.(files.ReadFileResult)
-	if res.Length > limit {
-		return "", nil, tooLarge(res.SizeBytes-p.Offset, limit)
-	}
 	// As upstream: a range that stops before the end of the file is
 	// truncated.
 	truncated := p.Length != nil && p.Offset+res.Length < res.SizeBytes
@@ -92,16 +75,12 @@ func (d *dataChannel) fileWrite(ctx context.Context, r *request) (string, any, e
 		return "", nil, err
 	}
 	enc := "utf-8"
-	n := int64(len(p.Content))
 	switch p.Encoding {
 	case "", "utf-8":
 	case "base64":
-		enc, n = "base64", int64(len(p.Content))/4*3
+		enc = "base64"
 	default:
 		return "", nil, errcode.New(errcode.InvalidArgument, "encoding must be utf-8 or base64")
-	}
-	if limit := d.c.Limits().MaxFileSizeBytes; n > limit {
-		return "", nil, tooLarge(n, limit)
 	}
 	if _, err := r.call(ctx, files.WriteFileArgs{Path: p.Path, Content: p.Content, Encoding: enc, CreateParents: p.CreateParents}); err != nil {
 		return "", nil, err
@@ -208,8 +187,9 @@ func (d *dataChannel) executeCommand(ctx context.Context, r *request) (string, a
 	budget := outputBudget(lim)
 	// Each stream's first budget bytes, no head-and-tail splice: what
 	// fits arrives whole, what does not is cut below.
-	a := commands.RunArgs{Argv: p.Argv, Shell: p.Shell, Cwd: p.Cwd, Env: p.Env, TimeoutSeconds: lim.CommandTimeoutSeconds,
-		InlineHead: budget + 1}
+	// The registry caps the timeout at the negotiated
+	// command_timeout_seconds, which is also the default.
+	a := commands.RunArgs{Argv: p.Argv, Shell: p.Shell, Cwd: p.Cwd, Env: p.Env, InlineHead: budget + 1}
 	if p.Command != nil {
 		a.Command = *p.Command
 	}
@@ -221,8 +201,7 @@ func (d *dataChannel) executeCommand(ctx context.Context, r *request) (string, a
 		if *p.TimeoutSeconds <= 0 {
 			return "", nil, errcode.New(errcode.InvalidArgument, "timeout_seconds must be positive")
 		}
-		// The negotiated timeout is the most a platform may ask for.
-		a.TimeoutSeconds = min(*p.TimeoutSeconds, lim.CommandTimeoutSeconds)
+		a.TimeoutSeconds = *p.TimeoutSeconds
 	}
 	out, err := r.call(ctx, a)
 	if err != nil {

@@ -23,14 +23,15 @@ type request struct {
 	// OPERATION_CALL names, else the message type.
 	name   string
 	called bool
+	bounds ops.Bounds // the connection's negotiated limits
 }
 
 func (c *Client) newRequest(e *wire.Envelope, r route) *request {
-	return &request{e: e, route: r, reg: c.Registry, peer: c.peer(), name: cmp.Or(r.op, e.Type)}
+	return &request{e: e, route: r, reg: c.Registry, peer: c.peer(), name: cmp.Or(r.op, e.Type), bounds: c.Limits().Bounds()}
 }
 
 func (r *request) caller(nested bool) ops.Caller {
-	return ops.Caller{Transport: audit.Link, Peer: r.peer, RequestID: r.e.ID, Nested: nested}
+	return ops.Caller{Transport: audit.Link, Peer: r.peer, RequestID: r.e.ID, Nested: nested, Bounds: r.bounds}
 }
 
 // call runs the route's operation with in, the operation's own request

@@ -27,6 +27,9 @@ type Caller struct {
 	// the link takes to place an INPUT_ACTION: it is audited and judged
 	// by the policy like any other, but takes no budget.
 	Nested bool
+	// Bounds are the connection's negotiated limits, applied to every
+	// call it makes (zero: none beyond the operations' own).
+	Bounds Bounds
 }
 
 // NewSessionKey returns a new session key for a client session of

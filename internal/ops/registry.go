@@ -32,6 +32,7 @@ type Op struct {
 	decode func(args []byte) (any, error) // JSON arguments to In
 	check  func(in any) (any, error)      // a transport's own In, validated
 	handle func(ctx context.Context, c *Call, in any) (any, error)
+	bound  func(in any, b Bounds) (any, error) // nil unless *In is Bounded
 }
 
 // Auditor records one line per call. audit.Log implements it.
@@ -136,6 +137,13 @@ func Register[In, Out any](r *Registry, spec Spec, h Handler[In, Out]) *Op {
 		return v, validate(resolved, b)
 	}
 	op.handle = func(ctx context.Context, c *Call, in any) (any, error) { return h(ctx, c, in.(In)) }
+	if _, ok := any(new(In)).(Bounded); ok {
+		op.bound = func(in any, b Bounds) (any, error) {
+			v := in.(In)
+			err := any(&v).(Bounded).Bound(b)
+			return v, err
+		}
+	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if r.sealed {
@@ -310,6 +318,12 @@ func (r *Registry) run(ctx context.Context, c *Call, op *Op, decode func(*Op) (a
 	c.mu.Lock()
 	c.request = in
 	c.mu.Unlock()
+	// A connection's bounds apply before anything is asked or done.
+	if op.bound != nil && c.Bounds != (Bounds{}) {
+		if in, err = op.bound(in, c.Bounds); err != nil {
+			return nil, err
+		}
+	}
 	if r.policy != nil {
 		if err := r.policy.Allow(ctx, c, op, in); err != nil {
 			return nil, err
@@ -326,7 +340,10 @@ func (r *Registry) run(ctx context.Context, c *Call, op *Op, decode func(*Op) (a
 	if err != nil {
 		return nil, err
 	}
-	return out, CheckImages(out)
+	if err := CheckImages(out); err != nil {
+		return nil, err
+	}
+	return out, checkResultBounds(out, c.Bounds)
 }
 
 // Refuse records a request that a transport refused before it reached an

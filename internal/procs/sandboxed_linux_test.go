@@ -22,7 +22,13 @@ func init() {
 	testSandbox = func(spec Spec) *sandbox.Policy {
 		// The test binary, which the tests run as a child through
 		// shells too, lives below the /tmp the sandbox replaces.
-		return &sandbox.Policy{Mode: sandbox.Workdir, Workdir: spec.Dir, ReadOnly: []string{filepath.Dir(exe)}}
+		// A coverage build writes its counters to GOCOVERDIR, a test's
+		// temporary directory: the private /tmp would hide it.
+		p := &sandbox.Policy{Mode: sandbox.Workdir, Workdir: spec.Dir, ReadOnly: []string{filepath.Dir(exe)}}
+		if d := spec.Env["GOCOVERDIR"]; d != "" {
+			p.Writable = append(p.Writable, d)
+		}
+		return p
 	}
 }
 
