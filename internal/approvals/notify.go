@@ -43,9 +43,3 @@ func notification(a Approval, consoleURL string) (title, body string) {
 	}
 	return title, body
 }
-
-// pending reports whether a is still waiting for a decision.
-func (n *Notifier) pending(id string) bool {
-	a, ok := n.Broker.Get(id)
-	return ok && a.State == Pending
-}

@@ -107,6 +107,12 @@ func (n *Notifier) show(ctx context.Context, a Approval, title, body string) {
 	}
 }
 
+// pending reports whether approval id is still waiting for a decision.
+func (n *Notifier) pending(id string) bool {
+	a, ok := n.Broker.Get(id)
+	return ok && a.State == Pending
+}
+
 // markupEscaper escapes the body for notification servers that read it
 // as markup (most do, whether or not they announce body-markup): "<b>"
 // must show, not bold.
