@@ -116,7 +116,7 @@ func printApproval(w io.Writer, a approvals.Approval) {
 	if a.Action.Diff != "" {
 		fmt.Fprintf(w, "  Diff:\n")
 		for _, l := range strings.SplitAfter(strings.TrimSuffix(a.Action.Diff, "\n"), "\n") {
-			fmt.Fprintf(w, "    %s\n", textsafe.Line(strings.TrimSuffix(l, "\n")))
+			fmt.Fprintf(w, "    %s\n", textsafe.Block(strings.TrimSuffix(l, "\n")))
 		}
 	}
 	fmt.Fprintf(w, "  %-18s %s\n", "Action SHA-256:", textsafe.Line(a.Action.SHA256))

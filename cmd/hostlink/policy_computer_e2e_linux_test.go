@@ -1,9 +1,11 @@
 package main
 
 import (
+	"encoding/json"
 	"strings"
 	"testing"
 
+	"github.com/hostlink/hostlink/internal/approvals"
 	"github.com/hostlink/hostlink/internal/desktop/xvfbtest"
 )
 
@@ -58,12 +60,31 @@ func TestPolicyComputer(t *testing.T) {
 			if err != nil || !strings.Contains(shown, `window "policy-target"`) || !strings.Contains(shown, "(302, 200)") {
 				t.Fatalf("the approval does not name the target window and point: %v\n%s", err, shown)
 			}
+			// It carries the observation it refers to, with the point
+			// marked (its size is set only once the marked PNG was made).
+			js, _ := run(t, e.env, e.bin, "approvals", "show", id, "--json")
+			var ap approvals.Approval
+			if err := json.Unmarshal([]byte(js), &ap); err != nil || ap.Action.Image == nil || ap.Action.Image.Width == 0 ||
+				len(ap.Action.Image.Marks) != 1 || ap.Action.Image.Marks[0].Points[0] != [2]int{302, 200} || !strings.Contains(ap.Action.Image.Window, "policy-target") {
+				t.Fatalf("the approval's image: %v\n%s", err, js)
+			}
 			e.decide(id, "approve")
 			// Other coordinates are another action.
 			if other := pendingID(t, do("computer_act", move(obs, 303))); other == id {
 				t.Fatal("the approval covered other coordinates")
 			}
 			ran(t, do("computer_act", move(obs, 302)))
+			// Acts that will be refused anyway are refused before asking.
+			before := len(approvalsList(t, e.env, e.bin))
+			if r := do("computer_act", move(obs, 307)); r.code != "OBSERVATION_CONSUMED" {
+				t.Fatalf("an act on a used observation: %+v", r)
+			}
+			if r := do("computer_act", move("obs_never_issued", 308)); r.code != "OBSERVATION_UNKNOWN" {
+				t.Fatalf("an act on an unknown observation: %+v", r)
+			}
+			if n := len(approvalsList(t, e.env, e.bin)); n != before {
+				t.Fatalf("refused acts asked: %d pending approvals, want %d", n, before)
+			}
 
 			obs = observe(t, do)
 			id = pendingID(t, do("computer_act", move(obs, 304)))

@@ -42,7 +42,33 @@ func hostileApproval() approvals.Approval {
 				{Label: "Command", Value: spoof},
 				{Label: "Content\u202e", Value: "line one\n\x1b[2J\x1b[HAPPROVED SAFE\u2067\u200b\nline three"},
 			},
+			Diff:  "--- a/x\n+++ b/x\n@@ -1 +1 @@\n-old\r\x1b[K\n+new\u202e\n",
+			Image: &approvals.Image{ObservationID: "obs_\x1b[2J", Width: 10, Height: 10},
 		},
+		Grant: "grt_\u200b1", Scope: approvals.ScopeSession,
+	}
+}
+
+// Every field of a grant, and a diff's every line, are shown escaped.
+func TestGrantsAndDiffEscape(t *testing.T) {
+	var b bytes.Buffer
+	printApproval(&b, hostileApproval())
+	out := b.String()
+	noHidden(t, out)
+	for _, want := range []string{`    -old\r\x1b[K` + "\n", `    +new\u202e` + "\n", `obs_\x1b[2J`, `grt_\u200b1`} {
+		if !strings.Contains(out, want) {
+			t.Errorf("missing %q in:\n%s", want, out)
+		}
+	}
+	b.Reset()
+	printGrants(&b, []approvals.Grant{{ID: "grt_1\x1b[2J", Scope: "session", Covers: spoof, Ends: "when\u202e", GrantedBy: "uid\r1", GrantedVia: "ipc\u200b"}})
+	printDecided(&b, hostileApproval())
+	out = b.String()
+	noHidden(t, out)
+	for _, want := range []string{`grt_1\x1b[2J`, "covers: " + spoofShown, `when\u202e`, `uid\r1`, `ipc\u200b`} {
+		if !strings.Contains(out, want) {
+			t.Errorf("missing %q in:\n%s", want, out)
+		}
 	}
 }
 

@@ -183,6 +183,9 @@ type entry struct {
 	done    chan struct{} // closed when the approval stops being pending
 	timer   *time.Timer
 	waiters int // callers held in Require for it
+	// ended: the client session that asked has ended, so no session
+	// grant can be made from it.
+	ended bool
 }
 
 // New returns a Broker.
@@ -432,17 +435,21 @@ func (b *Broker) decideLocked(id string, d Decision, g *Grant) (Approval, error)
 	if approve {
 		e.a.Scope = ScopeOnce
 		if g != nil {
-			e.a.Scope, e.a.Grant = g.Scope, g.ID
-			details["scope"], details["grant_id"] = string(g.Scope), g.ID
+			e.a.Scope = g.Scope
+			details["scope"] = string(g.Scope)
 		}
 	}
 	close(e.done)
+	if g != nil {
+		// The decision's record names the grant in force, so it comes
+		// after the grant is.
+		g = b.addGrantLocked(g, e.a)
+		e.a.Grant = g.ID
+		details["grant_id"] = g.ID
+	}
 	b.auditLocked(audit.Record{
 		Transport: via, Peer: by, Op: "approval_decided", Workdir: e.a.Action.Workdir, Code: "OK", Details: details,
 	})
-	if g != nil {
-		b.addGrantLocked(g, e.a)
-	}
 	b.changedLocked()
 	return e.a, nil
 }

@@ -69,6 +69,9 @@ func (b *Broker) decideWithLocked(id string, d Decision) (Approval, error) {
 	var g *Grant
 	if d.Approve && d.Scope != "" && d.Scope != ScopeOnce {
 		var err error
+		if d.Scope == ScopeSession && e.ended {
+			return e.a, errcode.New(CodeBadScope, "the client session that asked has ended, so scope session would cover nothing")
+		}
 		if g, err = b.grantFor(e.a.Action, d); err != nil {
 			return e.a, err
 		}
@@ -200,7 +203,30 @@ func (b *Broker) pathPrefix(act Action, p string) (string, error) {
 	return strings.TrimSuffix(real, "/"), nil
 }
 
-func (b *Broker) addGrantLocked(g *Grant, a Approval) {
+// sameCover reports whether two grants cover the same actions, whatever
+// their windows.
+func sameCover(a, b *Grant) bool {
+	return a.Scope == b.Scope && a.Class == b.Class && a.Session == b.Session && a.WorkdirPath == b.WorkdirPath &&
+		a.PathPrefix == b.PathPrefix && a.CommandLine == b.CommandLine && slices.Equal(a.ArgvPrefix, b.ArgvPrefix)
+}
+
+// addGrantLocked puts g in force, or, when a grant in force covers the
+// same (approving a batch with one scope), keeps that one, with the later
+// end of the two; it returns the grant in force.
+func (b *Broker) addGrantLocked(g *Grant, a Approval) *Grant {
+	for _, id := range b.gorder {
+		old := b.grants[id]
+		if !sameCover(old, g) {
+			continue
+		}
+		if !old.Expires.IsZero() && (g.Expires.IsZero() || g.Expires.After(old.Expires)) {
+			old.Expires = g.Expires
+			old.describe()
+			b.auditLocked(audit.Record{Transport: audit.Transport(g.GrantedVia), Peer: g.GrantedBy, Op: "grant_extended", Workdir: old.Workdir, Code: "OK",
+				Details: grantDetails(old)})
+		}
+		return old
+	}
 	g.Approval = a.ID
 	b.grants[g.ID] = g
 	b.gorder = append(b.gorder, g.ID)
@@ -208,6 +234,7 @@ func (b *Broker) addGrantLocked(g *Grant, a Approval) {
 		Transport: audit.Transport(g.GrantedVia), Peer: g.GrantedBy, Op: "grant_created", Workdir: g.Workdir, Code: "OK",
 		Details: grantDetails(g),
 	})
+	return g
 }
 
 func grantDetails(g *Grant) map[string]any {
@@ -314,6 +341,11 @@ func (b *Broker) EndSession(session string) {
 	for _, id := range slices.Clone(b.gorder) {
 		if g := b.grants[id]; g.Session == session {
 			b.endLocked(g, "grant_ended", "", audit.Internal)
+		}
+	}
+	for _, e := range b.live {
+		if e.a.Action.Session == session {
+			e.ended = true
 		}
 	}
 }

@@ -2,6 +2,8 @@ package approvals
 
 import (
 	"context"
+	"encoding/json"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -160,7 +162,7 @@ func TestGrantAudited(t *testing.T) {
 			ops = append(ops, r.Op)
 		}
 	}
-	want := []string{"approval_decided", "grant_created", "grant_used", "grant_revoked"}
+	want := []string{"grant_created", "approval_decided", "grant_used", "grant_revoked"}
 	if len(ops) != len(want) {
 		t.Fatalf("audited %v, want %v", ops, want)
 	}
@@ -178,4 +180,65 @@ func readAudit(t *testing.T, dir string) []audit.Line {
 		t.Fatal(err)
 	}
 	return recs
+}
+
+// Approving a batch with one scope makes one grant, not one per approval.
+func TestBatchMakesOneGrant(t *testing.T) {
+	b, _ := newBroker(t, time.Minute, 0)
+	ids := []string{pendingFor(t, b, write("a", "1")), pendingFor(t, b, write("a", "2"))}
+	res := b.DecideBatch(ids, Decision{Approve: true, Scope: ScopeClass, Minutes: 5, By: "t", Via: audit.IPC})
+	if res[0].Error != nil || res[1].Error != nil || res[0].Approval.Grant == "" || res[0].Approval.Grant != res[1].Approval.Grant {
+		t.Errorf("batch = %+v", res)
+	}
+	if n := len(b.Grants()); n != 1 {
+		t.Errorf("%d grants, want 1", n)
+	}
+}
+
+// The marked observation of an act is served by approval id, never in the
+// approval's JSON.
+func TestApprovalImage(t *testing.T) {
+	b, _ := newBroker(t, time.Minute, 0)
+	act := write("a", "x")
+	act.Image, act.PNG = &Image{ObservationID: "obs_1", Width: 1, Height: 1}, []byte("\x89PNG")
+	id := pendingFor(t, b, act)
+	if png, ok := b.Image(id); !ok || string(png) != "\x89PNG" {
+		t.Errorf("image = %q, %v", png, ok)
+	}
+	if _, ok := b.Image(pendingFor(t, b, write("a", "y"))); ok {
+		t.Error("an approval without an image has one")
+	}
+	a, _ := b.Get(id)
+	if raw, _ := json.Marshal(a); strings.Contains(string(raw), "PNG") {
+		t.Errorf("the PNG is in the JSON: %s", raw)
+	}
+}
+
+// A session grant ends with its session, and none can be made once the
+// session that asked has ended.
+func TestSessionGrantEndsWithSession(t *testing.T) {
+	b, _ := newBroker(t, time.Minute, 0)
+	id := pendingFor(t, b, write("a", "x"))
+	a, err := b.DecideWith(id, Decision{Approve: true, Scope: ScopeSession, By: "t", Via: audit.IPC})
+	if err != nil {
+		t.Fatal(err)
+	}
+	other := write("a", "y")
+	other.Session = "s2"
+	if _, ok := b.Covered(other); ok {
+		t.Error("another session is covered")
+	}
+	b.EndSession("s1")
+	if _, ok := b.Grant(a.Grant); ok {
+		t.Error("the grant outlived its session")
+	}
+	late := write("a", "z")
+	id = pendingFor(t, b, late)
+	b.EndSession("s1")
+	if _, err := b.DecideWith(id, Decision{Approve: true, Scope: ScopeSession}); errcode.CodeOf(err) != CodeBadScope {
+		t.Errorf("a session grant for an ended session: %v", err)
+	}
+	if _, err := b.DecideWith(id, Decision{Approve: true}); err != nil {
+		t.Errorf("once still works: %v", err)
+	}
 }

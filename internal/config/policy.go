@@ -21,6 +21,10 @@ type Policy struct {
 	// PlatformFolders is what happens when a platform session selects a
 	// folder to work in: "ask" (approve each folder once), "allow", "deny".
 	PlatformFolders string `toml:"platform_folders"`
+	// ApproveInClient lets an MCP client that supports elicitation put
+	// each approval to its own prompt (the client application decides);
+	// off by default.
+	ApproveInClient bool `toml:"approve_in_client"`
 	// Workdirs override the rules per workdir alias; a class left out
 	// inherits the rule above, and allow rules add to those above.
 	Workdirs map[string]PolicyRules `toml:"workdirs"`

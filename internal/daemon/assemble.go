@@ -165,7 +165,7 @@ func (d *Daemon) disableOff(reg *ops.Registry) {
 
 // hooks let the policy see what a request of fs's registry touches.
 func (d *Daemon) hooks(fs *files.Service) policy.Hooks {
-	h := policy.Hooks{Locate: fs.Locate, Peek: fs.Peek}
+	h := policy.Hooks{Locate: fs.Locate, Peek: fs.Peek, Measure: fs.Measure}
 	if fs == d.Files {
 		// A path grant's directory is placed the way the operations
 		// place paths: a link leading out of the workdir resolves to
@@ -179,7 +179,7 @@ func (d *Daemon) hooks(fs *files.Service) policy.Hooks {
 		})
 	}
 	if d.Computer != nil {
-		h.Window = d.Computer.ActTarget
+		h.Window, h.Image = d.Computer.ActTarget, d.Computer.ActImage
 	}
 	return h
 }

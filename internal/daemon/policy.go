@@ -61,6 +61,7 @@ func PolicyConfig(p config.Policy) policy.Config {
 		Timeout:         time.Duration(p.ApprovalTimeoutSeconds) * time.Second,
 		Wait:            time.Duration(p.WaitSeconds) * time.Second,
 		PlatformFolders: policy.Mode(p.PlatformFolders),
+		ApproveInClient: p.ApproveInClient,
 	}
 	if len(p.Workdirs) > 0 {
 		c.Workdirs = map[string]policy.Rules{}

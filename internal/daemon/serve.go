@@ -108,7 +108,8 @@ func (d *Daemon) ServeHTTP(ctx context.Context, ready func(addr net.Addr)) error
 	}
 	ctx, stopIPC := context.WithCancel(ctx)
 	defer stopIPC()
-	ipcSrv := &ipc.Server{Registry: d.Registry, Refusals: d.Refusals, MCP: d.serveMCPSession, ConnState: idle.conn}
+	ipcSrv := &ipc.Server{Registry: d.Registry, Refusals: d.Refusals, MCP: d.serveMCPSession, ConnState: idle.conn,
+		SessionEnded: d.Approvals().EndSession}
 	ipcDone := make(chan error, 1)
 	go func() { ipcDone <- ipcSrv.Serve(ctx, ipcLn) }()
 	if ready != nil {

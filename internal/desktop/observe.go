@@ -142,7 +142,7 @@ func (s *Service) capture(ctx context.Context, c *ops.Call, d *desk, fr framing,
 	}
 	o := &observation{
 		id: newID("obs_"), transport: c.Transport, desktop: d.b.ID(), frame: f,
-		monitor: fr.monitor, state: st, windows: make(map[string]native.Window),
+		monitor: fr.monitor, state: st, windows: make(map[string]native.Window), image: im,
 	}
 	status := d.b.Status(ctx)
 	if status.Windows.Ready {

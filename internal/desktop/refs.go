@@ -9,6 +9,7 @@ import (
 	"github.com/hostlink/hostlink/internal/audit"
 	"github.com/hostlink/hostlink/internal/desktop/native"
 	"github.com/hostlink/hostlink/internal/errcode"
+	"github.com/hostlink/hostlink/internal/ops"
 )
 
 // maxRefs bounds the references kept; the oldest go first.
@@ -48,6 +49,9 @@ type observation struct {
 	expires   time.Time
 	consumed  bool
 	seq       uint64
+	// image is the encoded capture, kept for the newest keepPixels
+	// observations only (see ActImage).
+	image ops.Image
 }
 
 type refStore struct {
@@ -85,6 +89,11 @@ func (s *refStore) add(o *observation, now time.Time) {
 		delete(s.m, oldest.id)
 	}
 	s.m[o.id] = o
+	for _, r := range s.m {
+		if r.seq+keepPixels <= s.seq {
+			r.image = ops.Image{}
+		}
+	}
 }
 
 // get returns a live reference of this transport, without consuming it.

@@ -12,10 +12,11 @@ import (
 // window a focus names, or else the focused one), as the observation saw
 // them. It changes nothing and consumes no reference; an unknown or
 // expired reference is described as such (the act itself then fails).
-func (s *Service) ActTarget(transport audit.Transport, observationID string, x, y *int, windowRef string) string {
+func (s *Service) ActTarget(transport audit.Transport, observationID string, x, y *int, windowRef string) (string, error) {
 	o, err := s.refs.get(observationID, transport, s.opts.now())
 	if err != nil {
-		return "unknown observation (the act will be refused)"
+		// The act would be refused the same way: refused before asking.
+		return "", err
 	}
 	var w *native.Window
 	switch {
@@ -45,11 +46,11 @@ func (s *Service) ActTarget(transport audit.Transport, observationID string, x, 
 		}
 	}
 	if w == nil {
-		return fmt.Sprintf("desktop %s, no observed window there", o.desktop)
+		return fmt.Sprintf("desktop %s, no observed window there", o.desktop), nil
 	}
 	app := ""
 	if w.App != "" {
 		app = " (" + w.App + ")"
 	}
-	return fmt.Sprintf("desktop %s, window %q%s", o.desktop, w.Title, app)
+	return fmt.Sprintf("desktop %s, window %q%s", o.desktop, w.Title, app), nil
 }

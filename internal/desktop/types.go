@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"unicode/utf8"
 
+	"github.com/hostlink/hostlink/internal/approvals"
 	"github.com/hostlink/hostlink/internal/desktop/native"
 	"github.com/hostlink/hostlink/internal/errcode"
 	"github.com/hostlink/hostlink/internal/ops"
@@ -171,7 +172,11 @@ func init() {
 // approval must still match while the same window is under the same point.
 func (a ActArgs) Describe(dc policy.DescribeContext) (policy.Action, error) {
 	var act policy.Action
-	target := dc.Window(a.ObservationID, a.X, a.Y, a.WindowRef)
+	target, err := dc.Window(a.ObservationID, a.X, a.Y, a.WindowRef)
+	if err != nil {
+		// The act would be refused for it: refused before asking.
+		act.Refuse, target = err, "unknown observation"
+	}
 	act.Add("Action", a.Action)
 	act.Add("Target", target)
 	where := ""
@@ -196,6 +201,11 @@ func (a ActArgs) Describe(dc policy.DescribeContext) (policy.Action, error) {
 	}
 	act.Add("Window", a.WindowRef)
 	act.Add("Observation", a.ObservationID)
+	marks := actMarks(a)
+	act.Image = &approvals.Image{ObservationID: a.ObservationID, Marks: marks, Window: target, Text: a.Text}
+	if png, w, h, ok := dc.ActImage(a.ObservationID, marks); ok {
+		act.PNG, act.Image.Width, act.Image.Height = png, w, h
+	}
 	act.Summary = fmt.Sprintf("computer_act %s %s on %s", a.Action, where, target)
 	if a.Text != "" {
 		act.Summary += fmt.Sprintf(" (types %d characters)", utf8.RuneCountInString(a.Text))

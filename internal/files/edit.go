@@ -49,17 +49,18 @@ func (a EditFileArgs) Describe(dc policy.DescribeContext) (policy.Action, error)
 	old, exists, ok, err := dc.Peek(a.Workdir, a.Path)
 	switch {
 	case ok && !exists:
-		return act, errcode.New(errcode.PathNotFound, "%q does not exist", a.Path)
+		act.Refuse = errcode.New(errcode.PathNotFound, "%q does not exist", a.Path)
 	case ok:
 		// What the edit will write, as a diff with context: edits that
 		// would fail are refused before asking.
 		updated, _, err := applyEdits(old, a.Edits)
 		if err != nil {
-			return act, err
+			act.Refuse = err
+			break
 		}
 		act.ShowChange(relOf(act, a.Path), old, true, updated)
 	case err != nil && errcode.CodeOf(err) != errcode.FileTooLarge:
-		return act, err
+		act.Refuse = err
 	default:
 		for i, e := range a.Edits {
 			act.Add(fmt.Sprintf("Edit %d", i+1), fmt.Sprintf("replace %q with %q", policy.Clip(e.OldText, 400), policy.Clip(e.NewText, 400)))

@@ -1,6 +1,8 @@
 package files
 
 import (
+	"io/fs"
+
 	"github.com/hostlink/hostlink/internal/errcode"
 	"github.com/hostlink/hostlink/internal/policy"
 )
@@ -44,4 +46,47 @@ func (s *Service) Peek(alias, path string) (content []byte, exists bool, err err
 		return nil, false, nil
 	}
 	return data, err == nil, err
+}
+
+// maxMeasured bounds the entries Measure counts, so that describing a
+// delete of a huge tree stays cheap; past it the extent is partial.
+const maxMeasured = 100_000
+
+// Measure says what is at the path a request names, without following a
+// final symlink (as delete and move treat it): its kind and, for a
+// directory, the entries and bytes of the whole tree below it, walked
+// through the jail (never through a link, hostlink's own directories left
+// out). A missing path is Extent{} with a nil error.
+func (s *Service) Measure(alias, path string) (policy.Extent, error) {
+	t, err := s.resolve(alias, path)
+	if err != nil {
+		return policy.Extent{}, err
+	}
+	fi, err := t.wd.Root.Lstat(t.path)
+	if errcode.CodeOf(err) == errcode.PathNotFound {
+		return policy.Extent{}, nil
+	}
+	if err != nil {
+		return policy.Extent{}, err
+	}
+	ext := policy.Extent{Exists: true, Kind: kind(fi)}
+	if !fi.IsDir() {
+		ext.Bytes = fi.Size()
+		return ext, nil
+	}
+	err = t.wd.Root.WalkDir(t.path, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || p == t.path.String() {
+			return nil
+		}
+		if ext.Entries >= maxMeasured {
+			ext.Partial = true
+			return fs.SkipAll
+		}
+		ext.Entries++
+		if info, err := d.Info(); err == nil && info.Mode().IsRegular() {
+			ext.Bytes += info.Size()
+		}
+		return nil
+	})
+	return ext, err
 }

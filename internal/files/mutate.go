@@ -93,11 +93,26 @@ func init() {
 // Describe implements policy.Describer.
 func (a DeleteArgs) Describe(dc policy.DescribeContext) (policy.Action, error) {
 	act, _, err := describePath(dc, a.Workdir, a.Path)
-	if err == nil && a.Recursive {
+	if err != nil {
+		return act, err
+	}
+	if a.Recursive {
 		act.Add("Recursive", "yes: the whole tree below it")
 		act.Summary += " (recursive)"
 	}
-	return act, err
+	ext, ok, err := dc.Measure(a.Workdir, a.Path)
+	switch {
+	case err != nil:
+		act.Refuse = err
+	case ok && !ext.Exists && !a.MissingOK:
+		// The delete would fail the same way: refused before asking.
+		act.Refuse = errcode.New(errcode.PathNotFound, "%q does not exist", a.Path)
+	case ok && ext.Kind == "directory" && ext.Entries > 0 && !a.Recursive:
+		act.Refuse = errcode.New(errcode.PathNotEmpty, "%q is a directory that is not empty; set recursive", a.Path)
+	case ok:
+		act.Add("Deletes", ext.String())
+	}
+	return act, nil
 }
 
 // DeleteResult is delete's response.
@@ -191,6 +206,20 @@ func (a MoveArgs) Describe(dc policy.DescribeContext) (policy.Action, error) {
 	act.Add("To", to)
 	if a.Overwrite {
 		act.Add("Overwrite", "yes: replaces what is at the destination")
+	}
+	if ext, ok, err := dc.Measure(a.Workdir, a.Src); err != nil {
+		act.Refuse = err
+	} else if ok && !ext.Exists {
+		act.Refuse = errcode.New(errcode.PathNotFound, "%q does not exist", a.Src)
+	} else if ok {
+		act.Add("Moves", ext.String())
+	}
+	if ext, ok, err := dc.Measure(dstWD, a.Dst); err == nil && ok {
+		if ext.Exists {
+			act.Add("Replaces", "yes, if allowed: "+ext.String())
+		} else {
+			act.Add("Replaces", "no: nothing is at the destination")
+		}
 	}
 	act.Summary = fmt.Sprintf("move %s to %s", from, to)
 	return act, nil

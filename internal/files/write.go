@@ -61,13 +61,13 @@ func (a WriteFileArgs) Describe(dc policy.DescribeContext) (policy.Action, error
 	switch {
 	case !ok && err != nil && errcode.CodeOf(err) != errcode.FileTooLarge:
 		// The write would fail the same way: refused before asking.
-		return act, err
+		act.Refuse = err
 	case !ok:
 		act.Add("Content (start)", policy.Preview(content, 2048))
 	case mode == modeCreate && exists:
-		return act, errcode.New(errcode.PathExists, "%q already exists (mode create)", a.Path)
+		act.Refuse = errcode.New(errcode.PathExists, "%q already exists (mode create)", a.Path)
 	case mode == modeOverwrite && !exists:
-		return act, errcode.New(errcode.PathNotFound, "%q does not exist (mode overwrite)", a.Path)
+		act.Refuse = errcode.New(errcode.PathNotFound, "%q does not exist (mode overwrite)", a.Path)
 	default:
 		act.ShowChange(relOf(act, a.Path), old, exists, content)
 	}

@@ -37,6 +37,9 @@ const (
 // Server serves the control channel.
 type Server struct {
 	Registry *ops.Registry
+	// SessionEnded, if set, is told the session key of each connection
+	// that closed (see ops.Caller.Session), to end its grants.
+	SessionEnded func(session string)
 	// Refusals records refused peers (counted per uid, so that a flood of
 	// them does not grow the audit log). Calls are audited by Registry.
 	Refusals *audit.Refusals
@@ -162,6 +165,9 @@ func (s *Server) refuseAsync(c net.Conn, peer Peer, why error) {
 func (s *Server) serveConn(ctx context.Context, c *connlimit.Conn, peer Peer) {
 	r := bufio.NewReaderSize(c, 64<<10)
 	session := ops.NewSessionKey(audit.IPC)
+	if s.SessionEnded != nil {
+		defer s.SessionEnded(session)
+	}
 	for first := true; ; first = false {
 		c.SetReadDeadline(time.Now().Add(or(s.FrameTimeout, DefaultFrameTimeout)))
 		line, err := readFrame(r)

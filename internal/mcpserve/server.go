@@ -140,7 +140,7 @@ func handler(reg *ops.Registry, name string, transport audit.Transport, peer pee
 				})
 			}
 		}
-		caller := ops.Caller{Transport: transport, Peer: withClient(req.Session, peer(req)), Session: session(req.Session)}
+		caller := ops.Caller{Transport: transport, Peer: withClient(req.Session, peer(req)), Session: session(req.Session), Ask: askInClient(req.Session)}
 		out, err := reg.Call(ctx, caller, name, req.Params.Arguments, progress)
 		if err != nil {
 			body, _ := json.Marshal(errorResult{errcode.As(err)})

@@ -1,6 +1,7 @@
 package ops
 
 import (
+	"context"
 	"crypto/rand"
 	"encoding/hex"
 	"encoding/json"
@@ -8,6 +9,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/hostlink/hostlink/internal/approvals"
 	"github.com/hostlink/hostlink/internal/audit"
 	"github.com/hostlink/hostlink/internal/errcode"
 )
@@ -22,6 +24,9 @@ type Caller struct {
 	// transport has no sessions to tell apart.
 	Session   string
 	RequestID string
+	// Ask, if set, puts an approval to the client application's own
+	// prompt (MCP elicitation), for [policy] approve_in_client.
+	Ask AskFunc
 	// Nested marks a call a transport makes while serving a request it
 	// has already counted against the budgets, such as the observation
 	// the link takes to place an INPUT_ACTION: it is audited and judged
@@ -31,6 +36,10 @@ type Caller struct {
 	// call it makes (zero: none beyond the operations' own).
 	Bounds Bounds
 }
+
+// AskFunc asks the client application's user to approve a: true to
+// approve, false to deny, an error when nobody answered.
+type AskFunc func(ctx context.Context, a approvals.Approval) (approve bool, err error)
 
 // NewSessionKey returns a new session key for a client session of
 // transport: random, so that no client can name another's session.

@@ -4,6 +4,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"fmt"
 	"path/filepath"
 	"regexp"
 	"slices"
@@ -41,9 +42,14 @@ type Hooks struct {
 	Locate func(workdir, path string) (Location, error)
 	// Peek reads the file a write would replace: see files.Service.Peek.
 	Peek func(workdir, path string) (content []byte, exists bool, err error)
+	// Image is the marked image of the observation an act refers to: see
+	// desktop.Service.ActImage.
+	Image func(transport audit.Transport, observationID string, marks []approvals.Mark) (png []byte, w, h int, ok bool)
+	// Measure says what is at a path: see files.Service.Measure.
+	Measure func(workdir, path string) (Extent, error)
 	// Window describes the window an input would reach: see
 	// desktop.Service.ActTarget.
-	Window func(transport audit.Transport, observationID string, x, y *int, windowRef string) string
+	Window func(transport audit.Transport, observationID string, x, y *int, windowRef string) (string, error)
 }
 
 // Location is a path in a workdir, resolved the way the operations
@@ -89,11 +95,55 @@ func (dc DescribeContext) Peek(workdir, path string) (content []byte, exists, ok
 	return content, exists, err == nil, err
 }
 
+// ActImage is the image of the observation an act refers to with marks
+// drawn on it, as PNG; ok is false without a desktop or when the image is
+// no longer kept.
+func (dc DescribeContext) ActImage(observationID string, marks []approvals.Mark) (png []byte, w, h int, ok bool) {
+	if dc.hooks.Image == nil {
+		return nil, 0, 0, false
+	}
+	return dc.hooks.Image(dc.transport, observationID, marks)
+}
+
+// Extent is what is at a path, as a delete or a move would find it.
+type Extent struct {
+	Exists  bool
+	Kind    string // "file", "directory", "symlink", …
+	Entries int    // a directory's entries, the whole tree below it
+	Bytes   int64  // a file's size, or a tree's regular files' sizes
+	Partial bool   // the tree was larger than was counted
+}
+
+// String says what the extent is, for an approval's fields.
+func (e Extent) String() string {
+	switch {
+	case !e.Exists:
+		return "nothing there"
+	case e.Kind != "directory":
+		return fmt.Sprintf("%s, %d bytes", e.Kind, e.Bytes)
+	case e.Partial:
+		return fmt.Sprintf("directory with more than %d entries (at least %d bytes)", e.Entries, e.Bytes)
+	}
+	return fmt.Sprintf("directory with %d entries below it, %d bytes in files", e.Entries, e.Bytes)
+}
+
+// Measure says what is at workdir and path; ok is false without
+// workdirs.
+func (dc DescribeContext) Measure(workdir, path string) (ext Extent, ok bool, err error) {
+	if dc.hooks.Measure == nil {
+		return Extent{}, false, nil
+	}
+	ext, err = dc.hooks.Measure(workdir, path)
+	return ext, err == nil, err
+}
+
 // Window describes the window an input at (x, y) of an observation, or
 // the window a reference names, would reach; "unknown" without a desktop.
-func (dc DescribeContext) Window(observationID string, x, y *int, windowRef string) string {
+// An observation the act could not use (unknown, used, expired) is the
+// error the act would return.
+func (dc DescribeContext) Window(observationID string, x, y *int, windowRef string) (string, error) {
 	if dc.hooks.Window == nil {
-		return "unknown"
+		return "unknown", nil
 	}
 	return dc.hooks.Window(dc.transport, observationID, x, y, windowRef)
 }
@@ -124,6 +174,11 @@ type Action struct {
 	Class Class
 	// NoRule: no allow rule covers this action, whatever it matches.
 	NoRule bool
+	// Refuse is the error the operation would fail with anyway (an edit
+	// whose text is missing, an act on a used observation): where the
+	// mode asks, it is answered at once instead of asking. Under deny the
+	// denial is answered, which reveals nothing about the target.
+	Refuse error
 	// Binding is what an approval binds besides the operation, the
 	// transport and the directories touched; nil means the whole request.
 	Binding any

@@ -120,6 +120,35 @@ func TestChangeShownOrRefused(t *testing.T) {
 	if c := field(ap, "Change"); !strings.HasPrefix(c, "binary: 4 bytes (SHA-256 ") || !strings.Contains(c, "become 3 bytes") || ap.Action.Diff != "" {
 		t.Errorf("binary change = %q, diff %q", c, ap.Action.Diff)
 	}
+	os.MkdirAll(filepath.Join(a, "tree", "sub"), 0o755)
+	os.WriteFile(filepath.Join(a, "tree", "one"), []byte("12345"), 0o644)
+	os.WriteFile(filepath.Join(a, "tree", "sub", "two"), []byte("123"), 0o644)
+	shown := []struct {
+		name, op string
+		args     map[string]any
+		label    string
+		want     string
+	}{
+		{"recursive delete", "delete", map[string]any{"path": "tree", "recursive": true}, "Deletes", "directory with 3 entries below it, 8 bytes in files"},
+		{"file delete", "delete", map[string]any{"path": "text"}, "Deletes", "file, 4 bytes"},
+		{"move over a file", "move", map[string]any{"src": "tree/one", "dst": "text", "overwrite": true}, "Replaces", "yes, if allowed: file, 4 bytes"},
+		{"move to nothing", "move", map[string]any{"src": "tree/one", "dst": "new"}, "Replaces", "no: nothing is at the destination"},
+	}
+	for _, s := range shown {
+		s.args["workdir"] = "a"
+		if got := f.callIn("s", s.op, s.args); got != approvals.CodePending {
+			t.Fatalf("%s: %q", s.name, got)
+		}
+		var ap approvals.Approval
+		for _, p := range f.d.Approvals().List(true) {
+			if p.Action.Op == s.op && field(p, s.label) != "" && (ap.ID == "" || p.Created.After(ap.Created)) {
+				ap = p
+			}
+		}
+		if got := field(ap, s.label); got != s.want {
+			t.Errorf("%s: %s = %q, want %q", s.name, s.label, got, s.want)
+		}
+	}
 	refused := []struct {
 		name string
 		op   string
@@ -130,6 +159,9 @@ func TestChangeShownOrRefused(t *testing.T) {
 		{"edit of a missing file", "edit_file", map[string]any{"path": "none", "edits": []map[string]any{{"old_text": "a", "new_text": "b"}}}, errcode.PathNotFound},
 		{"create over a file", "write_file", map[string]any{"path": "text", "content": "x", "mode": "create"}, errcode.PathExists},
 		{"overwrite of nothing", "write_file", map[string]any{"path": "none", "content": "x", "mode": "overwrite"}, errcode.PathNotFound},
+		{"delete of nothing", "delete", map[string]any{"path": "none"}, errcode.PathNotFound},
+		{"delete of a full directory, not recursive", "delete", map[string]any{"path": "tree"}, errcode.PathNotEmpty},
+		{"move of nothing", "move", map[string]any{"src": "none", "dst": "x"}, errcode.PathNotFound},
 	}
 	before := len(f.d.Approvals().List(false))
 	for _, r := range refused {

@@ -26,6 +26,10 @@ type Config struct {
 	Wait     time.Duration    `json:"wait"`               // how long a call is held for a decision
 	// PlatformFolders is the mode for a platform session's folder.
 	PlatformFolders Mode `json:"platform_folders"`
+	// ApproveInClient puts approvals to the asking MCP client's own
+	// prompt (elicitation) when the client supports it, besides the
+	// local user's channels.
+	ApproveInClient bool `json:"approve_in_client,omitempty"`
 }
 
 // Defaults is the policy with nothing configured: reading files and

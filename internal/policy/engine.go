@@ -3,6 +3,7 @@ package policy
 import (
 	"context"
 	"slices"
+	"sync"
 	"sync/atomic"
 
 	"github.com/hostlink/hostlink/internal/approvals"
@@ -18,6 +19,7 @@ const CodeDenied errcode.Code = "POLICY_DENIED"
 type Engine struct {
 	cfg    atomic.Pointer[Config]
 	broker *approvals.Broker
+	asked  sync.Map // approval ids put to a client's prompt
 }
 
 // New returns an Engine enforcing cfg, asking through b.
@@ -61,6 +63,9 @@ type Request struct {
 	// Waiting, if set, is told of the approval before the call is held
 	// for it: the transport shows the caller what it waits for.
 	Waiting func(approvals.Approval)
+	// Ask, if set, puts an approval to the client application's own
+	// prompt; it is used only under approve_in_client.
+	Ask func(ctx context.Context, a approvals.Approval) (bool, error)
 }
 
 // Decision is how a call was let through, for the audit record.
@@ -100,6 +105,9 @@ func (e *Engine) Decide(ctx context.Context, r Request) (Decision, error) {
 		return Decision{Rule: "deny"}, denied(cfg, r, act)
 	case mode == Allow || r.NoAsk:
 		return Decision{}, nil
+	case act.Refuse != nil:
+		// It would fail anyway: nobody is asked about it.
+		return Decision{}, act.Refuse
 	case !act.NoRule && allowedByRule(cfg, act):
 		return Decision{Rule: "allow_rule"}, nil
 	}
@@ -134,8 +142,39 @@ func (e *Engine) Decide(ctx context.Context, r Request) (Decision, error) {
 	if g, ok := e.broker.Covered(a); ok {
 		return Decision{Rule: "grant", GrantID: g.ID}, nil
 	}
-	id, err := e.broker.RequireNotify(ctx, a, r.Waiting)
+	waiting := r.Waiting
+	if cfg.ApproveInClient && r.Ask != nil {
+		waiting = func(ap approvals.Approval) {
+			e.askClient(ctx, r, ap)
+			if r.Waiting != nil {
+				r.Waiting(ap)
+			}
+		}
+	}
+	id, err := e.broker.RequireNotify(ctx, a, waiting)
 	return Decision{Rule: "ask", ApprovalID: id}, err
+}
+
+// askClient puts approval ap to the asking client's own prompt, once per
+// approval, and records the answer as the client's decision. The prompt
+// outlives the call that asked (which answers APPROVAL_PENDING after the
+// wait), until the approval's deadline; a dismissed prompt leaves the
+// approval pending for the user's other channels.
+func (e *Engine) askClient(ctx context.Context, r Request, ap approvals.Approval) {
+	if _, dup := e.asked.LoadOrStore(ap.ID, true); dup {
+		return
+	}
+	go func() {
+		defer e.asked.Delete(ap.ID)
+		ctx, cancel := context.WithDeadline(context.WithoutCancel(ctx), ap.Deadline)
+		defer cancel()
+		approve, err := r.Ask(ctx, ap)
+		if err != nil {
+			return
+		}
+		// Another channel may have decided first: then this answer is moot.
+		e.broker.DecideWith(ap.ID, approvals.Decision{Approve: approve, By: r.Peer, Via: r.Transport})
+	}()
 }
 
 // Pending reports whether err is the policy's answer that the user has not
