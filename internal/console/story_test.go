@@ -229,6 +229,33 @@ func TestBrowserApprovalStory(t *testing.T) {
 		}
 	}
 
+	// A grant for writes under the workdir, saved to the configuration:
+	// the exact TOML is shown first, then written and reloaded.
+	saved := claude.write("e.txt", "saved\n")
+	e := pendingOf(t, b, "e.txt")
+	do("approve writes under a path",
+		chromedp.WaitVisible(chromedp.CSS("article#"+e.ID)),
+		chromedp.Click(chromedp.ID("scope-"+e.ID+"-path")),
+		chromedp.Click(chromedp.CSS("article#"+e.ID+" button.approve")),
+		chromedp.WaitNotPresent(chromedp.CSS("article#"+e.ID)))
+	if r := done(t, saved, "the write granted by path"); r.code != "" {
+		t.Fatalf("the write granted by path: %s", r.code)
+	}
+	do("preview the saved grant",
+		chromedp.WaitVisible(chromedp.CSS("#grant-table a.save")),
+		chromedp.Click(chromedp.CSS("#grant-table a.save")),
+		chromedp.WaitVisible(chromedp.ID("toml")),
+		shot("save-grant"))
+	toml := text("#toml")
+	if !strings.Contains(toml, "allow_paths") {
+		t.Errorf("the TOML shown: %q", toml)
+	}
+	do("save the grant", chromedp.Click(chromedp.ID("save")), chromedp.WaitVisible(chromedp.ID("saved")))
+	cfg, _ := os.ReadFile(filepath.Join(d.Dirs.Config, "config.toml"))
+	if !strings.Contains(string(cfg), strings.TrimSpace(toml)) {
+		t.Errorf("config.toml after saving:\n%s\nwant it to hold:\n%s", cfg, toml)
+	}
+
 	// An act approved once runs; the desktop page shows the observation it
 	// was made on, as a thumbnail, with the act.
 	obs = done(t, claude.call("computer_observe", map[string]any{}), "computer_observe")
@@ -236,6 +263,7 @@ func TestBrowserApprovalStory(t *testing.T) {
 	moved := claude.call("computer_act", map[string]any{"observation_id": obsID, "action": "move", "x": 300, "y": 200})
 	m := pendingOf(t, b, "computer_act")
 	do("approve the move once",
+		chromedp.Navigate(base+"/console/approvals"),
 		chromedp.WaitVisible(chromedp.CSS("article#"+m.ID)),
 		chromedp.Click(chromedp.CSS("article#"+m.ID+" button.approve")),
 		chromedp.WaitNotPresent(chromedp.CSS("article#"+m.ID)))
