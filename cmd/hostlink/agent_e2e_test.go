@@ -109,11 +109,7 @@ func TestAgentsWithTypeScriptClient(t *testing.T) {
 	bin := build(t)
 	_, env := agentHome(t)
 	_, url := startServe(t, bin, env)
-	token, err := run(t, env, bin, "token")
-	if err != nil {
-		t.Fatalf("token: %v %s", err, token)
-	}
-	seen := nodeScript(t, env, "mcp_agent_client.mjs", url, strings.TrimSpace(token))
+	seen := nodeScript(t, env, "mcp_agent_client.mjs", url, tokenOf(t, env, bin))
 	if seen["ok"] != true {
 		t.Fatalf("client saw %v", seen)
 	}

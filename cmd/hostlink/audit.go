@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -57,7 +58,7 @@ func (auditVerifyCmd) Run() error {
 
 type auditTailCmd struct {
 	N    int  `short:"n" default:"20" help:"Number of records."`
-	JSON bool `help:"Print the records as JSON lines."`
+	JSON bool `help:"Print each record as one JSON object per line, with the field names of the log on disk."`
 }
 
 func (a *auditTailCmd) Run() error {
@@ -71,7 +72,11 @@ func (a *auditTailCmd) Run() error {
 	}
 	for _, l := range lines {
 		if a.JSON {
-			if err := printJSON(l); err != nil {
+			b, err := json.Marshal(l)
+			if err != nil {
+				return err
+			}
+			if _, err := os.Stdout.Write(textsafe.JSON(append(b, '\n'))); err != nil {
 				return err
 			}
 			continue

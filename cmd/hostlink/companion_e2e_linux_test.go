@@ -125,7 +125,7 @@ func companionScenario(t *testing.T, x *xvfbtest.Display, rtBin, bin, listen, ad
 	if err != nil {
 		t.Fatalf("audit tail on the host: %v\n%s", err, tail)
 	}
-	for _, want := range []string{`"Op": "companion.command.run"`, `"Op": "companion.desktop.dispatch"`, `"Peer": "runtime ` + addr + `"`, `"Transport": "companion"`} {
+	for _, want := range []string{`"op":"companion.command.run"`, `"op":"companion.desktop.dispatch"`, `"peer":"runtime ` + addr + `"`, `"transport":"companion"`} {
 		if !strings.Contains(tail, want) {
 			t.Fatalf("the host's audit log lacks %s:\n%s", want, tail)
 		}

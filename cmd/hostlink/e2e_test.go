@@ -158,11 +158,7 @@ func TestMCPHTTPWithTypeScriptClient(t *testing.T) {
 	bin := build(t)
 	_, env := hostlinkEnv(t)
 	cmd, url := startServe(t, bin, env)
-	token, err := run(t, env, bin, "token")
-	if err != nil {
-		t.Fatalf("token: %v %s", err, token)
-	}
-	token = strings.TrimSpace(token)
+	token := tokenOf(t, env, bin)
 
 	// Refusals before any MCP processing.
 	for _, tt := range []struct {

@@ -1,7 +1,9 @@
 package main
 
 import (
+	"context"
 	"fmt"
+	"os"
 
 	"github.com/hostlink/hostlink/internal/daemon"
 	"github.com/hostlink/hostlink/internal/hostinfo"
@@ -37,17 +39,23 @@ func (i *infoCmd) Run() error {
 	return nil
 }
 
-type tokenCmd struct{}
+type tokenCmd struct {
+	Create bool `help:"Make a token even where no daemon has run yet (a state directory with no token and no daemon on it)."`
+}
 
-func (tokenCmd) Run() error {
+// Run prints the token on stdout, for $(hostlink token), and on stderr
+// which instance it belongs to: a token from another environment than the
+// daemon's is the usual reason the console refuses one.
+func (tc *tokenCmd) Run(ctx context.Context) error {
 	dirs, err := paths.Resolve()
 	if err != nil {
 		return err
 	}
-	tok, err := daemon.Token(dirs)
+	tok, err := daemon.InstanceToken(ctx, dirs, tc.Create)
 	if err != nil {
 		return err
 	}
 	fmt.Println(tok)
+	fmt.Fprintf(os.Stderr, "(the token of the hostlink whose state directory is %s)\n", dirs.State)
 	return nil
 }

@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"os"
 	"path/filepath"
 
 	"github.com/hostlink/hostlink/internal/autostart"
@@ -40,6 +41,9 @@ func (i *installCmd) Run(c *cli) error {
 	}
 	s, err := autostartSpec(c, extra...)
 	if err != nil {
+		return err
+	}
+	if err := autostart.CheckLasting(s.Exe, autostart.GoCache(), os.TempDir()); err != nil {
 		return err
 	}
 	res, err := autostart.Install(s)
@@ -81,12 +85,19 @@ func (u *uninstallCmd) Run(c *cli) error {
 	if u.JSON {
 		return printJSON(res)
 	}
-	if res.Changed {
+	switch {
+	case res.Kept:
+		fmt.Printf("%s stays until the commands below, which need it, have stopped and disabled hostlink.\n", res.Path)
+		fmt.Print("\nTo stop, disable and remove it, run in this order:\n\n")
+	case res.Changed:
 		fmt.Printf("Removed %s\n", res.Path)
-	} else {
+		fmt.Print("\nTo stop and unregister a running hostlink, run:\n\n")
+	case len(res.Commands) > 0:
+		fmt.Printf("Nothing installed at %s\n", res.Path)
+		fmt.Print("\nTo stop and unregister a hostlink registered earlier, run:\n\n")
+	default:
 		fmt.Printf("Nothing installed at %s\n", res.Path)
 	}
-	fmt.Print("\nTo stop and unregister a running hostlink, run:\n\n")
 	for _, cmd := range res.Commands {
 		fmt.Println("  " + cmd)
 	}

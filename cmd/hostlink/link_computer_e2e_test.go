@@ -164,7 +164,9 @@ func linkWindows(t *testing.T, x *xvfbtest.Display, p *platform, data *devplatfo
 	}
 
 	// The window's screenshot is the window's pixels as xwd sees them.
-	typ, got = call(t, data, "SCREENSHOT_REQUEST", map[string]any{"window_id": w1["window_id"], "format": "png", "include_cursor": false})
+	ref := x.Still(func() {
+		typ, got = call(t, data, "SCREENSHOT_REQUEST", map[string]any{"window_id": w1["window_id"], "format": "png", "include_cursor": false})
+	})
 	want(t, "window screenshot", typ, got, "SCREENSHOT_RESPONSE")
 	raw, _ := base64.StdEncoding.DecodeString(got["image_base64"].(string))
 	img, err := png.Decode(bytes.NewReader(raw))
@@ -172,7 +174,6 @@ func linkWindows(t *testing.T, x *xvfbtest.Display, p *platform, data *devplatfo
 	if err != nil || img.Bounds().Dx() != g[2]-g[0] || img.Bounds().Dy() != g[3]-g[1] {
 		t.Fatalf("window screenshot: %v %v, window %v", err, img.Bounds(), g)
 	}
-	ref := x.XWD()
 	diff := 0
 	for y := range g[3] - g[1] {
 		for xx := range g[2] - g[0] {

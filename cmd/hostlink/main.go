@@ -30,9 +30,10 @@ type cli struct {
 	Info        infoCmd        `cmd:"" help:"Show host facts: platform, arch, machine ID and directories."`
 	Status      statusCmd      `cmd:"" help:"Show the running daemon: version, uptime, endpoints, capabilities, workdirs, running work."`
 	Call        callCmd        `cmd:"" help:"Run one operation on the running daemon: hostlink call OP '{json}'."`
-	Token       tokenCmd       `cmd:"" help:"Print the bearer token for the HTTP endpoint (created on first use)."`
+	Token       tokenCmd       `cmd:"" help:"Print the bearer token for the HTTP endpoint, naming its instance (state directory); --create makes one where no daemon has run."`
 	Audit       auditCmd       `cmd:"" help:"Inspect the audit log."`
 	Approvals   approvalsCmd   `cmd:"" help:"List, show, approve or deny actions waiting for your approval (see [policy])."`
+	Logs        logsCmd        `cmd:"" help:"Print the end of hostlink's log (-f follows it; --path prints where it is)."`
 	Stop        stopCmd        `cmd:"" help:"Stop the running daemon over the control channel (as the service manager's stop does)."`
 	Reload      reloadCmd      `cmd:"" help:"Reload the configuration's [policy] in the running daemon (as SIGHUP does)."`
 	Agent       agentCmd       `cmd:"" help:"Manage agent tasks' workdir state."`
@@ -40,7 +41,7 @@ type cli struct {
 	Pair        pairCmd        `cmd:"" help:"Pair with a platform account (OAuth in the browser, or --device); tokens go to the OS keychain."`
 	Unpair      unpairCmd      `cmd:"" help:"Revoke every pairing: the platform tokens, the companions paired with this hostlink, and its own pairings as a companion."`
 	Install     installCmd     `cmd:"" help:"Write the autostart unit (launchd, systemd user unit, Task Scheduler) and print the command that registers it."`
-	Uninstall   uninstallCmd   `cmd:"" help:"Remove the autostart unit and print the command that unregisters it."`
+	Uninstall   uninstallCmd   `cmd:"" help:"Print the commands that stop, disable and remove the autostart unit, removing only what they do not need."`
 	Doctor      doctorCmd      `cmd:"" help:"Check the installation: each line OK, WARN or FAIL with a fix; exits 1 on a failure."`
 	Companion   companionCmd   `cmd:"" help:"Reach this host's desktop and commands from a hostlink in Docker or WSL (the companion), and manage its pairing."`
 	Version     versionCmd     `cmd:"" help:"Print the version, commit, build date, Go version and target."`

@@ -184,10 +184,14 @@ func pairServeRefreshUnpair(t *testing.T, bin string, keychain bool) {
 	if c := check(r, "autostart"); c.Status != doctor.Warn || c.Fix == "" {
 		t.Errorf("doctor autostart before install: %+v", c)
 	}
-	if out, err := run(t, env, bin, "install", "--platform", p.url); err != nil || !strings.Contains(out, "Wrote") {
+	// The test's binary is in the temporary directory, which install
+	// refuses (TestInstallRefusesATemporaryBinary): here another one is.
+	tmp := filepath.Join(hlHome, "tmp")
+	instEnv := append(env[:len(env):len(env)], "TMPDIR="+tmp, "TMP="+tmp, "TEMP="+tmp)
+	if out, err := run(t, instEnv, bin, "install", "--platform", p.url); err != nil || !strings.Contains(out, "Wrote") {
 		t.Fatalf("install: %v %s", err, out)
 	}
-	if out, err := run(t, env, bin, "install", "--platform", p.url); err != nil || !strings.Contains(out, "already up to date") {
+	if out, err := run(t, instEnv, bin, "install", "--platform", p.url); err != nil || !strings.Contains(out, "already up to date") {
 		t.Fatalf("second install: %v %s", err, out)
 	}
 	r, _ = doctorJSON(t, bin, env)

@@ -26,7 +26,11 @@ type serveCmd struct {
 }
 
 func (s *serveCmd) Run(ctx context.Context, c *cli) error {
-	d, err := daemon.Open(daemon.Options{ConfigPath: c.Config, AllowedRoot: s.AllowedRoot, Listen: s.Listen, EnableShell: s.EnableShell, IdleExit: s.IdleExit, Runtimes: testRuntimes()})
+	mode := daemon.ModeServe
+	if s.ReadyStdout {
+		mode = daemon.ModeAutoStarted // only hostlink mcp asks for the ready line
+	}
+	d, err := daemon.Open(daemon.Options{ConfigPath: c.Config, AllowedRoot: s.AllowedRoot, Listen: s.Listen, EnableShell: s.EnableShell, IdleExit: s.IdleExit, Mode: mode, Runtimes: testRuntimes()})
 	if err != nil {
 		return err
 	}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"text/tabwriter"
 	"time"
 
 	"github.com/hostlink/hostlink/internal/apitype"
@@ -32,10 +33,14 @@ func (s *statusCmd) Run(ctx context.Context) error {
 	return nil
 }
 
-// printStatus shows the daemon's status. Commands, task titles, session
+// printStatus shows the daemon's status, each section's names in one
+// column (tabwriter) however wide they are. Commands, task titles, session
 // roots and companion names come from agents and peers: every string is
-// shown through textsafe.
-func printStatus(w io.Writer, st apitype.Status) {
+// shown through textsafe, which also escapes the tabs that would split a
+// column.
+func printStatus(out io.Writer, st apitype.Status) {
+	w := tabwriter.NewWriter(out, 0, 0, 2, ' ', 0)
+	defer w.Flush()
 	safe := textsafe.Line
 	up := (time.Duration(st.UptimeSeconds) * time.Second).String()
 	fmt.Fprintf(w, "hostlink %s running, pid %d, up %s (since %s)\n", safe(st.Version), st.PID, up, st.Started.Format(time.RFC3339))
@@ -44,7 +49,7 @@ func printStatus(w io.Writer, st apitype.Status) {
 	}
 	fmt.Fprintln(w, "transports:")
 	for _, t := range st.Transports {
-		fmt.Fprintf(w, "  %-10s %s\n", safe(string(t.Name)), safe(t.Address))
+		fmt.Fprintf(w, "  %s\t%s\n", safe(string(t.Name)), safe(t.Address))
 	}
 	link := st.Link.State
 	if st.Link.Reason != "" {
@@ -52,13 +57,13 @@ func printStatus(w io.Writer, st apitype.Status) {
 	}
 	fmt.Fprintf(w, "link: %s\n", safe(link))
 	if d := st.Link.Detail; d != nil {
-		fmt.Fprintf(w, "  platform   %s\n", safe(d.URL))
+		fmt.Fprintf(w, "  platform\t%s\n", safe(d.URL))
 		for _, s := range d.Sessions {
 			state := "inactive"
 			if s.Active && s.Connection != nil {
 				state = s.Connection.State
 			}
-			fmt.Fprintf(w, "  session    %s %s (revision %d, %s)\n", safe(s.SessionID), safe(s.AllowedRoot), s.Revision, safe(state))
+			fmt.Fprintf(w, "  session\t%s %s (revision %d, %s)\n", safe(s.SessionID), safe(s.AllowedRoot), s.Revision, safe(state))
 		}
 	}
 	fmt.Fprintln(w, "capabilities:")
@@ -70,10 +75,10 @@ func printStatus(w io.Writer, st apitype.Status) {
 		case !c.Ready:
 			state = "not ready"
 		}
-		fmt.Fprintf(w, "  %-10s %s\n", safe(c.Name), safe(state))
+		fmt.Fprintf(w, "  %s\t%s\n", safe(c.Name), safe(state))
 	}
 	if st.Sandbox != nil {
-		fmt.Fprintf(w, "  %-10s commands run %s\n", "sandbox", safe(fmt.Sprint(st.Sandbox)))
+		fmt.Fprintf(w, "  %s\tcommands run %s\n", "sandbox", safe(fmt.Sprint(st.Sandbox)))
 	}
 	fmt.Fprintln(w, "workdirs:")
 	for _, wd := range st.Workdirs {
@@ -81,7 +86,7 @@ func printStatus(w io.Writer, st apitype.Status) {
 		if wd.ReadOnly {
 			mode = "read-only"
 		}
-		fmt.Fprintf(w, "  %-10s %s (%s)\n", safe(wd.Alias), safe(wd.Path), mode)
+		fmt.Fprintf(w, "  %s\t%s (%s)\n", safe(wd.Alias), safe(wd.Path), mode)
 	}
 	if c := st.Companion; c != nil {
 		where := "listening on " + c.Listen
@@ -90,7 +95,7 @@ func printStatus(w io.Writer, st apitype.Status) {
 		}
 		fmt.Fprintf(w, "companions: %s, %s connected\n", safe(where), countOrNone(len(c.Connected)))
 		for _, s := range c.Connected {
-			fmt.Fprintf(w, "  %-10s %s (%s, %s, protocol %d, since %s)\n", safe(s.ID), safe(s.Name), safe(s.Route), safe(s.OS), s.Version, safe(s.Connected))
+			fmt.Fprintf(w, "  %s\t%s (%s, %s, protocol %d, since %s)\n", safe(s.ID), safe(s.Name), safe(s.Route), safe(s.OS), s.Version, safe(s.Connected))
 		}
 		if h := c.Helper; h != nil && !h.Connected {
 			fmt.Fprintf(w, "  WSL interop helper %s not connected (started %d times): %s\n", safe(h.Program), h.Starts, safe(h.LastError))
@@ -98,11 +103,11 @@ func printStatus(w io.Writer, st apitype.Status) {
 	}
 	fmt.Fprintf(w, "running commands: %s\n", countOrNone(len(st.Commands)))
 	for _, c := range st.Commands {
-		fmt.Fprintf(w, "  %s  %s (since %s)\n", safe(c.ID), safe(c.Command), c.Started.Format(time.RFC3339))
+		fmt.Fprintf(w, "  %s\t%s (since %s)\n", safe(c.ID), safe(c.Command), c.Started.Format(time.RFC3339))
 	}
 	fmt.Fprintf(w, "running tasks: %s\n", countOrNone(len(st.Tasks)))
 	for _, t := range st.Tasks {
-		fmt.Fprintf(w, "  %s  %s (since %s)\n", safe(t.ID), safe(t.Title), t.Started.Format(time.RFC3339))
+		fmt.Fprintf(w, "  %s\t%s (since %s)\n", safe(t.ID), safe(t.Title), t.Started.Format(time.RFC3339))
 	}
 }
 

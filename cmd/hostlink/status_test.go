@@ -26,8 +26,8 @@ func TestPrintStatus(t *testing.T) {
 		}, []string{
 			"hostlink 1.2.3 running, pid 42, up 1h2m5s (since 2026-12-01T04:00:00Z)",
 			"build: 1.2.3 (commit 0123456789ab, 2026-11-01T12:00:00Z, go1.26.8, linux/amd64)\n",
-			"link: not_configured\n", "files      ready", "shell      not ready",
-			"notes      /n (read-only)", "running commands: none", "running tasks: none",
+			"link: not_configured\n", "files  ready", "shell  not ready",
+			"notes  /n (read-only)", "running commands: none", "running tasks: none",
 		}},
 		{"busy", apitype.Status{
 			Commands: []apitype.CommandStatus{{ID: "c1", Command: "make test", Started: started}},
@@ -41,7 +41,7 @@ func TestPrintStatus(t *testing.T) {
 				{ID: "c-1", Name: "desk", Route: "companion", OS: "linux", Version: 1, Connected: "2026-12-01T04:00:00Z"}},
 				Helper: &apitype.CompanionHelper{Program: "/mnt/c/hl.exe", Starts: 3, LastError: "the helper exited"}},
 		}, []string{
-			"companions: listening on 127.0.0.1:7718, 1 connected\n  c-1        desk (companion, linux, protocol 1, since 2026-12-01T04:00:00Z)",
+			"companions: listening on 127.0.0.1:7718, 1 connected\n  c-1  desk (companion, linux, protocol 1, since 2026-12-01T04:00:00Z)",
 			"WSL interop helper /mnt/c/hl.exe not connected (started 3 times): the helper exited",
 		}},
 		{"hostile strings are escaped", apitype.Status{
@@ -63,5 +63,26 @@ func TestPrintStatus(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestPrintStatusAligns: each section's second column starts at one place,
+// whatever the widths of the names before it.
+func TestPrintStatusAligns(t *testing.T) {
+	var b bytes.Buffer
+	printStatus(&b, apitype.Status{
+		Transports: []apitype.TransportStatus{
+			{Name: "mcp-http", Address: "http://127.0.0.1:7717/mcp"}, {Name: "ipc", Address: "/run/hostlink.sock"}},
+		Capabilities: []apitype.CapabilityStatus{{Name: "files", Ready: true}, {Name: "computer_control_long_name", Reason: "disabled"}},
+		Workdirs:     []apitype.WorkdirStatus{{Alias: "a", Path: "/a"}, {Alias: "a-much-longer-alias", Path: "/b", ReadOnly: true}},
+	})
+	for _, want := range []string{
+		"transports:\n  mcp-http  http://127.0.0.1:7717/mcp\n  ipc       /run/hostlink.sock\n",
+		"capabilities:\n  files                       ready\n  computer_control_long_name  disabled\n",
+		"workdirs:\n  a                    /a (read-write)\n  a-much-longer-alias  /b (read-only)\n",
+	} {
+		if !strings.Contains(b.String(), want) {
+			t.Errorf("missing\n%s\nin:\n%s", want, b.String())
+		}
 	}
 }

@@ -82,6 +82,11 @@ func parseLine(raw []byte) (Line, error) {
 	if err != nil {
 		return Line{}, fmt.Errorf("unparsable line: %w", err)
 	}
+	return lineOf(e, mac)
+}
+
+// lineOf is the Line of a decoded entry and its MAC.
+func lineOf(e *entry, mac string) (Line, error) {
 	ts, err := time.Parse(time.RFC3339Nano, e.TS)
 	if err != nil {
 		return Line{}, fmt.Errorf("seq %d: %w", e.Seq, err)
@@ -112,4 +117,55 @@ func parseLine(raw []byte) (Line, error) {
 		PrevMAC:   e.PrevMAC,
 		MAC:       mac,
 	}, nil
+}
+
+// MarshalJSON encodes l under the field names of its line on disk (ts,
+// duration_ms, prev_mac, mac, …), on one line: what `hostlink audit tail
+// --json` prints.
+func (l Line) MarshalJSON() ([]byte, error) {
+	details, err := canonicalDetails(l.Details)
+	if err != nil {
+		return nil, err
+	}
+	return json.Marshal(lineJSON{entry{
+		Bytes:      l.Bytes,
+		Code:       l.Code,
+		Details:    details,
+		DurationMS: l.Duration.Milliseconds(),
+		MachineID:  l.MachineID,
+		Op:         l.Op,
+		Paths:      l.Paths,
+		Peer:       l.Peer,
+		PrevMAC:    l.PrevMAC,
+		RequestID:  l.RequestID,
+		Seq:        l.Seq,
+		Transport:  string(l.Transport),
+		TS:         l.Time.UTC().Format(tsLayout),
+		Version:    l.Version,
+		Workdir:    l.Workdir,
+	}, l.MAC})
+}
+
+// UnmarshalJSON decodes what MarshalJSON encodes, without checking that it
+// is canonical or signed (Verify does that for the log itself).
+func (l *Line) UnmarshalJSON(b []byte) error {
+	var j lineJSON
+	if err := json.Unmarshal(b, &j); err != nil {
+		return err
+	}
+	if len(j.Details) == 0 {
+		j.Details = json.RawMessage("{}")
+	}
+	line, err := lineOf(&j.entry, j.MAC)
+	if err != nil {
+		return err
+	}
+	*l = line
+	return nil
+}
+
+// lineJSON is a line as it is on disk: its entry and its MAC.
+type lineJSON struct {
+	entry
+	MAC string `json:"mac"`
 }

@@ -73,6 +73,8 @@ type Result struct {
 	Changed  bool     `json:"changed"`  // the file was written or removed
 	Commands []string `json:"commands"` // to run, in order
 	Hints    []string `json:"hints,omitempty"`
+	// Kept: Uninstall left the unit file for Commands, which remove it.
+	Kept bool `json:"kept,omitempty"`
 }
 
 // Path is where the unit file goes.
@@ -137,15 +139,24 @@ func (s *Spec) registerCommands(path string) ([]string, []string) {
 		}
 }
 
-// unregisterCommands are what the user runs after Uninstall.
-func (s *Spec) unregisterCommands() []string {
+// unregisterCommands are what the user runs after Uninstall, in order.
+// systemd's stop and disable need the unit file (disable reads its
+// [Install] section to find the links enable made), so removing it is
+// one of them, before the daemon-reload that forgets it; launchd's bootout
+// and schtasks go by name and need no file.
+func (s *Spec) unregisterCommands(path string) []string {
 	switch s.Kind {
 	case Launchd:
 		return []string{"launchctl bootout gui/" + strconv.Itoa(s.UID) + "/" + LaunchdLabel}
 	case TaskScheduler:
 		return []string{`schtasks /End /TN "` + TaskName + `"`, `schtasks /Delete /TN "` + TaskName + `" /F`}
 	}
-	return []string{"systemctl --user stop " + SystemdUnit, "systemctl --user daemon-reload"}
+	return []string{
+		"systemctl --user stop " + SystemdUnit,
+		"systemctl --user disable " + SystemdUnit,
+		"rm -f " + shQuote(path),
+		"systemctl --user daemon-reload",
+	}
 }
 
 // Install writes the unit file (private to the user) unless it already has
@@ -180,20 +191,34 @@ func Install(s *Spec) (*Result, error) {
 	return res, nil
 }
 
-// Uninstall removes the unit file (and, for systemd, the enablement link
-// `systemctl enable` made) and returns the commands that unregister it.
-// With nothing installed it changes nothing.
+// Uninstall returns the commands that unregister the unit, in the order
+// they are run, and removes what none of them needs: the launchd plist and
+// the Task Scheduler XML. A systemd unit stays for the stop and disable it
+// prints, which come before its removal (unregisterCommands); only an
+// enablement link left dangling by a unit removed earlier goes now. With
+// nothing installed it changes nothing.
 func Uninstall(s *Spec) (*Result, error) {
 	path := s.Path()
-	res := &Result{Kind: s.Kind, Path: path, Commands: s.unregisterCommands()}
+	res := &Result{Kind: s.Kind, Path: path, Commands: s.unregisterCommands(path)}
 	if s.Kind == Systemd {
+		_, err := os.Stat(path)
+		if err == nil {
+			res.Kept = true
+			return res, nil
+		}
+		if !errors.Is(err, fs.ErrNotExist) {
+			return nil, err
+		}
+		res.Commands = nil
 		wants := filepath.Join(filepath.Dir(path), "default.target.wants", SystemdUnit)
 		if target, err := os.Readlink(wants); err == nil && (target == path || filepath.Base(target) == SystemdUnit) {
 			if err := os.Remove(wants); err != nil {
 				return nil, err
 			}
 			res.Changed = true
+			res.Commands = []string{"systemctl --user daemon-reload"}
 		}
+		return res, nil
 	}
 	switch err := os.Remove(path); {
 	case err == nil:

@@ -98,15 +98,35 @@ func TestInstallUninstallIdempotent(t *testing.T) {
 				}
 			}
 			u1, err := Uninstall(s)
-			if err != nil || !u1.Changed || len(u1.Commands) == 0 {
+			if err != nil || len(u1.Commands) == 0 {
 				t.Fatalf("uninstall: %+v %v", u1, err)
 			}
-			if _, err := os.Lstat(r1.Path); !os.IsNotExist(err) {
-				t.Fatalf("unit still there: %v", err)
-			}
-			if enabled {
-				if _, err := os.Lstat(filepath.Join(filepath.Dir(r1.Path), "default.target.wants", SystemdUnit)); !os.IsNotExist(err) {
-					t.Fatal("the enablement link is still there")
+			if kind == Systemd {
+				// The unit (and its link) stay for the stop and disable
+				// printed before its removal (TestSystemdUninstallCommands).
+				if u1.Changed || !u1.Kept {
+					t.Fatalf("uninstall of a systemd unit: %+v", u1)
+				}
+				if _, err := os.Lstat(r1.Path); err != nil {
+					t.Fatalf("the unit the printed commands need is gone: %v", err)
+				}
+				os.Remove(r1.Path) // as the printed rm does
+				if enabled {
+					// A link an older uninstall left dangling goes now.
+					u, err := Uninstall(s)
+					if err != nil || !u.Changed || !slices.Equal(u.Commands, []string{"systemctl --user daemon-reload"}) {
+						t.Fatalf("uninstall with a dangling link: %+v %v", u, err)
+					}
+					if _, err := os.Lstat(filepath.Join(filepath.Dir(r1.Path), "default.target.wants", SystemdUnit)); !os.IsNotExist(err) {
+						t.Fatal("the dangling enablement link is still there")
+					}
+				}
+			} else {
+				if !u1.Changed {
+					t.Fatalf("uninstall: %+v", u1)
+				}
+				if _, err := os.Lstat(r1.Path); !os.IsNotExist(err) {
+					t.Fatalf("unit still there: %v", err)
 				}
 			}
 			u2, err := Uninstall(s)
@@ -125,7 +145,7 @@ func TestCommands(t *testing.T) {
 		hintSubstr string
 	}{
 		{Launchd, []string{"launchctl bootstrap gui/501 "}, []string{"launchctl bootout gui/501/" + LaunchdLabel}, "restarts it"},
-		{Systemd, []string{"systemctl --user daemon-reload", "systemctl --user enable --now hostlink.service"}, []string{"systemctl --user stop hostlink.service", "systemctl --user daemon-reload"}, "loginctl enable-linger $USER"},
+		{Systemd, []string{"systemctl --user daemon-reload", "systemctl --user enable --now hostlink.service"}, nil, "loginctl enable-linger $USER"},
 		{TaskScheduler, []string{`schtasks /Create /TN "\hostlink\hostlink" /XML "`, `schtasks /Run /TN "\hostlink\hostlink"`}, []string{`schtasks /End /TN "\hostlink\hostlink"`, `schtasks /Delete /TN "\hostlink\hostlink" /F`}, "logon"},
 	}
 	for _, tc := range tests {
@@ -144,6 +164,10 @@ func TestCommands(t *testing.T) {
 		}
 		if !strings.Contains(strings.Join(r.Hints, "\n"), tc.hintSubstr) {
 			t.Errorf("%s hints %q", tc.kind, r.Hints)
+		}
+		if tc.kind == Systemd {
+			tc.uninstall = []string{"systemctl --user stop hostlink.service", "systemctl --user disable hostlink.service",
+				"rm -f " + shQuote(r.Path), "systemctl --user daemon-reload"}
 		}
 		u, _ := Uninstall(s)
 		if !slices.Equal(u.Commands, tc.uninstall) {

@@ -69,6 +69,10 @@ type Options struct {
 	// Thumbs holds thumbnails of the latest observations, for the desktop
 	// page (see ops.Options.Results).
 	Thumbs *Thumbs
+	// Instance is the daemon's state directory, named on the login page:
+	// `hostlink token` run in another environment prints another
+	// instance's token.
+	Instance string
 }
 
 // Server is the console's HTTP handler.
@@ -204,7 +208,7 @@ func (s *Server) session(r *http.Request) *session {
 
 func (s *Server) login(w http.ResponseWriter, r *http.Request) {
 	if r.Method != http.MethodPost {
-		s.render(w, "login", nil, map[string]any{"Title": "Log in"})
+		s.render(w, "login", nil, map[string]any{"Title": "Log in", "Instance": s.o.Instance})
 		return
 	}
 	r.Body = http.MaxBytesReader(w, r.Body, maxForm)
@@ -222,7 +226,8 @@ func (s *Server) login(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		w.Header().Set("Connection", "close")
 		w.WriteHeader(http.StatusUnauthorized)
-		s.render(w, "login", nil, map[string]any{"Title": "Log in", "Error": "That is not the token (see `hostlink token`)."})
+		s.render(w, "login", nil, map[string]any{"Title": "Log in", "Instance": s.o.Instance,
+			"Error": "That is not this hostlink's token: `hostlink token` prints it when run in the daemon's environment, and says which state directory its token belongs to."})
 		return
 	}
 	sess := &session{id: randomHex(32), csrf: randomHex(32), expires: time.Now().Add(sessionTTL)}

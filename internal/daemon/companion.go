@@ -13,6 +13,7 @@ import (
 type companionState struct {
 	pairings *companion.Pairings
 	runtime  *companion.Runtime
+	listen   string // the companion listener's address, if it listens
 }
 
 // openCompanion serves companions when [companion] listen or wsl_helper
@@ -33,13 +34,15 @@ func (d *Daemon) openCompanion() error {
 		o.Desktops = d.Computer
 	}
 	rt := companion.NewRuntime(o)
+	listen := ""
 	if cc.Listen != "" {
 		addr, err := rt.Listen(cc.Listen, cc.ContainerInterface)
 		if err != nil {
 			pairs.Close()
 			return fmt.Errorf("companion listen %s: %w", cc.Listen, err)
 		}
-		slog.Info("listening for companions", "addr", addr)
+		listen = fmt.Sprint(addr)
+		slog.Info("transport up", "transport", "companion", "address", listen)
 	}
 	if cc.WSLHelper != "" {
 		// Outside WSL, or with interop off, the helper cannot run;
@@ -51,7 +54,7 @@ func (d *Daemon) openCompanion() error {
 			slog.Warn("[companion] wsl_helper is set but the WSL interop route is not available", "reason", route.Reason, "detail", route.Detail)
 		}
 	}
-	d.companion = companionState{pairings: pairs, runtime: rt}
+	d.companion = companionState{pairings: pairs, runtime: rt, listen: listen}
 	return nil
 }
 
@@ -65,4 +68,7 @@ func (d *Daemon) closeCompanion() {
 	}
 	d.companion.runtime.Close()
 	d.companion.pairings.Close()
+	if d.companion.listen != "" {
+		slog.Info("transport down", "transport", "companion", "address", d.companion.listen)
+	}
 }

@@ -18,6 +18,7 @@ func (d *Daemon) consoleHandler(token string) http.Handler {
 		AuditKey:  func() ([]byte, error) { return audit.LoadOrCreateKey(d.Dirs.AuditKey()) },
 		Audit:     d.Audit,
 		Refusals:  d.Refusals,
+		Instance:  d.Dirs.State,
 		Status:    func() any { return d.Status() },
 		SaveGrant: d.SaveGrant,
 		Thumbs:    d.thumbs,

@@ -36,6 +36,10 @@ type Options struct {
 	// IdleExit, when positive, stops ServeHTTP after that long with no
 	// client (see idleWatch): for a daemon `hostlink mcp` started.
 	IdleExit time.Duration
+	// Mode is how this daemon runs, for its log: ModeServe (the default)
+	// or ModeAutoStarted. A daemon under a service manager is recognised
+	// as ModeService whatever Mode says (see runMode).
+	Mode string
 	// Runtimes adds agent runtimes beside the real CLIs', by name: how
 	// tests wire the fake runtime. Production leaves it nil.
 	Runtimes map[string]agent.Factory
@@ -55,6 +59,7 @@ type Daemon struct {
 	Computer *desktop.Service  // nil unless computer control is enabled
 	Started  time.Time
 	IdleExit time.Duration // Options.IdleExit
+	Mode     string        // how it runs (runMode): ModeServe, ModeAutoStarted or ModeService
 
 	stopReq chan string // a stop's reason, to ServeHTTP (requestStop)
 
@@ -108,7 +113,7 @@ func Open(o Options) (*Daemon, error) {
 	}()
 	d.IdleExit = o.IdleExit
 	d.stopReq = make(chan string, 1)
-	d.openLogging()
+	d.openLogging(o.Mode)
 	// Before anything reconciles or reports: what a hostlink that died
 	// with its guardian left running is ended now.
 	if n, err := procs.UseLedger(filepath.Join(dirs.Runtime, "children")); err != nil {

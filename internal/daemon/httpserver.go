@@ -39,7 +39,7 @@ func (d *Daemon) httpListener(ln net.Listener) *connlimit.Listener {
 	if maxConns < s.MaxConnections {
 		slog.Warn("server.max_connections lowered to fit the descriptor limit (RLIMIT_NOFILE)", "configured", s.MaxConnections, "used", maxConns)
 	}
-	l := connlimit.Listen(ln, connlimit.Limits{Max: maxConns, PerPeer: min(s.MaxConnectionsPerPeer, maxConns)}, nil)
+	l := connlimit.Listen(ln, connlimit.Limits{Max: maxConns, PerPeer: min(s.MaxConnectionsPerPeer, maxConns)}, connlimit.LocalPeer)
 	l.OnShed = func(peer, reason string) {
 		d.Refusals.Refuse(peer, audit.Record{Transport: audit.MCPHTTP, Peer: peer, Op: "connection_shed",
 			Code: string(errcode.Overloaded), Details: map[string]any{"reason": reason}})

@@ -94,6 +94,7 @@ func (d *Daemon) Reload(by string) (apitype.ReloadResult, error) {
 			Code: string(errcode.InvalidArgument), Details: map[string]any{"error": err.Error()}}); aerr != nil {
 			slog.Warn("a refused policy reload is not in the audit log", "err", aerr)
 		}
+		slog.Warn("configuration not reloaded", "by", by, "config", d.pol.cfgPath, "code", string(errcode.InvalidArgument), "err", err)
 		return apitype.ReloadResult{}, errcode.New(errcode.InvalidArgument, "the configuration was not reloaded: %v", err)
 	}
 	summary := policySummary(cfg.Policy)
@@ -105,6 +106,7 @@ func (d *Daemon) Reload(by string) (apitype.ReloadResult, error) {
 	}
 	d.pol.engine.Set(PolicyConfig(cfg.Policy))
 	d.pol.quiet.Store(cfg.Policy.Notifications == "off")
+	slog.Info("configuration reloaded", "by", by, "config", d.pol.cfgPath, "policy", summary)
 	return apitype.ReloadResult{Config: d.pol.cfgPath, Policy: summary}, nil
 }
 

@@ -106,8 +106,10 @@ func (d *Daemon) ServeHTTP(ctx context.Context, ready func(addr net.Addr)) error
 		ln.Close()
 		return fmt.Errorf("audit log: %w", err)
 	}
+	parent := ctx
 	ctx, stopIPC := context.WithCancel(ctx)
 	defer stopIPC()
+	defer d.transports.down()
 	ipcSrv := &ipc.Server{Registry: d.Registry, Refusals: d.Refusals, MCP: d.serveMCPSession, ConnState: idle.conn,
 		SessionEnded: d.Approvals().EndSession}
 	ipcDone := make(chan error, 1)
@@ -117,7 +119,7 @@ func (d *Daemon) ServeHTTP(ctx context.Context, ready func(addr net.Addr)) error
 	}
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(lim) }()
-	reason := "signal"
+	var reason string
 	if d.IdleExit > 0 {
 		slog.Info("this daemon stops when idle", "idle_exit", d.IdleExit.String())
 	}
@@ -125,20 +127,25 @@ func (d *Daemon) ServeHTTP(ctx context.Context, ready func(addr net.Addr)) error
 	case err := <-errc:
 		stopIPC()
 		<-ipcDone
+		slog.Error("the HTTP server failed", "err", err)
 		d.stopped(map[string]any{"reason": "server error"})
 		return err
 	case err := <-ipcDone:
 		// Serve returns nil only once ctx is done; anything else is fatal.
 		if ctx.Err() == nil {
 			srv.Close()
+			slog.Error("the control channel failed", "err", err)
 			d.stopped(map[string]any{"reason": "control channel error"})
 			return fmt.Errorf("control channel: %w", err)
 		}
+		// ctx ended it, as in the case below.
+		reason = d.signalReason(parent)
 		ipcDone <- err // for the wait below
 	case <-idle.Fired():
 		reason = "idle for " + d.IdleExit.String()
 	case reason = <-d.stopReq:
 	case <-ctx.Done():
+		reason = d.signalReason(parent)
 	}
 	shutdown, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
@@ -155,9 +162,25 @@ func (d *Daemon) ServeHTTP(ctx context.Context, ready func(addr net.Addr)) error
 	return err
 }
 
-// stopped records the daemon's stop; a record that cannot be written is
-// logged, since there is nothing left to refuse.
+// signalReason says why ctx, the daemon's context, ended: the signal that
+// signal.NotifyContext names in its cause, which under a service manager
+// is the manager's stop.
+func (d *Daemon) signalReason(ctx context.Context) string {
+	reason := "context cancelled"
+	if c := context.Cause(ctx); c != nil && c != context.Canceled {
+		reason = c.Error()
+	}
+	if strings.HasPrefix(d.Mode, ModeService) {
+		reason += ": the service manager's stop"
+	}
+	return reason
+}
+
+// stopped records the daemon's stop, in the audit log and hostlink's log;
+// a record that cannot be written is logged, since there is nothing left
+// to refuse.
 func (d *Daemon) stopped(details map[string]any) {
+	slog.Info("hostlink stopping", "reason", details["reason"], "mode", d.Mode)
 	if err := d.Event("daemon_stop", details); err != nil {
 		slog.Warn("the daemon's stop is not in the audit log", "err", err)
 	}

@@ -1,6 +1,7 @@
 package daemon
 
 import (
+	"log/slog"
 	"os"
 	"slices"
 	"sync"
@@ -19,10 +20,22 @@ type transports struct {
 	list []apitype.TransportStatus
 }
 
+// add records a transport that is up, in status and in the log.
 func (t *transports) add(name audit.Transport, addr string) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	t.list = append(t.list, apitype.TransportStatus{Name: name, Address: addr})
+	slog.Info("transport up", "transport", string(name), "address", addr)
+}
+
+// down records that every transport has stopped.
+func (t *transports) down() {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	for _, tr := range t.list {
+		slog.Info("transport down", "transport", string(tr.Name), "address", tr.Address)
+	}
+	t.list = nil
 }
 
 func (t *transports) snapshot() []apitype.TransportStatus {

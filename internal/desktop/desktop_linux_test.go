@@ -171,12 +171,12 @@ func TestDesktopsListsTheWindow(t *testing.T) {
 func TestObserveMatchesXWD(t *testing.T) {
 	e := newEnv(t, 800, 600)
 	id := e.d.Xterm("observed", 40, 50, t.TempDir())
-	obs := e.observe(map[string]any{"accessibility": true})
+	var obs *Observation
+	want := e.d.Still(func() { obs = e.observe(map[string]any{"accessibility": true}) })
 	if len(obs.images) != 1 || obs.images[0].MIMEType != "image/png" || obs.Image.Bytes != len(obs.images[0].Data) {
 		t.Fatalf("images %d, info %+v", len(obs.images), obs.Image)
 	}
 	got := decodePNG(t, obs.images[0].Data)
-	want := e.d.XWD()
 	if got.Rect != want.Rect {
 		t.Fatalf("observation %v, xwd %v", got.Rect, want.Rect)
 	}
@@ -420,12 +420,13 @@ func TestSecondMonitor(t *testing.T) {
 	if len(mons) != 2 || mons[1].Name != "RIGHT" || mons[1].Bounds != (native.Rect{X: 800, W: 800, H: 600}) {
 		t.Fatalf("monitors %+v", mons)
 	}
-	obs := e.observe(map[string]any{"monitor": 1})
+	var obs *Observation
+	screen := e.d.Still(func() { obs = e.observe(map[string]any{"monitor": 1}) })
 	img := decodePNG(t, obs.images[0].Data)
 	if img.Rect.Dx() != 800 || obs.Image.Origin != [2]int{800, 0} {
 		t.Fatalf("monitor 1 image %v origin %v", img.Rect, obs.Image.Origin)
 	}
-	if n := differ(img, e.d.XWD(), 800, 0); n != 0 {
+	if n := differ(img, screen, 800, 0); n != 0 {
 		t.Fatalf("%d pixels of monitor 1 differ", n)
 	}
 	x, _ := absolute(e.d, id)
@@ -475,7 +476,8 @@ func TestObserveFormatsAndCursor(t *testing.T) {
 	e := newEnv(t, 640, 480)
 	e.d.Xterm("fmt-term", 20, 20, t.TempDir())
 	e.d.Run("xdotool", "mousemove", "300", "200")
-	obs := e.observe(map[string]any{"format": "jpeg", "quality": 90})
+	var obs *Observation
+	want := e.d.Still(func() { obs = e.observe(map[string]any{"format": "jpeg", "quality": 90}) })
 	if obs.images[0].MIMEType != "image/jpeg" {
 		t.Fatalf("mime %s", obs.images[0].MIMEType)
 	}
@@ -483,7 +485,6 @@ func TestObserveFormatsAndCursor(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := e.d.XWD()
 	var sum, n float64
 	for y := 0; y < 480; y += 3 {
 		for x := 0; x < 640; x += 3 {

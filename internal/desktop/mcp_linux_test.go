@@ -33,7 +33,10 @@ func TestObserveOverMCP(t *testing.T) {
 	}
 	defer cs.Close()
 
-	res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "computer_observe", Arguments: map[string]any{}})
+	var res *mcp.CallToolResult
+	screen := e.d.Still(func() {
+		res, err = cs.CallTool(ctx, &mcp.CallToolParams{Name: "computer_observe", Arguments: map[string]any{}})
+	})
 	if err != nil || res.IsError {
 		t.Fatalf("%v %+v", err, res)
 	}
@@ -53,7 +56,7 @@ func TestObserveOverMCP(t *testing.T) {
 		t.Fatalf("image content %T %q %d bytes (JSON says %d)", res.Content[1], im.MIMEType, len(im.Data), obs.Image.Bytes)
 	}
 	img := decodePNG(t, im.Data)
-	if n := differ(img, e.d.XWD(), 0, 0); n != 0 || img.Rect.Dx() != 640 {
+	if n := differ(img, screen, 0, 0); n != 0 || img.Rect.Dx() != 640 {
 		t.Fatalf("%d pixels differ (image %v)", n, img.Rect)
 	}
 	// An act over MCP returns its receipt and the fresh observation's image.

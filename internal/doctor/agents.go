@@ -26,7 +26,7 @@ func (e *env) checkAgents(ctx context.Context) {
 			case !r.Allowed:
 				e.add(name, OK, "not allowed by agents.runtimes", "")
 			default:
-				e.add(name, Warn, "not ready: "+r.Reason, "install and sign in to the "+r.Name+" CLI, or remove it from agents.runtimes")
+				e.add(name, Warn, "not ready: "+r.Reason, "install and sign in to the "+r.Name+" CLI, or remove \""+r.Name+"\" from [agents] runtimes in "+e.configPath)
 			}
 		}
 		return
@@ -39,7 +39,7 @@ func (e *env) checkAgents(ctx context.Context) {
 		if p, err := exec.LookPath(n); err == nil {
 			e.add(name, OK, "CLI at "+p+" (a running daemon probes version and sign-in)", "")
 		} else {
-			e.add(name, Warn, "the "+n+" CLI is not on PATH", "install it, or remove "+n+" from agents.runtimes")
+			e.add(name, Warn, "the "+n+" CLI is not on PATH", "install it, or remove \""+n+"\" from [agents] runtimes in "+e.configPath)
 		}
 	}
 }

@@ -101,13 +101,14 @@ func (e *env) checkCapabilities(ctx context.Context) {
 		return
 	}
 	for _, c := range e.status.Capabilities {
-		if c.Name == "computer_use" || c.Name == "shell" || c.Name == "files" {
+		// Checked above, or by checkAgents: each concern is reported once.
+		if c.Name == "computer_use" || c.Name == "shell" || c.Name == "files" || c.Name == "agents" {
 			continue
 		}
 		if c.Ready {
 			e.add("capability "+c.Name, OK, "ready (running daemon)", "")
 		} else {
-			e.add("capability "+c.Name, Warn, "not ready: "+c.Reason, "see `hostlink status`")
+			e.add("capability "+c.Name, Warn, "not ready: "+c.Reason, "the reason names what enables it; `hostlink status` shows every capability")
 		}
 	}
 }

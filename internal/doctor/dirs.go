@@ -115,20 +115,20 @@ func (e *env) checkWorkdirs() {
 			e.add(name, OK, w.path+" (created on first start)", "")
 			continue
 		case errors.Is(err, fs.ErrNotExist):
-			e.add(name, Fail, w.path+" does not exist", "create it (mkdir "+w.path+") or remove the workdir from the config")
+			e.add(name, Fail, w.path+" does not exist", "create it (mkdir "+w.path+"), or remove its [[workdirs]] entry (path = \""+w.path+"\") from "+e.configPath)
 			continue
 		case err != nil:
 			e.add(name, Fail, err.Error(), "check the permissions of "+w.path)
 			continue
 		case !fi.IsDir():
-			e.add(name, Fail, w.path+" is not a directory", "point the workdir at a directory")
+			e.add(name, Fail, w.path+" is not a directory", "point its [[workdirs]] path at a directory in "+e.configPath)
 			continue
 		}
 		mode := "read-write"
 		if w.readOnly {
 			mode = "read-only"
 		} else if err := writable(w.path); err != nil {
-			e.add(name, Fail, fmt.Sprintf("%s is not writable: %v", w.path, err), "give your user write access, or set read_only = true for it")
+			e.add(name, Fail, fmt.Sprintf("%s is not writable: %v", w.path, err), "give your user write access, or set read_only = true in its [[workdirs]] entry in "+e.configPath)
 			continue
 		}
 		detail := w.path + " (" + mode

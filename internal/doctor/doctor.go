@@ -58,7 +58,9 @@ type env struct {
 	o    Options
 	dirs paths.Dirs
 	cfg  *config.Config
-	r    *Report
+	// configPath is the configuration file in force, which fixes name.
+	configPath string
+	r          *Report
 	// status is the running daemon's, if one answered.
 	status *apitype.Status
 }
@@ -128,10 +130,10 @@ func (e *env) checkConfig() bool {
 	}
 	cfg, err := config.Load(path, explicit)
 	if err != nil {
-		e.add("config", Fail, err.Error(), "correct "+path+" (every key is documented in the default config: the README's configuration section)")
+		e.add("config", Fail, err.Error(), "correct the key named above in "+path+" (internal/config/defaults.toml documents every key and its default)")
 		return false
 	}
-	e.cfg = cfg
+	e.cfg, e.configPath = cfg, path
 	if _, err := os.Stat(path); err != nil {
 		e.add("config", OK, path+" does not exist: built-in defaults", "")
 	} else {

@@ -79,3 +79,57 @@ func filterStatus(r *Report, st Status) []Check {
 	}
 	return out
 }
+
+// TestFixesNameTheConfigKey: a problem the configuration can fix gets a fix
+// naming the exact key and the file, and every concern is reported once.
+func TestFixesNameTheConfigKey(t *testing.T) {
+	tests := []struct {
+		name, cfg string
+		check     string
+		keys      []string
+	}{
+		{"missing workdir", "[[workdirs]]\nalias = \"gone\"\npath = \"/no/such/dir\"\n", "workdir gone", []string{"[[workdirs]]", `path = "/no/such/dir"`}},
+		{"sandbox off", "[commands]\nenabled = true\nsandbox = \"off\"\n", "sandbox", []string{`[commands] sandbox = "workdir"`}},
+		{"agent CLI missing", "[agents]\nenabled = true\nruntimes = [\"codex\"]\n\n[[workdirs]]\nalias = \"w\"\npath = \"WS\"\nagent_mode = \"read-only\"\n",
+			"agent runtime codex", []string{`"codex"`, "[agents] runtimes"}},
+		{"bad link url", "[link]\nurl = \"http://example.com/link\"\n", "platform link", []string{"[link] url"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			hl := t.TempDir()
+			t.Setenv("HOSTLINK_HOME", hl)
+			t.Setenv("HOME", t.TempDir())
+			t.Setenv("PATH", t.TempDir()) // no agent CLI on it
+			private.MkdirAll(filepath.Join(hl, "config"))
+			cfgPath := filepath.Join(hl, "config", "config.toml")
+			cfg := strings.ReplaceAll(tt.cfg, "WS", filepath.ToSlash(t.TempDir()))
+			if err := os.WriteFile(cfgPath, []byte(cfg), 0o600); err != nil {
+				t.Fatal(err)
+			}
+			r := Run(context.Background(), Options{Getenv: func(k string) string {
+				return map[string]string{"KEYCHAIN_PASSPHRASE": "p", "HOSTLINK_CREDENTIAL_BACKEND": "encrypted-file"}[k]
+			}})
+			seen := map[string]int{}
+			var got *Check
+			for i, c := range r.Checks {
+				seen[c.Name]++
+				if c.Name == tt.check {
+					got = &r.Checks[i]
+				}
+			}
+			for name, n := range seen {
+				if n > 1 {
+					t.Errorf("%s reported %d times: %+v", name, n, r.Checks)
+				}
+			}
+			if got == nil || got.Status == OK {
+				t.Fatalf("no problem reported for %s: %+v", tt.check, r.Checks)
+			}
+			for _, k := range append(tt.keys, cfgPath) {
+				if !strings.Contains(got.Fix, k) {
+					t.Errorf("%s: fix %q does not name %s", tt.check, got.Fix, k)
+				}
+			}
+		})
+	}
+}

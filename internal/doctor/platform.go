@@ -85,7 +85,7 @@ func (e *env) checkLink(ctx context.Context, st *credstore.Store) {
 	}
 	origin, err := pairing.Origin(url)
 	if err != nil {
-		e.add("platform link", Fail, err.Error(), "set link.url to wss://… (ws:// only to loopback)")
+		e.add("platform link", Fail, err.Error(), "set [link] url to wss://… (ws:// only to loopback) in "+e.configPath)
 		return
 	}
 	httpURL := "http" + strings.TrimPrefix(url, "ws")
@@ -95,7 +95,7 @@ func (e *env) checkLink(ctx context.Context, st *credstore.Store) {
 	case e.cfg.Link.TokenFile != "":
 		b, err := os.ReadFile(e.cfg.Link.TokenFile)
 		if err != nil || strings.TrimSpace(string(b)) == "" {
-			e.add("platform link", Fail, fmt.Sprintf("token file %s: %v", e.cfg.Link.TokenFile, err), "write the platform token to the file, or clear link.token_file and pair")
+			e.add("platform link", Fail, fmt.Sprintf("token file %s: %v", e.cfg.Link.TokenFile, err), "write the platform token to the file, or clear [link] token_file in "+e.configPath+" and pair")
 			return
 		}
 		tok = strings.TrimSpace(string(b))

@@ -18,7 +18,7 @@ func (e *env) checkSandbox() {
 	}
 	switch {
 	case e.cfg.Commands.Sandbox == string(sandbox.Off):
-		e.add("sandbox", Warn, detail, `commands can read hostlink's token and your credentials: set [commands] sandbox = "workdir"`)
+		e.add("sandbox", Warn, detail, `commands can read hostlink's token and your credentials: set [commands] sandbox = "workdir" in `+e.configPath)
 	case st.Mode != sandbox.Workdir:
 		e.add("sandbox", Warn, detail, sandboxFix())
 	case len(st.Unenforced) > 0:

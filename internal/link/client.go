@@ -219,12 +219,18 @@ func (c *Client) Run(ctx context.Context) error {
 	}
 }
 
+// setState records the connection's state; hostlink's log gets every
+// change, so that it tells the link's story.
 func (c *Client) setState(s, errMsg string) {
 	c.mu.Lock()
-	defer c.mu.Unlock()
+	prev := c.state
 	c.state = s
 	if errMsg != "" {
 		c.lastErr = errMsg
+	}
+	c.mu.Unlock()
+	if s != prev && c.Log != nil {
+		c.Log.Info("platform link state", "session", c.SessionID, "url", c.URL, "state", s, "was", prev, "err", errMsg)
 	}
 }
 
@@ -274,8 +280,8 @@ func (c *Client) once(ctx context.Context) (accepted bool, err error) {
 	}
 	c.mu.Lock()
 	c.connects++
-	c.state = "connected"
 	c.mu.Unlock()
+	c.setState("connected", "")
 	c.event("link_connected", map[string]any{"url": c.URL, "protocol_version": c.version.String(), "granted": ack.GrantedCapabilities})
 	if c.OnConnect != nil {
 		c.OnConnect()

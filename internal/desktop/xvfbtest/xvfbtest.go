@@ -215,6 +215,24 @@ func (d *Display) XWD() *image.RGBA {
 	return img
 }
 
+// Still runs capture between two screenshots of the root window until the
+// two are the same, and returns that screen: what capture saw is then the
+// screen as it was. A program may still be drawing when its window is
+// mapped and focused (an xterm's shell prompt arrives later, much later
+// on a busy machine), so comparing a capture with one screenshot taken
+// after it races with that drawing.
+func (d *Display) Still(capture func()) *image.RGBA {
+	d.t.Helper()
+	var after *image.RGBA
+	d.Eventually("a still screen around a capture", func() bool {
+		before := d.XWD()
+		capture()
+		after = d.XWD()
+		return bytes.Equal(before.Pix, after.Pix)
+	})
+	return after
+}
+
 // ParsePPM decodes a binary (P6, maxval 255) PPM.
 func ParsePPM(b []byte) (*image.RGBA, error) {
 	var w, h, maxv int

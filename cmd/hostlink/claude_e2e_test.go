@@ -1,0 +1,156 @@
+package main
+
+import (
+	"encoding/json"
+	"html"
+	"io"
+	"net/http"
+	"net/http/cookiejar"
+	"net/url"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/hostlink/hostlink/internal/agent/agentcli"
+	"github.com/hostlink/hostlink/internal/agent/agenttest"
+	"github.com/hostlink/hostlink/internal/agent/claude"
+	"github.com/hostlink/hostlink/internal/agent/fakemodel"
+	"github.com/hostlink/hostlink/internal/approvals"
+	"github.com/hostlink/hostlink/internal/audit"
+	"github.com/hostlink/hostlink/internal/tstest"
+)
+
+// TestClaudeCodeIsNamed: Claude Code, set up with `claude mcp add` against
+// `hostlink mcp`, passes `claude mcp list`'s health check (the MCP
+// handshake), and a write_file it makes (`claude -p` against a local fake
+// model whose first answer is that tool call) is held on the default
+// policy; its approval, its audit record and its console row name
+// "claude-code", the client Claude Code declares.
+func TestClaudeCodeIsNamed(t *testing.T) {
+	clis := agenttest.CLIs(t)
+	argv, err := agentcli.Find(claude.Program, clis)
+	if err != nil {
+		t.Fatal(err)
+	}
+	bin := build(t)
+	home, env := defaultEnv(t)
+	_, mcpURL := startServe(t, bin, env)
+
+	model := fakemodel.Messages(t, func(r *fakemodel.Request) fakemodel.Reply {
+		if len(r.Results()) > 0 {
+			return fakemodel.Reply{Text: "written"}
+		}
+		return fakemodel.Reply{Calls: []fakemodel.Call{{Name: "mcp__hostlink__write_file", Args: map[string]any{"path": "from-claude.txt", "content": "hello from claude code"}}}}
+	})
+	dir := t.TempDir()
+	claudeEnv := append(os.Environ(), "HOME="+filepath.Join(dir, "home"), "CLAUDE_CONFIG_DIR="+filepath.Join(dir, "config"),
+		"ANTHROPIC_BASE_URL="+model.URL, "ANTHROPIC_API_KEY=test-key",
+		"CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1", "DISABLE_AUTOUPDATER=1", "HOSTLINK_HOME="+home)
+	project := filepath.Join(dir, "project")
+	os.MkdirAll(project, 0o755)
+	cc := func(args ...string) *exec.Cmd {
+		c := exec.Command(argv[0], append(argv[1:len(argv):len(argv)], args...)...)
+		c.Env, c.Dir = claudeEnv, project
+		return c
+	}
+	if out, err := cc("mcp", "add", "hostlink", "--", bin, "mcp").CombinedOutput(); err != nil {
+		t.Fatalf("claude mcp add: %v\n%s", err, out)
+	}
+	if out, err := cc("mcp", "list").CombinedOutput(); err != nil || !strings.Contains(string(out), "hostlink") || !strings.Contains(string(out), "Connected") {
+		t.Fatalf("claude mcp list does not connect to hostlink: %v\n%s", err, out)
+	}
+
+	p := cc("-p", "write the file", "--output-format", "json", "--allowedTools", "mcp__hostlink__write_file")
+	var out syncBuffer
+	p.Stdout, p.Stderr = &out, &out
+	if err := p.Start(); err != nil {
+		t.Fatal(err)
+	}
+	done, exited := make(chan error, 1), make(chan struct{})
+	go func() { done <- p.Wait(); close(exited) }()
+	t.Cleanup(func() { p.Process.Kill(); <-exited })
+
+	var held approvals.Approval
+	tstest.WaitFor(t, 3*time.Minute, "Claude Code's write_file held for approval", func() bool {
+		for _, ap := range approvalsList(t, env, bin) {
+			if ap.Action.Op == "write_file" {
+				held = ap
+				return true
+			}
+		}
+		select {
+		case err := <-done:
+			t.Fatalf("claude -p ended before its write was held: %v\n%s", err, out.String())
+		default:
+		}
+		return false
+	})
+	if !strings.HasPrefix(held.Action.Peer, "claude-code ") {
+		t.Errorf("the approval names its caller %q, want claude-code …", held.Action.Peer)
+	}
+	if o, err := run(t, env, bin, "approvals", "approve", held.ID); err != nil {
+		t.Fatalf("approve: %v %s", err, o)
+	}
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatalf("claude -p: %v\n%s", err, out.String())
+		}
+	case <-time.After(3 * time.Minute):
+		t.Fatalf("claude -p did not finish after the approval:\n%s", out.String())
+	}
+	if b, err := os.ReadFile(filepath.Join(home, "workspace", "from-claude.txt")); err != nil || string(b) != "hello from claude code" {
+		t.Fatalf("the approved write: %q %v\nclaude said:\n%s", b, err, out.String())
+	}
+
+	lines, err := audit.Tail(filepath.Join(home, "audit"), 50)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rec *audit.Line
+	for i, l := range lines {
+		if l.Op == "write_file" && l.Code == "OK" {
+			rec = &lines[i]
+		}
+	}
+	if rec == nil || !strings.HasPrefix(rec.Peer, "claude-code ") || rec.Transport != audit.MCPStdio {
+		t.Fatalf("the write's audit record: %+v", rec)
+	}
+
+	// The console's activity row.
+	jar, _ := cookiejar.New(nil)
+	hc := &http.Client{Jar: jar}
+	base := strings.TrimSuffix(mcpURL, "mcp") + "console/"
+	req, _ := http.NewRequest("POST", base+"login", strings.NewReader(url.Values{"token": {tokenOf(t, env, bin)}}.Encode()))
+	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+	req.Header.Set("Origin", strings.TrimSuffix(base, "/console/"))
+	resp, err := hc.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		t.Fatalf("console login: %s", resp.Status)
+	}
+	resp, err = hc.Get(base + "activity")
+	if err != nil {
+		t.Fatal(err)
+	}
+	page, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	var row string
+	for _, r := range strings.Split(html.UnescapeString(string(page)), "<tr") {
+		if strings.Contains(r, "<td>write_file</td>") && strings.Contains(r, "<td>OK</td>") {
+			row = r
+		}
+	}
+	if !strings.Contains(row, "<td>claude-code ") {
+		t.Fatalf("the console's activity row of the write does not name claude-code: %q\n%s", row, page)
+	}
+	var res map[string]any
+	json.Unmarshal([]byte(lastLineOf([]byte(out.String()))), &res)
+	t.Logf("claude -p: %v", res["result"])
+}
