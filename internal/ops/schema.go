@@ -41,6 +41,13 @@ func applyTags(t reflect.Type, s *jsonschema.Schema) error {
 	case reflect.Struct:
 		for i := range t.NumField() {
 			f := t.Field(i)
+			if f.Anonymous && f.Tag.Get("json") == "" {
+				// An embedded struct's fields are the struct's own.
+				if err := applyTags(f.Type, s); err != nil {
+					return err
+				}
+				continue
+			}
 			name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
 			if name == "" {
 				name = f.Name
