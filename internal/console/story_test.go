@@ -112,7 +112,8 @@ func TestBrowserApprovalStory(t *testing.T) {
 	x.Xterm("hostlink story", 40, 40, root) // something to see on the screen
 	b := d.Approvals()
 	ctx := browser(t)
-	shot := shooter(t)
+	pageShot := shooter(t)
+	shot := func(name string) chromedp.Action[chromedp.Void] { return pageShot("story-" + name) }
 	do := func(what string, actions ...chromedp.Action[chromedp.Void]) {
 		t.Helper()
 		if err := chromedp.Do(ctx, actions...); err != nil {
