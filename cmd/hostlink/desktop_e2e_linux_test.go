@@ -26,9 +26,11 @@ func TestComputerToolsWithTypeScriptClient(t *testing.T) {
 	if err := os.MkdirAll(filepath.Join(home, "config"), 0o700); err != nil {
 		t.Fatal(err)
 	}
-	if err := os.WriteFile(filepath.Join(home, "config", "config.toml"), []byte("[computer]\nenabled = true\n"+allowPolicy), 0o600); err != nil {
+	if err := os.WriteFile(filepath.Join(home, "config", "config.toml"), []byte(ephemeralListen+"[computer]\nenabled = true\n"+allowPolicy), 0o600); err != nil {
 		t.Fatal(err)
 	}
+	// The client's `hostlink mcp` starts a daemon; it ends with the test.
+	stopDaemonAtEnd(t, env, bin)
 	env = append(env, "DISPLAY="+x.Name, "WAYLAND_DISPLAY=", "DBUS_SESSION_BUS_ADDRESS=")
 
 	dir := t.TempDir()

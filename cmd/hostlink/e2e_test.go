@@ -11,6 +11,7 @@ import (
 	"regexp"
 	"runtime"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -22,21 +23,46 @@ import (
 // built by build (testruntimes_hostlinktest.go reads it).
 const fakeRuntimeEnv = "HOSTLINK_TEST_FAKE_RUNTIME"
 
-// build compiles hostlink once per test binary run.
+// built is the hostlink program the tests run, compiled once for the
+// whole test binary: a link of the full program takes seconds, which,
+// once per test, made up half of this package's time on a busy machine
+// (and pushed it past go test's default ten-minute timeout).
+var built struct {
+	sync.Once
+	dir, bin string
+	err      error
+	out      []byte
+}
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if built.dir != "" {
+		os.RemoveAll(built.dir)
+	}
+	os.Exit(code)
+}
+
+// build returns the hostlink program, compiled with tag hostlinktest: it
+// can run the fake agent runtime when fakeRuntimeEnv names it, and is
+// otherwise the release program. Tests must not change the file.
 func build(t *testing.T) string {
 	t.Helper()
-	bin := filepath.Join(t.TempDir(), "hostlink")
-	if runtime.GOOS == "windows" {
-		bin += ".exe"
+	built.Do(func() {
+		if built.dir, built.err = os.MkdirTemp("", "hostlink-e2e"); built.err != nil {
+			return
+		}
+		built.bin = filepath.Join(built.dir, "hostlink")
+		if runtime.GOOS == "windows" {
+			built.bin += ".exe"
+		}
+		cmd := exec.Command("go", "build", "-tags", "hostlinktest", "-o", built.bin, ".")
+		cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
+		built.out, built.err = cmd.CombinedOutput()
+	})
+	if built.err != nil {
+		t.Fatalf("go build: %v\n%s", built.err, built.out)
 	}
-	// The test build (tag hostlinktest) can run the fake agent runtime
-	// when fakeRuntimeEnv names it; it is otherwise the release program.
-	cmd := exec.Command("go", "build", "-tags", "hostlinktest", "-o", bin, ".")
-	cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
-	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
-	return bin
+	return built.bin
 }
 
 // hostlinkEnv is an environment with its own HOSTLINK_HOME, whose config
