@@ -41,10 +41,14 @@ func chromium(t *testing.T) string {
 // serveDaemon runs a daemon with commands on and asking, and returns it
 // with its console's base URL.
 func serveDaemon(t *testing.T) (*daemon.Daemon, string) {
+	return serveDaemonWith(t, "[commands]\nenabled = true\n[policy]\ncommands = \"ask\"\nwait_seconds = 120\n")
+}
+
+// serveDaemonWith runs a daemon with the configuration cfg.
+func serveDaemonWith(t *testing.T, cfg string) (*daemon.Daemon, string) {
 	home := t.TempDir()
 	t.Setenv("HOSTLINK_HOME", home)
 	os.MkdirAll(filepath.Join(home, "config"), 0o700)
-	cfg := "[commands]\nenabled = true\n[policy]\ncommands = \"ask\"\nwait_seconds = 120\n"
 	if err := os.WriteFile(filepath.Join(home, "config", "config.toml"), []byte(cfg), 0o600); err != nil {
 		t.Fatal(err)
 	}
@@ -64,6 +68,72 @@ func serveDaemon(t *testing.T) (*daemon.Daemon, string) {
 		t.Fatal(err)
 	}
 	return nil, ""
+}
+
+// browser starts headless Chromium for the test.
+func browser(t *testing.T) context.Context {
+	chrome := chromium(t)
+	opts := []chromedp.ExecAllocatorOption{
+		chromedp.ExecPath(chrome), chromedp.Headless, chromedp.NoSandbox, chromedp.DisableGPU, chromedp.NoFirstRun,
+		chromedp.Flag("disable-quic", true), chromedp.Flag("disable-background-networking", true),
+		chromedp.Flag("disable-component-update", true), chromedp.Flag("disable-sync", true),
+		chromedp.UserDataDir(t.TempDir()), chromedp.WindowSize(1280, 900),
+	}
+	actx, cancel := chromedp.NewExecAllocator(context.Background(), opts...)
+	t.Cleanup(cancel)
+	ctx, cancel := chromedp.NewContext(actx)
+	t.Cleanup(cancel)
+	ctx, cancel = context.WithTimeout(ctx, 3*time.Minute)
+	t.Cleanup(cancel)
+	return ctx
+}
+
+// artifacts is where the console's screenshots go: $HOSTLINK_ARTIFACTS,
+// else a temporary directory.
+func artifacts(t *testing.T) string {
+	if dir := os.Getenv("HOSTLINK_ARTIFACTS"); dir != "" {
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		return dir
+	}
+	return t.TempDir()
+}
+
+// shooter returns an action that saves a full-page screenshot as
+// console-NAME.png in the artifacts directory.
+func shooter(t *testing.T) func(name string) chromedp.Action[chromedp.Void] {
+	dir := artifacts(t)
+	return func(name string) chromedp.Action[chromedp.Void] {
+		return func(ctx context.Context, tg *chromedp.Target) (chromedp.Void, error) {
+			buf, err := chromedp.FullScreenshot(100)(ctx, tg)
+			if err != nil {
+				return chromedp.Void{}, err
+			}
+			t.Logf("screenshot %s", filepath.Join(dir, "console-"+name+".png"))
+			return chromedp.Void{}, os.WriteFile(filepath.Join(dir, "console-"+name+".png"), buf, 0o644)
+		}
+	}
+}
+
+// logIn logs the browser in with the token and waits for the approvals
+// page.
+func logIn(t *testing.T, ctx context.Context, base, token string, shot func(string) chromedp.Action[chromedp.Void]) {
+	for i, step := range []chromedp.Action[chromedp.Void]{
+		chromedp.Navigate(base + "/console/"),
+		chromedp.WaitVisible(chromedp.ID("token")),
+		shot("login"),
+		chromedp.SendKeys(chromedp.ID("token"), "not the token"),
+		chromedp.Click(chromedp.ID("login")),
+		chromedp.WaitVisible(chromedp.CSS(".error")),
+		chromedp.SendKeys(chromedp.ID("token"), token),
+		chromedp.Click(chromedp.ID("login")),
+		chromedp.WaitVisible(chromedp.ID("none-pending")),
+	} {
+		if err := chromedp.Do(ctx, step); err != nil {
+			t.Fatalf("login, step %d: %v", i, err)
+		}
+	}
 }
 
 // runCommand calls run_command as a remote client would, in the
@@ -108,37 +178,13 @@ func TestBrowser(t *testing.T) {
 	if runtime.GOOS != "linux" {
 		t.Skip("Chromium runs in CI on Linux")
 	}
-	chrome := chromium(t)
 	d, base := serveDaemon(t)
 	token, err := daemon.Token(d.Dirs)
 	if err != nil {
 		t.Fatal(err)
 	}
-	opts := []chromedp.ExecAllocatorOption{
-		chromedp.ExecPath(chrome), chromedp.Headless, chromedp.NoSandbox, chromedp.DisableGPU, chromedp.NoFirstRun,
-		chromedp.Flag("disable-quic", true), chromedp.Flag("disable-background-networking", true),
-		chromedp.Flag("disable-component-update", true), chromedp.Flag("disable-sync", true),
-		chromedp.UserDataDir(t.TempDir()), chromedp.WindowSize(1280, 900),
-	}
-	actx, cancel := chromedp.NewExecAllocator(context.Background(), opts...)
-	defer cancel()
-	ctx, cancel := chromedp.NewContext(actx)
-	defer cancel()
-	ctx, cancel = context.WithTimeout(ctx, 60*time.Second)
-	defer cancel()
-	shots := os.Getenv("HOSTLINK_SCREENSHOTS") // a directory for the console's screenshots, if set
-	shot := func(name string) chromedp.Action[chromedp.Void] {
-		return func(ctx context.Context, tg *chromedp.Target) (chromedp.Void, error) {
-			if shots == "" {
-				return chromedp.Void{}, nil
-			}
-			buf, err := chromedp.FullScreenshot(100)(ctx, tg)
-			if err != nil {
-				return chromedp.Void{}, err
-			}
-			return chromedp.Void{}, os.WriteFile(filepath.Join(shots, "console-"+name+".png"), buf, 0o644)
-		}
-	}
+	ctx := browser(t)
+	shot := shooter(t)
 	text := func(sel string) string {
 		t.Helper()
 		s, err := chromedp.Run(ctx, chromedp.Text(chromedp.CSS(sel)))
@@ -147,23 +193,7 @@ func TestBrowser(t *testing.T) {
 		}
 		return s
 	}
-
-	// Logging in with the token.
-	for i, step := range []chromedp.Action[chromedp.Void]{
-		chromedp.Navigate(base + "/console/"),
-		chromedp.WaitVisible(chromedp.ID("token")),
-		shot("login"),
-		chromedp.SendKeys(chromedp.ID("token"), "not the token"),
-		chromedp.Click(chromedp.ID("login")),
-		chromedp.WaitVisible(chromedp.CSS(".error")),
-		chromedp.SendKeys(chromedp.ID("token"), token),
-		chromedp.Click(chromedp.ID("login")),
-		chromedp.WaitVisible(chromedp.ID("none-pending")),
-	} {
-		if err := chromedp.Do(ctx, step); err != nil {
-			t.Fatalf("login, step %d: %v", i, err)
-		}
-	}
+	logIn(t, ctx, base, token, shot)
 
 	// A pending command approval appears without a reload, is approved
 	// with one click, and the waiting call runs.
@@ -174,7 +204,7 @@ func TestBrowser(t *testing.T) {
 	if body := text("article.approval"); !strings.Contains(body, "echo hello-from-the-console") || !strings.Contains(body, d.Files.Workdirs()[0].Root.Dir()) {
 		t.Fatalf("the approval does not show the command and its directory:\n%s", body)
 	}
-	if err := chromedp.Do(ctx, chromedp.Click(chromedp.CSS("button.approve"))); err != nil {
+	if err := chromedp.Do(ctx, chromedp.Click(chromedp.CSS("article.approval button.approve"))); err != nil {
 		t.Fatal(err)
 	}
 	var res map[string]any
@@ -207,7 +237,7 @@ func TestBrowser(t *testing.T) {
 
 	// The other pages, for the record.
 	for _, p := range []struct{ path, wait, name string }{
-		{"/console/activity", "#activity tr", "activity"},
+		{"/console/activity", "#rows tr", "activity"},
 		{"/console/audit?verify=1", "#verify", "audit"},
 		{"/console/status", "main table", "status"},
 		{"/console/desktop", "main h1", "desktop"},

@@ -17,6 +17,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/hostlink/hostlink/internal/apitype"
 	"github.com/hostlink/hostlink/internal/approvals"
 	"github.com/hostlink/hostlink/internal/audit"
 	"github.com/hostlink/hostlink/internal/connlimit"
@@ -61,6 +62,13 @@ type Options struct {
 	Status func() any
 	// Policy is the policy in force, shown read-only.
 	Policy func() any
+	// SaveGrant, if set, shows (apply false) or writes and reloads (apply
+	// true) the configuration that keeps a grant past the daemon's life
+	// (daemon.Daemon.SaveGrant).
+	SaveGrant func(id string, apply bool, by string) (apitype.SaveGrantResult, error)
+	// Thumbs holds thumbnails of the latest observations, for the desktop
+	// page (see ops.Options.Results).
+	Thumbs *Thumbs
 	// Instance is the daemon's state directory, named on the login page:
 	// `hostlink token` run in another environment prints another
 	// instance's token.
@@ -85,14 +93,17 @@ type session struct {
 // New returns the console.
 func New(o Options) *Server {
 	s := &Server{o: o, pages: map[string]*template.Template{}, sessions: map[string]*session{}}
-	funcs := template.FuncMap{"json": toJSON, "since": since, "short": short, "join": join}
+	funcs := template.FuncMap{"json": prettyJSON, "short": short, "join": join, "local": local, "size": size,
+		"isDiff": isDiff, "diffLines": diffLines, "scopes": scopeChoices,
+		"pair": func(a approvals.Approval, csrf string) formData { return formData{a, csrf} }, "inc": func(n int) int { return n + 1 }}
 	names, _ := fs.Glob(templateFS, "templates/*.html")
 	for _, n := range names {
 		base := strings.TrimSuffix(strings.TrimPrefix(n, "templates/"), ".html")
-		if base == "layout" {
+		if base == "layout" || base == "parts" {
 			continue
 		}
-		s.pages[base] = template.Must(template.New("layout.html").Funcs(funcs).ParseFS(templateFS, "templates/layout.html", n))
+		s.pages[base] = template.Must(template.New("layout.html").Funcs(funcs).ParseFS(templateFS,
+			"templates/layout.html", "templates/parts.html", n))
 	}
 	return s
 }
@@ -292,12 +303,11 @@ func randomHex(n int) string {
 	return hex.EncodeToString(b)
 }
 
-func toJSON(v any) string {
-	b, err := json.MarshalIndent(v, "", "  ")
-	if err != nil {
-		return ""
-	}
-	return string(b)
+// formData is what the decide form of an approval needs: the approval and
+// the session's form token.
+type formData struct {
+	A approvals.Approval
+	B string
 }
 
 // join joins a list of strings, typed ([]string, from an audit record) or
@@ -316,15 +326,17 @@ func join(list any, sep string) string {
 	return ""
 }
 
-func since(t time.Time) string {
+// local is t in the computer's time zone: the time of day, with the date
+// when it is not today.
+func local(t time.Time) string {
 	if t.IsZero() {
 		return ""
 	}
-	d := time.Until(t).Round(time.Second)
-	if d < 0 {
-		return (-d).String() + " ago"
+	t = t.Local()
+	if y, m, d := t.Date(); time.Now().Format("2006-01-02") != fmt.Sprintf("%04d-%02d-%02d", y, m, d) {
+		return t.Format("2006-01-02 15:04:05")
 	}
-	return "in " + d.String()
+	return t.Format("15:04:05")
 }
 
 func short(s string, n int) string {

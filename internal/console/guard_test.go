@@ -20,6 +20,13 @@ const token = "a-token-a-token-a-token-a-token-a-token"
 
 func newConsole(t *testing.T) (*httptest.Server, *approvals.Broker, string) {
 	t.Helper()
+	return newConsoleWith(t, nil)
+}
+
+// newConsoleWith is newConsole with options changed by mod (given the
+// options with the broker, the audit log and its directory set).
+func newConsoleWith(t *testing.T, mod func(*console.Options)) (*httptest.Server, *approvals.Broker, string) {
+	t.Helper()
 	dir := filepath.Join(t.TempDir(), "audit")
 	log, err := audit.Open(audit.Options{Dir: dir, Key: make([]byte, 32), MaxBytes: 1 << 20})
 	if err != nil {
@@ -28,7 +35,11 @@ func newConsole(t *testing.T) (*httptest.Server, *approvals.Broker, string) {
 	t.Cleanup(func() { log.Close() })
 	b := approvals.New(approvals.Options{Timeout: time.Minute, Wait: time.Millisecond, Audit: log})
 	mux := http.NewServeMux()
-	mux.Handle(console.Prefix, console.New(console.Options{Token: token, Broker: b, AuditDir: dir, Audit: log}))
+	o := console.Options{Token: token, Broker: b, AuditDir: dir, Audit: log}
+	if mod != nil {
+		mod(&o)
+	}
+	mux.Handle(console.Prefix, console.New(o))
 	srv := httptest.NewServer(mux)
 	t.Cleanup(srv.Close)
 	return srv, b, dir

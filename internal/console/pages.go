@@ -26,6 +26,16 @@ func (s *Server) route(w http.ResponseWriter, r *http.Request, sess *session, pa
 		s.approvalPage(w, r, sess, parts[1])
 	case parts[0] == "approvals" && len(parts) == 3 && parts[2] == "decide" && post:
 		s.decide(w, r, sess, parts[1])
+	case parts[0] == "approvals" && len(parts) == 3 && parts[2] == "image" && !post:
+		s.approvalImage(w, r, parts[1])
+	case parts[0] == "grants" && len(parts) == 3 && parts[2] == "revoke" && post:
+		s.revoke(w, r, sess, parts[1])
+	case parts[0] == "grants" && len(parts) == 3 && parts[2] == "save":
+		s.saveGrant(w, r, sess, parts[1])
+	case parts[0] == "approvals" && len(parts) == 2 && parts[1] == "decide" && post:
+		s.decideBatch(w, r, sess)
+	case parts[0] == "sessions" && !post:
+		s.sessionsPage(w, r, sess)
 	case parts[0] == "activity" && !post:
 		s.activityPage(w, r, sess)
 	case parts[0] == "audit" && !post:
@@ -36,6 +46,8 @@ func (s *Server) route(w http.ResponseWriter, r *http.Request, sess *session, pa
 		s.commandPage(w, r, sess, parts[1])
 	case parts[0] == "agents" && !post:
 		s.agentsPage(w, r, sess, parts)
+	case parts[0] == "desktop" && len(parts) == 3 && parts[1] == "thumb" && !post:
+		s.thumbnail(w, r, parts[2])
 	case parts[0] == "desktop" && !post:
 		s.desktopPage(w, r, sess)
 	case parts[0] == "status" && !post:
@@ -55,8 +67,15 @@ func (s *Server) approvalsPage(w http.ResponseWriter, r *http.Request, sess *ses
 			done = append(done, a)
 		}
 	}
-	data := map[string]any{"Title": "Approvals", "Pending": pending, "Done": done}
-	if r.URL.Query().Get("fragment") != "" {
+	data := map[string]any{"Title": "Approvals", "Pending": pending, "Done": done, "Grants": s.o.Broker.Grants(),
+		"CanSave": s.o.SaveGrant != nil}
+	switch r.URL.Query().Get("fragment") {
+	case "":
+	case "recent":
+		data["Fragment"] = "approvals-recent"
+	case "grants":
+		data["Fragment"] = "grants"
+	default:
 		data["Fragment"] = "approvals-live"
 	}
 	s.render(w, "approvals", sess, data)
@@ -71,25 +90,62 @@ func (s *Server) approvalPage(w http.ResponseWriter, r *http.Request, sess *sess
 	s.render(w, "approval", sess, map[string]any{"Title": "Approval " + a.ID, "A": a})
 }
 
-// decide approves or denies, recording the console session as who decided.
+// decide approves, with the scope chosen, or denies, recording the
+// console session as who decided.
 func (s *Server) decide(w http.ResponseWriter, r *http.Request, sess *session, id string) {
-	approve := r.PostFormValue("decision") == "approve"
-	if !approve && r.PostFormValue("decision") != "deny" {
-		http.Error(w, "decision must be approve or deny", http.StatusBadRequest)
+	a, ok := s.o.Broker.Get(id)
+	if !ok {
+		http.NotFound(w, r)
 		return
 	}
-	by := "console session " + sess.id[:8] + " from " + r.RemoteAddr
-	if _, err := s.o.Broker.Decide(id, approve, by, audit.Console); err != nil {
+	d, bad := s.decision(r, sess, &a)
+	if bad != "" {
+		http.Error(w, bad, http.StatusBadRequest)
+		return
+	}
+	if _, err := s.o.Broker.DecideWith(id, d); err != nil {
 		http.Error(w, textsafe.Line(err.Error()), http.StatusConflict)
 		return
 	}
 	http.Redirect(w, r, Prefix+"approvals", http.StatusSeeOther)
 }
 
+// decideBatch approves or denies every approval named in ids at once
+// ("approve these 3"); the ones no longer pending are reported, the
+// others decided.
+func (s *Server) decideBatch(w http.ResponseWriter, r *http.Request, sess *session) {
+	d, bad := s.decision(r, sess, nil)
+	if bad != "" {
+		http.Error(w, bad, http.StatusBadRequest)
+		return
+	}
+	ids := r.PostForm["id"]
+	if len(ids) == 0 {
+		http.Error(w, "select the approvals to decide", http.StatusBadRequest)
+		return
+	}
+	var failed []string
+	for _, res := range s.o.Broker.DecideBatch(ids, d) {
+		if res.Error != nil {
+			failed = append(failed, textsafe.Line(res.Error.Error()))
+		}
+	}
+	if len(failed) > 0 {
+		http.Error(w, strings.Join(failed, "\n"), http.StatusConflict)
+		return
+	}
+	http.Redirect(w, r, Prefix+"approvals", http.StatusSeeOther)
+}
+
+// decider is who a console decision is recorded as.
+func (s *Server) decider(r *http.Request, sess *session) string {
+	return "console session " + sess.id[:8] + " from " + r.RemoteAddr
+}
+
 // auditLines returns the last n audit records, newest first, that match
-// the filters.
+// keep.
 func (s *Server) auditLines(n int, keep func(audit.Line) bool) ([]audit.Line, error) {
-	lines, err := audit.Tail(s.o.AuditDir, 5000)
+	lines, err := audit.Tail(s.o.AuditDir, scanDepth)
 	if err != nil {
 		return nil, err
 	}
@@ -102,12 +158,15 @@ func (s *Server) auditLines(n int, keep func(audit.Line) bool) ([]audit.Line, er
 	return out, nil
 }
 
+// activityPage is what clients did, newest first, filtered; the table
+// grows by itself with new calls that match.
 func (s *Server) activityPage(w http.ResponseWriter, r *http.Request, sess *session) {
-	after, _ := strconv.ParseUint(r.URL.Query().Get("after"), 10, 64)
-	lines, err := s.auditLines(100, func(l audit.Line) bool { return l.Seq > after })
-	data := map[string]any{"Title": "Live activity", "Lines": lines, "Err": err}
+	f := filterFrom(r.URL.Query())
+	f.Calls = true
+	rows, ch, err := s.rows(200, f)
+	data := map[string]any{"Title": "Activity", "Rows": rows, "F": f, "Choices": ch, "Err": err}
 	if r.URL.Query().Get("fragment") != "" {
-		data["Fragment"] = "activity-rows"
+		data["Fragment"] = "rows"
 	}
 	s.render(w, "activity", sess, data)
 }
@@ -118,19 +177,9 @@ func (s *Server) auditPage(w http.ResponseWriter, r *http.Request, sess *session
 	if n <= 0 || n > 2000 {
 		n = 200
 	}
-	op, transport, code, text := q.Get("op"), q.Get("transport"), q.Get("code"), q.Get("q")
-	lines, err := s.auditLines(n, func(l audit.Line) bool {
-		if (op != "" && l.Op != op) || (transport != "" && string(l.Transport) != transport) || (code != "" && l.Code != code) {
-			return false
-		}
-		if text != "" {
-			b, _ := json.Marshal(l.Record)
-			return strings.Contains(strings.ToLower(string(b)), strings.ToLower(text))
-		}
-		return true
-	})
-	data := map[string]any{"Title": "Audit log", "Lines": lines, "Err": err, "Op": op, "Transport": transport,
-		"Code": code, "Q": text, "N": n}
+	f := filterFrom(q)
+	rows, ch, err := s.rows(n, f)
+	data := map[string]any{"Title": "Audit log", "Rows": rows, "F": f, "Choices": ch, "Err": err, "N": n}
 	if q.Get("verify") != "" && s.o.AuditKey != nil {
 		key, kerr := s.o.AuditKey()
 		if kerr != nil {
@@ -144,6 +193,37 @@ func (s *Server) auditPage(w http.ResponseWriter, r *http.Request, sess *session
 		}
 	}
 	s.render(w, "audit", sess, data)
+}
+
+// sessionsPage lists client connections; with transport and client set,
+// it shows that one with its timeline.
+func (s *Server) sessionsPage(w http.ResponseWriter, r *http.Request, sess *session) {
+	list, err := s.clientSessions()
+	f := filterFrom(r.URL.Query())
+	data := map[string]any{"Title": "Sessions", "Sessions": list, "Err": err}
+	if f.Transport != "" && f.Client != "" {
+		for _, c := range list {
+			if string(c.Transport) == f.Transport && c.Peer == f.Client {
+				f.Calls = true
+				rows, _, rerr := s.rows(500, f)
+				data["Title"], data["One"], data["Rows"], data["F"] = "Session", c, rows, f
+				if rerr != nil {
+					data["Err"] = rerr
+				}
+			}
+		}
+		if data["One"] == nil {
+			http.NotFound(w, r)
+			return
+		}
+	}
+	if r.URL.Query().Get("fragment") != "" {
+		data["Fragment"] = "rows"
+		if data["One"] == nil {
+			data["Fragment"] = "sessions-live"
+		}
+	}
+	s.render(w, "sessions", sess, data)
 }
 
 func (s *Server) commandsPage(w http.ResponseWriter, r *http.Request, sess *session) {
@@ -165,6 +245,9 @@ func (s *Server) commandPage(w http.ResponseWriter, r *http.Request, sess *sessi
 		if err == nil && out != nil {
 			data[stream] = out
 		}
+	}
+	if r.URL.Query().Get("fragment") != "" {
+		data["Fragment"] = "command-live"
 	}
 	s.render(w, "command", sess, data)
 }
@@ -202,42 +285,73 @@ func (s *Server) agentsPage(w http.ResponseWriter, r *http.Request, sess *sessio
 	s.render(w, "agents", sess, data)
 }
 
-// desktopPage lists observations with the acts taken on each (an act
-// consumes the observation before it, on the same transport and peer).
+// observed is one observation on the desktop page: the record that made
+// it (a computer_observe, or the act whose fresh observation it is), its
+// thumbnail if still kept, and the acts made on it.
+type observed struct {
+	ID    string
+	By    row
+	Thumb bool
+	Acts  []row
+}
+
+// desktopPage lists observations, newest first, each with its thumbnail
+// and the acts made on it (an act's record names the observation it
+// consumed).
 func (s *Server) desktopPage(w http.ResponseWriter, r *http.Request, sess *session) {
 	lines, err := s.auditLines(400, func(l audit.Line) bool {
-		return l.Op == "computer_observe" || l.Op == "computer_act" || l.Op == "computer_desktops"
+		return l.Op == "computer_observe" || l.Op == "computer_act"
 	})
-	type obs struct {
-		Observe audit.Line
-		Acts    []audit.Line
+	var list []*observed
+	byID := map[string]*observed{}
+	acts := map[string][]row{} // by the observation acted on, newest first
+	for _, l := range lines {  // newest first
+		if on, _ := l.Details["on_observation"].(string); on != "" {
+			acts[on] = append(acts[on], s.row(l))
+		}
+		id, _ := l.Details["observation_id"].(string)
+		if id == "" || byID[id] != nil {
+			continue
+		}
+		_, thumb := s.o.Thumbs.Get(id)
+		o := &observed{ID: id, By: s.row(l), Thumb: thumb}
+		byID[id] = o
+		list = append(list, o)
 	}
-	var list []*obs
-	pending := map[string][]audit.Line{} // acts not yet matched, newest first
-	for _, l := range lines {            // newest first
-		key := string(l.Transport) + "\x00" + l.Peer
-		switch l.Op {
-		case "computer_act":
-			pending[key] = append(pending[key], l)
-		case "computer_observe":
-			acts := pending[key]
-			slices.Reverse(acts)
-			list = append(list, &obs{Observe: l, Acts: acts})
-			delete(pending, key)
+	for id, a := range acts {
+		if o := byID[id]; o != nil {
+			slices.Reverse(a)
+			o.Acts = a
 		}
 	}
 	s.render(w, "desktop", sess, map[string]any{"Title": "Desktop", "Observations": list, "Err": err})
 }
 
+func (s *Server) thumbnail(w http.ResponseWriter, r *http.Request, id string) {
+	png, ok := s.o.Thumbs.Get(id)
+	if !ok {
+		http.NotFound(w, r)
+		return
+	}
+	w.Header().Set("Content-Type", "image/png")
+	w.Write(png)
+}
+
 func (s *Server) statusPage(w http.ResponseWriter, r *http.Request, sess *session) {
 	var st, pol any
 	if s.o.Status != nil {
-		b, _ := json.Marshal(s.o.Status())
-		json.Unmarshal(b, &st)
+		st = generic(s.o.Status())
 	}
 	if s.o.Policy != nil {
-		b, _ := json.Marshal(s.o.Policy())
-		json.Unmarshal(b, &pol)
+		pol = generic(s.o.Policy())
 	}
-	s.render(w, "status", sess, map[string]any{"Title": "Status", "S": st, "Policy": pol})
+	s.render(w, "status", sess, map[string]any{"Title": "Status", "S": st, "Policy": policyTable(pol)})
+}
+
+// generic is v as JSON decodes it (maps, lists, strings, numbers).
+func generic(v any) any {
+	var out any
+	b, _ := json.Marshal(v)
+	json.Unmarshal(b, &out)
+	return out
 }

@@ -11,15 +11,17 @@ import (
 // and behind the same token.
 func (d *Daemon) consoleHandler(token string) http.Handler {
 	return console.New(console.Options{
-		Token:    token,
-		Broker:   d.Approvals(),
-		Registry: d.Registry,
-		AuditDir: d.Dirs.Audit,
-		AuditKey: func() ([]byte, error) { return audit.LoadOrCreateKey(d.Dirs.AuditKey()) },
-		Audit:    d.Audit,
-		Refusals: d.Refusals,
-		Instance: d.Dirs.State,
-		Status:   func() any { return d.Status() },
+		Token:     token,
+		Broker:    d.Approvals(),
+		Registry:  d.Registry,
+		AuditDir:  d.Dirs.Audit,
+		AuditKey:  func() ([]byte, error) { return audit.LoadOrCreateKey(d.Dirs.AuditKey()) },
+		Audit:     d.Audit,
+		Refusals:  d.Refusals,
+		Instance:  d.Dirs.State,
+		Status:    func() any { return d.Status() },
+		SaveGrant: d.SaveGrant,
+		Thumbs:    d.thumbs,
 		Policy: func() any {
 			p := d.Policy()
 			return map[string]any{"default": p.Default, "workdirs": p.Workdirs,

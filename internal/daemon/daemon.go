@@ -15,6 +15,7 @@ import (
 	"github.com/hostlink/hostlink/internal/capture"
 	"github.com/hostlink/hostlink/internal/commands"
 	"github.com/hostlink/hostlink/internal/config"
+	"github.com/hostlink/hostlink/internal/console"
 	"github.com/hostlink/hostlink/internal/desktop"
 	"github.com/hostlink/hostlink/internal/files"
 	"github.com/hostlink/hostlink/internal/hostinfo"
@@ -61,6 +62,8 @@ type Daemon struct {
 	Mode     string        // how it runs (runMode): ModeServe, ModeAutoStarted or ModeService
 
 	stopReq chan string // a stop's reason, to ServeHTTP (requestStop)
+
+	thumbs *console.Thumbs // the latest observations, small, for the console's desktop page
 
 	configFile  string // the configuration file in force (it may not exist)
 	roots       []*jail.Root
@@ -137,6 +140,7 @@ func Open(o Options) (*Daemon, error) {
 	}
 	d.browse = browse.New(browse.Options{})
 	d.budgets = ops.NewBudgets()
+	d.thumbs = console.NewThumbs()
 	a := d.assemble(d.Files)
 	d.Registry, d.Commands = a.reg, a.commands
 	ok = true

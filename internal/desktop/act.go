@@ -53,6 +53,7 @@ func (s *Service) act(ctx context.Context, c *ops.Call, a ActArgs) (*ActResult, 
 	}
 	c.Detail("desktop", o.desktop)
 	c.Detail("action", a.Action)
+	c.Detail("on_observation", o.id)
 	auditInput(c, a)
 	if err := s.checkDrift(ctx, d, o); err != nil {
 		return nil, err

@@ -161,6 +161,7 @@ func (s *Service) capture(ctx context.Context, c *ops.Call, d *desk, fr framing,
 	o.expires = now.Add(s.opts.RefTTL)
 	s.refs.add(o, now)
 	obs.ObservationID = o.id
+	c.Detail("observation_id", o.id) // the console pairs acts with what they acted on
 	obs.ExpiresAt = o.expires.UTC().Format(time.RFC3339Nano)
 	return obs, nil
 }

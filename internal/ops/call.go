@@ -4,6 +4,8 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
+	"encoding/json"
+	"maps"
 	"sync"
 	"time"
 
@@ -62,6 +64,7 @@ type Call struct {
 	paths   []string
 	bytes   int64
 	details map[string]any
+	request any // the decoded request, once decoded
 }
 
 // Progress reports progress to the caller, if its transport supports it.
@@ -104,6 +107,19 @@ func (c *Call) record(op string, start time.Time, err error) audit.Record {
 	if err != nil {
 		code = string(errcode.CodeOf(err))
 	}
+	details := c.details
+	if err != nil && len(c.paths) == 0 {
+		// Refused before the handler named its target (outside the
+		// workdir, through a link, denied): the record says which path
+		// was asked for, so that a refusal is not a blank line.
+		if asked := requestedPaths(c.request); len(asked) > 0 {
+			details = maps.Clone(details)
+			if details == nil {
+				details = map[string]any{}
+			}
+			details["requested_paths"] = asked
+		}
+	}
 	return audit.Record{
 		Time:      start,
 		Transport: c.Transport,
@@ -115,6 +131,29 @@ func (c *Call) record(op string, start time.Time, err error) audit.Record {
 		Code:      code,
 		Bytes:     c.bytes,
 		Duration:  time.Since(start),
-		Details:   c.details,
+		Details:   details,
 	}
+}
+
+// requestedPaths are the path arguments of a request (path, src, dst), as
+// the caller sent them, each at most 512 bytes.
+func requestedPaths(req any) []string {
+	if req == nil {
+		return nil
+	}
+	b, err := json.Marshal(req)
+	if err != nil {
+		return nil
+	}
+	var fields map[string]any
+	if json.Unmarshal(b, &fields) != nil {
+		return nil
+	}
+	var out []string
+	for _, k := range []string{"path", "src", "dst"} {
+		if p, ok := fields[k].(string); ok && p != "" {
+			out = append(out, truncate(p, 512))
+		}
+	}
+	return out
 }

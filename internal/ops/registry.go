@@ -59,6 +59,10 @@ type Options struct {
 	// Budgets counts the use of the specs' budgets; registries that share
 	// one share the limits. Nil: the registry's own.
 	Budgets *Budgets
+	// Results, if set, is shown every successful call's result after it
+	// is audited (the console keeps thumbnails of observations). It must
+	// not change the result, and must return quickly.
+	Results func(c Caller, op string, out any)
 }
 
 // Registry holds the operations. It is safe for concurrent use once
@@ -71,6 +75,7 @@ type Registry struct {
 	audit   Auditor
 	policy  Policy
 	budgets *Budgets
+	results func(Caller, string, any)
 }
 
 // New returns an empty registry.
@@ -78,7 +83,7 @@ func New(o Options) *Registry {
 	if o.Budgets == nil {
 		o.Budgets = NewBudgets()
 	}
-	return &Registry{ops: make(map[string]*Op), audit: o.Audit, policy: o.Policy, budgets: o.Budgets}
+	return &Registry{ops: make(map[string]*Op), audit: o.Audit, policy: o.Policy, budgets: o.Budgets, results: o.Results}
 }
 
 // Handler is an operation's implementation.
@@ -298,6 +303,9 @@ func (r *Registry) call(ctx context.Context, caller Caller, name string, decode 
 	if aerr := r.audit.Append(rec); aerr != nil {
 		return nil, retry(errcode.New(errcode.AuditUnavailable, "the audit log cannot be written; result withheld"))
 	}
+	if err == nil && r.results != nil {
+		r.results(caller, name, out)
+	}
 	return out, err
 }
 
@@ -307,6 +315,9 @@ func (r *Registry) run(ctx context.Context, c *Call, op *Op, decode func(*Op) (a
 	if err != nil {
 		return nil, err
 	}
+	c.mu.Lock()
+	c.request = in
+	c.mu.Unlock()
 	// A connection's bounds apply before anything is asked or done.
 	if op.bound != nil && c.Bounds != (Bounds{}) {
 		if in, err = op.bound(in, c.Bounds); err != nil {
