@@ -77,8 +77,12 @@ type Options struct {
 
 // Server is the console's HTTP handler.
 type Server struct {
-	o     Options
-	pages map[string]*template.Template
+	o Options
+	// pages are parsed on the first page served, not in New: parsing
+	// them all took much of a daemon's start-up, which `hostlink mcp`
+	// waits for when it starts one.
+	pagesOnce sync.Once
+	pages     map[string]*template.Template
 
 	mu       sync.Mutex
 	sessions map[string]*session
@@ -92,10 +96,15 @@ type session struct {
 
 // New returns the console.
 func New(o Options) *Server {
-	s := &Server{o: o, pages: map[string]*template.Template{}, sessions: map[string]*session{}}
+	return &Server{o: o, sessions: map[string]*session{}}
+}
+
+// parsePages parses every page template with the layout and its parts.
+func (s *Server) parsePages() {
 	funcs := template.FuncMap{"json": prettyJSON, "short": short, "join": join, "local": local, "size": size,
 		"isDiff": isDiff, "diffLines": diffLines, "scopes": scopeChoices,
 		"pair": func(a approvals.Approval, csrf string) formData { return formData{a, csrf} }, "inc": func(n int) int { return n + 1 }}
+	s.pages = map[string]*template.Template{}
 	names, _ := fs.Glob(templateFS, "templates/*.html")
 	for _, n := range names {
 		base := strings.TrimSuffix(strings.TrimPrefix(n, "templates/"), ".html")
@@ -105,7 +114,6 @@ func New(o Options) *Server {
 		s.pages[base] = template.Must(template.New("layout.html").Funcs(funcs).ParseFS(templateFS,
 			"templates/layout.html", "templates/parts.html", n))
 	}
-	return s
 }
 
 // ServeHTTP guards every request, then routes it.
@@ -254,6 +262,7 @@ func (s *Server) logout(w http.ResponseWriter, sess *session) {
 
 // render writes page (or, when fragment is set, only that template of it).
 func (s *Server) render(w http.ResponseWriter, page string, sess *session, data map[string]any) {
+	s.pagesOnce.Do(s.parsePages)
 	t := s.pages[page]
 	if sess != nil {
 		data["CSRF"] = sess.csrf
