@@ -56,8 +56,11 @@ func (a RunArgs) Describe(dc policy.DescribeContext) (policy.Action, error) {
 	if a.Stdin != nil {
 		act.Add("Stdin", fmt.Sprintf("%d bytes: %s", len(*a.Stdin), policy.Preview([]byte(*a.Stdin), 512)))
 	}
-	if a.TimeoutSeconds > 0 {
+	switch d := dc.CommandTimeout(); {
+	case a.TimeoutSeconds > 0:
 		act.Add("Timeout", fmt.Sprintf("%gs", a.TimeoutSeconds))
+	case d > 0:
+		act.Add("Timeout", fmt.Sprintf("%gs (the configured default)", d.Seconds()))
 	}
 	act.Summary = fmt.Sprintf("%s: %s (in %s)", dc.Op, policy.Clip(act.CommandLine, 200), dir)
 	// Asking for less than the sandbox is its own class, which no allow

@@ -165,7 +165,8 @@ func (d *Daemon) disableOff(reg *ops.Registry) {
 
 // hooks let the policy see what a request of fs's registry touches.
 func (d *Daemon) hooks(fs *files.Service) policy.Hooks {
-	h := policy.Hooks{Locate: fs.Locate, Peek: fs.Peek, Measure: fs.Measure}
+	h := policy.Hooks{Locate: fs.Locate, Peek: fs.Peek, Measure: fs.Measure,
+		CommandTimeout: time.Duration(d.Config.Commands.DefaultTimeoutSeconds) * time.Second}
 	if fs == d.Files {
 		// A path grant's directory is placed the way the operations
 		// place paths: a link leading out of the workdir resolves to

@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 	"unicode/utf8"
 
 	"github.com/hostlink/hostlink/internal/approvals"
@@ -50,6 +51,9 @@ type Hooks struct {
 	// Window describes the window an input would reach: see
 	// desktop.Service.ActTarget.
 	Window func(transport audit.Transport, observationID string, x, y *int, windowRef string) (string, error)
+	// CommandTimeout is how long a command that asks for no timeout runs
+	// at most ([commands] default_timeout_seconds); zero: unknown.
+	CommandTimeout time.Duration
 }
 
 // Location is a path in a workdir, resolved the way the operations
@@ -147,6 +151,10 @@ func (dc DescribeContext) Window(observationID string, x, y *int, windowRef stri
 	}
 	return dc.hooks.Window(dc.transport, observationID, x, y, windowRef)
 }
+
+// CommandTimeout is how long a command that asks for no timeout runs at
+// most, or zero when the registry does not say.
+func (dc DescribeContext) CommandTimeout() time.Duration { return dc.hooks.CommandTimeout }
 
 // Action is a request as the policy judges it and the user is shown it.
 type Action struct {

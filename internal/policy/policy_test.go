@@ -3,6 +3,7 @@ package policy_test
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -218,6 +219,10 @@ func TestDescription(t *testing.T) {
 	}
 	if c["Command"] != "echo hi" || c["Directory"] != f.dirs["b"] || c["Environment names"] != "A, SECRET_TOKEN" {
 		t.Errorf("command fields %v", c)
+	}
+	// A command that asks for no timeout shows the one it will run under.
+	if want := fmt.Sprintf("%ds (the configured default)", f.d.Config.Commands.DefaultTimeoutSeconds); c["Timeout"] != want {
+		t.Errorf("timeout %q, want %q", c["Timeout"], want)
 	}
 	if c["Operation"] != "run_command (Run command)" || c["Requested by"] != "mcp-stdio t" {
 		t.Errorf("the fields every description shows: %v", c)
