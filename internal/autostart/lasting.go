@@ -2,7 +2,6 @@ package autostart
 
 import (
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 
@@ -36,19 +35,45 @@ func CheckLasting(exe, gocache, tempDir string) error {
 		With("executable", exe)
 }
 
-// GoCache is the Go build cache: $GOCACHE, else what `go env GOCACHE`
-// says, else Go's default under the user's cache directory.
+// GoCache is the Go build cache: $GOCACHE, else the one `go env -w`
+// set in Go's environment file, else Go's default under the user's cache
+// directory. It is read, not asked of `go env`: install runs no program
+// but the service manager's.
 func GoCache() string {
 	if c := os.Getenv("GOCACHE"); c != "" {
 		return c
 	}
-	if out, err := exec.Command("go", "env", "GOCACHE").Output(); err == nil {
-		if c := strings.TrimSpace(string(out)); c != "" && c != "off" {
-			return c
-		}
+	if c := goEnvFile("GOCACHE"); c != "" && c != "off" {
+		return c
 	}
 	if dir, err := os.UserCacheDir(); err == nil {
 		return filepath.Join(dir, "go-build")
+	}
+	return ""
+}
+
+// goEnvFile returns key's value in Go's environment file ($GOENV, else
+// go/env under the user's config directory), or "".
+func goEnvFile(key string) string {
+	path := os.Getenv("GOENV")
+	if path == "" {
+		dir, err := os.UserConfigDir()
+		if err != nil {
+			return ""
+		}
+		path = filepath.Join(dir, "go", "env")
+	}
+	if path == "off" {
+		return ""
+	}
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return ""
+	}
+	for line := range strings.Lines(string(b)) {
+		if v, ok := strings.CutPrefix(strings.TrimSpace(line), key+"="); ok {
+			return strings.TrimSpace(v)
+		}
 	}
 	return ""
 }

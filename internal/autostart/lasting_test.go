@@ -50,3 +50,28 @@ func TestCheckLasting(t *testing.T) {
 		})
 	}
 }
+
+// TestGoCache: the build cache is found where the go command would look,
+// without running it.
+func TestGoCache(t *testing.T) {
+	dir := t.TempDir()
+	envFile := filepath.Join(dir, "env")
+	os.WriteFile(envFile, []byte("GOPROXY=direct\nGOCACHE="+filepath.Join(dir, "written")+"\n"), 0o600)
+	t.Setenv("GOCACHE", filepath.Join(dir, "set"))
+	t.Setenv("GOENV", envFile)
+	if got := GoCache(); got != filepath.Join(dir, "set") {
+		t.Errorf("with $GOCACHE: %q", got)
+	}
+	t.Setenv("GOCACHE", "")
+	if got := GoCache(); got != filepath.Join(dir, "written") {
+		t.Errorf("from go env -w: %q", got)
+	}
+	t.Setenv("GOENV", "off")
+	want := ""
+	if d, err := os.UserCacheDir(); err == nil {
+		want = filepath.Join(d, "go-build")
+	}
+	if got := GoCache(); got != want {
+		t.Errorf("Go's default: %q, want %q", got, want)
+	}
+}

@@ -115,7 +115,7 @@ func (e *env) checkWorkdirs() {
 			e.add(name, OK, w.path+" (created on first start)", "")
 			continue
 		case errors.Is(err, fs.ErrNotExist):
-			e.add(name, Fail, w.path+" does not exist", "create it (mkdir "+w.path+"), or remove its [[workdirs]] entry (path = \""+w.path+"\") from "+e.configPath)
+			e.add(name, Fail, w.path+" does not exist", fmt.Sprintf("create it (mkdir %s), or remove its [[workdirs]] entry (alias = %q, path = %q) from %s", w.path, w.alias, w.path, e.configPath))
 			continue
 		case err != nil:
 			e.add(name, Fail, err.Error(), "check the permissions of "+w.path)

@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -88,7 +89,7 @@ func TestFixesNameTheConfigKey(t *testing.T) {
 		check     string
 		keys      []string
 	}{
-		{"missing workdir", "[[workdirs]]\nalias = \"gone\"\npath = \"/no/such/dir\"\n", "workdir gone", []string{"[[workdirs]]", `path = "/no/such/dir"`}},
+		{"missing workdir", "[[workdirs]]\nalias = \"gone\"\npath = \"GONE\"\n", "workdir gone", []string{"[[workdirs]]", `alias = "gone"`, "path = GONE"}},
 		{"sandbox off", "[commands]\nenabled = true\nsandbox = \"off\"\n", "sandbox", []string{`[commands] sandbox = "workdir"`}},
 		{"agent CLI missing", "[agents]\nenabled = true\nruntimes = [\"codex\"]\n\n[[workdirs]]\nalias = \"w\"\npath = \"WS\"\nagent_mode = \"read-only\"\n",
 			"agent runtime codex", []string{`"codex"`, "[agents] runtimes"}},
@@ -102,7 +103,14 @@ func TestFixesNameTheConfigKey(t *testing.T) {
 			t.Setenv("PATH", t.TempDir()) // no agent CLI on it
 			private.MkdirAll(filepath.Join(hl, "config"))
 			cfgPath := filepath.Join(hl, "config", "config.toml")
-			cfg := strings.ReplaceAll(tt.cfg, "WS", filepath.ToSlash(t.TempDir()))
+			// GONE is an absolute directory that does not exist, on any OS.
+			gone := filepath.ToSlash(filepath.Join(t.TempDir(), "no-such-dir"))
+			cfg := strings.NewReplacer("WS", filepath.ToSlash(t.TempDir()), "GONE", gone).Replace(tt.cfg)
+			for i, k := range tt.keys {
+				// As TOML (and Go) quote it: a Windows path's backslashes
+				// are escaped.
+				tt.keys[i] = strings.ReplaceAll(k, "GONE", strconv.Quote(filepath.FromSlash(gone)))
+			}
 			if err := os.WriteFile(cfgPath, []byte(cfg), 0o600); err != nil {
 				t.Fatal(err)
 			}

@@ -18,7 +18,7 @@ const tailWindow = 1 << 20
 // and returns the offset just past them, where Follow goes on. A log that
 // does not exist yet has no lines.
 func Tail(path string, n int, line func([]byte)) (int64, error) {
-	f, err := os.Open(path)
+	f, err := openShared(path)
 	if errors.Is(err, fs.ErrNotExist) {
 		return 0, nil
 	}
@@ -78,7 +78,7 @@ func Follow(ctx context.Context, path string, offset int64, every time.Duration,
 	for {
 		if f == nil {
 			var err error
-			f, err = os.Open(path)
+			f, err = openShared(path)
 			if err != nil && !errors.Is(err, fs.ErrNotExist) {
 				return err
 			}
