@@ -143,7 +143,7 @@ func TestClaudeCodeIsNamed(t *testing.T) {
 	resp.Body.Close()
 	var row string
 	for _, r := range strings.Split(html.UnescapeString(string(page)), "<tr") {
-		if strings.Contains(r, "<td>write_file</td>") && strings.Contains(r, "<td>OK</td>") {
+		if strings.Contains(r, "<td>write_file ") && strings.Contains(r, `<span class="ok">OK</span>`) {
 			row = r
 		}
 	}

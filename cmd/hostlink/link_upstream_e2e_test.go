@@ -105,7 +105,9 @@ func (u *upstreamEnv) post(path string, form url.Values) string {
 	return string(b)
 }
 
-var pendingArticle = regexp.MustCompile(`<article class="approval" id="(apr_[0-9a-f]+)">\s*<h2>([^<]*)</h2>`)
+// pendingArticle is a pending approval's card: its id, and its summary
+// after the box that selects it for a batch decision.
+var pendingArticle = regexp.MustCompile(`<article class="approval" id="(apr_[0-9a-f]+)">\s*<h2>(?:<input[^>]*>)?\s*([^<]*)</h2>`)
 
 // pending is what the console shows as waiting: approval id → summary.
 func (u *upstreamEnv) pending() map[string]string {

@@ -27,6 +27,10 @@ var UpstreamCode = map[errcode.Code]errcode.Code{
 	"AGENT_NOT_ALLOWED":        errcode.CapabilityNotGranted,
 	"APPROVAL_NOT_FOUND":       errcode.Internal,
 	"APPROVAL_ALREADY_DECIDED": errcode.Internal,
+	// Grants are the local user's (the control channel's), never the link's.
+	"APPROVAL_BAD_SCOPE": errcode.Internal,
+	"GRANT_NOT_FOUND":    errcode.Internal,
+	"GRANT_NOT_SAVEABLE": errcode.Internal,
 
 	// Requests and frames (internal/errcode, this package).
 	"INVALID_ARGUMENT":    errcode.Internal,
@@ -38,6 +42,8 @@ var UpstreamCode = map[errcode.Code]errcode.Code{
 	"LISTEN_ADDRESS_IN_USE":       errcode.Internal,
 	"DAEMON_NOT_RUNNING":          errcode.Internal,
 	"DAEMON_START_FAILED":         errcode.Internal,
+	"NO_INSTANCE":                 errcode.Internal, // hostlink token, on the command line
+	"EXECUTABLE_IS_TEMPORARY":     errcode.Internal, // hostlink install, on the command line
 	"UNKNOWN_WORKDIR":             errcode.PathOutsideRoot,
 	"CONFLICT":                    errcode.Internal,
 	"CANCELLED":                   errcode.Internal,
