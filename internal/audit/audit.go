@@ -292,7 +292,7 @@ func (l *Log) resume() error {
 
 // resumeFromFile resumes from the named rotated file unless it is empty.
 func (l *Log) resumeFromFile(name string) (done bool, err error) {
-	f, err := openRead(filepath.Join(l.dir, name))
+	f, err := private.OpenShared(filepath.Join(l.dir, name))
 	if err != nil {
 		return false, fmt.Errorf("audit: %w", err)
 	}

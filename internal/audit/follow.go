@@ -8,6 +8,8 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+
+	"github.com/hostlink/hostlink/internal/private"
 )
 
 // catchUpLocked, called with audit.lock held, brings the Log up to date
@@ -214,7 +216,7 @@ func (l *Log) reopenLocked(rot []rotated, onDisk fs.FileInfo) error {
 
 // followFile advances the head over the rotated file name.
 func (l *Log) followFile(name string) error {
-	f, err := openRead(filepath.Join(l.dir, name))
+	f, err := private.OpenShared(filepath.Join(l.dir, name))
 	if err != nil {
 		return fmt.Errorf("audit: %w", err)
 	}

@@ -82,11 +82,6 @@ func syncDir(dir string) error {
 	return err
 }
 
-// openRead opens a log file for reading.
-func openRead(path string) (*os.File, error) {
-	return os.Open(path)
-}
-
 // deleted reports whether f has been unlinked while open.
 func deleted(f *os.File) bool {
 	fi, err := f.Stat()

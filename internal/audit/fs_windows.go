@@ -99,24 +99,6 @@ func openAppend(path string, flag int) (*os.File, error) {
 // Windows has no documented way to fsync a directory.
 func syncDir(string) error { return nil }
 
-// openRead opens a log file for reading, sharing delete access so that a
-// reader (hostlink audit verify or tail, or another process following a
-// rotation) never stops a writer from rotating the file, which os.Open
-// would on Windows.
-func openRead(path string) (*os.File, error) {
-	p, err := windows.UTF16PtrFromString(path)
-	if err != nil {
-		return nil, &fs.PathError{Op: "open", Path: path, Err: err}
-	}
-	h, err := windows.CreateFile(p, windows.GENERIC_READ,
-		windows.FILE_SHARE_READ|windows.FILE_SHARE_WRITE|windows.FILE_SHARE_DELETE,
-		nil, windows.OPEN_EXISTING, windows.FILE_ATTRIBUTE_NORMAL, 0)
-	if err != nil {
-		return nil, &fs.PathError{Op: "open", Path: path, Err: err}
-	}
-	return os.NewFile(uintptr(h), path), nil
-}
-
 // fileStandardInfo is FILE_STANDARD_INFO.
 type fileStandardInfo struct {
 	AllocationSize, EndOfFile int64

@@ -7,6 +7,8 @@ import (
 	"os"
 	"path/filepath"
 	"time"
+
+	"github.com/hostlink/hostlink/internal/private"
 )
 
 // CheckpointOp is the operation of the record retention writes before it
@@ -76,7 +78,7 @@ func (l *Log) pruneLocked() error {
 
 // lastOf returns the last record of the rotated file name.
 func (l *Log) lastOf(name string) (*entry, string, error) {
-	f, err := openRead(filepath.Join(l.dir, name))
+	f, err := private.OpenShared(filepath.Join(l.dir, name))
 	if err != nil {
 		return nil, "", err
 	}
@@ -191,7 +193,7 @@ func rotatedNames(rot []rotated) []string {
 // firstRecord returns the first record of the log file name in dir, nil
 // if it is empty; it must verify with key.
 func firstRecord(dir string, key []byte, name string) (*entry, error) {
-	f, err := openRead(filepath.Join(dir, name))
+	f, err := private.OpenShared(filepath.Join(dir, name))
 	if err != nil {
 		return nil, err
 	}

@@ -9,6 +9,8 @@ import (
 	"path/filepath"
 	"slices"
 	"time"
+
+	"github.com/hostlink/hostlink/internal/private"
 )
 
 // Line is a record read back from the log, for display.
@@ -48,7 +50,7 @@ func Tail(dir string, n int) ([]Line, error) {
 }
 
 func tailFile(path string, n int) ([]Line, error) {
-	f, err := openRead(path)
+	f, err := private.OpenShared(path)
 	if err != nil {
 		return nil, err
 	}

@@ -8,6 +8,8 @@ import (
 	"io"
 	"io/fs"
 	"path/filepath"
+
+	"github.com/hostlink/hostlink/internal/private"
 )
 
 // ErrCorrupt is wrapped by every *Failure: the log has been damaged or
@@ -122,7 +124,7 @@ func Verify(dir string, key []byte) (Report, error) {
 }
 
 func verifyFile(path string, key []byte, c *chain, rep *Report, cps *checkpoints) (*Failure, error) {
-	f, err := openRead(path)
+	f, err := private.OpenShared(path)
 	if err != nil {
 		return nil, err
 	}

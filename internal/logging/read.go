@@ -9,6 +9,8 @@ import (
 	"io/fs"
 	"os"
 	"time"
+
+	"github.com/hostlink/hostlink/internal/private"
 )
 
 // tailWindow bounds how much of the end of a log Tail reads.
@@ -18,7 +20,7 @@ const tailWindow = 1 << 20
 // and returns the offset just past them, where Follow goes on. A log that
 // does not exist yet has no lines.
 func Tail(path string, n int, line func([]byte)) (int64, error) {
-	f, err := openShared(path)
+	f, err := private.OpenShared(path)
 	if errors.Is(err, fs.ErrNotExist) {
 		return 0, nil
 	}
@@ -78,7 +80,7 @@ func Follow(ctx context.Context, path string, offset int64, every time.Duration,
 	for {
 		if f == nil {
 			var err error
-			f, err = openShared(path)
+			f, err = private.OpenShared(path)
 			if err != nil && !errors.Is(err, fs.ErrNotExist) {
 				return err
 			}

@@ -150,3 +150,7 @@ func Check(path string) error {
 	}
 	return nil
 }
+
+// OpenShared opens a file for reading; renaming or removing it meanwhile
+// stays possible, as always on Unix (see the Windows version).
+func OpenShared(path string) (*os.File, error) { return os.Open(path) }

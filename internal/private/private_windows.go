@@ -217,3 +217,20 @@ func isAny(sid *windows.SID, sids []*windows.SID) bool {
 	}
 	return false
 }
+
+// OpenShared opens a file for reading the way Unix does, sharing delete
+// access: os.Open on Windows does not, so a reader (an audit verify, a
+// log follower) would stop the writer from rotating the file, a rename.
+func OpenShared(path string) (*os.File, error) {
+	p, err := windows.UTF16PtrFromString(path)
+	if err != nil {
+		return nil, &fs.PathError{Op: "open", Path: path, Err: err}
+	}
+	h, err := windows.CreateFile(p, windows.GENERIC_READ,
+		windows.FILE_SHARE_READ|windows.FILE_SHARE_WRITE|windows.FILE_SHARE_DELETE,
+		nil, windows.OPEN_EXISTING, windows.FILE_ATTRIBUTE_NORMAL, 0)
+	if err != nil {
+		return nil, &fs.PathError{Op: "open", Path: path, Err: err}
+	}
+	return os.NewFile(uintptr(h), path), nil
+}
