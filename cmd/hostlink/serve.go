@@ -66,7 +66,7 @@ func (s *serveCmd) Run(ctx context.Context, c *cli) error {
 		if lo := s.linkOptions(d); lo.URL != "" {
 			fmt.Fprintf(os.Stderr, "  platform link: %s (`hostlink status` shows it)\n", lo.URL)
 		}
-		for _, t := range d.Status().Transports {
+		for _, t := range d.Transports() {
 			if t.Name == audit.IPC {
 				fmt.Fprintf(os.Stderr, "  control channel: %s (`hostlink status`, `hostlink call`)\n", t.Address)
 			}

@@ -70,8 +70,9 @@ var wantClass = map[string]struct {
 
 // TestEveryOperationIsComplete: every operation the daemon registers has a
 // class (the one its kind of action falls in), a description, a transport
-// set and a request type that describes itself; the local user's
-// controls are offered on the control channel only.
+// set, an input schema that resolves and a request type that describes
+// itself; the local user's controls are offered on the control channel
+// only.
 func TestEveryOperationIsComplete(t *testing.T) {
 	d, _ := openFull(t)
 	all := d.Registry.Ops()
@@ -87,6 +88,9 @@ func TestEveryOperationIsComplete(t *testing.T) {
 		if !policy.Known(op.Class) || op.Description == "" || op.Title == "" || len(op.Transports) == 0 || !op.Describes {
 			t.Errorf("%s: class %q, description %q, title %q, transports %v, describes itself %v",
 				op.Name, op.Class, op.Description, op.Title, op.Transports, op.Describes)
+		}
+		if err := op.CheckSchema(); err != nil {
+			t.Errorf("%s: input schema: %v", op.Name, err)
 		}
 		local := op.Capability == ops.Local
 		if local != (len(op.Transports) == 1 && op.Offered(audit.IPC)) {

@@ -44,6 +44,12 @@ func (t *transports) snapshot() []apitype.TransportStatus {
 	return slices.Clone(t.list)
 }
 
+// Transports lists the endpoints being served. Unlike Status it measures
+// nothing, so serve's ready line does not wait for the sandbox probe.
+func (d *Daemon) Transports() []apitype.TransportStatus {
+	return d.transports.snapshot()
+}
+
 // Status returns a snapshot of the daemon. Lists are never nil, so that
 // JSON shows [] rather than null.
 func (d *Daemon) Status() apitype.Status {

@@ -33,6 +33,15 @@ type Op struct {
 	check  func(in any) (any, error)      // a transport's own In, validated
 	handle func(ctx context.Context, c *Call, in any) (any, error)
 	bound  func(in any, b Bounds) (any, error) // nil unless *In is Bounded
+	// resolve prepares the input schema for validation, on first use.
+	resolve func() (*jsonschema.Resolved, error)
+}
+
+// CheckSchema resolves the operation's input schema, which registering
+// leaves to the first call; tests use it to find a bad schema at once.
+func (op *Op) CheckSchema() error {
+	_, err := op.resolve()
+	return err
 }
 
 // Auditor records one line per call. audit.Log implements it.
@@ -102,24 +111,24 @@ func Register[In, Out any](r *Registry, spec Spec, h Handler[In, Out]) *Op {
 	case len(spec.Transports) == 0:
 		panic(fmt.Sprintf("ops: %s offers no transport", spec.Name))
 	}
-	in, err := schemaFor[In]()
-	if err != nil {
-		panic(fmt.Sprintf("ops: %s input: %v", spec.Name, err))
+	in, out := cachedSchema[In](false), cachedSchema[Out](true)
+	if in.err != nil {
+		panic(fmt.Sprintf("ops: %s input: %v", spec.Name, in.err))
 	}
-	out, err := schemaFor[Out]()
-	if err != nil {
-		panic(fmt.Sprintf("ops: %s output: %v", spec.Name, err))
+	if out.err != nil {
+		panic(fmt.Sprintf("ops: %s output: %v", spec.Name, out.err))
 	}
-	resolved, err := in.Resolve(nil)
-	if err != nil {
-		panic(fmt.Sprintf("ops: %s input schema: %v", spec.Name, err))
-	}
+	resolved := in.resolved
 	var zero In
 	_, describes := any(zero).(policy.Describer)
-	op := &Op{Spec: spec, InputSchema: in, OutputSchema: out, Describes: describes, Out: reflect.TypeFor[Out]()}
+	op := &Op{Spec: spec, InputSchema: in.schema, OutputSchema: out.schema, Describes: describes, Out: reflect.TypeFor[Out](), resolve: resolved}
 	op.decode = func(args []byte) (any, error) {
 		var v In
-		err := decode(resolved, args, &v)
+		rs, err := resolved()
+		if err != nil {
+			return v, errcode.New(errcode.Internal, "%s input schema: %v", spec.Name, err)
+		}
+		err = decode(rs, args, &v)
 		return v, err
 	}
 	op.check = func(in any) (any, error) {
@@ -134,7 +143,11 @@ func Register[In, Out any](r *Registry, spec Spec, h Handler[In, Out]) *Op {
 		if err != nil {
 			return nil, errcode.New(errcode.InvalidArgument, "arguments are not valid JSON")
 		}
-		return v, validate(resolved, b)
+		rs, err := resolved()
+		if err != nil {
+			return nil, errcode.New(errcode.Internal, "%s input schema: %v", spec.Name, err)
+		}
+		return v, validate(rs, b)
 	}
 	op.handle = func(ctx context.Context, c *Call, in any) (any, error) { return h(ctx, c, in.(In)) }
 	if _, ok := any(new(In)).(Bounded); ok {

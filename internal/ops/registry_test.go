@@ -249,3 +249,39 @@ func TestDeferredOnlyForReadOnly(t *testing.T) {
 		}
 	}
 }
+
+// TestOutputSchemaIdentity: operations with one result type share one
+// output schema $id (clients compile it once), a different result type
+// never shares it, and input schemas carry none.
+func TestOutputSchemaIdentity(t *testing.T) {
+	r, _, _, _ := newRegistry(t, nil)
+	type otherResult struct {
+		Farewell string `json:"farewell"`
+	}
+	noop := func(context.Context, *Call, echoArgs) (echoResult, error) { return echoResult{}, nil }
+	Register(r, testSpec("echo2"), noop)
+	Register(r, testSpec("other"), func(context.Context, *Call, echoArgs) (otherResult, error) { return otherResult{}, nil })
+	get := func(name string) *Op {
+		op, ok := r.Lookup(name)
+		if !ok {
+			t.Fatalf("%s not registered", name)
+		}
+		return op
+	}
+	echo, echo2, other := get("echo"), get("echo2"), get("other")
+	if !strings.HasPrefix(echo.OutputSchema.ID, "urn:hostlink:schema:") {
+		t.Fatalf("output $id = %q", echo.OutputSchema.ID)
+	}
+	if echo2.OutputSchema.ID != echo.OutputSchema.ID {
+		t.Errorf("one result type, two ids: %q, %q", echo.OutputSchema.ID, echo2.OutputSchema.ID)
+	}
+	if other.OutputSchema.ID == echo.OutputSchema.ID {
+		t.Errorf("two result types share the id %q", echo.OutputSchema.ID)
+	}
+	if echo.InputSchema.ID != "" {
+		t.Errorf("input schema has $id %q", echo.InputSchema.ID)
+	}
+	if err := echo.CheckSchema(); err != nil {
+		t.Error(err)
+	}
+}
