@@ -3,7 +3,8 @@ package ops
 import (
 	"crypto/sha256"
 	"encoding/hex"
-	"encoding/json"
+	"fmt"
+	"io"
 	"reflect"
 	"sync"
 
@@ -42,7 +43,7 @@ func cachedSchema[T any](identified bool) *typeSchema {
 	ts := &typeSchema{}
 	ts.schema, ts.err = schemaFor[T]()
 	if ts.err == nil && identified {
-		ts.err = identify(ts.schema)
+		ts.schema.ID = schemaID(k.t)
 	}
 	if ts.err == nil {
 		s := ts.schema
@@ -52,16 +53,37 @@ func cachedSchema[T any](identified bool) *typeSchema {
 	return v.(*typeSchema)
 }
 
-// identify sets s's $id to a URN naming its content, so that two
-// identical schemas have one identity and two different ones never share
-// it (a client that caches by $id would otherwise validate with the
-// wrong schema).
-func identify(s *jsonschema.Schema) error {
-	b, err := json.Marshal(s)
-	if err != nil {
-		return err
+// schemaID is a URN naming t's shape: its kinds, named types, fields and
+// their tags, from which (and nothing else) schemaFor infers the schema.
+// So types with one shape share one id and different ones never do: a
+// client that caches compiled schemas by $id would otherwise validate with
+// the wrong one. (Hashing the schema's JSON instead would name the content
+// as directly, but jsonschema-go's marshalling doubled registration's cost,
+// the time to hostlink mcp's first answer.)
+func schemaID(t reflect.Type) string {
+	h := sha256.New()
+	writeShape(h, t, map[reflect.Type]bool{})
+	return "urn:hostlink:schema:" + hex.EncodeToString(h.Sum(nil)[:16])
+}
+
+func writeShape(w io.Writer, t reflect.Type, seen map[reflect.Type]bool) {
+	fmt.Fprintf(w, "(%s %s.%s", t.Kind(), t.PkgPath(), t.Name())
+	defer io.WriteString(w, ")")
+	if seen[t] {
+		return // a recursive type: its name stands for it
 	}
-	sum := sha256.Sum256(b)
-	s.ID = "urn:hostlink:schema:" + hex.EncodeToString(sum[:16])
-	return nil
+	seen[t] = true
+	switch t.Kind() {
+	case reflect.Pointer, reflect.Slice, reflect.Array:
+		writeShape(w, t.Elem(), seen)
+	case reflect.Map:
+		writeShape(w, t.Key(), seen)
+		writeShape(w, t.Elem(), seen)
+	case reflect.Struct:
+		for i := range t.NumField() {
+			f := t.Field(i)
+			fmt.Fprintf(w, "%q %q %v", f.Name, f.Tag, f.Anonymous)
+			writeShape(w, f.Type, seen)
+		}
+	}
 }
