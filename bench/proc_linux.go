@@ -45,20 +45,60 @@ func treePIDs(pid int) []int {
 	return out
 }
 
-// treeRSS sums VmRSS (bytes) over the process tree rooted at pid.
+// treeRSS is the resident memory of the process tree rooted at pid
+// (bytes), a file's pages counted once however many processes of the tree
+// map them: anonymous memory is summed per process, and for each mapped
+// file range (device, inode, offset) the largest resident size any process
+// has of it is added once. Summing VmRSS would count the pages of
+// hostlink's binary twice (the stdio front end and the daemon it started
+// run one binary), memory the machine holds once; summing PSS would count
+// a peer's node pages shared with the TypeScript client's own node only in
+// part. (A file range two processes touched in different places counts
+// as the larger of the two: a slight undercount, the same for every server.)
 func treeRSS(pid int) (int64, error) {
-	var total int64
+	var anon int64
+	files := map[string]int64{}
 	for _, p := range treePIDs(pid) {
-		n, err := procRSS(p)
-		if err != nil {
-			if p == pid {
-				return 0, err
-			}
-			continue
+		if err := addSmaps(p, &anon, files); err != nil && p == pid {
+			return 0, err
 		}
+	}
+	total := anon
+	for _, n := range files {
 		total += n
 	}
 	return total, nil
+}
+
+// addSmaps adds one process's mappings from /proc/pid/smaps: the resident
+// size of anonymous ones to anon, and of file-backed ones to files, keyed
+// by device, inode and offset, keeping the largest.
+func addSmaps(pid int, anon *int64, files map[string]int64) error {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/smaps", pid))
+	if err != nil {
+		return err
+	}
+	key := ""
+	for _, ln := range strings.Split(string(b), "\n") {
+		f := strings.Fields(ln)
+		switch {
+		case len(f) >= 5 && strings.Contains(f[0], "-") && !strings.HasSuffix(f[0], ":"):
+			// A mapping's header: address perms offset dev inode [path].
+			key = ""
+			if f[4] != "0" {
+				key = f[3] + " " + f[4] + " " + f[2]
+			}
+		case len(f) >= 2 && f[0] == "Rss:":
+			kb, _ := strconv.ParseInt(f[1], 10, 64)
+			n := kb * 1024
+			if key == "" {
+				*anon += n
+			} else if n > files[key] {
+				files[key] = n
+			}
+		}
+	}
+	return nil
 }
 
 // procRSS returns one process's VmRSS in bytes.

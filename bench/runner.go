@@ -149,7 +149,7 @@ func runClient(ctx context.Context, cfg config, cl client, servers []*server, d 
 			}
 			for _, s := range servers {
 				if rInit.Cells[s.Name] == nil {
-					rInit.Cells[s.Name] = &cell{Tools: "VmRSS summed over /proc tree", Summary: summarize(si[s.Name], "MiB"), Samples: si[s.Name]}
+					rInit.Cells[s.Name] = &cell{Tools: "RSS of the /proc tree, shared file pages once", Summary: summarize(si[s.Name], "MiB"), Samples: si[s.Name]}
 					rAfter.Cells[s.Name] = &cell{Tools: read4.tools[s.Name] + " ×" + fmt.Sprint(cfg.RSSCalls), Summary: summarize(sa[s.Name], "MiB"), Samples: sa[s.Name]}
 				}
 			}
