@@ -61,6 +61,11 @@ type Runtime struct {
 	srv      *http.Server
 	addr     string
 	helper   *helperState // nil unless StartHelper was called
+	closing  bool         // Close has begun: no session is registered any more
+	// serving counts the sessions registered and not yet detached: Close
+	// waits for them, so that once it returns no companion's desktop or
+	// session is left listed.
+	serving sync.WaitGroup
 
 	// ctx ends at Close; it bounds the helpers the runtime started.
 	ctx     context.Context
@@ -150,6 +155,7 @@ func (r *Runtime) Addr() string {
 // Close stops listening and drops every companion.
 func (r *Runtime) Close() error {
 	r.mu.Lock()
+	r.closing = true
 	srv := r.srv
 	ss := make([]*Session, 0, len(r.sessions))
 	for _, s := range r.sessions {
@@ -160,6 +166,7 @@ func (r *Runtime) Close() error {
 	for _, s := range ss {
 		s.p.shut(nil, websocket.StatusGoingAway, "runtime stopping")
 	}
+	r.serving.Wait()
 	r.helpers.Wait()
 	if srv != nil {
 		return srv.Close()
@@ -283,8 +290,15 @@ func (r *Runtime) accept(w http.ResponseWriter, req *http.Request, route string)
 func (r *Runtime) serve(ctx context.Context, s *Session) {
 	r.drop(s.ID, closeReplaced) // a reconnect replaces the old connection
 	r.mu.Lock()
+	if r.closing {
+		r.mu.Unlock()
+		s.p.shut(nil, websocket.StatusGoingAway, "runtime stopping")
+		return
+	}
 	r.sessions[s.ID] = s
+	r.serving.Add(1)
 	r.mu.Unlock()
+	defer r.serving.Done()
 	if r.o.Desktops != nil {
 		r.o.Desktops.Detach(outdated{id: s.ID}.ID())
 	}

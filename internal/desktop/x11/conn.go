@@ -35,6 +35,13 @@ type Backend struct {
 	hasRandR15  bool
 	hasXinerama bool
 
+	// input serializes Dispatch: its fake events, and the keycodes it
+	// binds for characters the map lacks (bound, least recently used
+	// first in used; bindings.go).
+	input sync.Mutex
+	bound map[xproto.Keycode]xproto.Keysym
+	used  []xproto.Keycode
+
 	mu        sync.Mutex
 	atoms     map[string]xproto.Atom
 	clipboard *clipboard // opened on first use (clipboard.go)
@@ -48,7 +55,7 @@ func Open(display string) (*Backend, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%w: %v", native.ErrUnavailable, err)
 	}
-	b := &Backend{display: display, conn: c, atoms: make(map[string]xproto.Atom)}
+	b := &Backend{display: display, conn: c, atoms: make(map[string]xproto.Atom), bound: make(map[xproto.Keycode]xproto.Keysym)}
 	b.setup = xproto.Setup(c)
 	b.screen = b.setup.DefaultScreen(c)
 	b.root = b.screen.Root
@@ -76,6 +83,9 @@ func (b *Backend) Space() string { return "pixels" }
 
 // Close ends the connection.
 func (b *Backend) Close() error {
+	b.input.Lock()
+	b.unbindAll()
+	b.input.Unlock()
 	b.mu.Lock()
 	if b.clipboard != nil {
 		b.clipboard.conn.Close()

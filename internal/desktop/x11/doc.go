@@ -5,9 +5,11 @@
 //
 // Text is typed key by key through XTest, never through the clipboard. A
 // character the keyboard map lacks is typed by binding its keysym to an
-// unused keycode for the duration of the request, then restoring the map;
-// with no spare keycode, or for a key name nobody maps, the step fails with
-// native.ErrUnmappedKey before anything is sent. With Caps Lock on, the
-// keyboard's letters are typed with the opposite Shift so the text stays
-// literal; letters bound temporarily are not corrected.
+// unused keycode, which stays bound until a later request needs the
+// keycode or the backend closes, when the map is restored (bindings.go
+// says why not at the end of the request); with no keycode to bind, or
+// for a key name nobody maps, the step fails with native.ErrUnmappedKey
+// before anything is sent. With Caps Lock on, the keyboard's letters are
+// typed with the opposite Shift so the text stays literal; letters
+// hostlink bound are not corrected.
 package x11

@@ -22,20 +22,15 @@ const (
 	evMotion        = 6
 )
 
-// remapSettle is how long a temporary keycode binding is left in place
-// after its last use before the map is restored, so that clients still
-// reading the key event translate it with the binding.
-const remapSettle = 50 * time.Millisecond
-
-// typer dispatches one request's steps, holding the request's temporary
-// keycode bindings.
+// typer dispatches one request's steps.
 type typer struct {
-	b      *Backend
-	km     *keymap
-	shift  stroke
-	caps   bool // Caps Lock is on: letters type with the opposite Shift
-	bound  map[xproto.Keysym]xproto.Keycode
-	spares []xproto.Keycode
+	b     *Backend
+	km    *keymap
+	shift stroke
+	caps  bool // Caps Lock is on: letters type with the opposite Shift
+	// free are the keycodes with no keysym; reclaim the ones bound by
+	// earlier requests to keysyms this one does not type (bindings.go).
+	free, reclaim []xproto.Keycode
 }
 
 // Dispatch sends steps through XTest. Every key is resolved before the
@@ -45,11 +40,14 @@ func (b *Backend) Dispatch(ctx context.Context, steps []native.Step) (int, error
 	if !b.hasXTest {
 		return 0, fmt.Errorf("%w: no XTEST extension", native.ErrNotSupported)
 	}
+	b.input.Lock()
+	defer b.input.Unlock()
 	km, err := b.loadKeymap()
 	if err != nil {
 		return 0, err
 	}
-	t := &typer{b: b, km: km, bound: make(map[xproto.Keysym]xproto.Keycode), spares: km.spares}
+	b.forgetReplaced(km)
+	t := &typer{b: b, km: km, free: km.spares}
 	t.shift, _ = km.lookup(keysym.Shift)
 	if p, err := xproto.QueryPointer(b.conn, b.root).Reply(); err == nil {
 		t.caps = p.Mask&xproto.ModMaskLock != 0
@@ -57,7 +55,6 @@ func (b *Backend) Dispatch(ctx context.Context, steps []native.Step) (int, error
 	if err := t.plan(steps); err != nil {
 		return 0, err
 	}
-	defer t.restore()
 	for i, s := range steps {
 		if err := ctx.Err(); err != nil {
 			return i, err
@@ -74,13 +71,16 @@ func (b *Backend) Dispatch(ctx context.Context, steps []native.Step) (int, error
 	return len(steps), nil
 }
 
-// plan checks every key of steps has a stroke or a spare keycode to bind.
+// plan checks every key of steps has a stroke or a keycode to bind, and
+// picks the earlier bindings it may take back.
 func (t *typer) plan(steps []native.Step) error {
 	need := make(map[xproto.Keysym]bool)
+	uses := make(map[xproto.Keysym]bool)
 	check := func(ks xproto.Keysym, what string) error {
 		if ks == 0 {
 			return fmt.Errorf("%w: %q", native.ErrUnmappedKey, what)
 		}
+		uses[ks] = true
 		if _, ok := t.km.lookup(ks); !ok {
 			need[ks] = true
 		}
@@ -108,9 +108,10 @@ func (t *typer) plan(steps []native.Step) error {
 			}
 		}
 	}
-	if len(need) > len(t.spares) {
+	t.reclaim = t.b.reclaimable(uses)
+	if n := len(t.free) + len(t.reclaim); len(need) > n {
 		return fmt.Errorf("%w: %d characters are not on the keyboard map and only %d keycodes are free to bind them",
-			native.ErrUnmappedKey, len(need), len(t.spares))
+			native.ErrUnmappedKey, len(need), n)
 	}
 	if t.shift.code == 0 {
 		return fmt.Errorf("%w: no Shift key", native.ErrUnmappedKey)
@@ -118,41 +119,27 @@ func (t *typer) plan(steps []native.Step) error {
 	return nil
 }
 
-// resolve returns the stroke for ks, binding it to a spare keycode first
-// when the map lacks it.
+// resolve returns the stroke for ks, binding it to a free keycode (or
+// taking back the least recently used binding) first when the map lacks
+// it.
 func (t *typer) resolve(ks xproto.Keysym) (stroke, error) {
 	if s, ok := t.km.lookup(ks); ok {
+		t.b.touch(s.code)
 		return s, nil
 	}
-	if code, ok := t.bound[ks]; ok {
-		return stroke{code: code}, nil
-	}
-	if len(t.spares) == 0 {
+	var code xproto.Keycode
+	switch {
+	case len(t.free) > 0:
+		code, t.free = t.free[0], t.free[1:]
+	case len(t.reclaim) > 0:
+		code, t.reclaim = t.reclaim[0], t.reclaim[1:]
+	default:
 		return stroke{}, native.ErrUnmappedKey
 	}
-	code := t.spares[0]
-	t.spares = t.spares[1:]
-	row := make([]xproto.Keysym, t.km.per)
-	for i := range row {
-		row[i] = ks
-	}
-	if err := xproto.ChangeKeyboardMappingChecked(t.b.conn, 1, code, byte(t.km.per), row).Check(); err != nil {
+	if err := t.b.bind(t.km, code, ks); err != nil {
 		return stroke{}, err
 	}
-	t.bound[ks] = code
 	return stroke{code: code}, nil
-}
-
-// restore gives the temporary keycodes back their empty rows.
-func (t *typer) restore() {
-	if len(t.bound) == 0 {
-		return
-	}
-	time.Sleep(remapSettle)
-	empty := make([]xproto.Keysym, t.km.per)
-	for _, code := range t.bound {
-		xproto.ChangeKeyboardMappingChecked(t.b.conn, 1, code, byte(t.km.per), empty).Check()
-	}
 }
 
 func (t *typer) fake(typ, detail byte, x, y int) error {
@@ -225,9 +212,9 @@ func (t *typer) step(ctx context.Context, s native.Step) error {
 			if err != nil {
 				return err
 			}
-			if _, bound := t.bound[runeKeysym(r)]; t.caps && !bound && unicode.IsLetter(r) {
+			if _, bound := t.b.bound[st.code]; t.caps && !bound && unicode.IsLetter(r) {
 				// Caps Lock inverts the case of the keyboard's letters;
-				// typing is literal. (Temporarily bound letters are not
+				// typing is literal. (Letters hostlink bound are not
 				// corrected: see the package doc.)
 				st.shift = !st.shift
 			}

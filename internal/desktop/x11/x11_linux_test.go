@@ -11,6 +11,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/jezek/xgb/xproto"
+
 	"github.com/hostlink/hostlink/internal/desktop/native"
 	"github.com/hostlink/hostlink/internal/desktop/xvfbtest"
 )
@@ -194,7 +196,10 @@ func TestTypeIntoXterm(t *testing.T) {
 }
 
 // TestTypeUnmappedCharacters types characters that are not on the US
-// keyboard map, through temporarily bound keycodes, into a UTF-8 xterm.
+// keyboard map, through keycodes bound to them, into a UTF-8 xterm. The
+// bindings outlive the request (an xterm behind on its events translates
+// them with the map it fetches then) and are undone when the backend
+// closes.
 func TestTypeUnmappedCharacters(t *testing.T) {
 	d, b, dir := shellXterm(t, "unicode")
 	ctx := context.Background()
@@ -211,6 +216,76 @@ func TestTypeUnmappedCharacters(t *testing.T) {
 		t.Fatal(err)
 	}
 	waitFile(d, dir, "u.txt", "é€ß")
+	during, err := b.loadKeymap()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(during.spares) != len(km.spares)-3 {
+		t.Fatalf("%d free keycodes after binding 3 characters, %d before", len(during.spares), len(km.spares))
+	}
+	// The same characters again bind nothing more.
+	if _, err := b.Dispatch(ctx, []native.Step{{Kind: native.Text, Text: "printf '%s' 'ß€é' > v.txt\n"}}); err != nil {
+		t.Fatal(err)
+	}
+	waitFile(d, dir, "v.txt", "ß€é")
+	if again, _ := b.loadKeymap(); again == nil || len(again.spares) != len(during.spares) {
+		t.Fatal("typing bound characters again bound more keycodes")
+	}
+	b.Close()
+	after, err := open(t, d).loadKeymap()
+	if err != nil || len(after.spares) != len(km.spares) {
+		t.Fatalf("keymap not restored at close: %d free keycodes before, %d after (%v)", len(km.spares), len(after.spares), err)
+	}
+}
+
+// TestBindingsReclaimedLeastRecentlyUsed: with the free keycodes used up
+// (another client holds all but two), a request takes back the binding
+// used longest ago, never one it types itself, and a request needing more
+// keycodes than exist sends nothing.
+func TestBindingsReclaimedLeastRecentlyUsed(t *testing.T) {
+	d, b, dir := shellXterm(t, "reclaim")
+	ctx := context.Background()
+	km, err := b.loadKeymap()
+	if err != nil {
+		t.Fatal(err)
+	}
+	other := open(t, d)
+	for _, code := range km.spares[2:] {
+		row := make([]xproto.Keysym, km.per)
+		for i := range row {
+			row[i] = xproto.Keysym(0x1000100 + int(code)) // a Unicode keysym per keycode, bound by "another client"
+		}
+		if err := xproto.ChangeKeyboardMappingChecked(other.conn, 1, code, byte(km.per), row).Check(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	type_ := func(text, file, want string) {
+		t.Helper()
+		if _, err := b.Dispatch(ctx, []native.Step{{Kind: native.Text, Text: "printf '%s' '" + text + "' > " + file + "\n"}}); err != nil {
+			t.Fatal(err)
+		}
+		waitFile(d, dir, file, want)
+	}
+	type_("é€", "a.txt", "é€")
+	type_("€", "b.txt", "€") // é is now the least recently used
+	type_("ß", "c.txt", "ß")
+	now, err := b.loadKeymap()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := now.lookup(runeKeysym('é')); ok {
+		t.Error("é is still bound: the most recently used binding was taken back")
+	}
+	for _, r := range "€ß" {
+		if _, ok := now.lookup(runeKeysym(r)); !ok {
+			t.Errorf("%q is not bound", r)
+		}
+	}
+	// Three unmapped characters and two keycodes: refused, nothing sent.
+	n, err := b.Dispatch(ctx, []native.Step{{Kind: native.Text, Text: "printf 'éøå' > d.txt\n"}})
+	if !errors.Is(err, native.ErrUnmappedKey) || n != 0 {
+		t.Fatalf("got %d %v", n, err)
+	}
 }
 
 func TestUnmappedKeyDispatchesNothing(t *testing.T) {
