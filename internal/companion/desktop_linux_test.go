@@ -2,6 +2,7 @@ package companion
 
 import (
 	"context"
+	"sync"
 	"testing"
 	"time"
 
@@ -9,6 +10,7 @@ import (
 	"github.com/hostlink/hostlink/internal/desktop/x11"
 	"github.com/hostlink/hostlink/internal/desktop/xvfbtest"
 	"github.com/hostlink/hostlink/internal/ops/opstest"
+	"github.com/hostlink/hostlink/internal/tstest"
 )
 
 // TestDesktopThroughCompanion: the runtime has no display; the companion
@@ -67,5 +69,62 @@ func TestDesktopThroughCompanion(t *testing.T) {
 	m, _ = opstest.Call(ctx, r.reg, "computer_desktops", map[string]any{})
 	if len(m["desktops"].([]any)) != 0 {
 		t.Fatalf("the companion's desktop outlived its connection: %v", m)
+	}
+}
+
+// heldList is a desktop whose Space, which the companion reads only to
+// answer the runtime's desktop list, waits until release is closed.
+type heldList struct {
+	native.Backend
+	listing chan<- struct{}
+	release <-chan struct{}
+}
+
+func (h heldList) Space() string {
+	select {
+	case h.listing <- struct{}{}:
+	default:
+	}
+	<-h.release
+	return h.Backend.Space()
+}
+
+// TestCompanionListedWithItsDesktops: a companion is listed as connected
+// (Sessions, companion_status, the choice of a companion for a call) only
+// once its desktops are attached, so whoever sees it connected finds them.
+func TestCompanionListedWithItsDesktops(t *testing.T) {
+	x := xvfbtest.Start(t, 320, 240)
+	r := newRig(t, true)
+	listing, release := make(chan struct{}, 1), make(chan struct{})
+	o := HostOptions{Credential: r.pair(), Runtime: r.addr, Open: func(context.Context) ([]native.Backend, native.Readiness) {
+		b, err := x11.Open(x.Name)
+		if err != nil {
+			t.Error(err)
+			return nil, native.Readiness{Reason: "x11_unreachable"}
+		}
+		return []native.Backend{heldList{b, listing, release}}, native.Readiness{Ready: true}
+	}}
+	ctx, cancel := context.WithCancel(context.Background())
+	finished := make(chan struct{})
+	go func() { Run(ctx, o); close(finished) }()
+	t.Cleanup(func() { cancel(); <-finished })
+	var once sync.Once
+	unhold := func() { once.Do(func() { close(release) }) }
+	t.Cleanup(unhold) // first: a failed test must not leave the list held
+	<-listing         // connected and verified; the runtime is asking for its desktops
+	if s := r.rt.Sessions(); len(s) != 0 {
+		t.Fatalf("listed before its desktops are attached: %v", s)
+	}
+	if c := r.rt.Connections(); len(c) != 0 {
+		t.Fatalf("connections before its desktops are attached: %v", c)
+	}
+	unhold()
+	tstest.WaitFor(t, 10*time.Second, "the companion to be listed", func() bool { return len(r.rt.Sessions()) == 1 })
+	m, code := opstest.Call(ctx, r.reg, "computer_desktops", map[string]any{})
+	if code != "" {
+		t.Fatal(code)
+	}
+	if ds := m["desktops"].([]any); len(ds) != 1 {
+		t.Fatalf("listed, but its desktops are not: %v", m)
 	}
 }

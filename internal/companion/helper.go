@@ -176,7 +176,8 @@ func (r *Runtime) runHelper(ctx context.Context, h Helper, st *helperState) erro
 func (r *Runtime) HelperState() *HelperStatus {
 	r.mu.Lock()
 	st := r.helper
-	_, connected := r.sessions[helperID]
+	sess := r.sessions[helperID]
+	connected := sess != nil && sess.ready
 	r.mu.Unlock()
 	if st == nil {
 		return nil

@@ -199,6 +199,9 @@ func (r *Runtime) Connections() []Connection {
 	defer r.mu.Unlock()
 	out := []Connection{}
 	for _, s := range r.sessions {
+		if !s.ready {
+			continue
+		}
 		out = append(out, Connection{ID: s.ID, Name: s.Name, Version: s.Version, OS: s.OS, Route: s.Route,
 			Capabilities: s.Capabilities, Desktops: append([]string{}, s.desktops...), Connected: s.Connected.UTC().Format("2006-01-02T15:04:05Z")})
 	}

@@ -87,6 +87,10 @@ type Session struct {
 
 	p        *peer
 	desktops []string
+	// ready: its desktops are attached. Until then the session is not
+	// listed or chosen (Sessions, session), so that whoever sees a
+	// companion connected also finds its desktops.
+	ready bool
 }
 
 // Refusal is a companion turned away at hello, kept for companion_status.
@@ -302,7 +306,6 @@ func (r *Runtime) serve(ctx context.Context, s *Session) {
 	if r.o.Desktops != nil {
 		r.o.Desktops.Detach(outdated{id: s.ID}.ID())
 	}
-	slog.Info("companion connected", "companion", s.ID, "name", s.Name, "version", s.Version, "capabilities", s.Capabilities)
 	go s.p.readResponses(ctx)
 	if r.o.Desktops != nil && slices.Contains(s.Capabilities, CapDesktop) {
 		var ds []deskInfo
@@ -316,6 +319,10 @@ func (r *Runtime) serve(ctx context.Context, s *Session) {
 			}
 		}
 	}
+	r.mu.Lock()
+	s.ready = true
+	r.mu.Unlock()
+	slog.Info("companion connected", "companion", s.ID, "name", s.Name, "version", s.Version, "capabilities", s.Capabilities)
 	t := time.NewTicker(r.o.RevokeCheck)
 	defer t.Stop()
 	for done := false; !done; {
@@ -362,7 +369,7 @@ func (r *Runtime) session(id, want string) (*Session, error) {
 	defer r.mu.Unlock()
 	var match []*Session
 	for _, s := range r.sessions {
-		if (id == "" || s.ID == id || s.Name == id) && slices.Contains(s.Capabilities, want) {
+		if s.ready && (id == "" || s.ID == id || s.Name == id) && slices.Contains(s.Capabilities, want) {
 			match = append(match, s)
 		}
 	}
@@ -384,7 +391,9 @@ func (r *Runtime) Sessions() []*Session {
 	defer r.mu.Unlock()
 	out := make([]*Session, 0, len(r.sessions))
 	for _, s := range r.sessions {
-		out = append(out, s)
+		if s.ready {
+			out = append(out, s)
+		}
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].ID < out[j].ID })
 	return out
