@@ -59,9 +59,14 @@ func treeRSS(pid int) (int64, error) {
 	var anon int64
 	files := map[string]int64{}
 	for _, p := range treePIDs(pid) {
-		if err := addSmaps(p, &anon, files); err != nil && p == pid {
-			return 0, err
+		b, err := os.ReadFile(fmt.Sprintf("/proc/%d/smaps", p))
+		if err != nil {
+			if p == pid {
+				return 0, err
+			}
+			continue
 		}
+		addSmaps(b, &anon, files)
 	}
 	total := anon
 	for _, n := range files {
@@ -70,14 +75,10 @@ func treeRSS(pid int) (int64, error) {
 	return total, nil
 }
 
-// addSmaps adds one process's mappings from /proc/pid/smaps: the resident
-// size of anonymous ones to anon, and of file-backed ones to files, keyed
-// by device, inode and offset, keeping the largest.
-func addSmaps(pid int, anon *int64, files map[string]int64) error {
-	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/smaps", pid))
-	if err != nil {
-		return err
-	}
+// addSmaps adds one process's mappings, the text of its /proc/PID/smaps:
+// the resident size of anonymous ones to anon, and of file-backed ones to
+// files, keyed by device, inode and offset, keeping the largest.
+func addSmaps(b []byte, anon *int64, files map[string]int64) {
 	key := ""
 	for _, ln := range strings.Split(string(b), "\n") {
 		f := strings.Fields(ln)
@@ -98,7 +99,6 @@ func addSmaps(pid int, anon *int64, files map[string]int64) error {
 			}
 		}
 	}
-	return nil
 }
 
 // procRSS returns one process's VmRSS in bytes.

@@ -13,6 +13,22 @@ import (
 	"github.com/hostlink/hostlink/internal/tstest"
 )
 
+// openX11 is a companion's Open for the X display name, its backend
+// wrapped by wrap when wrap is not nil.
+func openX11(t *testing.T, name string, wrap func(native.Backend) native.Backend) func(context.Context) ([]native.Backend, native.Readiness) {
+	return func(context.Context) ([]native.Backend, native.Readiness) {
+		b, err := x11.Open(name)
+		if err != nil {
+			t.Error(err)
+			return nil, native.Readiness{Reason: "x11_unreachable"}
+		}
+		if wrap != nil {
+			return []native.Backend{wrap(b)}, native.Readiness{Ready: true}
+		}
+		return []native.Backend{b}, native.Readiness{Ready: true}
+	}
+}
+
 // TestDesktopThroughCompanion: the runtime has no display; the companion
 // reaches an Xvfb. computer_desktops lists the companion's desktop under
 // its own id; observe and act go through the companion, with the image
@@ -21,14 +37,7 @@ import (
 func TestDesktopThroughCompanion(t *testing.T) {
 	x := xvfbtest.Start(t, 640, 480)
 	r := newRig(t, true)
-	o := HostOptions{Credential: r.pair(), Open: func(context.Context) ([]native.Backend, native.Readiness) {
-		b, err := x11.Open(x.Name)
-		if err != nil {
-			t.Error(err)
-			return nil, native.Readiness{Reason: "x11_unreachable"}
-		}
-		return []native.Backend{b}, native.Readiness{Ready: true}
-	}}
+	o := HostOptions{Credential: r.pair(), Open: openX11(t, x.Name, nil)}
 	_, done := r.companion(o)
 	ctx := context.Background()
 	m, code := opstest.Call(ctx, r.reg, "computer_desktops", map[string]any{})
@@ -96,14 +105,9 @@ func TestCompanionListedWithItsDesktops(t *testing.T) {
 	x := xvfbtest.Start(t, 320, 240)
 	r := newRig(t, true)
 	listing, release := make(chan struct{}, 1), make(chan struct{})
-	o := HostOptions{Credential: r.pair(), Runtime: r.addr, Open: func(context.Context) ([]native.Backend, native.Readiness) {
-		b, err := x11.Open(x.Name)
-		if err != nil {
-			t.Error(err)
-			return nil, native.Readiness{Reason: "x11_unreachable"}
-		}
-		return []native.Backend{heldList{b, listing, release}}, native.Readiness{Ready: true}
-	}}
+	o := HostOptions{Credential: r.pair(), Runtime: r.addr, Open: openX11(t, x.Name, func(b native.Backend) native.Backend {
+		return heldList{b, listing, release}
+	})}
 	ctx, cancel := context.WithCancel(context.Background())
 	finished := make(chan struct{})
 	go func() { Run(ctx, o); close(finished) }()

@@ -118,17 +118,25 @@ func Register[In, Out any](r *Registry, spec Spec, h Handler[In, Out]) *Op {
 	if out.err != nil {
 		panic(fmt.Sprintf("ops: %s output: %v", spec.Name, out.err))
 	}
-	resolved := in.resolved
+	// The input schema is resolved on first use (schemacache.go); a
+	// schema that does not resolve is a programming error, reported as
+	// internal rather than blamed on the caller's arguments.
+	resolved := func() (*jsonschema.Resolved, error) {
+		rs, err := in.resolved()
+		if err != nil {
+			return nil, errcode.New(errcode.Internal, "%s input schema: %v", spec.Name, err)
+		}
+		return rs, nil
+	}
 	var zero In
 	_, describes := any(zero).(policy.Describer)
-	op := &Op{Spec: spec, InputSchema: in.schema, OutputSchema: out.schema, Describes: describes, Out: reflect.TypeFor[Out](), resolve: resolved}
+	op := &Op{Spec: spec, InputSchema: in.schema, OutputSchema: out.schema, Describes: describes, Out: reflect.TypeFor[Out](), resolve: in.resolved}
 	op.decode = func(args []byte) (any, error) {
 		var v In
 		rs, err := resolved()
-		if err != nil {
-			return v, errcode.New(errcode.Internal, "%s input schema: %v", spec.Name, err)
+		if err == nil {
+			err = decode(rs, args, &v)
 		}
-		err = decode(rs, args, &v)
 		return v, err
 	}
 	op.check = func(in any) (any, error) {
@@ -145,7 +153,7 @@ func Register[In, Out any](r *Registry, spec Spec, h Handler[In, Out]) *Op {
 		}
 		rs, err := resolved()
 		if err != nil {
-			return nil, errcode.New(errcode.Internal, "%s input schema: %v", spec.Name, err)
+			return nil, err
 		}
 		return v, validate(rs, b)
 	}

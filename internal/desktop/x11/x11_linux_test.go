@@ -38,6 +38,16 @@ func shellXterm(t *testing.T, title string) (d *xvfbtest.Display, b *Backend, di
 	return d, open(t, d), dir
 }
 
+// keymapOf reads b's keyboard map, failing the test when it cannot.
+func keymapOf(t *testing.T, b *Backend) *keymap {
+	t.Helper()
+	km, err := b.loadKeymap()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return km
+}
+
 // waitFile waits for the xterm's shell to write want to name in dir.
 func waitFile(d *xvfbtest.Display, dir, name, want string) {
 	d.Eventually(name, func() bool {
@@ -170,10 +180,7 @@ func TestClickLandsWhereAsked(t *testing.T) {
 func TestTypeIntoXterm(t *testing.T) {
 	d, b, dir := shellXterm(t, "typing")
 	ctx := context.Background()
-	before, err := b.loadKeymap()
-	if err != nil {
-		t.Fatal(err)
-	}
+	before := keymapOf(t, b)
 	text := "printf '%s' 'Hello, World! ~|{}' > out.txt\n"
 	if n, err := b.Dispatch(ctx, []native.Step{{Kind: native.Text, Text: text}}); err != nil || n != 1 {
 		t.Fatalf("dispatch: %d %v", n, err)
@@ -189,9 +196,8 @@ func TestTypeIntoXterm(t *testing.T) {
 		t.Fatalf("dispatch: %d %v", n, err)
 	}
 	waitFile(d, dir, "chord.txt", "right\n")
-	after, err := b.loadKeymap()
-	if err != nil || len(after.spares) != len(before.spares) {
-		t.Fatalf("keymap not restored: %d spares before, %d after (%v)", len(before.spares), len(after.spares), err)
+	if after := keymapOf(t, b); len(after.spares) != len(before.spares) {
+		t.Fatalf("keymap not restored: %d spares before, %d after", len(before.spares), len(after.spares))
 	}
 }
 
@@ -203,10 +209,7 @@ func TestTypeIntoXterm(t *testing.T) {
 func TestTypeUnmappedCharacters(t *testing.T) {
 	d, b, dir := shellXterm(t, "unicode")
 	ctx := context.Background()
-	km, err := b.loadKeymap()
-	if err != nil {
-		t.Fatal(err)
-	}
+	km := keymapOf(t, b)
 	for _, r := range "é€ß" {
 		if _, ok := km.lookup(runeKeysym(r)); ok {
 			t.Fatalf("%q is on the keymap; the test needs unmapped characters", r)
@@ -216,10 +219,7 @@ func TestTypeUnmappedCharacters(t *testing.T) {
 		t.Fatal(err)
 	}
 	waitFile(d, dir, "u.txt", "é€ß")
-	during, err := b.loadKeymap()
-	if err != nil {
-		t.Fatal(err)
-	}
+	during := keymapOf(t, b)
 	if len(during.spares) != len(km.spares)-3 {
 		t.Fatalf("%d free keycodes after binding 3 characters, %d before", len(during.spares), len(km.spares))
 	}
@@ -228,13 +228,12 @@ func TestTypeUnmappedCharacters(t *testing.T) {
 		t.Fatal(err)
 	}
 	waitFile(d, dir, "v.txt", "ß€é")
-	if again, _ := b.loadKeymap(); again == nil || len(again.spares) != len(during.spares) {
+	if again := keymapOf(t, b); len(again.spares) != len(during.spares) {
 		t.Fatal("typing bound characters again bound more keycodes")
 	}
 	b.Close()
-	after, err := open(t, d).loadKeymap()
-	if err != nil || len(after.spares) != len(km.spares) {
-		t.Fatalf("keymap not restored at close: %d free keycodes before, %d after (%v)", len(km.spares), len(after.spares), err)
+	if after := keymapOf(t, open(t, d)); len(after.spares) != len(km.spares) {
+		t.Fatalf("keymap not restored at close: %d free keycodes before, %d after", len(km.spares), len(after.spares))
 	}
 }
 
@@ -245,20 +244,16 @@ func TestTypeUnmappedCharacters(t *testing.T) {
 func TestBindingsReclaimedLeastRecentlyUsed(t *testing.T) {
 	d, b, dir := shellXterm(t, "reclaim")
 	ctx := context.Background()
-	km, err := b.loadKeymap()
-	if err != nil {
-		t.Fatal(err)
-	}
+	km := keymapOf(t, b)
+	// "Another client" binds a Unicode keysym to every free keycode but two.
 	other := open(t, d)
+	other.input.Lock()
 	for _, code := range km.spares[2:] {
-		row := make([]xproto.Keysym, km.per)
-		for i := range row {
-			row[i] = xproto.Keysym(0x1000100 + int(code)) // a Unicode keysym per keycode, bound by "another client"
-		}
-		if err := xproto.ChangeKeyboardMappingChecked(other.conn, 1, code, byte(km.per), row).Check(); err != nil {
+		if err := other.bind(km, code, xproto.Keysym(0x1000100+int(code))); err != nil {
 			t.Fatal(err)
 		}
 	}
+	other.input.Unlock()
 	type_ := func(text, file, want string) {
 		t.Helper()
 		if _, err := b.Dispatch(ctx, []native.Step{{Kind: native.Text, Text: "printf '%s' '" + text + "' > " + file + "\n"}}); err != nil {
@@ -269,10 +264,7 @@ func TestBindingsReclaimedLeastRecentlyUsed(t *testing.T) {
 	type_("é€", "a.txt", "é€")
 	type_("€", "b.txt", "€") // é is now the least recently used
 	type_("ß", "c.txt", "ß")
-	now, err := b.loadKeymap()
-	if err != nil {
-		t.Fatal(err)
-	}
+	now := keymapOf(t, b)
 	if _, ok := now.lookup(runeKeysym('é')); ok {
 		t.Error("é is still bound: the most recently used binding was taken back")
 	}
