@@ -298,6 +298,9 @@ func (s *Session) background(name string, args ...string) *exec.Cmd {
 	var out syncBuffer
 	cmd.Stdout, cmd.Stderr = &out, &out
 	dieWithTest(cmd)
+	// A child it leaves behind may hold the output pipe open: Wait stops
+	// waiting for that output a second after the process itself ends.
+	cmd.WaitDelay = time.Second
 	if err := cmd.Start(); err != nil {
 		s.t.Fatalf("%s: %v", name, err)
 	}
