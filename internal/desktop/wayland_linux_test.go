@@ -471,9 +471,10 @@ func TestWaylandScreenshotOnly(t *testing.T) {
 	tstest.WaitFor(t, 2*time.Minute, "the desktop", func() bool { return len(e.desktops().Monitors) == 1 })
 	// Below the top bar, whose clock may turn between the two.
 	const bar = 40
-	// GNOME Shell animates around a screenshot (the consent dialog fading
-	// out, the flash after a capture): compare only a screen that holds
-	// still, before the observation and for the reference after it.
+	// The session runs with animations off (the consent dialog would fade
+	// out, a flash follow each capture, for as long as a loaded machine
+	// makes them last); still, compare only a screen that holds still,
+	// before the observation and for the reference after it.
 	settled := func() *image.RGBA {
 		prev := e.s.Capture()
 		tstest.WaitFor(t, time.Minute, "the screen to hold still", func() bool {

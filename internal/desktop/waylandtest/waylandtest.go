@@ -148,13 +148,14 @@ func Start(t T, o Options) *Session {
 	}
 	t.Cleanup(func() { os.RemoveAll(run) })
 	s := &Session{Runtime: run, Home: t.TempDir(), Display: "wayland-hl", W: o.W, H: o.H, t: t, tools: tools}
+	s.stillSettings()
 	s.Bus = "unix:path=" + filepath.Join(run, "bus")
 	s.env = sessionEnv(os.Environ(), map[string]string{
 		"XDG_RUNTIME_DIR":          run,
 		"HOME":                     s.Home,
 		"XDG_CURRENT_DESKTOP":      "GNOME",
 		"XDG_SESSION_TYPE":         "wayland",
-		"GSETTINGS_BACKEND":        "memory",
+		"GSETTINGS_BACKEND":        "keyfile",
 		"DBUS_SESSION_BUS_ADDRESS": s.Bus,
 		"NO_AT_BRIDGE":             "",
 	})
@@ -169,25 +170,23 @@ func Start(t T, o Options) *Session {
 	}
 	s.conn = conn
 	t.Cleanup(func() { conn.Close() })
-	s.background("pipewire")
-	s.waitFile("pipewire", filepath.Join(run, "pipewire-0"))
+	s.waitFile(s.background("pipewire"), filepath.Join(run, "pipewire-0"))
 	s.background("wireplumber")
 	compositor := "mutter"
 	if o.ScreenshotOnly {
 		// gnome-shell also wants a system bus; a private one will do.
 		compositor = s.shell()
 	}
-	s.background(compositor, "--headless", "--wayland", "--no-x11",
+	shell := s.background(compositor, "--headless", "--wayland", "--no-x11",
 		"--virtual-monitor", fmt.Sprintf("%dx%d", o.W, o.H), "--wayland-display", s.Display)
-	s.waitFile(compositor, filepath.Join(run, s.Display))
-	s.waitName("org.gnome.Mutter.ScreenCast")
+	s.waitFile(shell, filepath.Join(run, s.Display))
+	s.waitName(shell, "org.gnome.Mutter.ScreenCast")
 	if o.ScreenshotOnly {
-		s.waitName("org.gnome.Shell.Screenshot")
+		s.waitName(shell, "org.gnome.Shell.Screenshot")
 	}
 	s.env = append(s.env, "WAYLAND_DISPLAY="+s.Display)
 	if !o.NoPortal {
-		s.background(portalGnomeBin)
-		s.waitName("org.freedesktop.impl.portal.desktop.gnome")
+		s.waitName(s.background(portalGnomeBin), "org.freedesktop.impl.portal.desktop.gnome")
 		switch {
 		case o.NoRemoteDesktop:
 			s.portalWithout("org.freedesktop.impl.portal.RemoteDesktop")
@@ -195,16 +194,30 @@ func Start(t T, o Options) *Session {
 			s.portalWithout("org.freedesktop.impl.portal.RemoteDesktop", "org.freedesktop.impl.portal.ScreenCast")
 			// The Screenshot portal asks through the Access portal,
 			// which GNOME's GTK backend implements.
-			s.background("/usr/libexec/xdg-desktop-portal-gtk")
-			s.waitName("org.freedesktop.impl.portal.desktop.gtk")
+			s.waitName(s.background("/usr/libexec/xdg-desktop-portal-gtk"), "org.freedesktop.impl.portal.desktop.gtk")
 		}
-		s.background(portalBin)
-		s.waitName("org.freedesktop.portal.Desktop")
+		s.waitName(s.background(portalBin), "org.freedesktop.portal.Desktop")
 	}
 	if o.ScreenshotOnly {
 		s.leaveOverview()
 	}
 	return s
+}
+
+// stillSettings writes the session's settings (GSettings' keyfile backend,
+// in the private HOME): animations off, so that a dialog is gone, and a
+// screenshot's flash over, in the frame after the event, not at a time a
+// loaded machine makes unpredictable.
+func (s *Session) stillSettings() {
+	s.t.Helper()
+	dir := filepath.Join(s.Home, ".config", "glib-2.0", "settings")
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		s.t.Fatal(err)
+	}
+	const keyfile = "[org/gnome/desktop/interface]\nenable-animations=false\n"
+	if err := os.WriteFile(filepath.Join(dir, "keyfile"), []byte(keyfile), 0o600); err != nil {
+		s.t.Fatal(err)
+	}
 }
 
 // shell returns gnome-shell's path, with a private system bus for it in
@@ -287,16 +300,36 @@ func (s *Session) Getenv(name string) string {
 	return ""
 }
 
+// proc is a program background started.
+type proc struct {
+	name string
+	cmd  *exec.Cmd
+	out  *syncBuffer
+	done chan struct{} // closed once it exited
+	err  error         // its exit, once done is closed
+}
+
+// exited reports whether p ended, with what it wrote, so that a wait for
+// something p should do stops at once when p is gone.
+func (p *proc) exited() (string, bool) {
+	select {
+	case <-p.done:
+		return fmt.Sprintf("%s exited (%v) with this output:\n%s", filepath.Base(p.name), p.err, p.out.tail(4096)), true
+	default:
+		return "", false
+	}
+}
+
 // background starts a program in the session, stopped when the test ends.
 // Its output goes to a log kept in the test's temporary directory and shown
 // if the test fails.
-func (s *Session) background(name string, args ...string) *exec.Cmd {
+func (s *Session) background(name string, args ...string) *proc {
 	s.t.Helper()
-	cmd := exec.Command(s.tool(name), args...)
+	p := &proc{name: name, cmd: exec.Command(s.tool(name), args...), out: &syncBuffer{}, done: make(chan struct{})}
+	cmd := p.cmd
 	cmd.Env = s.env
 	cmd.Dir = s.Home
-	var out syncBuffer
-	cmd.Stdout, cmd.Stderr = &out, &out
+	cmd.Stdout, cmd.Stderr = p.out, p.out
 	dieWithTest(cmd)
 	// A child it leaves behind may hold the output pipe open: Wait stops
 	// waiting for that output a second after the process itself ends.
@@ -304,21 +337,20 @@ func (s *Session) background(name string, args ...string) *exec.Cmd {
 	if err := cmd.Start(); err != nil {
 		s.t.Fatalf("%s: %v", name, err)
 	}
+	go func() { p.err = cmd.Wait(); close(p.done) }()
 	s.t.Cleanup(func() {
 		cmd.Process.Signal(os.Interrupt)
-		done := make(chan struct{})
-		go func() { cmd.Wait(); close(done) }()
 		select {
-		case <-done:
+		case <-p.done:
 		case <-time.After(5 * time.Second):
 			cmd.Process.Kill()
-			<-done
+			<-p.done
 		}
 		if s.t.Failed() {
-			s.t.Logf("--- %s output:\n%s", filepath.Base(name), out.tail(4096))
+			s.t.Logf("--- %s output:\n%s", filepath.Base(name), p.out.tail(4096))
 		}
 	})
-	return cmd
+	return p
 }
 
 // busConfig is a session bus that can start only the services in
@@ -400,24 +432,44 @@ func (s *Session) startBusAt(address, dir string, services []string) {
 // Background starts a program in the session, stopped when the test ends.
 func (s *Session) Background(name string, args ...string) *exec.Cmd {
 	s.t.Helper()
-	return s.background(name, args...)
+	return s.background(name, args...).cmd
 }
 
-func (s *Session) waitFile(what, path string) {
+// waitFile waits for p to create path.
+func (s *Session) waitFile(p *proc, path string) {
 	s.t.Helper()
-	waitFor(s.t, 2*time.Minute, what+" to create "+filepath.Base(path), func() bool {
+	s.waitBy(p, filepath.Base(p.name)+" to create "+filepath.Base(path), func() bool {
 		_, err := os.Stat(path)
 		return err == nil
 	})
 }
 
-func (s *Session) waitName(name string) {
+// waitName waits for p to own name on the session bus.
+func (s *Session) waitName(p *proc, name string) {
 	s.t.Helper()
-	waitFor(s.t, 2*time.Minute, name+" on the session bus", func() bool {
+	s.waitBy(p, name+" on the session bus", func() bool {
 		var has bool
 		err := s.conn.BusObject().Call("org.freedesktop.DBus.NameHasOwner", 0, name).Store(&has)
 		return err == nil && has
 	})
+}
+
+// waitBy waits for cond, which p brings about: it fails at once, with p's
+// output, when p exits first.
+func (s *Session) waitBy(p *proc, what string, cond func() bool) {
+	s.t.Helper()
+	var gone string
+	waitFor(s.t, 2*time.Minute, what, func() bool {
+		if cond() {
+			return true
+		}
+		why, ok := p.exited()
+		gone = why
+		return ok
+	})
+	if gone != "" && !cond() {
+		s.t.Fatalf("waiting for %s: %s", what, gone)
+	}
 }
 
 // Terminal starts weston-terminal running sh in dir, and returns once its
