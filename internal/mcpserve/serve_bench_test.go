@@ -169,3 +169,33 @@ func BenchmarkServeListDirectory10k(b *testing.B) {
 	})
 	benchServe(b, c, "list_directory", map[string]any{"path": "list", "max_entries": 100000})
 }
+
+// BenchmarkSessionStart is one stdio session's start as a client sees it:
+// initialize and tools/list over the file operations, then the end of the
+// session. It is the server's share of a client's cold start with the
+// daemon running.
+func BenchmarkSessionStart(b *testing.B) {
+	base := b.TempDir()
+	jr, err := jail.Open(base, jail.Options{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { jr.Close() })
+	reg := ops.New(ops.Options{})
+	files.Register(reg, files.NewService([]*files.Workdir{{Alias: "main", Root: jr}}, benchLimits))
+	for b.Loop() {
+		inR, inW := io.Pipe()
+		outR, outW := io.Pipe()
+		done := make(chan error, 1)
+		go func() { done <- mcpserve.Serve(context.Background(), reg, audit.MCPStdio, "bench", 64<<20, inR, outW) }()
+		c := &rawClient{w: inW, r: bufio.NewReaderSize(outR, 1<<20)}
+		c.send(b, `{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"bench","version":"1"}}}`)
+		c.recv(b)
+		c.send(b, `{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+		c.send(b, `{"jsonrpc":"2.0","id":1,"method":"tools/list"}`)
+		c.recv(b)
+		inW.Close()
+		<-done
+		outR.Close()
+	}
+}

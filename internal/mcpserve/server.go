@@ -109,7 +109,7 @@ func tool(op *ops.Op) *mcp.Tool {
 		Name:        op.Name,
 		Title:       op.Title,
 		Description: op.Description,
-		InputSchema: op.InputSchema,
+		InputSchema: op.InputSchemaJSON(),
 		Annotations: &mcp.ToolAnnotations{
 			Title:           op.Title,
 			ReadOnlyHint:    op.ReadOnly,
@@ -120,7 +120,7 @@ func tool(op *ops.Op) *mcp.Tool {
 	}
 	// A text-only result has no structured content over MCP.
 	if op.Out == nil || !op.Out.Implements(textOnlyType) {
-		t.OutputSchema = op.OutputSchema
+		t.OutputSchema = op.OutputSchemaJSON()
 	}
 	return t
 }

@@ -35,7 +35,17 @@ type Op struct {
 	bound  func(in any, b Bounds) (any, error) // nil unless *In is Bounded
 	// resolve prepares the input schema for validation, on first use.
 	resolve func() (*jsonschema.Resolved, error)
+	// inJSON and outJSON encode the schemas, once per process.
+	inJSON, outJSON func() json.RawMessage
 }
+
+// InputSchemaJSON is InputSchema as JSON, encoded once per process and
+// shared: callers must not change it.
+func (op *Op) InputSchemaJSON() json.RawMessage { return op.inJSON() }
+
+// OutputSchemaJSON is OutputSchema as JSON, encoded once per process and
+// shared: callers must not change it.
+func (op *Op) OutputSchemaJSON() json.RawMessage { return op.outJSON() }
 
 // CheckSchema resolves the operation's input schema, which registering
 // leaves to the first call; tests use it to find a bad schema at once.
@@ -130,7 +140,7 @@ func Register[In, Out any](r *Registry, spec Spec, h Handler[In, Out]) *Op {
 	}
 	var zero In
 	_, describes := any(zero).(policy.Describer)
-	op := &Op{Spec: spec, InputSchema: in.schema, OutputSchema: out.schema, Describes: describes, Out: reflect.TypeFor[Out](), resolve: in.resolved}
+	op := &Op{Spec: spec, InputSchema: in.schema, OutputSchema: out.schema, Describes: describes, Out: reflect.TypeFor[Out](), resolve: in.resolved, inJSON: in.encoded, outJSON: out.encoded}
 	op.decode = func(args []byte) (any, error) {
 		var v In
 		rs, err := resolved()

@@ -3,6 +3,7 @@ package ops
 import (
 	"crypto/sha256"
 	"encoding/hex"
+	"encoding/json"
 	"fmt"
 	"io"
 	"reflect"
@@ -22,6 +23,10 @@ type typeSchema struct {
 	// so that start-up (the time to hostlink mcp's first answer) does not
 	// pay for operations no caller has used yet.
 	resolved func() (*jsonschema.Resolved, error)
+	// encoded is the schema as JSON, made on first use: every MCP session
+	// lists the tools with their schemas, and jsonschema-go's marshalling
+	// would otherwise cost most of a session's start, every time.
+	encoded func() json.RawMessage
 }
 
 var schemaCache sync.Map // reflect.Type → *typeSchema
@@ -48,6 +53,14 @@ func cachedSchema[T any](identified bool) *typeSchema {
 	if ts.err == nil {
 		s := ts.schema
 		ts.resolved = sync.OnceValues(func() (*jsonschema.Resolved, error) { return s.Resolve(nil) })
+		ts.encoded = sync.OnceValue(func() json.RawMessage {
+			b, err := json.Marshal(s)
+			if err != nil {
+				// An inferred schema always marshals.
+				panic(fmt.Sprintf("ops: schema of %v: %v", k.t, err))
+			}
+			return b
+		})
 	}
 	v, _ := schemaCache.LoadOrStore(k, ts)
 	return v.(*typeSchema)
