@@ -209,9 +209,7 @@ func TestWaylandOverMCP(t *testing.T) {
 	if img.Rect != ref.Rect || obs.Image.Width != e.s.W || len(obs.Windows) != 0 || obs.Cursor != nil {
 		t.Fatalf("observation %+v, image %v, reference %v", obs.Image, img.Rect, ref.Rect)
 	}
-	if n := waylandtest.Differ(img, ref, 0, 0); n != 0 {
-		t.Fatalf("%d pixels differ from the reference capture", n)
-	}
+	waylandtest.Same(t, "the observation against the reference capture", img, ref, 0, 0)
 
 	// Type a command: it writes a file and prints a bar 40 characters
 	// wide in the terminal's white.
@@ -431,9 +429,7 @@ func TestWaylandObserveOnly(t *testing.T) {
 	e.s.AllowCast()
 	tstest.WaitFor(t, 2*time.Minute, "the shared monitor", func() bool { return len(e.desktops().Monitors) == 1 })
 	obs, img := e.observe(nil)
-	if n := waylandtest.Differ(img, e.s.Capture(), 0, 0); n != 0 {
-		t.Fatalf("%d pixels differ from the reference capture", n)
-	}
+	waylandtest.Same(t, "the observation against the reference capture", img, e.s.Capture(), 0, 0)
 	_, _, err := e.call("computer_act", map[string]any{"observation_id": obs.ObservationID, "action": "move", "x": 10, "y": 10})
 	if err == nil || err.Code != FeatureNotSupported || err.Details["reason"] != wayland.ReasonRemoteMissing {
 		t.Fatalf("act without RemoteDesktop: %v", err)
@@ -493,9 +489,7 @@ func TestWaylandScreenshotOnly(t *testing.T) {
 	}
 	top := image.NewRGBA(image.Rect(0, 0, e.s.W, e.s.H-bar))
 	draw.Draw(top, top.Rect, img, image.Pt(0, bar), draw.Src)
-	if n := waylandtest.Differ(top, ref, 0, bar); n != 0 {
-		t.Fatalf("%d pixels of the screenshot differ from the reference capture", n)
-	}
+	waylandtest.Same(t, "the screenshot against the reference capture", top, ref, 0, bar)
 	_, _, err := e.call("computer_act", map[string]any{"observation_id": obs.ObservationID, "action": "move", "x": 10, "y": 10})
 	if err == nil || err.Code != FeatureNotSupported || err.Details["reason"] != wayland.ReasonRemoteMissing {
 		t.Fatalf("act: %v", err)

@@ -8,7 +8,9 @@ import (
 	"image/color"
 	"image/draw"
 	"image/png"
+	"os"
 	"os/exec"
+	"path/filepath"
 	"strconv"
 	"time"
 
@@ -168,16 +170,44 @@ func (s *Session) Click(x, y int) {
 
 // Differ counts pixels of a that differ from b at offset (ox, oy).
 func Differ(a, b *image.RGBA, ox, oy int) int {
+	n, _ := differ(a, b, ox, oy)
+	return n
+}
+
+// differ is Differ with the bounds (in a) of the pixels that differ.
+func differ(a, b *image.RGBA, ox, oy int) (int, image.Rectangle) {
 	n := 0
+	var box image.Rectangle
 	for y := 0; y < a.Rect.Dy(); y++ {
 		for x := 0; x < a.Rect.Dx(); x++ {
 			p, q := a.RGBAAt(x, y), b.RGBAAt(x+ox, y+oy)
 			if p.R != q.R || p.G != q.G || p.B != q.B {
 				n++
+				box = box.Union(image.Rect(x, y, x+1, y+1))
 			}
 		}
 	}
-	return n
+	return n, box
+}
+
+// Same fails t when a differs from b (at offset ox, oy) in any pixel,
+// saying where, with both images saved as PNG files to look at.
+func Same(t T, what string, a, b *image.RGBA, ox, oy int) {
+	t.Helper()
+	n, box := differ(a, b, ox, oy)
+	if n == 0 {
+		return
+	}
+	dir, err := os.MkdirTemp("", "hostlink-differ-")
+	if err == nil {
+		for name, img := range map[string]*image.RGBA{"got.png": a, "want.png": b} {
+			if f, err := os.Create(filepath.Join(dir, name)); err == nil {
+				png.Encode(f, img)
+				f.Close()
+			}
+		}
+	}
+	t.Fatalf("%s: %d pixels differ, within %v; the images are in %s", what, n, box, dir)
 }
 
 // String describes the session for logs.

@@ -204,19 +204,26 @@ func Start(t T, o Options) *Session {
 	return s
 }
 
-// stillSettings writes the session's settings (GSettings' keyfile backend,
-// in the private HOME): animations off, so that a dialog is gone, and a
+// stillSettings prepares the private HOME so that nothing moves on the
+// screen but what a test does: animations off in the session's settings
+// (GSettings' keyfile backend), so that a dialog is gone, and a
 // screenshot's flash over, in the frame after the event, not at a time a
-// loaded machine makes unpredictable.
+// loaded machine makes unpredictable; and gnome-shell's one-time "Screen
+// Lock disabled" banner (shown without GDM) marked as shown already, so
+// that it does not cover the top of the screen for a while after start.
 func (s *Session) stillSettings() {
 	s.t.Helper()
-	dir := filepath.Join(s.Home, ".config", "glib-2.0", "settings")
-	if err := os.MkdirAll(dir, 0o700); err != nil {
-		s.t.Fatal(err)
+	files := map[string]string{
+		filepath.Join(s.Home, ".config", "glib-2.0", "settings", "keyfile"): "[org/gnome/desktop/interface]\nenable-animations=false\n",
+		filepath.Join(s.Home, ".local", "share", "gnome-shell", "lock-warning-shown"): "",
 	}
-	const keyfile = "[org/gnome/desktop/interface]\nenable-animations=false\n"
-	if err := os.WriteFile(filepath.Join(dir, "keyfile"), []byte(keyfile), 0o600); err != nil {
-		s.t.Fatal(err)
+	for path, content := range files {
+		if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+			s.t.Fatal(err)
+		}
+		if err := os.WriteFile(path, []byte(content), 0o600); err != nil {
+			s.t.Fatal(err)
+		}
 	}
 }
 
