@@ -5,7 +5,9 @@ import (
 	"fmt"
 	"net"
 	"os"
+	"os/signal"
 	"path/filepath"
+	"syscall"
 	"time"
 
 	"github.com/hostlink/hostlink/internal/audit"
@@ -14,6 +16,7 @@ import (
 	"github.com/hostlink/hostlink/internal/mcpfront"
 	"github.com/hostlink/hostlink/internal/paths"
 	"github.com/hostlink/hostlink/internal/procs"
+	"github.com/hostlink/hostlink/internal/version"
 )
 
 type serveCmd struct {
@@ -83,8 +86,16 @@ func (s *serveCmd) Run(ctx context.Context, c *cli) error {
 
 // readyOnStdout tells the `hostlink mcp` that started this daemon that it
 // serves, then points stdout elsewhere: the front end stops reading it.
+// That front end may be gone already (its client answered from the
+// catalogue and left): the daemon serves on, so the line is written with
+// SIGPIPE caught, which turns a write to the closed pipe into an error
+// instead of the end of the process. (Caught, not ignored: an ignored
+// SIGPIPE would be inherited by every command the daemon runs.)
 func readyOnStdout(console string) {
+	pipe := make(chan os.Signal, 1)
+	signal.Notify(pipe, syscall.SIGPIPE)
 	fmt.Fprintf(os.Stdout, "%s%s\n", mcpfront.ReadyPrefix, console)
+	signal.Stop(pipe)
 	null, err := os.OpenFile(os.DevNull, os.O_WRONLY, 0)
 	if err != nil {
 		return
@@ -127,11 +138,23 @@ func (m *mcpCmd) Run(ctx context.Context, c *cli) error {
 		args = append(args, "--enable-shell")
 		flags = append(flags, "--enable-shell")
 	}
+	configFile := c.Config
+	if configFile == "" {
+		configFile = dirs.ConfigFile()
+	}
+	// What else a started daemon's tools depend on: the desktop it finds
+	// and the programs (agent CLIs) on its PATH.
+	var env []string
+	for _, k := range []string{"DISPLAY", "WAYLAND_DISPLAY", "XDG_SESSION_TYPE", "PATH"} {
+		env = append(env, k+"="+os.Getenv(k))
+	}
 	return mcpfront.Run(ctx, mcpfront.Options{
-		Addr:       addr,
-		NoStart:    m.NoStart,
-		StartFlags: flags,
-		Stderr:     os.Stderr,
+		Addr:         addr,
+		NoStart:      m.NoStart,
+		StartFlags:   flags,
+		Stderr:       os.Stderr,
+		Catalogue:    filepath.Join(dirs.State, "mcp-catalogue.json"),
+		CatalogueKey: mcpfront.CatalogueKey(version.Get().Long(), exe, args, configFile, env),
 		Start: mcpfront.Start{
 			Executable: exe, Args: args, IdleExit: daemon.DefaultIdleExit,
 			Output:  filepath.Join(dirs.Logs, "autostarted-daemon.out"),

@@ -184,7 +184,7 @@ func (e *env) mcpCaller() caller {
 		if res.IsError {
 			var body struct{ Error errcode.Error }
 			json.Unmarshal([]byte(text), &body)
-			return nil, body.Error.Code
+			return map[string]any{"error": text}, body.Error.Code
 		}
 		var m map[string]any
 		if err := json.Unmarshal([]byte(text), &m); err != nil {
@@ -227,7 +227,7 @@ func (e *env) ipcCaller() caller {
 		raw, _ := json.Marshal(args)
 		out, err := c.Call(ctx, op, raw)
 		if err != nil {
-			return nil, errcode.CodeOf(err)
+			return map[string]any{"error": err.Error()}, errcode.CodeOf(err)
 		}
 		var m map[string]any
 		if err := json.Unmarshal(out, &m); err != nil {
@@ -241,7 +241,7 @@ func must(t testing.TB, c caller, op string, args map[string]any) map[string]any
 	t.Helper()
 	m, code := c(op, args)
 	if code != "" {
-		t.Fatalf("%s %v: %s", op, args, code)
+		t.Fatalf("%s %v: %s %v", op, args, code, m) // m holds the message, through MCP and the control channel
 	}
 	return m
 }

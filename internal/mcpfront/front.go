@@ -31,6 +31,11 @@ type Options struct {
 	StartFlags []string
 	// Stderr receives what the front end has to tell the user.
 	Stderr io.Writer
+	// Catalogue is the file where the front end keeps what a daemon it
+	// started answered to the start of a session (see Catalogue), and
+	// CatalogueKey names that daemon (see CatalogueKey). Without a file,
+	// a client waits for the daemon's start.
+	Catalogue, CatalogueKey string
 }
 
 // Run serves one stdio client: stdin is the client's messages, stdout the
@@ -43,15 +48,7 @@ func Run(ctx context.Context, o Options, stdin io.Reader, stdout io.Writer) erro
 		if o.NoStart {
 			return errcode.New(CodeNoDaemon, "no hostlink daemon is running at %s: start one with `hostlink serve` (or the autostart unit, `hostlink install`), or drop --no-start so that `hostlink mcp` starts one", o.Addr)
 		}
-		var console string
-		console, err = o.Start.run(ctx)
-		if err != nil {
-			return err
-		}
-		if console != "" {
-			fmt.Fprintf(o.Stderr, "hostlink mcp: started a hostlink daemon in the background; it stops after %s without a client. Web console: %s\n", o.Start.IdleExit, console)
-		}
-		conn, r, err = ipc.OpenMCP(ctx, o.Addr, hello)
+		return o.autoStart(ctx, hello, stdin, stdout)
 	} else if err == nil && len(o.StartFlags) > 0 {
 		fmt.Fprintf(o.Stderr, "hostlink mcp: %s apply only to a daemon it starts; the running daemon keeps its own configuration (`hostlink status` shows it)\n", strings.Join(o.StartFlags, ", "))
 	}
@@ -74,11 +71,7 @@ func pipe(ctx context.Context, conn net.Conn, r *bufio.Reader, stdin io.Reader, 
 		// becomes abandoned) and closes.
 		closeWrite(conn)
 	}()
-	_, err := io.Copy(stdout, r)
-	if ctx.Err() != nil || err == nil || errors.Is(err, net.ErrClosed) {
-		return nil
-	}
-	return fmt.Errorf("the daemon's session: %w", err)
+	return sessionEnded(ctx, copyOut(stdout, r))
 }
 
 // closeWrite half-closes conn when it can, so that answers already on the

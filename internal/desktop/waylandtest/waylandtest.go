@@ -214,7 +214,7 @@ func Start(t T, o Options) *Session {
 func (s *Session) stillSettings() {
 	s.t.Helper()
 	files := map[string]string{
-		filepath.Join(s.Home, ".config", "glib-2.0", "settings", "keyfile"): "[org/gnome/desktop/interface]\nenable-animations=false\n",
+		filepath.Join(s.Home, ".config", "glib-2.0", "settings", "keyfile"):           "[org/gnome/desktop/interface]\nenable-animations=false\n",
 		filepath.Join(s.Home, ".local", "share", "gnome-shell", "lock-warning-shown"): "",
 	}
 	for path, content := range files {
