@@ -120,16 +120,17 @@ func (o Options) serveStarting(ctx context.Context, ready <-chan started, stdin 
 	defer stop()
 	handshake := !s.passthrough && s.initID != nil
 	if handshake {
-		cat, err := s.handshake(conn, d.r)
-		if err != nil {
+		keep := func(cat *Catalogue) {
+			cat.Key = o.CatalogueKey
+			if err := cat.save(o.Catalogue, s.cached); err != nil && o.Stderr != nil {
+				fmt.Fprintf(o.Stderr, "hostlink mcp: keeping the daemon's catalogue for the next start: %v\n", err)
+			}
+		}
+		if err := s.handshake(conn, d.r, keep); err != nil {
 			if ctx.Err() != nil {
 				return nil
 			}
 			return err
-		}
-		cat.Key = o.CatalogueKey
-		if err := cat.save(o.Catalogue, s.cached); err != nil && o.Stderr != nil {
-			fmt.Fprintf(o.Stderr, "hostlink mcp: keeping the daemon's catalogue for the next start: %v\n", err)
 		}
 	}
 	for _, line := range s.queue {
@@ -189,49 +190,53 @@ func firstPage(params json.RawMessage) bool {
 }
 
 // handshake opens the daemon's session with the client's initialize
-// params, answers what waited for the daemon, tells the client when the
-// catalogue it was answered from is stale, and returns the daemon's
-// catalogue.
-func (s *starting) handshake(conn net.Conn, r *bufio.Reader) (*Catalogue, error) {
+// params, gives keep the daemon's catalogue, then answers what waited for
+// the daemon's list and tells the client when the catalogue it was
+// answered from is stale. The catalogue is kept before the client hears
+// the list: a client that leaves at once, its front end killed with it,
+// still leaves the catalogue for the next start.
+func (s *starting) handshake(conn net.Conn, r *bufio.Reader, keep func(*Catalogue)) error {
 	init, err := s.ask(conn, r, frontInitialize, "initialize", s.initParams)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	if len(init.Error) > 0 {
 		if !s.answered {
 			s.replyError(s.initID, init.Error)
 		}
-		return nil, errcode.New(errcode.Internal, "the daemon refused the MCP session: %s", init.Error)
+		return errcode.New(errcode.Internal, "the daemon refused the MCP session: %s", init.Error)
 	}
 	if !s.answered {
 		if err := s.reply(s.initID, init.Result); err != nil {
-			return nil, err
+			return err
 		}
 	}
 	if _, err := io.WriteString(conn, `{"jsonrpc":"2.0","method":"notifications/initialized"}`+"\n"); err != nil {
-		return nil, err
+		return err
 	}
 	tools, err := s.ask(conn, r, frontTools, "tools/list", nil)
 	if err != nil {
-		return nil, err
-	}
-	for _, id := range s.listIDs {
-		if len(tools.Error) > 0 {
-			s.replyError(id, tools.Error)
-		} else if err := s.reply(id, tools.Result); err != nil {
-			return nil, err
-		}
+		return err
 	}
 	if len(tools.Error) > 0 {
-		return nil, errcode.New(errcode.Internal, "the daemon did not list its tools: %s", tools.Error)
+		for _, id := range s.listIDs {
+			s.replyError(id, tools.Error)
+		}
+		return errcode.New(errcode.Internal, "the daemon did not list its tools: %s", tools.Error)
 	}
 	cat := &Catalogue{Protocol: s.protocol, Initialize: compact(init.Result), Tools: compact(tools.Result)}
-	if s.listed && !bytes.Equal(cat.Tools, compact(s.cached.Tools)) {
-		if _, err := io.WriteString(s.out, `{"jsonrpc":"2.0","method":"notifications/tools/list_changed"}`+"\n"); err != nil {
-			return nil, err
+	keep(cat)
+	for _, id := range s.listIDs {
+		if err := s.reply(id, tools.Result); err != nil {
+			return err
 		}
 	}
-	return cat, nil
+	if s.listed && !bytes.Equal(cat.Tools, compact(s.cached.Tools)) {
+		if _, err := io.WriteString(s.out, `{"jsonrpc":"2.0","method":"notifications/tools/list_changed"}`+"\n"); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // ask sends the daemon one request of the front end's own and returns its
