@@ -2,7 +2,6 @@ package agent_test
 
 import (
 	"context"
-	"crypto/rand"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -138,14 +137,8 @@ func newEnvAt(t testing.TB, w world, tweak ...func(*agent.Options)) *env {
 	}
 	t.Cleanup(func() { eng.Close() })
 	fs.SetGuard(eng.Leases())
-	key := make([]byte, 32)
-	rand.Read(key)
 	// Each engine its own audit log: a restarted one has a new key.
-	log, err := audit.Open(audit.Options{Dir: t.TempDir(), Key: key, MachineID: "test", Version: "test"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { log.Close() })
+	log := opstest.AuditLog(t)
 	reg := ops.New(ops.Options{Audit: log})
 	files.Register(reg, fs)
 	agent.Register(reg, eng)

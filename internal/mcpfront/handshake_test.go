@@ -3,7 +3,6 @@ package mcpfront
 import (
 	"bufio"
 	"context"
-	"crypto/rand"
 	"encoding/json"
 	"io"
 	"net"
@@ -18,6 +17,7 @@ import (
 	"github.com/hostlink/hostlink/internal/jail"
 	"github.com/hostlink/hostlink/internal/mcpserve"
 	"github.com/hostlink/hostlink/internal/ops"
+	"github.com/hostlink/hostlink/internal/ops/opstest"
 )
 
 // daemon serves the file operations over MCP on one end of a real
@@ -32,14 +32,7 @@ func daemon(t *testing.T) started {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { jr.Close() })
-	key := make([]byte, 32)
-	rand.Read(key)
-	log, err := audit.Open(audit.Options{Dir: t.TempDir(), Key: key, MachineID: "test", Version: "test"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { log.Close() })
-	reg := ops.New(ops.Options{Audit: log})
+	reg := ops.New(ops.Options{Audit: opstest.AuditLog(t)})
 	files.Register(reg, files.NewService([]*files.Workdir{{Alias: "main", Root: jr}}, files.Limits{MaxReadBytes: 1 << 20, MaxListEntries: 100}))
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
