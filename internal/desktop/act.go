@@ -55,14 +55,20 @@ func (s *Service) act(ctx context.Context, c *ops.Call, a ActArgs) (*ActResult, 
 	c.Detail("action", a.Action)
 	c.Detail("on_observation", o.id)
 	auditInput(c, a)
+	// A target window that went away is checked before drift: its closing
+	// may itself move the focus (the window manager's fallback runs
+	// whenever it gets to it), and the answer must name the gone window,
+	// not depend on that timing.
+	if a.Action == "focus" {
+		if err := s.checkWindow(ctx, d, win); err != nil {
+			return nil, err
+		}
+	}
 	if err := s.checkDrift(ctx, d, o); err != nil {
 		return nil, err
 	}
 	res := &ActResult{Receipt: Receipt{Steps: max(1, len(steps))}}
 	if a.Action == "focus" {
-		if err := s.checkWindow(ctx, d, win); err != nil {
-			return nil, err
-		}
 		if err := d.b.Focus(ctx, win); err != nil {
 			return nil, notDispatched(nativeErr(err, "focusing the window"), res.Receipt.Steps)
 		}

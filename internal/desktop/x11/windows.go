@@ -51,20 +51,35 @@ func (b *Backend) wmCheck() xproto.Window {
 	return w[0]
 }
 
-// active returns the focused top-level window: EWMH's _NET_ACTIVE_WINDOW,
-// or the X input focus without a window manager.
+// active returns the top-level window holding the X input focus: the
+// client the focus window belongs to (the window itself or an ancestor in
+// clients), 0 when the focus is on no client (None, PointerRoot, the root
+// or a window manager's own window).
+//
+// It reads the input focus, not EWMH's _NET_ACTIVE_WINDOW, because that
+// is where keystrokes go and because the window manager publishes the
+// property only after the focus moved: measured with openbox, every
+// activation shows the property as old window → None → new window for a
+// while after the input focus is already on the new one, so an act
+// checked against the property could pass its drift check with the keys
+// going elsewhere, and an observation taken in between records no focus.
 func (b *Backend) active() xproto.Window {
-	if b.wmCheck() != 0 {
-		if w := b.propWindows(b.root, "_NET_ACTIVE_WINDOW"); len(w) > 0 {
-			return w[0]
-		}
-		return 0
-	}
 	r, err := xproto.GetInputFocus(b.conn).Reply()
 	if err != nil || r.Focus == b.root || r.Focus <= 1 {
 		return 0
 	}
-	return r.Focus
+	ws := b.clients()
+	for w := r.Focus; w != 0 && w != b.root; {
+		if slices.Contains(ws, w) {
+			return w
+		}
+		t, err := xproto.QueryTree(b.conn, w).Reply()
+		if err != nil {
+			return 0
+		}
+		w = t.Parent
+	}
+	return 0
 }
 
 // bounds returns w's rectangle in root coordinates.

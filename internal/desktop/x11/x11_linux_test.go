@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 
 	"github.com/jezek/xgb/xproto"
@@ -147,6 +148,46 @@ func TestWindowsAndFocus(t *testing.T) {
 	}
 	if err := b.Focus(ctx, native.Window{Handle: 0x7ffffff}); !errors.Is(err, native.ErrWindowGone) {
 		t.Fatalf("focus of a missing window: %v", err)
+	}
+}
+
+// TestFocusIsWhereKeysGo: the focused window is the one holding the X
+// input focus even while the window manager has not yet published it in
+// _NET_ACTIVE_WINDOW (it lags the focus on every activation; here the
+// window manager is frozen to make the lag last).
+func TestFocusIsWhereKeysGo(t *testing.T) {
+	d := xvfbtest.Start(t, 800, 600)
+	dir := t.TempDir()
+	a := d.Xterm("keys-a", 10, 10, dir)
+	c := d.Xterm("keys-b", 300, 200, dir)
+	d.Run("xdotool", "windowactivate", "--sync", a)
+	b := open(t, d)
+	ctx := context.Background()
+	if err := d.WM.Process.Signal(syscall.SIGSTOP); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { d.WM.Process.Signal(syscall.SIGCONT) })
+	d.Run("xdotool", "windowfocus", "--sync", c)
+	if out := strings.TrimSpace(d.Run("xdotool", "getactivewindow")); out != a {
+		t.Fatalf("the frozen window manager published %s, want still %s", out, a)
+	}
+	st, err := b.State(ctx)
+	if err != nil || strconv.FormatUint(st.Focus, 10) != c {
+		t.Fatalf("state focus %d (%v), want keys-b %s", st.Focus, err, c)
+	}
+	ws, err := b.Windows(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, w := range ws {
+		if w.Focused != (strconv.FormatUint(w.Handle, 10) == c) {
+			t.Fatalf("window %q focused=%v", w.Title, w.Focused)
+		}
+	}
+	// The focus on no client (here: the root) is no focused window.
+	xproto.SetInputFocus(b.conn, xproto.InputFocusPointerRoot, b.root, xproto.TimeCurrentTime)
+	if st, err := b.State(ctx); err != nil || st.Focus != 0 {
+		t.Fatalf("focus on the root: %d %v", st.Focus, err)
 	}
 }
 

@@ -26,7 +26,8 @@ import (
 
 // Display is a running Xvfb with a window manager.
 type Display struct {
-	Name string // ":N"
+	Name string    // ":N"
+	WM   *exec.Cmd // the window manager
 	t    testing.TB
 	env  []string
 }
@@ -106,7 +107,7 @@ func (d *Display) startWM() {
 	if wm == "" {
 		Need(d.t, "openbox")
 	}
-	d.Background(wm)
+	d.WM = d.Background(wm)
 	d.Eventually("the window manager to start", func() bool {
 		out, err := d.Output("xprop", "-root", "_NET_SUPPORTING_WM_CHECK")
 		return err == nil && strings.Contains(out, "window id")
