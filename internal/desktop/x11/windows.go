@@ -53,7 +53,7 @@ func (b *Backend) wmCheck() xproto.Window {
 
 // active returns the top-level window holding the X input focus: the
 // client the focus window belongs to (the window itself or an ancestor in
-// clients), 0 when the focus is on no client (None, PointerRoot, the root
+// ws, the clients), 0 when the focus is on no client (None, PointerRoot, the root
 // or a window manager's own window).
 //
 // It reads the input focus, not EWMH's _NET_ACTIVE_WINDOW, because that
@@ -63,12 +63,11 @@ func (b *Backend) wmCheck() xproto.Window {
 // while after the input focus is already on the new one, so an act
 // checked against the property could pass its drift check with the keys
 // going elsewhere, and an observation taken in between records no focus.
-func (b *Backend) active() xproto.Window {
+func (b *Backend) active(ws []xproto.Window) xproto.Window {
 	r, err := xproto.GetInputFocus(b.conn).Reply()
 	if err != nil || r.Focus == b.root || r.Focus <= 1 {
 		return 0
 	}
-	ws := b.clients()
 	for w := r.Focus; w != 0 && w != b.root; {
 		if slices.Contains(ws, w) {
 			return w
@@ -161,8 +160,8 @@ func (b *Backend) window(w, focus xproto.Window) (native.Window, error) {
 
 // Windows lists the top-level windows, topmost first.
 func (b *Backend) Windows(ctx context.Context) ([]native.Window, error) {
-	focus := b.active()
 	ws := b.clients()
+	focus := b.active(ws)
 	out := make([]native.Window, 0, len(ws))
 	for _, w := range slices.Backward(ws) {
 		if err := ctx.Err(); err != nil {
@@ -217,7 +216,7 @@ func (b *Backend) State(ctx context.Context) (native.State, error) {
 		Monitors: mons,
 		Locked:   b.sessionLocked(ctx),
 	}
-	if f := b.active(); f != 0 {
+	if f := b.active(b.clients()); f != 0 {
 		st.Focus = uint64(f)
 		st.FocusBox, _ = b.bounds(f)
 	}
