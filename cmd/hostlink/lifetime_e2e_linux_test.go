@@ -11,6 +11,8 @@ import (
 	"testing"
 	"time"
 
+	"golang.org/x/sys/unix"
+
 	"github.com/hostlink/hostlink/internal/agent/agenttest"
 	"github.com/hostlink/hostlink/internal/agent/fakemodel"
 	"github.com/hostlink/hostlink/internal/desktop/xvfbtest"
@@ -167,8 +169,8 @@ agent_mode = "workspace-write"
 }
 
 // TestLedgerEndsLeftoversAtStart: when hostlink and its guardian are both
-// killed (the guardian stopped first, so it cannot act, then killed once
-// hostlink is dead), the command's background grandchild is left running,
+// killed (the guardian kept from acting, then killed once hostlink is
+// dead), the command's background grandchild is left running,
 // and the next `hostlink serve` has ended it by the time it reports its
 // address: before it reconciles or reports anything.
 func TestLedgerEndsLeftoversAtStart(t *testing.T) {
@@ -195,11 +197,16 @@ func TestLedgerEndsLeftoversAtStart(t *testing.T) {
 		}
 		return guardian.pid != 0 && len(sleeps) == 2
 	})
-	syscall.Kill(guardian.pid, syscall.SIGSTOP)
+	// The guardian acts when its pipe from hostlink reads end of file; a
+	// copy of hostlink's end held here keeps it waiting while hostlink
+	// dies. (Stopping it with SIGSTOP does not hold: its group is orphaned
+	// when hostlink dies, and the kernel continues such a group.)
+	pipe := holdGuardianPipe(t, serve.Process.Pid, guardian.pid)
 	serve.Process.Kill()
 	serve.Wait()
 	syscall.Kill(guardian.pid, syscall.SIGKILL)
 	tstest.WaitFor(t, 30*time.Second, "the guardian to die", func() bool { return !guardian.running() })
+	pipe.Close()
 	// The shell died of its parent-death signal; the background sleep, in
 	// its group, had only the guardian to end it.
 	var left []proc
@@ -225,6 +232,39 @@ func TestLedgerEndsLeftoversAtStart(t *testing.T) {
 			t.Errorf("%v still runs after the next hostlink reported its address", p)
 		}
 	}
+}
+
+// holdGuardianPipe returns a copy, taken with pidfd_getfd, of the write
+// end hostlink holds of the pipe its guardian reads.
+func holdGuardianPipe(t *testing.T, hostlink, guardian int) *os.File {
+	t.Helper()
+	in, err := os.Readlink(fmt.Sprintf("/proc/%d/fd/0", guardian))
+	if err != nil || !strings.HasPrefix(in, "pipe:") {
+		t.Fatalf("the guardian's input: %q %v", in, err)
+	}
+	dir := fmt.Sprintf("/proc/%d/fd", hostlink)
+	fds, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range fds {
+		if l, _ := os.Readlink(filepath.Join(dir, e.Name())); l != in {
+			continue
+		}
+		n, _ := strconv.Atoi(e.Name())
+		pidfd, err := unix.PidfdOpen(hostlink, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer unix.Close(pidfd)
+		fd, err := unix.PidfdGetfd(pidfd, n, 0)
+		if err != nil {
+			t.Fatalf("pidfd_getfd: %v", err)
+		}
+		return os.NewFile(uintptr(fd), in)
+	}
+	t.Fatalf("hostlink holds no end of %s", in)
+	return nil
 }
 
 // proc is a process as /proc/PID/stat names it.

@@ -24,9 +24,11 @@ type run struct {
 	red    redactor
 	writer *lease.Writer
 
+	startMu   sync.Mutex // orders a turn's turn.started before its other events
 	mu        sync.Mutex
 	sess      Session
 	turnID    string
+	starting  bool // a turn was asked for and is not recorded as started yet
 	ending    bool
 	cancelWhy string // set by cancel: the turn's end becomes cancelled
 	failWhy   string // set by an expiry or timeout: the turn's end becomes failed
@@ -233,24 +235,50 @@ func (r *run) later(d time.Duration, f func()) {
 func (r *run) startTurn(input string) {
 	r.mu.Lock()
 	sess := r.sess
+	r.starting = true
 	r.mu.Unlock()
 	ctx, cancel := context.WithTimeout(r.e.ctx, callTimeout)
 	turnID, err := sess.StartTurn(ctx, input)
 	cancel()
 	if err != nil {
+		r.mu.Lock()
+		r.starting = false
+		r.mu.Unlock()
 		r.end(ending{to: Failed, reason: "the runtime refused the turn: " + errcode.As(err).Message})
 		return
 	}
+	r.began(turnID)
+}
+
+// began records turn id as started, once, before anything else of it:
+// the runtime may report on a turn, and even end it, before StartTurn
+// has returned its id, and whichever of the two comes first records it.
+// A report on the previous turn while the next one starts is not a start.
+func (r *run) began(turnID string) {
+	if turnID == "" {
+		return
+	}
+	r.startMu.Lock()
+	defer r.startMu.Unlock()
 	r.mu.Lock()
-	r.turnID = turnID
-	why := r.cancelWhy
+	fresh := r.starting && turnID != r.turnID && !r.ending
+	if fresh {
+		r.starting = false
+		r.turnID = turnID
+	}
+	sid, why := r.sessionID(), r.cancelWhy
 	r.mu.Unlock()
-	r.apply(Change{TurnID: turnID, NewTurn: true, Events: []Event{{Type: "turn.started", SessionID: sess.ID(), TurnID: turnID}}})
+	if !fresh {
+		return
+	}
+	r.apply(Change{TurnID: turnID, NewTurn: true, Events: []Event{{Type: "turn.started", SessionID: sid, TurnID: turnID}}})
 	r.mu.Lock()
 	if r.turnTimer != nil {
 		r.turnTimer.Stop()
 	}
-	r.turnTimer = time.AfterFunc(r.e.o.Limits.TurnTimeout, func() { r.stop("", "the turn took longer than turn_timeout_seconds") })
+	if !r.ending {
+		r.turnTimer = time.AfterFunc(r.e.o.Limits.TurnTimeout, func() { r.stop("", "the turn took longer than turn_timeout_seconds") })
+	}
 	r.mu.Unlock()
 	if why != "" {
 		r.stop(why, "")
@@ -307,6 +335,7 @@ func (r *run) cancelling(why string) {
 // The Sink side: calls arrive from the adapter, in order.
 
 func (r *run) Item(it Item) {
+	r.began(it.TurnID)
 	r.mu.Lock()
 	r.saw(it.TurnID)
 	ending := r.ending
@@ -353,6 +382,7 @@ func (r *run) Request(req Request) {
 	if req.Kind == KindQuestion {
 		to, typ = WaitingInput, "question.asked"
 	}
+	r.began(req.TurnID)
 	r.mu.Lock()
 	if r.ending {
 		r.mu.Unlock()
@@ -409,6 +439,7 @@ func (r *run) expire(id string) {
 }
 
 func (r *run) TurnEnded(te TurnEnd) {
+	r.began(te.TurnID)
 	r.mu.Lock()
 	if r.ending {
 		r.mu.Unlock()

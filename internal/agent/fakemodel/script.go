@@ -104,13 +104,17 @@ func (s *Server) record(r *Request) {
 	s.mu.Unlock()
 }
 
-func start(t testing.TB, h http.Handler) *Server {
+// start serves the handler routes builds for s. The handlers get s from
+// start rather than from a variable assigned after Serve began: requests
+// arrive from other processes, so nothing orders such an assignment
+// before a handler's read.
+func start(t testing.TB, routes func(s *Server) http.Handler) *Server {
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
 	}
 	s := &Server{URL: "http://" + ln.Addr().String(), ln: ln}
-	s.srv = &http.Server{Handler: h}
+	s.srv = &http.Server{Handler: routes(s)}
 	go s.srv.Serve(ln)
 	t.Cleanup(func() { s.srv.Close() })
 	return s
