@@ -195,12 +195,12 @@ func (d *Daemon) maxMessageBytes() int64 {
 // serveMCPSession serves an MCP session that `hostlink mcp` opened on the
 // control channel (ipc.MethodMCPSession): its client is served here, with
 // this daemon's approvals, audit chain and leases, as transport mcp-stdio.
-func (d *Daemon) serveMCPSession(ctx context.Context, peer ipc.Peer, hello ipc.MCPHello, r io.Reader, w io.Writer) error {
+func (d *Daemon) serveMCPSession(ctx context.Context, peer ipc.Peer, hello ipc.MCPHello, r io.ReadCloser, w io.Writer) error {
 	who := fmt.Sprintf("client pid %d via hostlink mcp %s", hello.ClientPID, peer)
 	session := ops.NewSessionKey(audit.MCPStdio)
 	// A "this session" grant ends with the session.
 	defer d.Approvals().EndSession(session)
-	err := mcpserve.ServeSession(ctx, d.Registry, audit.MCPStdio, who, session, int(d.maxMessageBytes()), io.NopCloser(r), nopWriteCloser{w})
+	err := mcpserve.ServeSession(ctx, d.Registry, audit.MCPStdio, who, session, int(d.maxMessageBytes()), r, nopWriteCloser{w})
 	if errors.Is(err, context.Canceled) || errors.Is(err, io.EOF) {
 		return nil
 	}

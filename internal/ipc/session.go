@@ -29,8 +29,10 @@ type MCPHello struct {
 
 // MCPFunc serves one MCP session: messages from the front end are read
 // from r, answers written to w, until r ends (the front end closed) or ctx
-// is done. peer is the front end's measured identity.
-type MCPFunc func(ctx context.Context, peer Peer, hello MCPHello, r io.Reader, w io.Writer) error
+// is done. peer is the front end's measured identity. Closing r ends its
+// reads (a read waiting for the front end returns) and leaves the
+// connection itself to the server, which closes it when MCPFunc returns.
+type MCPFunc func(ctx context.Context, peer Peer, hello MCPHello, r io.ReadCloser, w io.Writer) error
 
 // serveSession answers a MethodMCPSession request and then serves the
 // connection as that session; it returns when the session ends.
@@ -50,8 +52,18 @@ func (s *Server) serveSession(ctx context.Context, c net.Conn, r *bufio.Reader, 
 	// A session is as long as its client's: idle periods between calls
 	// are normal, and the MCP server bounds its own writes.
 	c.SetDeadline(time.Time{})
-	s.MCP(ctx, peer, hello, r, c)
+	s.MCP(ctx, peer, hello, sessionReader{r, c}, c)
 }
+
+// sessionReader is a session's stream from the front end. Close stops its
+// reads by their deadline: the connection stays open for answers still
+// being written until the session returns.
+type sessionReader struct {
+	*bufio.Reader
+	c net.Conn
+}
+
+func (s sessionReader) Close() error { return s.c.SetReadDeadline(time.Now()) }
 
 // OpenMCP connects to the daemon at addr and opens an MCP session on the
 // connection (MethodMCPSession). Once it returns, the caller writes MCP

@@ -23,7 +23,7 @@ func TestMCPSession(t *testing.T) {
 	states := make(chan bool, 4)
 	addr, _ := serveTest(t, func(s *Server) {
 		s.ConnState = func(open bool) { states <- open }
-		s.MCP = func(_ context.Context, p Peer, h MCPHello, r io.Reader, w io.Writer) error {
+		s.MCP = func(_ context.Context, p Peer, h MCPHello, r io.ReadCloser, w io.Writer) error {
 			got <- seen{p, h}
 			sc := bufio.NewScanner(r)
 			for sc.Scan() {
@@ -73,7 +73,7 @@ func TestMCPSessionRefused(t *testing.T) {
 		t.Fatalf("OpenMCP without a session server: %v", err)
 	}
 	addr, _ = serveTest(t, func(s *Server) {
-		s.MCP = func(context.Context, Peer, MCPHello, io.Reader, io.Writer) error { return nil }
+		s.MCP = func(context.Context, Peer, MCPHello, io.ReadCloser, io.Writer) error { return nil }
 	})
 	c := dialRaw(t, addr)
 	c.send(request("r1", "whoami", "{}"))

@@ -2,8 +2,8 @@
 // MCP's stdio transport, so that no line a client sends can end the
 // session or desynchronise the stream.
 //
-// A Reader hands out one line at a time, and only lines that hold exactly
-// one well-formed JSON-RPC 2.0 message: a request, a notification or a
+// A Reader hands out one message at a time, split into its members, and
+// only from lines that hold exactly one well-formed JSON-RPC 2.0 message: a request, a notification or a
 // response, with "jsonrpc":"2.0", an id that is a string or an integer,
 // a string method, structured params, and nesting no deeper than
 // MaxDepth. Anything else, including a batch (MCP dropped batching in
@@ -15,7 +15,8 @@
 // line cut short simply fails to parse: the next line starts afresh.
 //
 // The package knows nothing of MCP's methods: it makes the stream safe for
-// whatever decodes the lines (the MCP SDK, or a forwarder to the daemon).
+// whatever handles the messages (package mcpserve hands them to the MCP
+// SDK as they are, without decoding them again).
 package jsonrpcline
 
 import (
@@ -92,30 +93,31 @@ func NewReader(r io.Reader, maxLine int) *Reader {
 	return &Reader{r: bufio.NewReaderSize(r, 64<<10), maxLine: maxLine}
 }
 
-// Next returns the next message line, without its line ending and
-// surrounding blanks; it is valid until the next call. Blank lines are
-// skipped. A line that is not a message yields a *LineError, after which
-// Next may be called again. Any other error (io.EOF at the end) ends the
-// stream; a last line without a newline is still returned first.
-func (r *Reader) Next() ([]byte, error) {
+// Next returns the next message. Blank lines are skipped. A line that is
+// not a message yields a *LineError, after which Next may be called again.
+// Any other error (io.EOF at the end) ends the stream; a last line without
+// a newline is still returned first. The message owns its bytes: they stay
+// valid after the next call.
+func (r *Reader) Next() (Message, error) {
 	for {
 		line, err := r.readLine()
 		if errors.Is(err, errTooLong) {
-			return nil, &LineError{Code: CodeInvalidRequest,
+			return Message{}, &LineError{Code: CodeInvalidRequest,
 				Message: fmt.Sprintf("Invalid Request: the line is over %d bytes; it was skipped", r.maxLine)}
 		}
 		line = bytes.TrimSpace(line)
 		if len(line) == 0 {
 			if err != nil {
-				return nil, err
+				return Message{}, err
 			}
 			continue
 		}
-		if lerr := Check(line); lerr != nil {
-			return nil, lerr
-		}
 		// A last line without a newline is returned now, the end next time.
-		return line, nil
+		m, lerr := Parse(bytes.Clone(line))
+		if lerr != nil {
+			return Message{}, lerr
+		}
+		return m, nil
 	}
 }
 
@@ -156,80 +158,99 @@ func (r *Reader) readLine() ([]byte, error) {
 	}
 }
 
-// Check returns nil if line (without its newline) is exactly one
-// well-formed JSON-RPC 2.0 message, and otherwise the error to answer it
-// with.
-func Check(line []byte) *LineError {
+// Message is one well-formed JSON-RPC 2.0 message: its line and its
+// members, as raw JSON within the line (nil when absent).
+type Message struct {
+	Line []byte
+	// ID is a string or an integer within ±(2^53-1); nil for a notification.
+	ID json.RawMessage
+	// Method is set when IsRequest: the message is a request or a
+	// notification. Otherwise it is a response, carrying Result or Error.
+	Method    string
+	IsRequest bool
+	Params    json.RawMessage // an object, an array or null
+	Result    json.RawMessage
+	Error     json.RawMessage // an object with an integer code and a string message; never null
+}
+
+// Parse returns the message line (without its newline) holds if it is
+// exactly one well-formed JSON-RPC 2.0 message, and otherwise the error to
+// answer it with. The message's members are sub-slices of line.
+func Parse(line []byte) (Message, *LineError) {
 	line = bytes.TrimSpace(line)
 	// Depth first: encoding/json gives up on deep nesting with a syntax
 	// error, which would misname the problem.
 	if depth(line) > MaxDepth {
-		return invalid(nil, fmt.Sprintf("nested deeper than %d levels", MaxDepth))
+		return Message{}, invalid(nil, fmt.Sprintf("nested deeper than %d levels", MaxDepth))
 	}
 	// The SDK's decoder is the one to satisfy; its validator is also much
 	// faster than encoding/json's on a large write.
 	if !segjson.Valid(line) {
-		return &LineError{Code: CodeParseError, Message: "Parse error: the line is not one JSON value"}
+		return Message{}, &LineError{Code: CodeParseError, Message: "Parse error: the line is not one JSON value"}
 	}
 	switch line[0] {
 	case '{':
 	case '[':
-		return invalid(nil, "batches are not supported; send one message per line")
+		return Message{}, invalid(nil, "batches are not supported; send one message per line")
 	default:
-		return invalid(nil, "a message must be a JSON object")
+		return Message{}, invalid(nil, "a message must be a JSON object")
 	}
 	m, dup := members(line)
 	if dup != "" {
-		return invalid(nil, fmt.Sprintf("member %q appears twice", truncate(dup, 64)))
+		return Message{}, invalid(nil, fmt.Sprintf("member %q appears twice", truncate(dup, 64)))
 	}
+	msg := Message{Line: line}
 	// The id first, so that every later error can echo it.
-	var id json.RawMessage
 	if raw, ok := m["id"]; ok {
 		if !validID(raw) {
-			return invalid(nil, "id must be a string or an integer (within ±(2^53-1))")
+			return Message{}, invalid(nil, "id must be a string or an integer (within ±(2^53-1))")
 		}
-		id = raw
+		msg.ID = raw
 	}
+	id := msg.ID
 	var version string
 	if raw, ok := m["jsonrpc"]; !ok || json.Unmarshal(raw, &version) != nil || version != "2.0" {
-		return invalid(id, `"jsonrpc" must be "2.0"`)
+		return Message{}, invalid(id, `"jsonrpc" must be "2.0"`)
 	}
 	if raw, ok := m["method"]; ok {
-		var method string
-		if json.Unmarshal(raw, &method) != nil {
-			return invalid(id, "method must be a string")
+		if json.Unmarshal(raw, &msg.Method) != nil {
+			return Message{}, invalid(id, "method must be a string")
 		}
+		msg.IsRequest = true
 		if p, ok := m["params"]; ok && p[0] != '{' && p[0] != '[' && string(p) != "null" {
-			return invalid(id, "params must be an object or an array")
+			return Message{}, invalid(id, "params must be an object or an array")
 		}
 		if _, ok := m["result"]; ok {
-			return invalid(id, "a request has no result")
+			return Message{}, invalid(id, "a request has no result")
 		}
 		if _, ok := m["error"]; ok {
-			return invalid(id, "a request has no error")
+			return Message{}, invalid(id, "a request has no error")
 		}
-		return nil
+		msg.Params = m["params"]
+		return msg, nil
 	}
 	// A response, to a request the server sent.
 	if id == nil {
-		return invalid(nil, "a message without a method is a response and needs an id")
+		return Message{}, invalid(nil, "a message without a method is a response and needs an id")
 	}
 	e, hasErr := m["error"]
 	if hasErr && string(e) == "null" {
 		hasErr = false
 	}
-	_, hasResult := m["result"]
+	result, hasResult := m["result"]
 	switch {
 	case hasErr && hasResult:
-		return invalid(id, "a response has a result or an error, not both")
+		return Message{}, invalid(id, "a response has a result or an error, not both")
 	case hasErr:
 		if !validError(e) {
-			return invalid(id, "error must be an object with an integer code and a string message")
+			return Message{}, invalid(id, "error must be an object with an integer code and a string message")
 		}
+		msg.Error = e
 	case !hasResult:
-		return invalid(id, "a message needs a method (a request) or a result or error (a response)")
+		return Message{}, invalid(id, "a message needs a method (a request) or a result or error (a response)")
 	}
-	return nil
+	msg.Result = result
+	return msg, nil
 }
 
 func invalid(id json.RawMessage, why string) *LineError {

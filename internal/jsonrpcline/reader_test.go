@@ -12,7 +12,7 @@ func nested(n int) string {
 	return strings.Repeat("[", n) + strings.Repeat("]", n)
 }
 
-func TestCheck(t *testing.T) {
+func TestParse(t *testing.T) {
 	tests := []struct {
 		name string
 		line string
@@ -63,7 +63,7 @@ func TestCheck(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			err := Check([]byte(tt.line))
+			_, err := Parse([]byte(tt.line))
 			if tt.code == 0 {
 				if err != nil {
 					t.Fatalf("refused a valid message: %v", err)
@@ -96,6 +96,50 @@ func TestCheck(t *testing.T) {
 	}
 }
 
+// TestParseMembers: a valid message's members are returned as they were
+// written, a null error is no error, and a notification has no id.
+func TestParseMembers(t *testing.T) {
+	for _, tt := range []struct {
+		line string
+		want Message
+	}{
+		{`{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"x"}}`,
+			Message{ID: json.RawMessage(`7`), Method: "tools/call", IsRequest: true, Params: json.RawMessage(`{"name":"x"}`)}},
+		{`{"jsonrpc":"2.0","method":"notifications/initialized"}`,
+			Message{Method: "notifications/initialized", IsRequest: true}},
+		{` {"method":"a\"b","jsonrpc":"2.0","id":"s"} `, Message{ID: json.RawMessage(`"s"`), Method: `a"b`, IsRequest: true}},
+		{`{"jsonrpc":"2.0","id":"r","result":{"ok":true},"error":null}`, Message{ID: json.RawMessage(`"r"`), Result: json.RawMessage(`{"ok":true}`)}},
+		{`{"jsonrpc":"2.0","id":3,"error":{"code":-1,"message":"no"}}`, Message{ID: json.RawMessage(`3`), Error: json.RawMessage(`{"code":-1,"message":"no"}`)}},
+	} {
+		got, err := Parse([]byte(tt.line))
+		if err != nil {
+			t.Fatalf("%s: %v", tt.line, err)
+		}
+		if string(got.Line) != strings.TrimSpace(tt.line) || string(got.ID) != string(tt.want.ID) || got.Method != tt.want.Method ||
+			got.IsRequest != tt.want.IsRequest || string(got.Params) != string(tt.want.Params) ||
+			string(got.Result) != string(tt.want.Result) || string(got.Error) != string(tt.want.Error) {
+			t.Errorf("%s: got %+v", tt.line, got)
+		}
+	}
+}
+
+// TestReaderOwnsMessages: a message stays as it was after later reads
+// reuse the Reader's buffer.
+func TestReaderOwnsMessages(t *testing.T) {
+	r := NewReader(strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"aaaa","params":{"v":"1111"}}`+"\n"+
+		`{"jsonrpc":"2.0","id":2,"method":"bbbb","params":{"v":"2222"}}`+"\n"), 4096)
+	first, err := r.Next()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := r.Next(); err != nil {
+		t.Fatal(err)
+	}
+	if string(first.Params) != `{"v":"1111"}` || string(first.ID) != "1" {
+		t.Fatalf("the first message changed: %s", first.Line)
+	}
+}
+
 // TestReaderKeepsGoing: every bad line is answered and the good line
 // after it is read, including after an over-long line (skipped without
 // being held), a truncated line, and CRLF and blank lines; a last line
@@ -119,7 +163,7 @@ func TestReaderKeepsGoing(t *testing.T) {
 	r := NewReader(strings.NewReader(in), max)
 	var got []string
 	for {
-		line, err := r.Next()
+		msg, err := r.Next()
 		var le *LineError
 		switch {
 		case errors.As(err, &le):
@@ -133,7 +177,7 @@ func TestReaderKeepsGoing(t *testing.T) {
 		case err != nil:
 			t.Fatal(err)
 		default:
-			if len(line) > max {
+			if len(msg.Line) > max {
 				t.Fatalf("a line over the limit was returned")
 			}
 			got = append(got, "ok")
@@ -163,12 +207,12 @@ func itoa(n int) string {
 	return string(b)
 }
 
-func BenchmarkCheckLargeWrite(b *testing.B) {
+func BenchmarkParseLargeWrite(b *testing.B) {
 	content := strings.Repeat("QUJDREVGR0hJSktMTU5PUFFSU1RVVldYWVo=", 10<<20/36)
 	line := []byte(`{"jsonrpc":"2.0","id":9,"method":"tools/call","params":{"name":"write_file","arguments":{"path":"a","content":"` + content + `","encoding":"base64"}}}`)
 	b.SetBytes(int64(len(line)))
 	for b.Loop() {
-		if err := Check(line); err != nil {
+		if _, err := Parse(line); err != nil {
 			b.Fatal(err)
 		}
 	}

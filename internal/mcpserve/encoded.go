@@ -3,19 +3,13 @@ package mcpserve
 import (
 	"bufio"
 	"bytes"
-	"context"
 	"crypto/rand"
 	"encoding/hex"
 	"encoding/json"
-	"errors"
-	"io"
 	"strconv"
 	"sync"
 
-	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
-
-	"github.com/hostlink/hostlink/internal/jsonrpcline"
 )
 
 // The SDK encodes a tool result several times on its way out: each content
@@ -86,152 +80,6 @@ func (e *encodedResults) result(r encoded, images []mcp.Content) *mcp.CallToolRe
 	}
 	return res
 }
-
-// encodedConn is the connection of Serve: the SDK's newline-delimited JSON
-// connection over r and w, writing the responses that carry encoded results
-// itself.
-type encodedConn struct {
-	mcp.Connection // the SDK's connection over the same pipes
-	e              *encodedResults
-	w              io.Writer
-
-	mu     *sync.Mutex // serializes writes to w: the SDK's, ours and checkedReader's
-	closed bool
-}
-
-func (e *encodedResults) transport(r io.ReadCloser, w io.WriteCloser, maxLine int) mcp.Transport {
-	return encodedTransport{e: e, r: r, w: w, maxLine: maxLine}
-}
-
-type encodedTransport struct {
-	e       *encodedResults
-	r       io.ReadCloser
-	w       io.WriteCloser
-	maxLine int
-}
-
-func (t encodedTransport) Connect(ctx context.Context) (mcp.Connection, error) {
-	mu := new(sync.Mutex)
-	in := &checkedReader{lines: jsonrpcline.NewReader(t.r, t.maxLine), r: t.r, w: t.w, mu: mu}
-	// The SDK's own line limit is never reached: checkedReader passes only
-	// lines within maxLine.
-	c, err := (&mcp.IOTransport{Reader: in, Writer: t.w, MaxLineLength: t.maxLine + 1}).Connect(ctx)
-	if err != nil {
-		return nil, err
-	}
-	return &encodedConn{Connection: c, e: t.e, w: t.w, mu: mu}, nil
-}
-
-var resultTail = []byte(`"result":0}`)
-
-func (c *encodedConn) Write(ctx context.Context, msg jsonrpc.Message) error {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	resp, ok := msg.(*jsonrpc.Response)
-	if !ok || resp.Error != nil {
-		return c.Connection.Write(ctx, msg)
-	}
-	key := c.placeholder(resp.Result)
-	r, ok := c.e.take(key)
-	if !ok {
-		return c.Connection.Write(ctx, msg)
-	}
-	before, between, after, shaped := spliceParts(resp.Result, key, r.structured != nil)
-	if !shaped {
-		out := *resp
-		out.Result = splice(resp.Result, key, r)
-		return c.Connection.Write(ctx, &out)
-	}
-	if err := ctx.Err(); err != nil {
-		return err
-	}
-	if c.closed {
-		return errors.New("mcpserve: write on a closed connection")
-	}
-	// The SDK encodes the envelope (version, id); the result, already
-	// valid compact JSON, is written as it is rather than re-validated.
-	head, err := jsonrpc.EncodeMessage(&jsonrpc.Response{ID: resp.ID, Result: json.RawMessage("0")})
-	if err != nil || !bytes.HasSuffix(head, resultTail) {
-		out := *resp
-		out.Result = splice(resp.Result, key, r)
-		return c.Connection.Write(ctx, &out)
-	}
-	// The response is streamed through a small buffer rather than built
-	// whole: a large result is not copied again. c.mu keeps it together.
-	w := bufio.NewWriterSize(c.w, min(64<<10, len(head)+len(resp.Result)+2*len(r.text)+len(r.structured)+64))
-	w.Write(head[:len(head)-2])
-	w.Write(before)
-	w.WriteString(`"text":`)
-	writeQuoted(w, r.text)
-	if r.structured != nil {
-		w.Write(between)
-		w.WriteString(`"structuredContent":`)
-		w.Write(r.structured)
-	}
-	w.Write(after)
-	w.WriteString("}\n")
-	return w.Flush()
-}
-
-// placeholder returns the placeholder key in an encoded CallToolResult:
-// the first JSON string that starts with the prefix, or "".
-func (c *encodedConn) placeholder(result []byte) string {
-	i := bytes.Index(result, []byte(`"`+c.e.prefix))
-	if i < 0 {
-		return ""
-	}
-	rest := result[i+1:]
-	j := bytes.IndexByte(rest, '"')
-	if j < 0 {
-		return ""
-	}
-	return string(rest[:j])
-}
-
-func (c *encodedConn) Close() error {
-	c.mu.Lock()
-	c.closed = true
-	c.mu.Unlock()
-	c.e.drop()
-	return c.Connection.Close()
-}
-
-// checkedReader is what the SDK reads the client's messages from: only
-// lines that jsonrpcline accepts, each ending in a newline. A bad line is
-// answered here with its JSON-RPC error and never reaches the SDK, which
-// would end the session over it.
-type checkedReader struct {
-	lines   *jsonrpcline.Reader
-	r       io.Closer
-	w       io.Writer
-	mu      *sync.Mutex
-	pending []byte // the rest of the current line
-}
-
-func (c *checkedReader) Read(p []byte) (int, error) {
-	for len(c.pending) == 0 {
-		line, err := c.lines.Next()
-		var bad *jsonrpcline.LineError
-		if errors.As(err, &bad) {
-			c.mu.Lock()
-			_, werr := c.w.Write(bad.Response())
-			c.mu.Unlock()
-			if werr != nil {
-				return 0, werr
-			}
-			continue
-		}
-		if err != nil {
-			return 0, err
-		}
-		c.pending = append(line, '\n')
-	}
-	n := copy(p, c.pending)
-	c.pending = c.pending[n:]
-	return n, nil
-}
-
-func (c *checkedReader) Close() error { return c.r.Close() }
 
 // spliceParts cuts the SDK's encoded result around the placeholders:
 // before the text block's JSON string, between it and the structured
