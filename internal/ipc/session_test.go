@@ -8,6 +8,7 @@ import (
 	"os"
 	"strings"
 	"testing"
+	"time"
 )
 
 // TestMCPSession: a connection whose first request is mcp_session carries
@@ -62,6 +63,38 @@ func TestMCPSession(t *testing.T) {
 	}
 	if <-states {
 		t.Fatal("the connection was not reported closed")
+	}
+}
+
+// TestMCPSessionReaderCloses: closing a session's reader ends a read
+// waiting for the front end, and answers can still be written after it
+// (the session ends its reading first, then flushes what it owes).
+func TestMCPSessionReaderCloses(t *testing.T) {
+	addr, _ := serveTest(t, func(s *Server) {
+		s.MCP = func(_ context.Context, _ Peer, _ MCPHello, r io.ReadCloser, w io.Writer) error {
+			read := make(chan error, 1)
+			go func() {
+				_, err := r.Read(make([]byte, 1))
+				read <- err
+			}()
+			time.Sleep(50 * time.Millisecond) // let the read start waiting; it ends the same way if not
+			r.Close()
+			if err := <-read; err == nil {
+				fmt.Fprintf(w, "read returned data\n")
+				return nil
+			}
+			_, err := fmt.Fprintf(w, "reader closed\n")
+			return err
+		}
+	})
+	conn, r, err := OpenMCP(context.Background(), addr, MCPHello{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	conn.SetReadDeadline(time.Now().Add(10 * time.Second))
+	if line, err := r.ReadString('\n'); err != nil || line != "reader closed\n" {
+		t.Fatalf("got %q, %v", line, err)
 	}
 }
 
