@@ -16,24 +16,31 @@ import (
 func (r ReadFileResult) AppendJSON(b []byte) ([]byte, error) {
 	content := r.Content
 	r.Content = ""
+	return appendJSONWith(b, r, "content", content)
+}
+
+// appendJSONWith appends v's JSON encoding (HTML escaping off) with the
+// string field named key, which v holds empty, set to value: value is
+// escaped once, straight into b.
+func appendJSONWith(b []byte, v any, key, value string) ([]byte, error) {
 	var head bytes.Buffer
 	e := json.NewEncoder(&head)
 	e.SetEscapeHTML(false)
-	if err := e.Encode(r); err != nil {
+	if err := e.Encode(v); err != nil {
 		return nil, err
 	}
 	enc := bytes.TrimSuffix(head.Bytes(), []byte("\n"))
 	// Every '"' inside a JSON string is escaped, so the first unescaped
-	// `"content":""` is the key and its empty value.
-	const key = `"content":""`
-	i := bytes.Index(enc, []byte(key))
+	// `"key":""` is the key and its empty value.
+	member := `"` + key + `":""`
+	i := bytes.Index(enc, []byte(member))
 	if i < 0 {
-		return nil, &json.UnsupportedValueError{Str: "read_file result without content"}
+		return nil, &json.UnsupportedValueError{Str: "a result without " + key}
 	}
-	i += len(key) - 2
-	b = slices.Grow(b, len(enc)+len(content)+len(content)/16+16)
+	i += len(member) - 2
+	b = slices.Grow(b, len(enc)+len(value)+len(value)/16+16)
 	b = append(b, enc[:i]...)
-	b = appendJSONString(b, content)
+	b = appendJSONString(b, value)
 	return append(b, enc[i+2:]...), nil
 }
 

@@ -5,6 +5,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strconv"
 	"sync"
 	"sync/atomic"
@@ -119,12 +120,20 @@ func TestSymlinkRace(t *testing.T) {
 	}
 	os.WriteFile(filepath.Join(outside, "outside-marker"), nil, 0o644)
 	before := snapshotDir(t, outside)
+	// The workers start once the link flips, and go on past their
+	// iterations (to a bound) until reads have met both sides: on a busy
+	// machine the flipper may otherwise get no core until the reads are
+	// done, and the run would prove nothing.
+	for flips.Load() < 2 {
+		runtime.Gosched()
+	}
+	seenBoth := func() bool { return readsIn.Load() > 0 && readsRefused.Load() > 0 }
 	var work sync.WaitGroup
 	for _, w := range workers {
 		work.Add(1)
 		go func() {
 			defer work.Done()
-			for i := range iterations {
+			for i := 0; i < iterations || (i < 100*iterations && !seenBoth()); i++ {
 				w(i)
 			}
 		}()
@@ -139,7 +148,7 @@ func TestSymlinkRace(t *testing.T) {
 		t.Fatalf("outside changed: %v -> %v", before, after)
 	}
 	// Both sides of the race must have been seen, or the test proved nothing.
-	if readsIn.Load() == 0 || readsRefused.Load() == 0 {
+	if !seenBoth() {
 		t.Fatalf("the race was not exercised: %d reads inside, %d refused", readsIn.Load(), readsRefused.Load())
 	}
 	t.Logf("%d iterations per worker, %d flips, %d reads inside, %d refused, 0 escapes",

@@ -36,7 +36,9 @@ func (r *Root) ReadDirStat(p Path, keep func(name string, typ fs.FileMode) (take
 	if err != nil {
 		return nil, translate(err, p)
 	}
-	var taken []DirStat
+	// Room for a whole listing of a directory of common size up front (a
+	// page of a huge one takes only what it keeps).
+	taken := make([]DirStat, 0, min(len(ents), 1<<14))
 	for _, e := range ents {
 		name := e.Name()
 		var info fs.FileInfo
