@@ -72,6 +72,10 @@ type Conn struct {
 	gone    bool   // closed, or chosen to be closed
 }
 
+// NetConn is the connection c wraps, for what net.Conn does not carry (a
+// Unix socket's descriptors).
+func (c *Conn) NetConn() net.Conn { return c.Conn }
+
 // Peer is the key the connection was admitted under.
 func (c *Conn) Peer() string { return c.peer }
 

@@ -4,9 +4,11 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net"
+	"os"
 	"time"
 
 	"github.com/hostlink/hostlink/internal/errcode"
@@ -25,6 +27,13 @@ const MethodMCPSession = "mcp_session"
 // peer is; ClientPID is its parent, the process that started it.
 type MCPHello struct {
 	ClientPID int `json:"client_pid"`
+	// Stdio: right after the answer the front end hands the daemon its
+	// own stdin and stdout (SendStdio; Unix only), and the daemon serves
+	// the client on them directly instead of through the front end's
+	// copies. The connection then carries nothing more: it ends when the
+	// session does, and the session ends when the connection does (the
+	// front end was killed).
+	Stdio bool `json:"stdio,omitempty"`
 }
 
 // MCPFunc serves one MCP session: messages from the front end are read
@@ -46,13 +55,39 @@ func (s *Server) serveSession(ctx context.Context, c net.Conn, r *bufio.Reader, 
 		s.write(c, Response{RequestID: req.RequestID, Error: errcode.New(errcode.UnknownOperation, "this daemon serves no MCP sessions on its control channel")})
 		return
 	}
-	if !s.write(c, Response{RequestID: req.RequestID, Result: json.RawMessage(`{}`)}) {
+	if hello.Stdio && !stdioSupported {
+		s.write(c, Response{RequestID: req.RequestID, Error: errcode.New(errcode.InvalidArgument, "this daemon cannot take a front end's stdin and stdout here")})
+		return
+	}
+	answer := json.RawMessage(`{}`)
+	if hello.Stdio {
+		answer = json.RawMessage(`{"stdio":true}`)
+	}
+	if !s.write(c, Response{RequestID: req.RequestID, Result: answer}) {
 		return
 	}
 	// A session is as long as its client's: idle periods between calls
 	// are normal, and the MCP server bounds its own writes.
 	c.SetDeadline(time.Time{})
-	s.MCP(ctx, peer, hello, sessionReader{r, c}, c)
+	if !hello.Stdio {
+		s.MCP(ctx, peer, hello, sessionReader{r, c}, c)
+		return
+	}
+	std, err := receiveStdio(c, r)
+	if err != nil {
+		s.write(c, Response{RequestID: req.RequestID, Error: errcode.New(errcode.InvalidArgument, "%s: %v", MethodMCPSession, err)})
+		return
+	}
+	defer std.close()
+	// The front end sends nothing more; its connection's end (it exited or
+	// was killed) ends the session.
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	go func() {
+		io.Copy(io.Discard, r)
+		cancel()
+	}()
+	s.MCP(ctx, peer, hello, std.files[0], std.files[1])
 }
 
 // sessionReader is a session's stream from the front end. Close stops its
@@ -65,20 +100,70 @@ type sessionReader struct {
 
 func (s sessionReader) Close() error { return s.c.SetReadDeadline(time.Now()) }
 
+// WaitStdioSession waits for the end of a session whose stdin and stdout
+// the front end handed over (SendStdio): the daemon closes the connection
+// then, or first answers why it could not take them.
+func WaitStdioSession(r *bufio.Reader) error {
+	line, err := r.ReadBytes('\n')
+	if len(line) == 0 {
+		if errors.Is(err, io.EOF) || errors.Is(err, net.ErrClosed) {
+			return nil
+		}
+		return err
+	}
+	var resp Response
+	if json.Unmarshal(line, &resp) != nil || resp.Error == nil {
+		return fmt.Errorf("the daemon sent %.80q on a session it serves on the client's own stdio", line)
+	}
+	return resp.Error
+}
+
 // OpenMCP connects to the daemon at addr and opens an MCP session on the
 // connection (MethodMCPSession). Once it returns, the caller writes MCP
 // messages to the connection and reads the daemon's from the returned
 // reader, which holds whatever the daemon sent after its answer.
 func OpenMCP(ctx context.Context, addr string, hello MCPHello) (net.Conn, *bufio.Reader, error) {
+	hello.Stdio = false
+	conn, r, _, err := openMCP(ctx, addr, hello)
+	return conn, r, err
+}
+
+// OpenMCPOnStdio opens an MCP session that the daemon serves on in and
+// out, the front end's own stdin and stdout (MCPHello.Stdio), and hands
+// them over; the caller then waits for the session's end
+// (WaitStdioSession). passed is false when the daemon does not take them
+// (one that predates it answers without "stdio"): the session is then
+// open as OpenMCP's, for the caller to copy.
+func OpenMCPOnStdio(ctx context.Context, addr string, hello MCPHello, in, out *os.File) (conn net.Conn, r *bufio.Reader, passed bool, err error) {
+	hello.Stdio = true
+	conn, r, answer, err := openMCP(ctx, addr, hello)
+	if err != nil {
+		return nil, nil, false, err
+	}
+	var took struct {
+		Stdio bool `json:"stdio"`
+	}
+	if json.Unmarshal(answer, &took) != nil || !took.Stdio {
+		return conn, r, false, nil
+	}
+	if err := SendStdio(conn, in, out); err != nil {
+		conn.Close()
+		return nil, nil, false, fmt.Errorf("handing the daemon stdin and stdout: %w", err)
+	}
+	return conn, r, true, nil
+}
+
+func openMCP(ctx context.Context, addr string, hello MCPHello) (net.Conn, *bufio.Reader, json.RawMessage, error) {
 	cl, err := Connect(ctx, addr)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	params, _ := json.Marshal(hello)
-	if _, err := cl.Call(ctx, MethodMCPSession, params); err != nil {
+	answer, err := cl.Call(ctx, MethodMCPSession, params)
+	if err != nil {
 		cl.Close()
-		return nil, nil, fmt.Errorf("opening an MCP session: %w", err)
+		return nil, nil, nil, fmt.Errorf("opening an MCP session: %w", err)
 	}
 	cl.conn.SetDeadline(time.Time{})
-	return cl.conn, cl.r, nil
+	return cl.conn, cl.r, answer, nil
 }

@@ -43,19 +43,51 @@ type Options struct {
 // does once stdin ends (the client closed it or died), or when ctx is done.
 func Run(ctx context.Context, o Options, stdin io.Reader, stdout io.Writer) error {
 	hello := ipc.MCPHello{ClientPID: os.Getppid()}
-	conn, r, err := ipc.OpenMCP(ctx, o.Addr, hello)
+	var conn net.Conn
+	var r *bufio.Reader
+	var err error
+	in, out, passable := ipc.PassableStdio(stdin, stdout)
+	if passable {
+		// The daemon serves the client on its own pipes: no copy, and no
+		// hop through this process, on each message.
+		var passed bool
+		conn, r, passed, err = ipc.OpenMCPOnStdio(ctx, o.Addr, hello, in, out)
+		if passed {
+			o.runningFlags()
+			return waitStdio(ctx, conn, r)
+		}
+	} else {
+		conn, r, err = ipc.OpenMCP(ctx, o.Addr, hello)
+	}
 	if errors.Is(err, ipc.ErrNotRunning) {
 		if o.NoStart {
 			return errcode.New(CodeNoDaemon, "no hostlink daemon is running at %s: start one with `hostlink serve` (or the autostart unit, `hostlink install`), or drop --no-start so that `hostlink mcp` starts one", o.Addr)
 		}
 		return o.autoStart(ctx, hello, stdin, stdout)
-	} else if err == nil && len(o.StartFlags) > 0 {
-		fmt.Fprintf(o.Stderr, "hostlink mcp: %s apply only to a daemon it starts; the running daemon keeps its own configuration (`hostlink status` shows it)\n", strings.Join(o.StartFlags, ", "))
 	}
 	if err != nil {
 		return err
 	}
+	o.runningFlags()
 	return pipe(ctx, conn, r, stdin, stdout)
+}
+
+// runningFlags says that flags for a started daemon do nothing to the
+// running one.
+func (o Options) runningFlags() {
+	if len(o.StartFlags) > 0 {
+		fmt.Fprintf(o.Stderr, "hostlink mcp: %s apply only to a daemon it starts; the running daemon keeps its own configuration (`hostlink status` shows it)\n", strings.Join(o.StartFlags, ", "))
+	}
+}
+
+// waitStdio waits for the end of a session the daemon serves on the
+// client's own stdin and stdout, or for ctx (this process is stopped,
+// which closes the connection and so ends the session).
+func waitStdio(ctx context.Context, conn net.Conn, r *bufio.Reader) error {
+	defer conn.Close()
+	stop := context.AfterFunc(ctx, func() { conn.Close() })
+	defer stop()
+	return sessionEnded(ctx, ipc.WaitStdioSession(r))
 }
 
 // pipe copies stdin to conn and r (conn's reader) to stdout until the
