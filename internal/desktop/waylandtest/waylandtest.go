@@ -208,13 +208,16 @@ func Start(t T, o Options) *Session {
 // screen but what a test does: animations off in the session's settings
 // (GSettings' keyfile backend), so that a dialog is gone, and a
 // screenshot's flash over, in the frame after the event, not at a time a
-// loaded machine makes unpredictable; and gnome-shell's one-time "Screen
-// Lock disabled" banner (shown without GDM) marked as shown already, so
-// that it does not cover the top of the screen for a while after start.
+// loaded machine makes unpredictable; notification banners off, since
+// gnome-shell greets a session run as root with a "Logged in as a
+// privileged user" banner that covers the top of the screen for seconds
+// after start (a screenshot taken with it and a reference taken after it
+// went differ); and gnome-shell's one-time "Screen Lock disabled" banner
+// (shown without GDM) marked as shown already.
 func (s *Session) stillSettings() {
 	s.t.Helper()
 	files := map[string]string{
-		filepath.Join(s.Home, ".config", "glib-2.0", "settings", "keyfile"):           "[org/gnome/desktop/interface]\nenable-animations=false\n",
+		filepath.Join(s.Home, ".config", "glib-2.0", "settings", "keyfile"):           "[org/gnome/desktop/interface]\nenable-animations=false\n\n[org/gnome/desktop/notifications]\nshow-banners=false\n",
 		filepath.Join(s.Home, ".local", "share", "gnome-shell", "lock-warning-shown"): "",
 	}
 	for path, content := range files {
