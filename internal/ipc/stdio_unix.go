@@ -110,8 +110,10 @@ func receiveStdio(c net.Conn, r *bufio.Reader) (*stdio, error) {
 			err = unix.SetNonblock(fds[i], true)
 		}
 		if err != nil {
-			unix.Close(fds[0])
-			unix.Close(fds[1])
+			// The descriptors not yet in a file; s closes the rest.
+			for _, fd := range fds[i:] {
+				unix.Close(fd)
+			}
 			s.close()
 			return nil, fmt.Errorf("taking the front end's %s: %w", name, err)
 		}

@@ -3,10 +3,10 @@
 // session or desynchronise the stream.
 //
 // A Reader hands out one message at a time, split into its members, and
-// only from lines that hold exactly one well-formed JSON-RPC 2.0 message: a request, a notification or a
-// response, with "jsonrpc":"2.0", an id that is a string or an integer,
-// a string method, structured params, and nesting no deeper than
-// MaxDepth. Anything else, including a batch (MCP dropped batching in
+// only from lines that hold exactly one well-formed JSON-RPC 2.0 message:
+// a request, a notification or a response, with "jsonrpc":"2.0", an id
+// that is a string or an integer, a string method, structured params, and
+// nesting no deeper than MaxDepth. Anything else, including a batch (MCP dropped batching in
 // 2025-06-18), is answered instead of returned: Next reports a *LineError
 // carrying the JSON-RPC error response to send (-32700 parse error or
 // -32600 invalid request, with the request's id when it could be read and

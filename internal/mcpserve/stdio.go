@@ -125,12 +125,11 @@ var resultTail = []byte(`"result":0}`)
 
 func (c *stdioConn) Write(ctx context.Context, msg jsonrpc.Message) error {
 	resp, ok := msg.(*jsonrpc.Response)
-	var r encoded
-	var key string
-	if ok && resp.Error == nil {
-		key = c.placeholder(resp.Result)
-		r, ok = c.e.take(key)
+	if !ok || resp.Error != nil {
+		return c.writeMessage(ctx, msg)
 	}
+	key := c.placeholder(resp.Result)
+	r, ok := c.e.take(key)
 	if !ok {
 		return c.writeMessage(ctx, msg)
 	}
