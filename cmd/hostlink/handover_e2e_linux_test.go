@@ -1,12 +1,18 @@
 package main
 
 import (
+	"bufio"
+	"encoding/json"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/hostlink/hostlink/internal/apitype"
 )
 
 // TestMCPStdioHandOver: with a daemon running (on the default policy),
@@ -66,4 +72,120 @@ func holds(t *testing.T, pid int, what string) bool {
 		}
 	}
 	return false
+}
+
+// TestMCPStdioHandOverAfterStart: a `hostlink mcp` that starts the daemon
+// hands its client over too, once the daemon serves, both when it waits
+// for the daemon's answer to initialize (the first start) and when it
+// answers from the catalogue (the next): a client that sends its whole
+// start and a call at once gets each answer once, the call and a bad
+// line among them served by the daemon from what the front end had read,
+// and the daemon then holds the client's stdin.
+func TestMCPStdioHandOverAfterStart(t *testing.T) {
+	bin := build(t)
+	_, env := defaultEnv(t)
+	for _, round := range []string{"first start", "from the catalogue"} {
+		t.Run(round, func(t *testing.T) {
+			stopDaemonAtEnd(t, env, bin)
+			cmd := exec.Command(bin, "mcp")
+			cmd.Env = env
+			cmd.Stderr = os.Stderr
+			in, _ := cmd.StdinPipe()
+			out, _ := cmd.StdoutPipe()
+			if err := cmd.Start(); err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() { in.Close(); cmd.Process.Kill(); cmd.Wait() })
+			// Everything at once, before the daemon can serve.
+			io.WriteString(in, `{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"raw","version":"1"}}}`+"\n"+
+				`{"jsonrpc":"2.0","method":"notifications/initialized"}`+"\n"+
+				`{"jsonrpc":"2.0","id":1,"method":"tools/list"}`+"\n"+
+				`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"list_workdirs","arguments":{}}}`+"\n"+
+				"not JSON\n")
+			lines := make(chan []byte)
+			go func() {
+				defer close(lines)
+				br := bufio.NewReaderSize(out, 1<<20)
+				for {
+					line, err := br.ReadBytes('\n')
+					if err != nil {
+						return
+					}
+					lines <- line
+				}
+			}()
+			seen := map[string]int{}
+			await := func(ids ...string) {
+				t.Helper()
+				for _, id := range ids {
+					for seen[id] == 0 {
+						select {
+						case line, ok := <-lines:
+							if !ok {
+								t.Fatalf("hostlink mcp closed stdout; answers so far %v", seen)
+							}
+							var m struct {
+								ID     json.RawMessage `json:"id"`
+								Method string          `json:"method"`
+								Error  *struct{ Code int }
+							}
+							if err := json.Unmarshal(line, &m); err != nil {
+								t.Fatalf("not JSON-RPC: %q", line)
+							}
+							if m.Method != "" {
+								continue // a notification
+							}
+							if string(m.ID) == "null" && (m.Error == nil || m.Error.Code != -32700) {
+								t.Fatalf("the bad line's answer: %s", line)
+							}
+							if string(m.ID) != "null" && m.Error != nil {
+								t.Fatalf("an error: %s", line)
+							}
+							seen[string(m.ID)]++
+						case <-time.After(60 * time.Second):
+							t.Fatalf("no answer for %s; answers so far %v", id, seen)
+						}
+					}
+				}
+			}
+			await("0", "1", "2", "null")
+			st := daemonStatus(t, env, bin)
+			stdin, err := os.Readlink(fmt.Sprintf("/proc/%d/fd/0", cmd.Process.Pid))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !holds(t, st.PID, stdin) {
+				t.Fatalf("the daemon does not hold the client's stdin (%s): the front end copies", stdin)
+			}
+			io.WriteString(in, `{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"list_workdirs","arguments":{}}}`+"\n")
+			await("3")
+			for id, n := range seen {
+				if n != 1 || !strings.Contains(" 0 1 2 3 null ", " "+id+" ") {
+					t.Errorf("%d answers with id %s", n, id)
+				}
+			}
+			in.Close()
+			if err := cmd.Wait(); err != nil {
+				t.Fatalf("hostlink mcp at the end of input: %v", err)
+			}
+			for range lines {
+				t.Error("an answer after the end of input")
+			}
+			stopDaemon(t, env, bin) // the next round starts one again
+		})
+	}
+}
+
+// daemonStatus is `hostlink status --json` of the daemon serving env.
+func daemonStatus(t *testing.T, env []string, bin string) apitype.Status {
+	t.Helper()
+	out, err := run(t, env, bin, "status", "--json")
+	if err != nil {
+		t.Fatalf("status: %v\n%s", err, out)
+	}
+	var st apitype.Status
+	if err := json.Unmarshal([]byte(out), &st); err != nil {
+		t.Fatalf("status --json: %v\n%s", err, out)
+	}
+	return st
 }

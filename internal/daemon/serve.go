@@ -200,7 +200,11 @@ func (d *Daemon) serveMCPSession(ctx context.Context, peer ipc.Peer, hello ipc.M
 	session := ops.NewSessionKey(audit.MCPStdio)
 	// A "this session" grant ends with the session.
 	defer d.Approvals().EndSession(session)
-	err := mcpserve.ServeSession(ctx, d.Registry, audit.MCPStdio, who, session, int(d.maxMessageBytes()), r, nopWriteCloser{w})
+	var resumed *mcpserve.Resumed
+	if rs := hello.Resume; rs != nil && rs.Initialize != nil {
+		resumed = &mcpserve.Resumed{Initialize: rs.Initialize, Initialized: rs.Initialized}
+	}
+	err := mcpserve.ServeResumed(ctx, d.Registry, audit.MCPStdio, who, session, int(d.maxMessageBytes()), resumed, r, nopWriteCloser{w})
 	if errors.Is(err, context.Canceled) || errors.Is(err, io.EOF) {
 		return nil
 	}

@@ -2,6 +2,7 @@ package ipc
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -34,7 +35,30 @@ type MCPHello struct {
 	// session does, and the session ends when the connection does (the
 	// front end was killed).
 	Stdio bool `json:"stdio,omitempty"`
+	// Resume (with Stdio): the front end began the session itself, so the
+	// daemon takes it over part way; see Resume. A daemon that takes it
+	// says so in its answer ("resume"); one that predates it does not, and
+	// the front end then keeps the descriptors.
+	Resume *Resume `json:"resume,omitempty"`
 }
+
+// Resume is how far a front end got with its client before handing it
+// over: the client's initialize, which the front end answered (from its
+// catalogue, or through a session of its own), and what it read from the
+// client and did not answer, in order, for the daemon to read before the
+// client's stdin.
+type Resume struct {
+	Initialize json.RawMessage `json:"initialize,omitempty"` // its params; absent when the client did not begin with one
+	// Initialized: the client's notifications/initialized came and was
+	// taken by the front end.
+	Initialized bool   `json:"initialized,omitempty"`
+	Pending     []byte `json:"pending,omitempty"`
+}
+
+// MaxPending bounds Resume.Pending: the request carrying it is one frame
+// (MaxFrame), and base64 takes four bytes for three. A front end with more
+// read keeps copying instead.
+const MaxPending = MaxFrame/2 - 4096
 
 // MCPFunc serves one MCP session: messages from the front end are read
 // from r, answers written to w, until r ends (the front end closed) or ctx
@@ -60,7 +84,10 @@ func (s *Server) serveSession(ctx context.Context, c net.Conn, r *bufio.Reader, 
 		return
 	}
 	answer := json.RawMessage(`{}`)
-	if hello.Stdio {
+	switch {
+	case hello.Stdio && hello.Resume != nil:
+		answer = json.RawMessage(`{"stdio":true,"resume":true}`)
+	case hello.Stdio:
 		answer = json.RawMessage(`{"stdio":true}`)
 	}
 	if !s.write(c, Response{RequestID: req.RequestID, Result: answer}) {
@@ -87,7 +114,18 @@ func (s *Server) serveSession(ctx context.Context, c net.Conn, r *bufio.Reader, 
 		io.Copy(io.Discard, r)
 		cancel()
 	}()
-	s.MCP(ctx, peer, hello, std.files[0], std.files[1])
+	var in io.ReadCloser = std.files[0]
+	if hello.Resume != nil && len(hello.Resume.Pending) > 0 {
+		in = pendingReader{io.MultiReader(bytes.NewReader(hello.Resume.Pending), in), in}
+	}
+	s.MCP(ctx, peer, hello, in, std.files[1])
+}
+
+// pendingReader reads what a front end had read from its client before
+// the client's stdin; Close closes the stdin.
+type pendingReader struct {
+	io.Reader
+	io.Closer
 }
 
 // sessionReader is a session's stream from the front end. Close stops its
@@ -134,16 +172,29 @@ func OpenMCP(ctx context.Context, addr string, hello MCPHello) (net.Conn, *bufio
 // (WaitStdioSession). passed is false when the daemon does not take them
 // (one that predates it answers without "stdio"): the session is then
 // open as OpenMCP's, for the caller to copy.
+//
+// With hello.Resume, a daemon that does not take the resumption (one that
+// predates it) gets a connection closed before any descriptor: passed is
+// false, conn nil, and the caller goes on as it was.
 func OpenMCPOnStdio(ctx context.Context, addr string, hello MCPHello, in, out *os.File) (conn net.Conn, r *bufio.Reader, passed bool, err error) {
 	hello.Stdio = true
+	if hello.Resume != nil && len(hello.Resume.Pending) > MaxPending {
+		return nil, nil, false, nil
+	}
 	conn, r, answer, err := openMCP(ctx, addr, hello)
 	if err != nil {
 		return nil, nil, false, err
 	}
 	var took struct {
-		Stdio bool `json:"stdio"`
+		Stdio  bool `json:"stdio"`
+		Resume bool `json:"resume"`
 	}
-	if json.Unmarshal(answer, &took) != nil || !took.Stdio {
+	ok := json.Unmarshal(answer, &took) == nil && took.Stdio
+	if hello.Resume != nil && (!ok || !took.Resume) {
+		conn.Close()
+		return nil, nil, false, nil
+	}
+	if !ok {
 		return conn, r, false, nil
 	}
 	if err := SendStdio(conn, in, out); err != nil {

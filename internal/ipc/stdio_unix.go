@@ -47,6 +47,36 @@ func streamFile(f *os.File) bool {
 	return err == nil && fi.Mode()&(os.ModeNamedPipe|os.ModeSocket) != 0
 }
 
+// PollableStdin returns a copy of in (a pipe or socket, see PassableStdio)
+// whose reads a deadline can stop without losing a byte: the front end
+// reads its client through it until it hands the client over. It puts the
+// description in non-blocking mode, which the daemon it is handed to keeps
+// (see receiveStdio); restore puts it back and closes the copy, for a
+// front end that kept its client.
+func PollableStdin(in *os.File) (f *os.File, restore func(), err error) {
+	rc, err := in.SyscallConn()
+	if err != nil {
+		return nil, nil, err
+	}
+	fd := -1
+	rc.Control(func(d uintptr) { fd, err = unix.Dup(int(d)) })
+	if err != nil {
+		return nil, nil, err
+	}
+	unix.CloseOnExec(fd)
+	if err := unix.SetNonblock(fd, true); err != nil {
+		unix.Close(fd)
+		return nil, nil, err
+	}
+	f = os.NewFile(uintptr(fd), "client-stdin")
+	return f, func() {
+		if rc, err := f.SyscallConn(); err == nil {
+			rc.Control(func(d uintptr) { unix.SetNonblock(int(d), false) })
+		}
+		f.Close()
+	}, nil
+}
+
 // SendStdio hands in and out to the daemon over conn, an MCP session
 // opened with MCPHello.Stdio, as one byte carrying both descriptors.
 func SendStdio(conn net.Conn, in, out *os.File) error {

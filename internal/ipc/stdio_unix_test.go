@@ -6,6 +6,7 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net"
@@ -69,13 +70,11 @@ func blocking(t *testing.T, f *os.File) {
 	}
 }
 
-// TestMCPSessionOnStdio: a front end's stdin and stdout, handed over, are
-// what the session reads and writes; the session ends at the end of the
-// client's input, the front end then sees its connection close, the
-// client the end of output, and the pipes are blocking again.
-func TestMCPSessionOnStdio(t *testing.T) {
-	hellos := make(chan MCPHello, 1)
-	addr, _ := serveTest(t, func(s *Server) {
+// echoSessions serves MCP sessions that echo each line read ("echo
+// <line>"), and passes on each session's hello.
+func echoSessions(t *testing.T) (addr string, hellos chan MCPHello) {
+	hellos = make(chan MCPHello, 1)
+	addr, _ = serveTest(t, func(s *Server) {
 		s.MCP = func(_ context.Context, _ Peer, h MCPHello, r io.ReadCloser, w io.Writer) error {
 			hellos <- h
 			sc := bufio.NewScanner(r)
@@ -85,6 +84,15 @@ func TestMCPSessionOnStdio(t *testing.T) {
 			return sc.Err()
 		}
 	})
+	return addr, hellos
+}
+
+// TestMCPSessionOnStdio: a front end's stdin and stdout, handed over, are
+// what the session reads and writes; the session ends at the end of the
+// client's input, the front end then sees its connection close, the
+// client the end of output, and the pipes are blocking again.
+func TestMCPSessionOnStdio(t *testing.T) {
+	addr, hellos := echoSessions(t)
 	p := newClientPipes(t)
 	blocking(t, p.stdin)
 	blocking(t, p.stdout)
@@ -165,6 +173,25 @@ func TestMCPSessionOnStdioEndsWithFrontEnd(t *testing.T) {
 // without "stdio" (one that predates it) gets no descriptors, and the
 // session is the ordinary one, for the front end to copy.
 func TestMCPSessionOnStdioOlderDaemon(t *testing.T) {
+	addr := olderDaemon(t, `{}`, func(c net.Conn, r *bufio.Reader) {
+		rest, _ := r.ReadString('\n')
+		io.WriteString(c, "got "+rest)
+	})
+	p := newClientPipes(t)
+	conn, r, passed, err := OpenMCPOnStdio(context.Background(), addr, MCPHello{}, p.stdin, p.stdout)
+	if err != nil || passed {
+		t.Fatalf("OpenMCPOnStdio: passed %v, %v", passed, err)
+	}
+	defer conn.Close()
+	io.WriteString(conn, "a message\n")
+	if line, err := r.ReadString('\n'); err != nil || line != "got a message\n" {
+		t.Fatalf("the ordinary session: %q, %v", line, err)
+	}
+}
+
+// olderDaemon answers one mcp_session request with result, as a daemon
+// that predates part of it would, then leaves the connection to then.
+func olderDaemon(t *testing.T, result string, then func(c net.Conn, r *bufio.Reader)) string {
 	ln, addr := testListen(t)
 	go func() {
 		c, err := ln.Accept()
@@ -176,20 +203,10 @@ func TestMCPSessionOnStdioOlderDaemon(t *testing.T) {
 		line, _ := r.ReadBytes('\n')
 		var req Request
 		json.Unmarshal(line, &req)
-		fmt.Fprintf(c, `{"protocol_version":1,"request_id":%q,"result":{}}`+"\n", req.RequestID)
-		rest, _ := r.ReadString('\n')
-		io.WriteString(c, "got "+rest)
+		fmt.Fprintf(c, `{"protocol_version":1,"request_id":%q,"result":%s}`+"\n", req.RequestID, result)
+		then(c, r)
 	}()
-	p := newClientPipes(t)
-	conn, r, passed, err := OpenMCPOnStdio(context.Background(), addr, MCPHello{}, p.stdin, p.stdout)
-	if err != nil || passed {
-		t.Fatalf("OpenMCPOnStdio: passed %v, %v", passed, err)
-	}
-	defer conn.Close()
-	io.WriteString(conn, "a message\n")
-	if line, err := r.ReadString('\n'); err != nil || line != "got a message\n" {
-		t.Fatalf("the ordinary session: %q, %v", line, err)
-	}
+	return addr
 }
 
 // TestPassableStdio: pipes and sockets are handed over; a regular file
@@ -270,5 +287,108 @@ func TestMCPSessionOnStdioBadHandOver(t *testing.T) {
 	case <-started:
 		t.Fatal("a session started on a bad hand-over")
 	default:
+	}
+}
+
+// TestMCPSessionResumed: a front end that began its client's session hands
+// over what it read and did not answer; the session reads that before the
+// client's stdin, and the daemon says it took the resumption.
+func TestMCPSessionResumed(t *testing.T) {
+	addr, hellos := echoSessions(t)
+	p := newClientPipes(t)
+	resume := &Resume{Initialize: json.RawMessage(`{"protocolVersion":"2025-06-18"}`), Initialized: true, Pending: []byte("read\npart")}
+	conn, r, passed, err := OpenMCPOnStdio(context.Background(), addr, MCPHello{Resume: resume}, p.stdin, p.stdout)
+	if err != nil || !passed {
+		t.Fatalf("OpenMCPOnStdio: passed %v, %v", passed, err)
+	}
+	defer conn.Close()
+	if h := <-hellos; h.Resume == nil || string(h.Resume.Initialize) != `{"protocolVersion":"2025-06-18"}` || !h.Resume.Initialized {
+		t.Fatalf("the session saw %+v", h.Resume)
+	}
+	p.stdout.Close()
+	io.WriteString(p.clientWrites, " of a line\nnext\n")
+	client := bufio.NewReader(p.clientReads)
+	for _, want := range []string{"read", "part of a line", "next"} {
+		if line, err := client.ReadString('\n'); err != nil || line != "echo "+want+"\n" {
+			t.Fatalf("got %q, %v; want echo %s", line, err, want)
+		}
+	}
+	p.clientWrites.Close()
+	if err := WaitStdioSession(r); err != nil {
+		t.Fatalf("WaitStdioSession: %v", err)
+	}
+}
+
+// TestMCPSessionResumedOlderDaemon: a daemon that takes stdio but not a
+// resumption (it answers without "resume") gets no descriptors: the front
+// end keeps its client, and the connection is closed.
+func TestMCPSessionResumedOlderDaemon(t *testing.T) {
+	got := make(chan int, 1)
+	addr := olderDaemon(t, `{"stdio":true}`, func(c net.Conn, _ *bufio.Reader) {
+		oob := make([]byte, unix.CmsgSpace(2*4))
+		_, oobn, _, _, _ := c.(*net.UnixConn).ReadMsgUnix(make([]byte, 1), oob)
+		got <- oobn
+	})
+	p := newClientPipes(t)
+	conn, _, passed, err := OpenMCPOnStdio(context.Background(), addr, MCPHello{Resume: &Resume{Pending: []byte("x\n")}}, p.stdin, p.stdout)
+	if err != nil || passed || conn != nil {
+		t.Fatalf("OpenMCPOnStdio: passed %v, conn %v, %v", passed, conn, err)
+	}
+	if n := <-got; n != 0 {
+		t.Fatal("descriptors went to a daemon that does not take a resumption")
+	}
+}
+
+// TestMCPSessionResumedTooMuch: more pending than one request carries
+// (MaxPending) is not handed over, and nothing is asked of the daemon.
+func TestMCPSessionResumedTooMuch(t *testing.T) {
+	p := newClientPipes(t)
+	for _, tt := range []struct {
+		n      int
+		passed bool
+	}{{MaxPending, true}, {MaxPending + 1, false}} {
+		addr, _ := serveTest(t, func(s *Server) {
+			s.MCP = func(_ context.Context, _ Peer, h MCPHello, r io.ReadCloser, w io.Writer) error { return nil }
+		})
+		conn, _, passed, err := OpenMCPOnStdio(context.Background(), addr, MCPHello{Resume: &Resume{Pending: make([]byte, tt.n)}}, p.stdin, p.stdout)
+		if err != nil || passed != tt.passed {
+			t.Fatalf("%d bytes pending: passed %v, %v", tt.n, passed, err)
+		}
+		if conn != nil {
+			conn.Close()
+		}
+	}
+}
+
+// TestPollableStdin: a deadline stops a read of the copy without losing
+// what the client writes next, and restore puts the pipe back in blocking
+// mode.
+func TestPollableStdin(t *testing.T) {
+	p := newClientPipes(t)
+	blocking(t, p.stdin)
+	f, restore, err := PollableStdin(p.stdin)
+	if err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() {
+		_, err := f.Read(make([]byte, 16))
+		done <- err
+	}()
+	f.SetReadDeadline(time.Now())
+	if err := <-done; !errors.Is(err, os.ErrDeadlineExceeded) {
+		t.Fatalf("a stopped read: %v", err)
+	}
+	io.WriteString(p.clientWrites, "kept\n")
+	f.SetReadDeadline(time.Time{})
+	if line, err := bufio.NewReader(f).ReadString('\n'); err != nil || line != "kept\n" {
+		t.Fatalf("after the stop: %q, %v", line, err)
+	}
+	if !nonblocking(t, p.stdin) {
+		t.Fatal("the copy's description is blocking")
+	}
+	restore()
+	if nonblocking(t, p.stdin) {
+		t.Fatal("restore left the pipe non-blocking")
 	}
 }

@@ -9,6 +9,8 @@ import (
 	"fmt"
 	"io"
 	"net"
+	"os"
+	"time"
 
 	"github.com/hostlink/hostlink/internal/errcode"
 	"github.com/hostlink/hostlink/internal/ipc"
@@ -80,13 +82,32 @@ func (o Options) autoStart(ctx context.Context, hello ipc.MCPHello, stdin io.Rea
 		conn, r, err := ipc.OpenMCP(ctx, o.Addr, hello)
 		ready <- started{conn: conn, r: r, err: err}
 	}()
-	return o.serveStarting(ctx, ready, stdin, stdout)
+	return o.serveStarting(ctx, ready, hello, stdin, stdout)
 }
 
 // serveStarting serves the client through the daemon ready delivers,
 // answering what it can from the catalogue until then.
-func (o Options) serveStarting(ctx context.Context, ready <-chan started, stdin io.Reader, stdout io.Writer) error {
+func (o Options) serveStarting(ctx context.Context, ready <-chan started, hello ipc.MCPHello, stdin io.Reader, stdout io.Writer) error {
 	s := &starting{cached: loadCatalogue(o.Catalogue, o.CatalogueKey), out: stdout}
+	// The client is read through a pollable copy of stdin when it can be
+	// handed to the daemon once that serves: the reads stop there without
+	// losing a byte.
+	in, out, passable := ipc.PassableStdio(stdin, stdout)
+	var pollable *os.File
+	handed := false
+	if passable {
+		if f, restore, err := ipc.PollableStdin(in); err == nil {
+			pollable = f
+			defer func() {
+				if handed {
+					f.Close() // the daemon puts the description back
+				} else {
+					restore()
+				}
+			}()
+			stdin = f
+		}
+	}
 	client := readClient(stdin)
 	// lines is nil once stdin ended: what the client sent still reaches
 	// the daemon, and its answers the client.
@@ -132,6 +153,15 @@ func (o Options) serveStarting(ctx context.Context, ready <-chan started, stdin 
 			}
 			return err
 		}
+	}
+	if lines != nil && pollable != nil {
+		c, r, next := s.handOver(ctx, o.Addr, hello, client, pollable, in, out)
+		if c != nil {
+			handed = true
+			conn.Close() // the front end's own session, done with
+			return waitStdio(ctx, c, r)
+		}
+		client = next
 	}
 	for _, line := range s.queue {
 		if _, err := conn.Write(line); err != nil {
@@ -284,19 +314,52 @@ func compact(b json.RawMessage) json.RawMessage {
 	return buf.Bytes()
 }
 
+// handOver hands the client to the daemon (ipc.MCPHello.Resume) once the
+// front end has answered the start of its session: the daemon replays the
+// client's initialize, reads what the front end read and did not answer,
+// then the client's own stdin, and writes to its stdout. The client's
+// reads through pollable stop first. It returns the session's connection
+// and reader; or, when the daemon does not take the client, a reader that
+// goes on from where the reads stopped, for the copying front end.
+func (s *starting) handOver(ctx context.Context, addr string, hello ipc.MCPHello, client *clientReader, pollable, in, out *os.File) (net.Conn, *bufio.Reader, *clientReader) {
+	read := client.stop(pollable)
+	resume := &ipc.Resume{Pending: bytes.Join(append(s.queue, read), nil)}
+	if !s.passthrough && s.initID != nil {
+		resume.Initialize, resume.Initialized = s.initParams, s.initialized
+	}
+	hello.Resume = resume
+	conn, r, passed, err := ipc.OpenMCPOnStdio(ctx, addr, hello, in, out)
+	if err == nil && passed {
+		return conn, r, nil
+	}
+	if conn != nil {
+		conn.Close()
+	}
+	pollable.SetReadDeadline(time.Time{})
+	return nil, nil, readClient(io.MultiReader(bytes.NewReader(read), pollable))
+}
+
 // clientReader reads the client's messages a line at a time for the start
 // of the session, then copies the rest to the daemon as a byte stream.
 type clientReader struct {
 	lines chan []byte   // each line; closed at the end of stdin
 	next  chan net.Conn // after each line: nil for the next line, or the daemon to copy the rest to
+	rest  chan []byte   // once stopped: what was read and not sent as a line
 }
 
 func readClient(stdin io.Reader) *clientReader {
-	c := &clientReader{lines: make(chan []byte), next: make(chan net.Conn)}
+	c := &clientReader{lines: make(chan []byte), next: make(chan net.Conn), rest: make(chan []byte, 1)}
 	go func() {
 		br := bufio.NewReader(stdin)
 		for {
 			line, err := br.ReadBytes('\n')
+			if errors.Is(err, os.ErrDeadlineExceeded) {
+				// Stopped (stop): a read either returned its bytes or
+				// read nothing, so nothing is lost.
+				b, _ := br.Peek(br.Buffered())
+				c.rest <- append(line, b...)
+				return
+			}
 			if len(line) > 0 {
 				c.lines <- line
 				if conn := <-c.next; conn != nil {
@@ -314,6 +377,27 @@ func readClient(stdin io.Reader) *clientReader {
 		}
 	}()
 	return c
+}
+
+// stop ends the reads of the client, whose stdin f is pollable, and
+// returns, in order, what was read and not yet taken: lines the loop of
+// serveStarting has not seen and the start of a line. At the end of stdin
+// that is all there was.
+func (c *clientReader) stop(f *os.File) []byte {
+	f.SetReadDeadline(time.Now())
+	var read []byte
+	for {
+		select {
+		case line, ok := <-c.lines:
+			if !ok {
+				return read
+			}
+			read = append(read, line...)
+			c.next <- nil
+		case rest := <-c.rest:
+			return append(read, rest...)
+		}
+	}
 }
 
 // handOff copies the daemon's answers to stdout and, from the client's

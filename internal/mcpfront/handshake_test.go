@@ -14,6 +14,7 @@ import (
 
 	"github.com/hostlink/hostlink/internal/audit"
 	"github.com/hostlink/hostlink/internal/files"
+	"github.com/hostlink/hostlink/internal/ipc"
 	"github.com/hostlink/hostlink/internal/jail"
 	"github.com/hostlink/hostlink/internal/mcpserve"
 	"github.com/hostlink/hostlink/internal/ops"
@@ -71,7 +72,7 @@ func startFront(t *testing.T, o Options, ready <-chan started) *client {
 	outR, outW := io.Pipe()
 	c := &client{in: inW, msgs: make(chan map[string]any, 16), done: make(chan error, 1)}
 	go func() {
-		c.done <- o.serveStarting(context.Background(), ready, inR, outW)
+		c.done <- o.serveStarting(context.Background(), ready, ipc.MCPHello{}, inR, outW)
 		outW.Close()
 	}()
 	go func() {

@@ -239,6 +239,12 @@ func Serve(ctx context.Context, reg *ops.Registry, transport audit.Transport, pe
 // ops.Caller.Session): the caller ends the session's grants when it
 // returns.
 func ServeSession(ctx context.Context, reg *ops.Registry, transport audit.Transport, peer, session string, maxLine int, r io.ReadCloser, w io.WriteCloser) error {
+	return ServeResumed(ctx, reg, transport, peer, session, maxLine, nil, r, w)
+}
+
+// ServeResumed is ServeSession for a session whose start a front end has
+// already answered (resumed; nil is ServeSession).
+func ServeResumed(ctx context.Context, reg *ops.Registry, transport audit.Transport, peer, session string, maxLine int, resumed *Resumed, r io.ReadCloser, w io.WriteCloser) error {
 	enc := newEncodedResults()
-	return newServer(reg, transport, fixedPeer(peer), fixedSession(session), enc).Run(ctx, enc.transport(r, w, maxLine))
+	return newServer(reg, transport, fixedPeer(peer), fixedSession(session), enc).Run(ctx, enc.transport(r, w, maxLine, resumed))
 }

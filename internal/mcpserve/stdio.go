@@ -38,6 +38,9 @@ type stdioConn struct {
 	r     io.Closer
 	w     io.WriteCloser
 
+	replay   []jsonrpc.Message // read before lines (Resumed)
+	holdBack bool              // the replayed initialize's answer is still to come; c.mu
+
 	mu     sync.Mutex // serializes writes to w
 	closed bool
 
@@ -45,8 +48,37 @@ type stdioConn struct {
 	closeErr  error
 }
 
-func (e *encodedResults) transport(r io.ReadCloser, w io.WriteCloser, maxLine int) mcp.Transport {
-	return stdioTransport{e: e, r: r, w: w, maxLine: maxLine}
+// Resumed is a session whose start a front end answered before this
+// session began (`hostlink mcp` answers from its catalogue while the
+// daemon it started starts, then hands the client over): the client
+// already has the answer to its initialize. The session replays that
+// initialize first, under an id of its own, and does not send its
+// answer; with Initialized, the client's notifications/initialized,
+// which the front end took, is replayed after it.
+type Resumed struct {
+	Initialize  json.RawMessage // the client's initialize params
+	Initialized bool
+}
+
+// resumeID is the replayed initialize's id, one no client picks; only the
+// first answer with it is held back.
+const resumeID = "hostlink-resumed-initialize"
+
+// replay is what the session reads before r.
+func (rs *Resumed) replay() []jsonrpc.Message {
+	if rs == nil {
+		return nil
+	}
+	id, _ := jsonrpc.MakeID(resumeID)
+	m := []jsonrpc.Message{&jsonrpc.Request{ID: id, Method: "initialize", Params: rs.Initialize}}
+	if rs.Initialized {
+		m = append(m, &jsonrpc.Request{Method: "notifications/initialized"})
+	}
+	return m
+}
+
+func (e *encodedResults) transport(r io.ReadCloser, w io.WriteCloser, maxLine int, resumed *Resumed) mcp.Transport {
+	return stdioTransport{e: e, r: r, w: w, maxLine: maxLine, resumed: resumed}
 }
 
 type stdioTransport struct {
@@ -54,15 +86,23 @@ type stdioTransport struct {
 	r       io.ReadCloser
 	w       io.WriteCloser
 	maxLine int
+	resumed *Resumed
 }
 
 func (t stdioTransport) Connect(context.Context) (mcp.Connection, error) {
-	return &stdioConn{e: t.e, lines: jsonrpcline.NewReader(t.r, t.maxLine), r: t.r, w: t.w}, nil
+	c := &stdioConn{e: t.e, lines: jsonrpcline.NewReader(t.r, t.maxLine), r: t.r, w: t.w, replay: t.resumed.replay()}
+	c.holdBack = len(c.replay) > 0
+	return c, nil
 }
 
 // Read returns the next message. Closing the connection ends a Read that
 // waits for input, since it closes r.
 func (c *stdioConn) Read(ctx context.Context) (jsonrpc.Message, error) {
+	if len(c.replay) > 0 {
+		m := c.replay[0]
+		c.replay = c.replay[1:]
+		return m, nil
+	}
 	for {
 		m, err := c.lines.Next()
 		var bad *jsonrpcline.LineError
@@ -125,6 +165,9 @@ var resultTail = []byte(`"result":0}`)
 
 func (c *stdioConn) Write(ctx context.Context, msg jsonrpc.Message) error {
 	resp, ok := msg.(*jsonrpc.Response)
+	if ok && c.heldBack(resp) {
+		return nil
+	}
 	if !ok || resp.Error != nil {
 		return c.writeMessage(ctx, msg)
 	}
@@ -167,6 +210,18 @@ func (c *stdioConn) Write(ctx context.Context, msg jsonrpc.Message) error {
 	w.Write(after)
 	w.WriteString("}\n")
 	return w.Flush()
+}
+
+// heldBack reports whether resp answers the replayed initialize, which
+// the client must not see (it has its answer), and then stops looking.
+func (c *stdioConn) heldBack(resp *jsonrpc.Response) bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if !c.holdBack || resp.ID.Raw() != resumeID {
+		return false
+	}
+	c.holdBack = false
+	return true
 }
 
 // writeMessage writes msg as the SDK encodes it, on one line.

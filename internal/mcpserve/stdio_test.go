@@ -78,3 +78,54 @@ func TestServeEndsWithItsContext(t *testing.T) {
 		t.Fatalf("after the end: %q, %v", rest, err)
 	}
 }
+
+// TestServeResumed: a resumed session is initialized by the replayed
+// initialize, whose answer the client never sees; the client's calls are
+// served without an initialize of its own.
+func TestServeResumed(t *testing.T) {
+	for _, initialized := range []bool{true, false} {
+		inR, inW := io.Pipe()
+		outR, outW := io.Pipe()
+		ctx, cancel := context.WithCancel(context.Background())
+		done := make(chan error, 1)
+		resumed := &Resumed{Initialize: json.RawMessage(`{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}`), Initialized: initialized}
+		reg := echoRegistry(t)
+		go func() { done <- ServeResumed(ctx, reg, audit.MCPStdio, "peer", "s", 1<<20, resumed, inR, outW) }()
+		lines := make(chan []byte, 8)
+		go func() {
+			r := bufio.NewReader(outR)
+			for {
+				line, err := r.ReadBytes('\n')
+				if err != nil {
+					close(lines)
+					return
+				}
+				lines <- line
+			}
+		}()
+		if !initialized {
+			io.WriteString(inW, `{"jsonrpc":"2.0","method":"notifications/initialized"}`+"\n")
+		}
+		io.WriteString(inW, `{"jsonrpc":"2.0","id":1,"method":"tools/list"}`+"\n")
+		io.WriteString(inW, `{"jsonrpc":"2.0","id":"b","method":"tools/list"}`+"\n")
+		for _, want := range []string{`1`, `"b"`} {
+			line := <-lines
+			var resp struct {
+				ID     json.RawMessage `json:"id"`
+				Result struct {
+					Tools []any `json:"tools"`
+				} `json:"result"`
+			}
+			if json.Unmarshal(line, &resp) != nil || string(resp.ID) != want || len(resp.Result.Tools) == 0 {
+				t.Fatalf("initialized %v: want the list for id %s, got %s", initialized, want, line)
+			}
+		}
+		cancel()
+		inW.Close()
+		<-done
+		outW.Close()
+		for line := range lines {
+			t.Errorf("initialized %v: more: %s", initialized, line)
+		}
+	}
+}
