@@ -5,8 +5,6 @@ package jail
 import (
 	"io/fs"
 	"os"
-	"slices"
-	"strings"
 	"syscall"
 	"time"
 	"unsafe"
@@ -196,25 +194,6 @@ func linkAt(odir handle, oname string, ndir handle, nname string) error {
 	return ignoringEINTR(func() error { return unix.Linkat(odir, oname, ndir, nname, 0) })
 }
 
-// readDirAt lists the directory h (whose absolute path is abs) sorted by
-// name. Entry types come from the directory itself; Info is not used.
-func readDirAt(h handle, abs string) ([]fs.DirEntry, error) {
-	var fd int
-	err := ignoringEINTR(func() error {
-		var err error
-		fd, err = unix.Openat(h, ".", unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
-		return err
-	})
-	if err != nil {
-		return nil, err
-	}
-	f := os.NewFile(uintptr(fd), abs)
-	defer f.Close()
-	ents, err := f.ReadDir(-1)
-	slices.SortFunc(ents, func(a, b fs.DirEntry) int { return strings.Compare(a.Name(), b.Name()) })
-	return ents, err
-}
-
 // isNotEmpty and isInvalidName recognise errors only Windows has (Unix's
 // ENOTEMPTY is matched as syscall.ENOTEMPTY).
 func isNotEmpty(error) bool    { return false }
@@ -227,4 +206,14 @@ func entryInfo(h handle, e fs.DirEntry) (fs.FileInfo, error) {
 		return nil, err
 	}
 	return st.info, nil
+}
+
+// openListing opens the directory h again for reading its entries (h may
+// be an O_PATH handle, which cannot be read).
+func openListing(h handle) (fd int, err error) {
+	err = ignoringEINTR(func() error {
+		fd, err = unix.Openat(h, ".", unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
+		return err
+	})
+	return fd, err
 }
