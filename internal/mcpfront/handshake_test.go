@@ -61,7 +61,7 @@ func daemon(t *testing.T) started {
 
 // client is the stdio client's side of serveStarting.
 type client struct {
-	in   *io.PipeWriter
+	in   io.WriteCloser
 	msgs chan map[string]any
 	done chan error
 }
@@ -70,6 +70,27 @@ func startFront(t *testing.T, o Options, ready <-chan started) *client {
 	t.Helper()
 	inR, inW := io.Pipe()
 	outR, outW := io.Pipe()
+	return startFrontOn(t, o, ready, inR, inW, outR, outW)
+}
+
+// startFrontOnPipes is startFront with the client's real pipes, which the
+// front end reads through a pollable copy to hand them over.
+func startFrontOnPipes(t *testing.T, o Options, ready <-chan started) *client {
+	t.Helper()
+	inR, inW, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	outR, outW, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { inR.Close(); outR.Close() })
+	return startFrontOn(t, o, ready, inR, inW, outR, outW)
+}
+
+func startFrontOn(t *testing.T, o Options, ready <-chan started, inR io.Reader, inW io.WriteCloser, outR io.Reader, outW io.WriteCloser) *client {
+	t.Helper()
 	c := &client{in: inW, msgs: make(chan map[string]any, 16), done: make(chan error, 1)}
 	go func() {
 		c.done <- o.serveStarting(context.Background(), ready, ipc.MCPHello{}, inR, outW)
