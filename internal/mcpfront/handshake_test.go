@@ -40,22 +40,24 @@ func daemon(t *testing.T) started {
 		t.Fatal(err)
 	}
 	defer ln.Close()
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		c, err := ln.Accept()
-		if err != nil {
-			return
-		}
-		mcpserve.ServeSession(ctx, reg, audit.MCPStdio, "test", "s", 1<<20, c, c)
-		c.Close()
-	}()
-	t.Cleanup(func() { cancel(); <-done })
 	conn, err := net.Dial("tcp", ln.Addr().String())
 	if err != nil {
 		t.Fatal(err)
 	}
+	// Accepted before the listener closes: closing it with the connection
+	// still queued resets the connection.
+	c, err := ln.Accept()
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		mcpserve.ServeSession(ctx, reg, audit.MCPStdio, "test", "s", 1<<20, c, c)
+		c.Close()
+	}()
+	t.Cleanup(func() { cancel(); <-done })
 	return started{conn: conn, r: bufio.NewReader(conn)}
 }
 
