@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"net"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -65,4 +66,20 @@ func TestStartHandOverRefused(t *testing.T) {
 	}
 	c.send(t, callRead[half:])
 	readDone(t, c.next(t))
+}
+
+// startFrontOnPipes is startFront with the client's real pipes, which the
+// front end reads through a pollable copy to hand them over.
+func startFrontOnPipes(t *testing.T, o Options, ready <-chan started) *client {
+	t.Helper()
+	inR, inW, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	outR, outW, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { inR.Close(); outR.Close() })
+	return startFrontOn(t, o, ready, inR, inW, outR, outW)
 }

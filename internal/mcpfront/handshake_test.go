@@ -75,22 +75,6 @@ func startFront(t *testing.T, o Options, ready <-chan started) *client {
 	return startFrontOn(t, o, ready, inR, inW, outR, outW)
 }
 
-// startFrontOnPipes is startFront with the client's real pipes, which the
-// front end reads through a pollable copy to hand them over.
-func startFrontOnPipes(t *testing.T, o Options, ready <-chan started) *client {
-	t.Helper()
-	inR, inW, err := os.Pipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	outR, outW, err := os.Pipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { inR.Close(); outR.Close() })
-	return startFrontOn(t, o, ready, inR, inW, outR, outW)
-}
-
 func startFrontOn(t *testing.T, o Options, ready <-chan started, inR io.Reader, inW io.WriteCloser, outR io.Reader, outW io.WriteCloser) *client {
 	t.Helper()
 	c := &client{in: inW, msgs: make(chan map[string]any, 16), done: make(chan error, 1)}
