@@ -66,6 +66,20 @@ func stopDaemon(t *testing.T, env []string, bin string) {
 	tstest.WaitFor(t, 30*time.Second, "the daemon's process to end", func() bool { return processGone(st.PID) })
 }
 
+// daemonStatus is `hostlink status --json` of the daemon serving env.
+func daemonStatus(t *testing.T, env []string, bin string) apitype.Status {
+	t.Helper()
+	out, err := run(t, env, bin, "status", "--json")
+	if err != nil {
+		t.Fatalf("status: %v\n%s", err, out)
+	}
+	var st apitype.Status
+	if err := json.Unmarshal([]byte(out), &st); err != nil {
+		t.Fatalf("status --json: %v\n%s", err, out)
+	}
+	return st
+}
+
 // waitClient is testdata/mcp_wait.mjs running: one stdio client of
 // `hostlink mcp` making a write_file the default policy holds.
 type waitClient struct {
@@ -176,12 +190,7 @@ func TestStdioClientsShareTheDaemon(t *testing.T) {
 
 	t.Logf("client b held for %s", idB)
 	// The HTTP client, on the daemon the first stdio client started.
-	out, err := run(t, env, bin, "status", "--json")
-	if err != nil {
-		t.Fatalf("status: %v\n%s", err, out)
-	}
-	var st apitype.Status
-	json.Unmarshal([]byte(out), &st)
+	st := daemonStatus(t, env, bin)
 	var url string
 	for _, tr := range st.Transports {
 		if tr.Name == "mcp-http" {
@@ -257,7 +266,7 @@ func TestStdioClientsShareTheDaemon(t *testing.T) {
 		var ap approvals.Approval
 		return err == nil && json.Unmarshal([]byte(out), &ap) == nil && ap.State == approvals.Abandoned
 	})
-	out, err = run(t, env, bin, "approvals", "approve", idB)
+	out, err := run(t, env, bin, "approvals", "approve", idB)
 	if err == nil || !strings.Contains(out, string(approvals.CodeDecided)) || !strings.Contains(out, "abandoned") {
 		t.Fatalf("approving an abandoned approval: %v\n%s", err, out)
 	}

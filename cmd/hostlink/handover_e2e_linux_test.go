@@ -11,8 +11,6 @@ import (
 	"strings"
 	"testing"
 	"time"
-
-	"github.com/hostlink/hostlink/internal/apitype"
 )
 
 // TestMCPStdioHandOver: with a daemon running (on the default policy),
@@ -174,18 +172,4 @@ func TestMCPStdioHandOverAfterStart(t *testing.T) {
 			stopDaemon(t, env, bin) // the next round starts one again
 		})
 	}
-}
-
-// daemonStatus is `hostlink status --json` of the daemon serving env.
-func daemonStatus(t *testing.T, env []string, bin string) apitype.Status {
-	t.Helper()
-	out, err := run(t, env, bin, "status", "--json")
-	if err != nil {
-		t.Fatalf("status: %v\n%s", err, out)
-	}
-	var st apitype.Status
-	if err := json.Unmarshal([]byte(out), &st); err != nil {
-		t.Fatalf("status --json: %v\n%s", err, out)
-	}
-	return st
 }
