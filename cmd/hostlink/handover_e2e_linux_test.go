@@ -58,18 +58,22 @@ func TestMCPStdioHandOver(t *testing.T) {
 
 // holds reports whether process pid has a descriptor open on what (a
 // /proc fd link target such as "pipe:[123]").
-func holds(t *testing.T, pid int, what string) bool {
+func holds(t *testing.T, pid int, what string) bool { return descriptors(t, pid, what) > 0 }
+
+// descriptors counts process pid's descriptors open on what.
+func descriptors(t *testing.T, pid int, what string) int {
 	dir := fmt.Sprintf("/proc/%d/fd", pid)
 	ents, err := os.ReadDir(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
+	n := 0
 	for _, e := range ents {
 		if l, err := os.Readlink(filepath.Join(dir, e.Name())); err == nil && l == what {
-			return true
+			n++
 		}
 	}
-	return false
+	return n
 }
 
 // TestMCPStdioHandOverAfterStart: a `hostlink mcp` that starts the daemon
@@ -157,6 +161,16 @@ func TestMCPStdioHandOverAfterStart(t *testing.T) {
 			}
 			io.WriteString(in, `{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"list_workdirs","arguments":{}}}`+"\n")
 			await("3")
+			// The front end lets go of its own (pollable) copy of stdin
+			// once it has handed the client over; it keeps only fd 0,
+			// so a line the client writes no longer wakes it.
+			for deadline := time.Now().Add(10 * time.Second); descriptors(t, cmd.Process.Pid, stdin) != 1; {
+				if time.Now().After(deadline) {
+					t.Fatalf("the front end holds %d descriptors of the client's stdin after the hand-over, want 1 (fd 0)",
+						descriptors(t, cmd.Process.Pid, stdin))
+				}
+				time.Sleep(10 * time.Millisecond)
+			}
 			for id, n := range seen {
 				if n != 1 || !strings.Contains(" 0 1 2 3 null ", " "+id+" ") {
 					t.Errorf("%d answers with id %s", n, id)

@@ -99,9 +99,7 @@ func (o Options) serveStarting(ctx context.Context, ready <-chan started, hello 
 		if f, restore, err := ipc.PollableStdin(in); err == nil {
 			pollable = f
 			defer func() {
-				if handed {
-					f.Close() // the daemon puts the description back
-				} else {
+				if !handed {
 					restore()
 				}
 			}()
@@ -157,7 +155,12 @@ func (o Options) serveStarting(ctx context.Context, ready <-chan started, hello 
 	if lines != nil && pollable != nil {
 		c, r, next := s.handOver(ctx, o.Addr, hello, client, pollable, in, out)
 		if c != nil {
+			// The daemon reads the client now and puts the description
+			// back in blocking mode at the end. The front end's copy
+			// goes: left open, every line the client writes would wake
+			// this process for nothing.
 			handed = true
+			pollable.Close()
 			conn.Close() // the front end's own session, done with
 			return waitStdio(ctx, c, r)
 		}
