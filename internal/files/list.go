@@ -144,14 +144,20 @@ func (s *Service) collect(ctx context.Context, t target, recursive, hidden bool,
 
 // entry describes one walked entry. Symlinks are described, not followed.
 func (s *Service) entry(root *jail.Root, rel string, d fs.DirEntry) Entry {
-	e := Entry{Name: d.Name(), Path: rel}
-	fi, err := d.Info()
-	if err == nil {
+	fi, _ := d.Info()
+	return describeEntry(root, rel, d.Name(), d.Type(), fi)
+}
+
+// describeEntry makes the entry of name at rel, of type typ, from what
+// lstat said of it (fi, nil when it could not).
+func describeEntry(root *jail.Root, rel, name string, typ fs.FileMode, fi fs.FileInfo) Entry {
+	e := Entry{Name: name, Path: rel}
+	if fi != nil {
 		e.SizeBytes = fi.Size()
 		e.Mtime = epoch(fi.ModTime())
 	}
 	switch {
-	case d.Type()&fs.ModeSymlink != 0:
+	case typ&fs.ModeSymlink != 0:
 		e.Type = "symlink"
 		if p, err := root.Resolve(rel); err == nil {
 			if real, err := root.Canonical(p); err == nil {
@@ -160,9 +166,9 @@ func (s *Service) entry(root *jail.Root, rel string, d fs.DirEntry) Entry {
 				e.LinkOutside = true
 			}
 		}
-	case d.IsDir():
+	case typ.IsDir():
 		e.Type, e.SizeBytes = "dir", 0
-	case d.Type().IsRegular():
+	case typ.IsRegular():
 		e.Type = "file"
 	default:
 		e.Type = "other"

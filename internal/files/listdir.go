@@ -45,7 +45,7 @@ func (s *Service) collectDir(ctx context.Context, root *jail.Root, dir jail.Path
 		if !dir.IsRoot() {
 			p = dir.String() + "/" + st.Name
 		}
-		e := s.entry(root, p, fs.FileInfoToDirEntry(st.Info))
+		e := describeEntry(root, p, st.Name, st.Info.Mode().Type(), st.Info)
 		e.rel = st.Name
 		entries = append(entries, e)
 	}
