@@ -29,6 +29,7 @@ type serveCmd struct {
 }
 
 func (s *serveCmd) Run(ctx context.Context, c *cli) error {
+	tuneGC(os.Getenv)
 	mode := daemon.ModeServe
 	if s.ReadyStdout {
 		mode = daemon.ModeAutoStarted // only hostlink mcp asks for the ready line
