@@ -29,15 +29,20 @@ func newJob() (job, error) {
 	return job(h), nil
 }
 
-// assign puts the process pid into the job; its children will be born in
-// it.
-func (j job) assign(pid int) error {
-	p, err := windows.OpenProcess(windows.PROCESS_SET_QUOTA|windows.PROCESS_TERMINATE, false, uint32(pid))
+// admit puts the suspended process pid into the job, where its children
+// will be born, and only then lets it run. One handle serves both: Go's
+// os.Process still holds its own, so the pid cannot name another process
+// meanwhile.
+func (j job) admit(pid int) error {
+	p, err := windows.OpenProcess(windows.PROCESS_SET_QUOTA|windows.PROCESS_TERMINATE|windows.PROCESS_SUSPEND_RESUME, false, uint32(pid))
 	if err != nil {
 		return err
 	}
 	defer windows.CloseHandle(p)
-	return windows.AssignProcessToJobObject(windows.Handle(j), p)
+	if err := windows.AssignProcessToJobObject(windows.Handle(j), p); err != nil {
+		return err
+	}
+	return resumeProcess(p)
 }
 
 // basicAccounting is JOBOBJECT_BASIC_ACCOUNTING_INFORMATION, which
@@ -67,34 +72,18 @@ func (j job) terminate() error { return windows.TerminateJobObject(windows.Handl
 
 func (j job) close() error { return windows.CloseHandle(windows.Handle(j)) }
 
-// resumeProcess resumes the threads of a process created suspended. Go's
-// os.StartProcess closes the main thread's handle, so the thread is found
-// again through a snapshot; a suspended new process has only that thread.
-func resumeProcess(pid int) error {
-	snap, err := windows.CreateToolhelp32Snapshot(windows.TH32CS_SNAPTHREAD, 0)
-	if err != nil {
+// ntResumeProcess resumes every thread of a process. Go's os.StartProcess
+// closes the main thread's handle, and finding the thread again through a
+// snapshot of every thread on the system costs more and can miss it.
+var ntResumeProcess = windows.NewLazySystemDLL("ntdll.dll").NewProc("NtResumeProcess")
+
+// resumeProcess resumes the process p, created suspended.
+func resumeProcess(p windows.Handle) error {
+	if err := ntResumeProcess.Find(); err != nil {
 		return err
 	}
-	defer windows.CloseHandle(snap)
-	te := windows.ThreadEntry32{Size: uint32(unsafe.Sizeof(windows.ThreadEntry32{}))}
-	resumed := false
-	for err = windows.Thread32First(snap, &te); err == nil; err = windows.Thread32Next(snap, &te) {
-		if te.OwnerProcessID != uint32(pid) {
-			continue
-		}
-		t, err := windows.OpenThread(windows.THREAD_SUSPEND_RESUME, false, te.ThreadID)
-		if err != nil {
-			return err
-		}
-		_, err = windows.ResumeThread(t)
-		windows.CloseHandle(t)
-		if err != nil {
-			return err
-		}
-		resumed = true
-	}
-	if !resumed {
-		return windows.ERROR_NOT_FOUND
+	if st, _, _ := ntResumeProcess.Call(uintptr(p)); st != 0 {
+		return windows.NTStatus(st).Errno()
 	}
 	return nil
 }

@@ -44,11 +44,7 @@ func startSys(cmd *exec.Cmd) (*sysProc, error) {
 		return nil, err
 	}
 	s := &sysProc{pid: cmd.Process.Pid, job: j}
-	err = j.assign(s.pid)
-	if err == nil {
-		err = resumeProcess(s.pid)
-	}
-	if err != nil {
+	if err := j.admit(s.pid); err != nil {
 		j.terminate()
 		cmd.Process.Kill()
 		cmd.Wait()

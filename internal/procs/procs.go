@@ -65,6 +65,7 @@ import (
 	"runtime"
 	"strings"
 	"sync"
+	"syscall"
 	"time"
 
 	"github.com/hostlink/hostlink/internal/errcode"
@@ -484,6 +485,13 @@ func startError(name string, err error) error {
 	}
 	if errors.Is(err, os.ErrNotExist) || errors.Is(err, os.ErrPermission) || errors.Is(err, exec.ErrNotFound) {
 		return errcode.New(CommandStartFailed, "cannot start %q (missing, not executable, or the working directory is gone)", name)
+	}
+	// The OS's own reason, without the paths its error wraps around it.
+	// Windows' texts leave their insert (%1) unfilled.
+	var errno syscall.Errno
+	if errors.As(err, &errno) {
+		reason := strings.ReplaceAll(errno.Error(), "%1", "the program")
+		return errcode.New(CommandStartFailed, "cannot start %q: %s", name, reason)
 	}
 	return errcode.New(CommandStartFailed, "cannot start %q", name)
 }

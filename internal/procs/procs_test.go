@@ -11,6 +11,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -139,6 +140,30 @@ func TestStartErrors(t *testing.T) {
 			}
 		})
 	}
+	// A start the OS refuses for a reason of its own (here a file that is
+	// no program) says that reason, never the paths the OS's error
+	// carries beside it.
+	t.Run("OS reason", func(t *testing.T) {
+		bad := filepath.Join(dir, "bad")
+		if runtime.GOOS == "windows" {
+			bad += ".exe"
+		}
+		if err := os.WriteFile(bad, []byte("no program\n"), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		p, err := Start(Spec{Argv: []string{bad}, Dir: dir}, nil, nil)
+		if p != nil {
+			p.Kill()
+			t.Fatal("a file that is no program started")
+		}
+		msg := errcode.As(err).Message
+		reason, ok := strings.CutPrefix(msg, fmt.Sprintf("cannot start %q: ", bad))
+		if errcode.CodeOf(err) != CommandStartFailed || !ok || strings.TrimSpace(reason) == "" ||
+			strings.Contains(reason, dir) || strings.Contains(reason, "%1") {
+			t.Fatalf("error %v, want %s with the OS's reason and no path", err, CommandStartFailed)
+		}
+		t.Logf("reason: %s", reason)
+	})
 }
 
 // failWriter fails after its first write; the child must still finish.
@@ -400,4 +425,44 @@ func rss() int64 {
 	var ms runtime.MemStats
 	runtime.ReadMemStats(&ms)
 	return int64(ms.Sys)
+}
+
+// TestConcurrentStarts: starts from several goroutines at once, half of
+// them killed while running, each start and end its own (on Windows each
+// joins its own job before it runs).
+func TestConcurrentStarts(t *testing.T) {
+	const workers, each = 4, 20
+	var wg sync.WaitGroup
+	for w := range workers {
+		wg.Go(func() {
+			for i := range each {
+				dir := t.TempDir()
+				sleeper := (w+i)%2 == 0
+				args, mode := []string{"3"}, "streams"
+				if sleeper {
+					args, mode = []string{filepath.Join(dir, "pid")}, "sleep"
+				}
+				var out, errb strings.Builder
+				p, err := Start(Spec{Argv: append([]string{self(t)}, args...), Dir: dir,
+					Env: map[string]string{helperEnv: mode}}, &out, &errb)
+				if err != nil {
+					t.Errorf("worker %d start %d: %v", w, i, err)
+					return
+				}
+				if sleeper {
+					p.Kill()
+				}
+				st, err := p.Wait()
+				switch {
+				case err != nil:
+					t.Errorf("worker %d start %d: wait: %v", w, i, err)
+				case !sleeper && (st.ExitCode != 3 || out.String() != "out" || errb.String() != "err"):
+					t.Errorf("worker %d start %d: exit %d, stdout %q, stderr %q", w, i, st.ExitCode, out.String(), errb.String())
+				case sleeper && st.ExitCode == 0:
+					t.Errorf("worker %d start %d: killed, yet exit 0", w, i)
+				}
+			}
+		})
+	}
+	wg.Wait()
 }
