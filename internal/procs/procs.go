@@ -248,7 +248,7 @@ func Start(spec Spec, stdout, stderr io.Writer) (*Process, error) {
 		// The launcher either execs the command or fails and exits.
 		if err := launch.Started(); err != nil {
 			<-p.done
-			return nil, err
+			return nil, startError(name, err)
 		}
 	}
 	return p, nil

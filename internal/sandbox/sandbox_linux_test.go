@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/hostlink/hostlink/internal/errcode"
 	"github.com/hostlink/hostlink/internal/procs"
 	"github.com/hostlink/hostlink/internal/sandbox"
 	"github.com/hostlink/hostlink/internal/tstest"
@@ -442,5 +443,47 @@ func TestWorkdirInsideHidden(t *testing.T) {
 		Sandbox: &sandbox.Policy{Mode: sandbox.Workdir, Workdir: inside, Hidden: w.hidden}}, nil, nil)
 	if err == nil || !strings.Contains(err.Error(), "SANDBOX_FAILED") {
 		t.Fatalf("err %v, want SANDBOX_FAILED", err)
+	}
+}
+
+// A program the sandbox hides fails as the sandbox's doing; one the OS
+// will not run anywhere fails as any start does, with the OS's reason.
+func TestExecFailures(t *testing.T) {
+	w := newWorld(t, false)
+	hidden := filepath.Join(w.home, ".ssh", "prog")
+	notProgram := filepath.Join(w.workdir, "notes.txt")
+	for p, text := range map[string]string{hidden: "#!/bin/sh\nexit 0\n", notProgram: "no program\n"} {
+		if err := os.WriteFile(p, []byte(text), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, tc := range []struct {
+		name, prog string
+		code       errcode.Code
+		want       string
+	}{
+		{"hidden program", hidden, sandbox.CodeFailed, "may not be run inside the sandbox"},
+		{"not a program", notProgram, procs.CommandStartFailed, fmt.Sprintf("cannot start %q: exec format error", notProgram)},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			// Outside the sandbox the hidden one runs: the failure is the
+			// sandbox's, not the program's.
+			if tc.prog == hidden {
+				if _, _, code := w.run(t, procs.Spec{Argv: []string{hidden}}, nil); code != 0 {
+					t.Fatalf("unsandboxed: exit %d", code)
+				}
+			}
+			pol := w.pol
+			pol.Workdir = w.workdir
+			p, err := procs.Start(procs.Spec{Argv: []string{tc.prog}, Dir: w.workdir, Sandbox: &pol}, nil, nil)
+			if p != nil {
+				p.Kill()
+				t.Fatal("started")
+			}
+			if ec := errcode.As(err); ec.Code != tc.code || !strings.Contains(ec.Message, tc.want) {
+				t.Fatalf("error %v, want %s %q", err, tc.code, tc.want)
+			}
+			t.Log(err)
+		})
 	}
 }

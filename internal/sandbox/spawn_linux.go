@@ -92,7 +92,8 @@ func nsAttr(a *syscall.SysProcAttr, noNet bool) {
 
 // Started waits until the launcher has execed the command, and returns
 // the launcher's error if it failed first (the launcher then exits 125,
-// and the caller waits for it as for any process).
+// and the caller waits for it as for any process): typed, or a bare errno
+// when the program itself could not be run (see launchReport.err).
 func (l *Launch) Started() error {
 	l.reportW.Close()
 	var r launchReport
@@ -107,11 +108,22 @@ func (l *Launch) Started() error {
 	return r.err()
 }
 
-// err turns a launcher's failure into a typed error.
+// err turns a launcher's failure into a typed error. A program the OS
+// will not run for a reason of its own (not a program, arguments too
+// long) fails the same inside the sandbox as outside: that comes back as
+// the bare errno, for the caller to report as any failed start.
 func (r launchReport) err() error {
-	if r.Step == "exec" && (r.Errno == int(unix.EACCES) || r.Errno == int(unix.EPERM)) {
-		return errcode.New(CodeFailed, "sandbox: the program may not be run inside the sandbox (%s); it is in a hidden or unreadable place", r.Error).
-			With("step", r.Step)
+	if r.Step == "exec" {
+		switch errno := unix.Errno(r.Errno); errno {
+		case unix.EACCES, unix.EPERM, unix.ENOENT:
+			// hostlink found the program before the launch: inside, the
+			// sandbox hides it or denies it.
+			return errcode.New(CodeFailed, "sandbox: the program may not be run inside the sandbox (%s); it is in a hidden or unreadable place", errno.Error()).
+				With("step", r.Step)
+		case 0:
+		default:
+			return errno
+		}
 	}
 	return errcode.New(CodeFailed, "sandbox: %s: %s", r.Step, r.Error).With("step", r.Step)
 }
