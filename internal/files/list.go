@@ -130,7 +130,8 @@ func (s *Service) collect(ctx context.Context, t target, recursive, hidden bool,
 		if !dir.IsRoot() {
 			p = dir.String() + "/" + rel
 		}
-		e := s.entry(root, p, d)
+		fi, _ := d.Info()
+		e := describeEntry(root, p, d.Name(), d.Type(), fi)
 		e.rel = rel
 		entries = append(entries, e)
 		last = rel
@@ -142,14 +143,9 @@ func (s *Service) collect(ctx context.Context, t target, recursive, hidden bool,
 	return entries, next, nil
 }
 
-// entry describes one walked entry. Symlinks are described, not followed.
-func (s *Service) entry(root *jail.Root, rel string, d fs.DirEntry) Entry {
-	fi, _ := d.Info()
-	return describeEntry(root, rel, d.Name(), d.Type(), fi)
-}
-
 // describeEntry makes the entry of name at rel, of type typ, from what
-// lstat said of it (fi, nil when it could not).
+// lstat said of it (fi, nil when it could not). Symlinks are described,
+// not followed.
 func describeEntry(root *jail.Root, rel, name string, typ fs.FileMode, fi fs.FileInfo) Entry {
 	e := Entry{Name: name, Path: rel}
 	if fi != nil {

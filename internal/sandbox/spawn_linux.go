@@ -113,17 +113,14 @@ func (l *Launch) Started() error {
 // long) fails the same inside the sandbox as outside: that comes back as
 // the bare errno, for the caller to report as any failed start.
 func (r launchReport) err() error {
-	if r.Step == "exec" {
-		switch errno := unix.Errno(r.Errno); errno {
-		case unix.EACCES, unix.EPERM, unix.ENOENT:
-			// hostlink found the program before the launch: inside, the
-			// sandbox hides it or denies it.
-			return errcode.New(CodeFailed, "sandbox: the program may not be run inside the sandbox (%s); it is in a hidden or unreadable place", errno.Error()).
-				With("step", r.Step)
-		case 0:
-		default:
+	if errno := unix.Errno(r.Errno); r.Step == "exec" && errno != 0 {
+		if errno != unix.EACCES && errno != unix.EPERM && errno != unix.ENOENT {
 			return errno
 		}
+		// hostlink found the program before the launch: inside, the
+		// sandbox hides it or denies it.
+		return errcode.New(CodeFailed, "sandbox: the program may not be run inside the sandbox (%s); it is in a hidden or unreadable place", errno.Error()).
+			With("step", r.Step)
 	}
 	return errcode.New(CodeFailed, "sandbox: %s: %s", r.Step, r.Error).With("step", r.Step)
 }
