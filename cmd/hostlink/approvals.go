@@ -124,9 +124,9 @@ func printApproval(w io.Writer, a approvals.Approval) {
 
 type approveCmd struct {
 	IDs        []string `arg:"" name:"id" help:"Approval ids (apr_…); several are decided in one batch."`
-	Scope      string   `enum:"once,session,class,path,command,argv_prefix" default:"once" help:"How far the approval reaches: once; session (this class from the asking client session); class (this class in this workdir, --minutes); path (writes under --path, resolved); command (this exact command line); argv_prefix (argv starting with --argv-prefix)."`
+	Scope      string   `enum:"once,session,class,path,command,argv_prefix" default:"once" help:"How far the approval reaches: once; session (this class from the asking client session); class (this class in this workdir, --minutes); path (writes below --path, resolved, not the directory itself); command (this exact command line); argv_prefix (argv starting with --argv-prefix)."`
 	Minutes    int      `help:"Scope class: how long the grant lasts."`
-	Path       string   `help:"Scope path: the workdir-relative directory (default: the written file's own)."`
+	Path       string   `help:"Scope path: the workdir-relative directory writes below it are granted (default: the one holding the target; never the workdir itself: that is --scope class)."`
 	ArgvPrefix []string `name:"argv-prefix" sep:"none" help:"Scope argv_prefix: one argument per flag, a prefix of the request's argv (default: all of it)."`
 	JSON       bool     `help:"Print JSON, for scripts."`
 }

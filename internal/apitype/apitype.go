@@ -174,7 +174,7 @@ type DecideArgs struct {
 type DecideScope struct {
 	Scope      string   `json:"scope,omitempty" enum:"once,session,class,path,command,argv_prefix" jsonschema:"how far an approval reaches; default once"`
 	Minutes    int      `json:"minutes,omitempty" min:"0" max:"1440" jsonschema:"scope class: the window in minutes (1 to 1440)"`
-	Path       string   `json:"path,omitempty" jsonschema:"scope path: the workdir-relative directory; default the target's own"`
+	Path       string   `json:"path,omitempty" jsonschema:"scope path: the workdir-relative directory whose contents (not itself) the grant covers; default the one holding the target; never the workdir root"`
 	ArgvPrefix []string `json:"argv_prefix,omitempty" jsonschema:"scope argv_prefix: a prefix of the action's argv; default all of it"`
 }
 

@@ -41,7 +41,12 @@ func scopeChoices(a approvals.Approval) []scopeChoice {
 		if r := act.Targets[0].Real; r != "" {
 			dir = path.Dir(r)
 		}
-		out = append(out, scopeChoice{Scope: approvals.ScopePath, Label: "writes in workdir " + wd + " under", Input: "path", Path: dir})
+		// A target at the workdir's root has no directory below the
+		// workdir to offer: writes anywhere in it are the class scope
+		// above, with its window.
+		if dir != "." {
+			out = append(out, scopeChoice{Scope: approvals.ScopePath, Label: "writes in workdir " + wd + " below (not the directory itself)", Input: "path", Path: dir})
+		}
 	}
 	if act.CommandLine != "" && !act.HasEnv {
 		out = append(out, scopeChoice{Scope: approvals.ScopeCommand, Label: "this exact command line in workdir " + wd})

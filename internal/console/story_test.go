@@ -230,11 +230,14 @@ func TestBrowserApprovalStory(t *testing.T) {
 		}
 	}
 
-	// A grant for writes under the workdir, saved to the configuration:
+	// A grant for writes below a directory, saved to the configuration:
 	// the exact TOML is shown first, then written and reloaded.
-	saved := claude.write("e.txt", "saved\n")
+	if err := os.Mkdir(filepath.Join(root, "saved"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	saved := claude.write("saved/e.txt", "saved\n")
 	e := pendingOf(t, b, "e.txt")
-	do("approve writes under a path",
+	do("approve writes below a directory",
 		chromedp.WaitVisible(chromedp.CSS("article#"+e.ID)),
 		chromedp.Click(chromedp.ID("scope-"+e.ID+"-path")),
 		chromedp.Click(chromedp.CSS("article#"+e.ID+" button.approve")),
@@ -248,7 +251,7 @@ func TestBrowserApprovalStory(t *testing.T) {
 		chromedp.WaitVisible(chromedp.ID("toml")),
 		shot("save-grant"))
 	toml := text("#toml")
-	if !strings.Contains(toml, "allow_paths") {
+	if !strings.Contains(toml, "allow_paths = ['saved/**/*']") {
 		t.Errorf("the TOML shown: %q", toml)
 	}
 	do("save the grant", chromedp.Click(chromedp.ID("save")), chromedp.WaitVisible(chromedp.ID("saved")))
