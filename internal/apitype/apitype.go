@@ -27,7 +27,19 @@ const (
 	MethodGrantsSave      = "approvals.save"
 	MethodReload          = "reload"
 	MethodStop            = "stop"
+	MethodConsoleLogin    = "console.login"
 )
+
+// ConsoleLogin is a one-time login link to the web console, for the local
+// user who asked (`hostlink console`).
+type ConsoleLogin struct {
+	// URL works once, until ExpiresAt. Empty when Opened: under
+	// [policy] confirm_in_person the daemon opens it in the browser
+	// itself and hands it to nobody.
+	URL       string    `json:"url,omitempty"`
+	ExpiresAt time.Time `json:"expires_at"`
+	Opened    bool      `json:"opened,omitempty"`
+}
 
 // Status is a snapshot of the running daemon, as `hostlink status` shows it.
 type Status struct {
@@ -227,3 +239,6 @@ type StopArgs struct{}
 type StopResult struct {
 	PID int `json:"pid"`
 }
+
+// ConsoleLoginArgs is console.login's (empty) request.
+type ConsoleLoginArgs struct{}

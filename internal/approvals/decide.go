@@ -38,6 +38,14 @@ type Decision struct {
 	// client answering an elicitation.
 	By  string
 	Via audit.Transport
+	// Person: the decision was taken on a surface that needs a person at
+	// the desktop (the console, a notification's button), not on one a
+	// program of the user's can drive (the control channel, an MCP
+	// client's prompt). Under confirm_in_person only such a decision
+	// approves; any other approval becomes a Proposal. Denials never wait.
+	Person bool
+	// confirms is the proposal a Confirm decides as.
+	confirms *Proposal
 }
 
 // Resolver resolves a workdir-relative path the way the operations do,
@@ -63,6 +71,9 @@ func (b *Broker) DecideWith(id string, d Decision) (Approval, error) {
 }
 
 func (b *Broker) decideWithLocked(id string, d Decision) (Approval, error) {
+	if d.Approve && b.inPerson && !d.Person {
+		return b.proposeLocked(id, d)
+	}
 	e := b.all[id]
 	if e == nil {
 		return Approval{}, errcode.New(CodeNotFound, "no approval has id %q", trunc(id))

@@ -77,7 +77,9 @@ func quoteArgv(argv []string) string {
 // decision reads a decision from a decide form: approve or deny and, for
 // an approval, its scope and the scope's settings.
 func (s *Server) decision(r *http.Request, sess *session, a *approvals.Approval) (approvals.Decision, string) {
-	d := approvals.Decision{By: s.decider(r, sess), Via: audit.Console}
+	// The console is a surface only the person reaches: its session came
+	// from a one-time link that only the control channel hands out.
+	d := approvals.Decision{By: s.decider(r, sess), Via: audit.Console, Person: true}
 	switch r.PostFormValue("decision") {
 	case "approve":
 		d.Approve = true

@@ -101,10 +101,6 @@ func TestBrowserApprovalStory(t *testing.T) {
 	t.Setenv("WAYLAND_DISPLAY", "")
 	t.Setenv("DBUS_SESSION_BUS_ADDRESS", "")
 	d, base := serveDaemonWith(t, "[commands]\nenabled = true\n[computer]\nenabled = true\nsettle_ms = 10\n[policy]\nwait_seconds = 120\n")
-	token, err := daemon.Token(d.Dirs)
-	if err != nil {
-		t.Fatal(err)
-	}
 	root := d.Files.Workdirs()[0].Root.Dir()
 	if err := os.WriteFile(filepath.Join(root, "notes.txt"), []byte("one\ntwo\nthree\n"), 0o600); err != nil {
 		t.Fatal(err)
@@ -128,7 +124,7 @@ func TestBrowserApprovalStory(t *testing.T) {
 		}
 		return s
 	}
-	logIn(t, ctx, base, token, shot)
+	logIn(t, ctx, base, d, shot)
 
 	claude := newClient(d, "claude-code 2.1.197 (127.0.0.1:50628)")
 	codex := newClient(d, "codex 0.58 (127.0.0.1:50700)")

@@ -62,6 +62,7 @@ func PolicyConfig(p config.Policy) policy.Config {
 		Wait:            time.Duration(p.WaitSeconds) * time.Second,
 		PlatformFolders: policy.Mode(p.PlatformFolders),
 		ApproveInClient: p.ApproveInClient,
+		ConfirmInPerson: p.ConfirmInPerson,
 	}
 	if len(p.Workdirs) > 0 {
 		c.Workdirs = map[string]policy.Rules{}
