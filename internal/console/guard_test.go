@@ -240,7 +240,10 @@ func TestLoginLink(t *testing.T) {
 			r.Header.Set("Origin", srv.URL)
 			return r
 		}},
-		{"a token as the code", func() *http.Request { r, _ := http.NewRequest("GET", srv.URL+"/console/login?code="+tok, nil); return r }},
+		{"a token as the code", func() *http.Request {
+			r, _ := http.NewRequest("GET", srv.URL+"/console/login?code="+tok, nil)
+			return r
+		}},
 		{"a bearer header", func() *http.Request {
 			r, _ := http.NewRequest("GET", srv.URL+"/console/approvals", nil)
 			r.Header.Set("Authorization", "Bearer "+tok)
