@@ -21,7 +21,7 @@ import (
 type approvalsCmd struct {
 	List    approvalsListCmd `cmd:"" default:"withargs" help:"List pending approvals (--all: decided and expired ones too)."`
 	Show    approvalsShowCmd `cmd:"" help:"Show one approval: the exact action it covers."`
-	Approve approveCmd       `cmd:"" help:"Approve pending approvals: the identical request then runs once, and --scope lets more like it run unasked."`
+	Approve approveCmd       `cmd:"" help:"Approve pending approvals: the identical request then runs once, and --scope lets more like it run unasked (under confirm_in_person: proposes it, for you to confirm on the desktop)."`
 	Deny    denyCmd          `cmd:"" help:"Deny pending approvals."`
 	Grants  grantsCmd        `cmd:"" help:"List the grants in force: what each covers and when it ends."`
 	Revoke  revokeCmd        `cmd:"" help:"End a grant now."`
@@ -110,6 +110,10 @@ func printApproval(w io.Writer, a approvals.Approval) {
 	if a.Grant != "" {
 		fmt.Fprintf(w, "  %-18s %s (scope %s)\n", "Grant:", textsafe.Line(a.Grant), textsafe.Line(string(a.Scope)))
 	}
+	if p := a.Proposal; p != nil {
+		fmt.Fprintf(w, "  %-18s by %s via %s at %s: allow %s\n", "Proposed:", textsafe.Line(p.By), textsafe.Line(string(p.Via)),
+			p.At.Local().Format(time.RFC3339), textsafe.Line(p.Covers))
+	}
 	if im := a.Action.Image; im != nil {
 		fmt.Fprintf(w, "  %-18s observation %s, %dx%d, %d marks (the console shows it)\n", "Image:", textsafe.Line(im.ObservationID), im.Width, im.Height, len(im.Marks))
 	}
@@ -194,6 +198,12 @@ func decide(ctx context.Context, ids []string, decision string, scope apitype.De
 }
 
 func printDecided(w io.Writer, a approvals.Approval) {
+	if p := a.Proposal; a.State == approvals.Pending && p != nil {
+		// confirm_in_person: this command proposed; the person confirms.
+		fmt.Fprintf(w, "%s proposed: %s\n  allows %s once you confirm it on the desktop notification or in the web console (`hostlink console`): confirm_in_person is on\n",
+			textsafe.Line(a.ID), textsafe.Line(a.Action.Summary), textsafe.Line(p.Covers))
+		return
+	}
 	fmt.Fprintf(w, "%s %s: %s\n", textsafe.Line(a.ID), textsafe.Line(string(a.State)), textsafe.Line(a.Action.Summary))
 	if a.Grant != "" {
 		fmt.Fprintf(w, "  grant %s (%s); list with `hostlink approvals grants`, end with `hostlink approvals revoke %s`\n",
