@@ -14,7 +14,9 @@ import (
 	"io/fs"
 	"log/slog"
 	"net/http"
+	"os"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -277,10 +279,17 @@ func (s *Server) login(w http.ResponseWriter, r *http.Request) {
 		s.render(w, "login", nil, map[string]any{"Title": "Log in", "Instance": s.o.Instance})
 		return
 	}
-	ok := s.useLogin(code)
+	ok, reason := s.useLogin(code), "unknown, used or expired login link"
+	// The link reaches the browser as an argument of the opener, which
+	// other local users can read (ps) on Linux and macOS: where the
+	// kernel says who owns the other end, a link opened by another user
+	// (not root, who is beyond any check) is used up and logs nobody in.
+	if uid, measured := connlimit.PeerUID(r.Context()); ok && measured && uid != 0 && int64(uid) != int64(os.Getuid()) {
+		ok, reason = false, "a login link opened by another local user (uid "+strconv.FormatUint(uint64(uid), 10)+")"
+	}
 	if !ok {
 		s.o.Refusals.Refuse(mcpserve.RemoteIP(r), audit.Record{Time: time.Now(), Transport: audit.Console, Peer: r.RemoteAddr,
-			Op: "console_login", Code: "AUTH_FAILED", Details: map[string]any{"reason": "unknown, used or expired login link"}})
+			Op: "console_login", Code: "AUTH_FAILED", Details: map[string]any{"reason": reason}})
 	} else if s.o.Audit != nil {
 		if err := s.o.Audit.Append(audit.Record{Time: time.Now(), Transport: audit.Console, Peer: r.RemoteAddr, Op: "console_login", Code: "OK",
 			Details: map[string]any{"with": "one-time login link"}}); err != nil {
