@@ -188,8 +188,9 @@ func fakeOpener(t *testing.T, env []string) ([]string, string) {
 	return out, got
 }
 
-// TestConfirmInPerson: with [policy] confirm_in_person, `hostlink console`
-// gets no link (the daemon opens it in the browser itself, once);
+// TestConfirmInPerson: [policy] confirm_in_person, turned on by a
+// reload, logs every console session out; then `hostlink console` gets no
+// link (the daemon opens it in the browser itself, once);
 // `hostlink approvals approve` only proposes, and the action stays
 // pending until the person confirms exactly that proposal in the console
 // (a stale or made-up proposal confirms nothing); a denial from the CLI
@@ -200,11 +201,24 @@ func TestConfirmInPerson(t *testing.T) {
 	home, env := defaultEnv(t)
 	env, opened := fakeOpener(t, env)
 	cfgPath := filepath.Join(home, "config", "config.toml")
-	if err := os.WriteFile(cfgPath, []byte(ephemeralListen+"[policy]\nconfirm_in_person = true\nwait_seconds = 1\n"), 0o600); err != nil {
+	if err := os.WriteFile(cfgPath, []byte(ephemeralListen+"[policy]\nwait_seconds = 1\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
 	_, mcpURL := startServe(t, bin, env)
 	origin := strings.TrimSuffix(mcpURL, "/mcp")
+
+	// Turned on by a reload, it logs out every console session, which may
+	// have come from a link a program got.
+	before, _ := consoleLogin(t, env, bin)
+	if err := os.WriteFile(cfgPath, []byte(ephemeralListen+"[policy]\nconfirm_in_person = true\nwait_seconds = 1\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if out, err := run(t, env, bin, "reload"); err != nil {
+		t.Fatalf("reload: %v %s", err, out)
+	}
+	if resp, err := before.Get(origin + "/console/approvals"); err != nil || resp.Request.URL.Path != "/console/login" {
+		t.Fatalf("a session from before confirm_in_person: %v %v", err, resp)
+	}
 
 	// The console: the daemon opens the link; the CLI never sees it.
 	stdout, stderr, err := runSplit(t, env, bin, "console", "--print")

@@ -131,6 +131,16 @@ func (s *Server) NewLogin() (pathAndQuery string, expires time.Time) {
 	return Prefix + "login?code=" + code, expires
 }
 
+// EndSessions logs every browser out and ends every login link not used
+// yet: when [policy] confirm_in_person turns on, a session or link that
+// may have come from a link handed to a program must not outlive it.
+func (s *Server) EndSessions() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	clear(s.sessions)
+	s.logins = nil
+}
+
 // useLogin reports whether code is a login link's that has not been used
 // and has not expired, and uses it up either way.
 func (s *Server) useLogin(code string) bool {
