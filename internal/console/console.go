@@ -76,6 +76,9 @@ type Options struct {
 	// Thumbs holds thumbnails of the latest observations, for the desktop
 	// page (see ops.Options.Results).
 	Thumbs *Thumbs
+	// Now is the clock login links are judged by (default time.Now);
+	// tests move it instead of sleeping.
+	Now func() time.Time
 	// Instance is the daemon's state directory, named on the login page:
 	// `hostlink console` run in another environment opens another
 	// instance's console.
@@ -111,6 +114,9 @@ type session struct {
 
 // New returns the console.
 func New(o Options) *Server {
+	if o.Now == nil {
+		o.Now = time.Now
+	}
 	return &Server{o: o, sessions: map[string]*session{}}
 }
 
@@ -121,7 +127,7 @@ func New(o Options) *Server {
 // kept in memory only, as its hash, and is never written anywhere.
 func (s *Server) NewLogin() (pathAndQuery string, expires time.Time) {
 	code := randomHex(32)
-	expires = time.Now().Add(LoginTTL)
+	expires = s.o.Now().Add(LoginTTL)
 	s.mu.Lock()
 	s.logins = append(s.logins, login{sha256.Sum256([]byte(code)), expires})
 	if len(s.logins) > maxLogins {
@@ -145,7 +151,7 @@ func (s *Server) EndSessions() {
 // and has not expired, and uses it up either way.
 func (s *Server) useLogin(code string) bool {
 	sum := sha256.Sum256([]byte(code))
-	now := time.Now()
+	now := s.o.Now()
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	ok := false

@@ -77,8 +77,9 @@ func quoteArgv(argv []string) string {
 // decision reads a decision from a decide form: approve or deny and, for
 // an approval, its scope and the scope's settings.
 func (s *Server) decision(r *http.Request, sess *session, a *approvals.Approval) (approvals.Decision, string) {
-	// The console is a surface only the person reaches: its session came
-	// from a one-time link that only the control channel hands out.
+	// The console is where the person decides: under confirm_in_person
+	// its sessions come only from links the daemon opened in the browser
+	// itself (daemon.ConsoleLogin), never from one a program was given.
 	d := approvals.Decision{By: s.decider(r, sess), Via: audit.Console, Person: true}
 	switch r.PostFormValue("decision") {
 	case "approve":
