@@ -145,8 +145,26 @@ func TestMCPClientIsNotTheUser(t *testing.T) {
 		t.Fatalf("a console login succeeded:\n%s", audited)
 	}
 
-	// The user, logged in through `hostlink console`, decides.
+	// The user, logged in through `hostlink console`, decides. The link
+	// is in no file under hostlink's home (state, audit log, logs,
+	// runtime directory, configuration), used or not.
+	unused, _, err := runSplit(t, env, bin, "console", "--print")
+	if err != nil {
+		t.Fatal(err)
+	}
 	c, csrf := consoleLogin(t, env, bin)
+	_, code, _ := strings.Cut(strings.TrimSpace(unused), "code=")
+	if len(code) != 64 {
+		t.Fatalf("no code in %q", unused)
+	}
+	filepath.WalkDir(home, func(p string, e os.DirEntry, err error) error {
+		if err == nil && e.Type().IsRegular() {
+			if b, _ := os.ReadFile(p); strings.Contains(string(b), code) {
+				t.Errorf("%s holds a console login link's code", p)
+			}
+		}
+		return nil
+	})
 	req, _ := http.NewRequest("POST", strings.TrimSuffix(mcpURL, "mcp")+"console/approvals/"+id+"/decide",
 		strings.NewReader(url.Values{"csrf": {csrf}, "decision": {"deny"}}.Encode()))
 	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
