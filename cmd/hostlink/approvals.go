@@ -21,7 +21,7 @@ import (
 type approvalsCmd struct {
 	List    approvalsListCmd `cmd:"" default:"withargs" help:"List pending approvals (--all: decided and expired ones too)."`
 	Show    approvalsShowCmd `cmd:"" help:"Show one approval: the exact action it covers."`
-	Approve approveCmd       `cmd:"" help:"Approve pending approvals: the identical request then runs once, and --scope lets more like it run unasked."`
+	Approve approveCmd       `cmd:"" help:"Approve pending approvals: the identical request then runs once, and --scope lets more like it run unasked (under confirm_in_person: proposes it, for you to confirm on the desktop)."`
 	Deny    denyCmd          `cmd:"" help:"Deny pending approvals."`
 	Grants  grantsCmd        `cmd:"" help:"List the grants in force: what each covers and when it ends."`
 	Revoke  revokeCmd        `cmd:"" help:"End a grant now."`
@@ -110,6 +110,10 @@ func printApproval(w io.Writer, a approvals.Approval) {
 	if a.Grant != "" {
 		fmt.Fprintf(w, "  %-18s %s (scope %s)\n", "Grant:", textsafe.Line(a.Grant), textsafe.Line(string(a.Scope)))
 	}
+	if p := a.Proposal; p != nil {
+		fmt.Fprintf(w, "  %-18s by %s via %s at %s: allow %s\n", "Proposed:", textsafe.Line(p.By), textsafe.Line(string(p.Via)),
+			p.At.Local().Format(time.RFC3339), textsafe.Line(p.Covers))
+	}
 	if im := a.Action.Image; im != nil {
 		fmt.Fprintf(w, "  %-18s observation %s, %dx%d, %d marks (the console shows it)\n", "Image:", textsafe.Line(im.ObservationID), im.Width, im.Height, len(im.Marks))
 	}
@@ -124,9 +128,9 @@ func printApproval(w io.Writer, a approvals.Approval) {
 
 type approveCmd struct {
 	IDs        []string `arg:"" name:"id" help:"Approval ids (apr_…); several are decided in one batch."`
-	Scope      string   `enum:"once,session,class,path,command,argv_prefix" default:"once" help:"How far the approval reaches: once; session (this class from the asking client session); class (this class in this workdir, --minutes); path (writes under --path, resolved); command (this exact command line); argv_prefix (argv starting with --argv-prefix)."`
+	Scope      string   `enum:"once,session,class,path,command,argv_prefix" default:"once" help:"How far the approval reaches: once; session (this class from the asking client session); class (this class in this workdir, --minutes); path (writes below --path, resolved, not the directory itself); command (this exact command line); argv_prefix (argv starting with --argv-prefix)."`
 	Minutes    int      `help:"Scope class: how long the grant lasts."`
-	Path       string   `help:"Scope path: the workdir-relative directory (default: the written file's own)."`
+	Path       string   `help:"Scope path: the workdir-relative directory writes below it are granted (default: the one holding the target; never the workdir itself: that is --scope class)."`
 	ArgvPrefix []string `name:"argv-prefix" sep:"none" help:"Scope argv_prefix: one argument per flag, a prefix of the request's argv (default: all of it)."`
 	JSON       bool     `help:"Print JSON, for scripts."`
 }
@@ -194,6 +198,12 @@ func decide(ctx context.Context, ids []string, decision string, scope apitype.De
 }
 
 func printDecided(w io.Writer, a approvals.Approval) {
+	if p := a.Proposal; a.State == approvals.Pending && p != nil {
+		// confirm_in_person: this command proposed; the person confirms.
+		fmt.Fprintf(w, "%s proposed: %s\n  allows %s once you confirm it on the desktop notification or in the web console (`hostlink console`): confirm_in_person is on\n",
+			textsafe.Line(a.ID), textsafe.Line(a.Action.Summary), textsafe.Line(p.Covers))
+		return
+	}
 	fmt.Fprintf(w, "%s %s: %s\n", textsafe.Line(a.ID), textsafe.Line(string(a.State)), textsafe.Line(a.Action.Summary))
 	if a.Grant != "" {
 		fmt.Fprintf(w, "  grant %s (%s); list with `hostlink approvals grants`, end with `hostlink approvals revoke %s`\n",

@@ -4,9 +4,6 @@ import (
 	"encoding/json"
 	"html"
 	"io"
-	"net/http"
-	"net/http/cookiejar"
-	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -121,21 +118,9 @@ func TestClaudeCodeIsNamed(t *testing.T) {
 	}
 
 	// The console's activity row.
-	jar, _ := cookiejar.New(nil)
-	hc := &http.Client{Jar: jar}
+	hc, _ := consoleLogin(t, env, bin)
 	base := strings.TrimSuffix(mcpURL, "mcp") + "console/"
-	req, _ := http.NewRequest("POST", base+"login", strings.NewReader(url.Values{"token": {tokenOf(t, env, bin)}}.Encode()))
-	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
-	req.Header.Set("Origin", strings.TrimSuffix(base, "/console/"))
-	resp, err := hc.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	resp.Body.Close()
-	if resp.StatusCode != http.StatusOK {
-		t.Fatalf("console login: %s", resp.Status)
-	}
-	resp, err = hc.Get(base + "activity")
+	resp, err := hc.Get(base + "activity")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"net/http/cookiejar"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -68,24 +67,8 @@ func newUpstreamEnvConfig(t *testing.T, config string) *upstreamEnv {
 	u := &upstreamEnv{t: t, p: p, home: home, decided: map[string]bool{}, started: started,
 		conf:    conformance.Load(t, filepath.Join("..", "..", "docs", "PROTOCOL.md")),
 		console: strings.TrimSuffix(mcpURL, "/mcp") + "/console"}
-	tok, err := os.ReadFile(filepath.Join(hl, "state", "http.token"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	u.login(strings.TrimSpace(string(tok)))
+	u.http, u.csrf = consoleLogin(t, env, bin)
 	return u
-}
-
-// login logs in to the console with the token, as the user does.
-func (u *upstreamEnv) login(token string) {
-	jar, _ := cookiejar.New(nil)
-	u.http = &http.Client{Jar: jar}
-	page := u.post("/login", url.Values{"token": {token}})
-	_, rest, ok := strings.Cut(page, `name="csrf" value="`)
-	if !ok {
-		u.t.Fatalf("no form token after logging in:\n%s", page)
-	}
-	u.csrf, _, _ = strings.Cut(rest, `"`)
 }
 
 func (u *upstreamEnv) post(path string, form url.Values) string {

@@ -33,6 +33,7 @@ type cli struct {
 	Token       tokenCmd       `cmd:"" help:"Print the bearer token for the HTTP endpoint, naming its instance (state directory); --create makes one where no daemon has run."`
 	Audit       auditCmd       `cmd:"" help:"Inspect the audit log."`
 	Approvals   approvalsCmd   `cmd:"" help:"List, show, approve or deny actions waiting for your approval (see [policy])."`
+	Console     consoleCmd     `cmd:"" help:"Open the web console in your browser, logged in through a one-time link from the running daemon (--print prints the link)."`
 	Logs        logsCmd        `cmd:"" help:"Print the end of hostlink's log (-f follows it; --path prints where it is)."`
 	Stop        stopCmd        `cmd:"" help:"Stop the running daemon over the control channel (as the service manager's stop does)."`
 	Reload      reloadCmd      `cmd:"" help:"Reload the configuration's [policy] in the running daemon (as SIGHUP does)."`

@@ -422,11 +422,13 @@ func TestRemoteCannotReachPolicy(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, tool := range tools.Tools {
-		if strings.Contains(tool.Name, "approv") && tool.Name != "respond_agent_approval" || strings.Contains(tool.Name, "reload") || strings.Contains(tool.Name, "policy") {
+		if strings.Contains(tool.Name, "approv") && tool.Name != "respond_agent_approval" || strings.Contains(tool.Name, "reload") || strings.Contains(tool.Name, "policy") ||
+			strings.Contains(tool.Name, "console") || strings.Contains(tool.Name, "grant") {
 			t.Errorf("MCP offers %s", tool.Name)
 		}
 	}
-	for _, op := range []string{apitype.MethodApprovalsDecide, apitype.MethodApprovalsList, apitype.MethodReload} {
+	for _, op := range []string{apitype.MethodApprovalsDecide, apitype.MethodApprovalsBatch, apitype.MethodApprovalsList, apitype.MethodGrantsSave,
+		apitype.MethodGrantsRevoke, apitype.MethodReload, apitype.MethodConsoleLogin, apitype.MethodStop} {
 		if r := e.callLink(op, map[string]any{"id": "apr_x", "decision": "approve"}); r.code != "UNKNOWN_OPERATION" {
 			t.Errorf("link %s: %+v", op, r)
 		}

@@ -75,7 +75,7 @@ func (s *serveCmd) Run(ctx context.Context, c *cli) error {
 				fmt.Fprintf(os.Stderr, "  control channel: %s (`hostlink status`, `hostlink call`)\n", t.Address)
 			}
 			if t.Name == audit.Console {
-				fmt.Fprintf(os.Stderr, "  web console: %s (approvals, activity, audit; log in with the token)\n", t.Address)
+				fmt.Fprintf(os.Stderr, "  web console: %s (approvals, activity, audit; `hostlink console` opens it logged in)\n", t.Address)
 				console = t.Address
 			}
 		}

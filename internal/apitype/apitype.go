@@ -27,7 +27,19 @@ const (
 	MethodGrantsSave      = "approvals.save"
 	MethodReload          = "reload"
 	MethodStop            = "stop"
+	MethodConsoleLogin    = "console.login"
 )
+
+// ConsoleLogin is a one-time login link to the web console, for the local
+// user who asked (`hostlink console`).
+type ConsoleLogin struct {
+	// URL works once, until ExpiresAt. Empty when Opened: under
+	// [policy] confirm_in_person the daemon opens it in the browser
+	// itself and hands it to nobody.
+	URL       string    `json:"url,omitempty"`
+	ExpiresAt time.Time `json:"expires_at"`
+	Opened    bool      `json:"opened,omitempty"`
+}
 
 // Status is a snapshot of the running daemon, as `hostlink status` shows it.
 type Status struct {
@@ -174,7 +186,7 @@ type DecideArgs struct {
 type DecideScope struct {
 	Scope      string   `json:"scope,omitempty" enum:"once,session,class,path,command,argv_prefix" jsonschema:"how far an approval reaches; default once"`
 	Minutes    int      `json:"minutes,omitempty" min:"0" max:"1440" jsonschema:"scope class: the window in minutes (1 to 1440)"`
-	Path       string   `json:"path,omitempty" jsonschema:"scope path: the workdir-relative directory; default the target's own"`
+	Path       string   `json:"path,omitempty" jsonschema:"scope path: the workdir-relative directory whose contents (not itself) the grant covers; default the one holding the target; never the workdir root"`
 	ArgvPrefix []string `json:"argv_prefix,omitempty" jsonschema:"scope argv_prefix: a prefix of the action's argv; default all of it"`
 }
 
@@ -227,3 +239,6 @@ type StopArgs struct{}
 type StopResult struct {
 	PID int `json:"pid"`
 }
+
+// ConsoleLoginArgs is console.login's (empty) request.
+type ConsoleLoginArgs struct{}

@@ -136,6 +136,10 @@ type Approval struct {
 	Grant string `json:"grant,omitempty"`
 	// UsedAt is when the call it covers ran.
 	UsedAt time.Time `json:"used_at,omitzero"`
+	// Proposal is the decision proposed on the control channel under
+	// confirm_in_person, waiting for the person's confirmation (kept once
+	// decided, to show who proposed it).
+	Proposal *Proposal `json:"proposal,omitempty"`
 }
 
 // Auditor is where a Broker records; audit.Log implements it.
@@ -176,6 +180,8 @@ type Broker struct {
 	grants  map[string]*Grant // by id
 	gorder  []string          // grant ids, oldest first
 	resolve Resolver
+
+	inPerson bool // [policy] confirm_in_person: see Proposal
 }
 
 type entry struct {
@@ -438,6 +444,9 @@ func (b *Broker) decideLocked(id string, d Decision, g *Grant) (Approval, error)
 			e.a.Scope = g.Scope
 			details["scope"] = string(g.Scope)
 		}
+	}
+	if p := d.confirms; p != nil {
+		details["proposal_id"], details["proposed_by"], details["proposed_via"] = p.ID, p.By, string(p.Via)
 	}
 	close(e.done)
 	if g != nil {

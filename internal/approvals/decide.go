@@ -27,7 +27,8 @@ type Decision struct {
 	Minutes int
 	// Path is a ScopePath grant's directory, workdir-relative; "" is the
 	// directory holding the action's (first) target. It is resolved
-	// through the jail, and must hold every target of the action.
+	// through the jail, must hold every target of the action below it
+	// (not be one), and cannot be the workdir's root.
 	Path string
 	// ArgvPrefix is a ScopeArgvPrefix grant's prefix, which the user may
 	// shorten from the action's argv; nil is the whole argv.
@@ -37,6 +38,14 @@ type Decision struct {
 	// client answering an elicitation.
 	By  string
 	Via audit.Transport
+	// Person: the decision was taken on a surface that needs a person at
+	// the desktop (the console, a notification's button), not on one a
+	// program of the user's can drive (the control channel, an MCP
+	// client's prompt). Under confirm_in_person only such a decision
+	// approves; any other approval becomes a Proposal. Denials never wait.
+	Person bool
+	// confirms is the proposal a Confirm decides as.
+	confirms *Proposal
 }
 
 // Resolver resolves a workdir-relative path the way the operations do,
@@ -62,6 +71,9 @@ func (b *Broker) DecideWith(id string, d Decision) (Approval, error) {
 }
 
 func (b *Broker) decideWithLocked(id string, d Decision) (Approval, error) {
+	if d.Approve && b.inPerson && !d.Person {
+		return b.proposeLocked(id, d)
+	}
 	e := b.all[id]
 	if e == nil {
 		return Approval{}, errcode.New(CodeNotFound, "no approval has id %q", trunc(id))
@@ -151,7 +163,7 @@ func (b *Broker) grantFor(act Action, d Decision) (*Grant, error) {
 		}
 		g.PathPrefix = prefix
 		if !g.covers(act, now) {
-			return nil, bad("the directory %q (resolved) does not hold everything this action writes", prefix)
+			return nil, bad("the directory %q (resolved) does not hold everything this action writes below it (a path grant never covers the directory itself)", prefix)
 		}
 	case ScopeCommand:
 		if err := needWorkdir(); err != nil {
@@ -184,23 +196,31 @@ func (b *Broker) grantFor(act Action, d Decision) (*Grant, error) {
 }
 
 // pathPrefix resolves a ScopePath directory: the one named, through the
-// resolver, or the directory of the action's first target.
+// resolver, or the directory of the action's first target. The workdir's
+// root is refused: writes anywhere in it are the class scope, which ends
+// after a window, not a path.
 func (b *Broker) pathPrefix(act Action, p string) (string, error) {
+	var dir string
 	if p == "" {
 		t := act.Targets[0]
 		if t.Real == "" {
 			return "", errcode.New(CodeBadScope, "%s could not be resolved, so no directory can be granted for it", t.Rel)
 		}
-		return path.Dir(t.Real), nil
+		dir = path.Dir(t.Real)
+	} else {
+		if b.resolve == nil {
+			return "", errcode.New(CodeBadScope, "this daemon cannot resolve %q; grant the target's own directory instead", p)
+		}
+		real, err := b.resolve(act.Targets[0].Workdir, p)
+		if err != nil {
+			return "", errcode.New(CodeBadScope, "the directory %q cannot be granted: %v", p, err)
+		}
+		dir = strings.TrimSuffix(real, "/")
 	}
-	if b.resolve == nil {
-		return "", errcode.New(CodeBadScope, "this daemon cannot resolve %q; grant the target's own directory instead", p)
+	if dir == "." || dir == "" {
+		return "", errcode.New(CodeBadScope, "that directory is the workdir itself: writes anywhere in it are scope class, for a number of minutes, not a path")
 	}
-	real, err := b.resolve(act.Targets[0].Workdir, p)
-	if err != nil {
-		return "", errcode.New(CodeBadScope, "the directory %q cannot be granted: %v", p, err)
-	}
-	return strings.TrimSuffix(real, "/"), nil
+	return dir, nil
 }
 
 // sameCover reports whether two grants cover the same actions, whatever

@@ -23,8 +23,11 @@ const (
 	// ScopeClass: this class of action in this workdir, from any client,
 	// for Decision.Minutes.
 	ScopeClass Scope = "class"
-	// ScopePath: writes (files_write) under a directory of this workdir,
-	// as written and as resolved: never through a link leading out of it.
+	// ScopePath: writes (files_write) below a directory of this workdir,
+	// as written and as resolved: never through a link leading out of it,
+	// and never to the directory itself or anything above it (deleting or
+	// moving the directory is not a write below it). The workdir's root
+	// cannot be granted so: that is ScopeClass, with its window.
 	ScopePath Scope = "path"
 	// ScopeCommand: this exact command line, without environment
 	// variables, in this workdir.
@@ -61,7 +64,7 @@ type Grant struct {
 	WorkdirPath string `json:"workdir_path,omitempty"`
 	Class       string `json:"class"`
 	// PathPrefix (ScopePath): the workdir-relative directory, resolved,
-	// '/'-separated; "." is the whole workdir.
+	// '/'-separated; never "." (the whole workdir is ScopeClass).
 	PathPrefix string `json:"path_prefix,omitempty"`
 	// CommandLine (ScopeCommand) or ArgvPrefix (ScopeArgvPrefix).
 	CommandLine string    `json:"command_line,omitempty"`
@@ -97,7 +100,7 @@ func (g *Grant) covers(act Action, now time.Time) bool {
 		return len(act.Targets) > 0 && allTargets(act, func(t Target) bool { return t.WorkdirPath == g.WorkdirPath })
 	case ScopePath:
 		return len(act.Targets) > 0 && allTargets(act, func(t Target) bool {
-			return t.WorkdirPath == g.WorkdirPath && t.Real != "" && under(t.Rel, g.PathPrefix) && under(t.Real, g.PathPrefix)
+			return t.WorkdirPath == g.WorkdirPath && t.Real != "" && below(t.Rel, g.PathPrefix) && below(t.Real, g.PathPrefix)
 		})
 	case ScopeCommand:
 		return !act.HasEnv && act.CommandLine != "" && act.CommandLine == g.CommandLine && sameWorkdir(act, g)
@@ -121,13 +124,15 @@ func sameWorkdir(act Action, g *Grant) bool {
 	return len(act.Targets) > 0 && allTargets(act, func(t Target) bool { return t.WorkdirPath == g.WorkdirPath })
 }
 
-// under reports whether the '/'-separated relative path p is dir or
-// inside it.
-func under(p, dir string) bool {
+// below reports whether the '/'-separated relative path p is inside dir:
+// never dir itself, so that a grant for writes below a directory does not
+// let it be deleted, moved or replaced; and never anything when dir is the
+// workdir's root (such a grant is refused when made).
+func below(p, dir string) bool {
 	if dir == "." || dir == "" {
-		return true
+		return false
 	}
-	return p == dir || strings.HasPrefix(p, dir+"/")
+	return strings.HasPrefix(p, dir+"/")
 }
 
 // describe fills in Covers and Ends.
@@ -139,11 +144,7 @@ func (g *Grant) describe() {
 	case ScopeClass:
 		g.Covers = fmt.Sprintf("%s actions in %s, from any client", g.Class, where)
 	case ScopePath:
-		p := g.PathPrefix
-		if p == "." {
-			p = "the whole workdir"
-		}
-		g.Covers = fmt.Sprintf("writes under %s in %s (as resolved; never through a link out), from any client", p, where)
+		g.Covers = fmt.Sprintf("writes below %s/ in %s (not %s itself; as resolved, never through a link out), from any client", g.PathPrefix, where, g.PathPrefix)
 	case ScopeCommand:
 		g.Covers = fmt.Sprintf("the exact command line %q (%s, no environment variables) in %s, from any client", g.CommandLine, g.Class, where)
 	case ScopeArgvPrefix:

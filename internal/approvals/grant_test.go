@@ -242,3 +242,36 @@ func TestSessionGrantEndsWithSession(t *testing.T) {
 		t.Errorf("once still works: %v", err)
 	}
 }
+
+// A path grant covers targets below its directory, as written and as
+// resolved, and never the directory itself, a sibling sharing its prefix,
+// or anything above it.
+func TestPathGrantBelow(t *testing.T) {
+	g := &Grant{Scope: ScopePath, Class: "files_write", WorkdirPath: "/w/a", PathPrefix: "docs"}
+	for _, tt := range []struct {
+		rel, real string
+		want      bool
+	}{
+		{"docs/x", "docs/x", true},
+		{"docs/d/e", "docs/d/e", true},
+		{"docs", "docs", false},
+		{"docs/self", "docs", false}, // a link to the directory itself
+		{"docs/up/x", "x", false},    // a link out of it
+		{"x", "docs/x", false},       // a link into it
+		{"docsx", "docsx", false},
+		{"docsx/y", "docsx/y", false},
+		{".", ".", false},
+		{"", "", false},
+		{"docs/x", "", false}, // not resolved
+	} {
+		act := write("a", tt.rel)
+		act.Targets[0].Real = tt.real
+		if got := g.covers(act, time.Now()); got != tt.want {
+			t.Errorf("rel %q real %q: covered %v, want %v", tt.rel, tt.real, got, tt.want)
+		}
+	}
+	root := &Grant{Scope: ScopePath, Class: "files_write", WorkdirPath: "/w/a", PathPrefix: "."}
+	if root.covers(write("a", "x"), time.Now()) {
+		t.Error("a grant for the workdir root covers something")
+	}
+}

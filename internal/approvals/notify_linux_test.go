@@ -220,3 +220,79 @@ func TestNoNotificationServer(t *testing.T) {
 		t.Fatalf("after Notify: %+v", got)
 	}
 }
+
+// TestNotificationConfirmsProposal: under confirm_in_person a decision
+// proposed on the control channel replaces the approval's notification
+// with one that shows the proposal and offers Confirm; picking it through
+// the server approves exactly that proposal, as the notification.
+func TestNotificationConfirmsProposal(t *testing.T) {
+	srv := startDunst(t)
+	bodies := notifyBodies(t)
+	b, _ := newBroker(t, time.Minute, time.Minute)
+	b.SetConfirmInPerson(true)
+	b.opts.Notify = (&Notifier{Broker: b}).Notify
+	act := write("a", "proposed")
+	done := make(chan error, 1)
+	go func() {
+		_, err := b.Require(context.Background(), act)
+		done <- err
+	}()
+	tstest.WaitFor(t, 30*time.Second, "the notification", func() bool { return srv.displayed(t) == "1" })
+	id := b.List(true)[0].ID
+	a, err := b.DecideWith(id, Decision{Approve: true, Scope: ScopeClass, Minutes: 10, By: "uid 1 pid 2", Via: "ipc"})
+	if err != nil || a.Proposal == nil {
+		t.Fatalf("proposal: %+v %v", a, err)
+	}
+	tstest.WaitFor(t, 30*time.Second, "the notification to show the proposal", func() bool {
+		got := bodies()
+		return len(got) > 1 && strings.Contains(got[len(got)-1], "Proposed by uid 1 pid 2 via ipc") && strings.Contains(got[len(got)-1], "files_write")
+	})
+	if srv.displayed(t) != "1" {
+		t.Fatalf("%s notifications shown, want the one replaced", srv.displayed(t))
+	}
+	srv.pick(t, "Confirm")
+	if err := <-done; err != nil {
+		t.Fatalf("Require after the confirmation: %v", err)
+	}
+	a, _ = b.Get(id)
+	if a.Scope != ScopeClass || a.Grant == "" || a.DecidedVia != "notification" || a.DecidedBy != NotifiedBy {
+		t.Fatalf("confirmed as %+v", a)
+	}
+	if menu, _ := os.ReadFile(srv.menu); !strings.Contains(string(menu), "Confirm") {
+		t.Fatalf("the server offered %q", menu)
+	}
+}
+
+// TestForgedNotificationSignal: any client of the session bus can emit
+// ActionInvoked; only the notification server's own count. A forged
+// "approve" (and "confirm") for every id a notification could have is
+// ignored, and the user's own pick through the server, Deny, decides.
+func TestForgedNotificationSignal(t *testing.T) {
+	srv := startDunst(t)
+	b, _ := newBroker(t, time.Minute, time.Minute)
+	b.opts.Notify = (&Notifier{Broker: b}).Notify
+	done := make(chan error, 1)
+	go func() {
+		_, err := b.Require(context.Background(), action("echo forged"))
+		done <- err
+	}()
+	tstest.WaitFor(t, 30*time.Second, "the notification", func() bool { return srv.displayed(t) == "1" })
+	forger, err := dbus.ConnectSessionBus()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer forger.Close()
+	for id := uint32(0); id < 64; id++ {
+		for _, key := range []string{"approve", "confirm:prp_x"} {
+			if err := forger.Emit(notifyPath, notifyIface+".ActionInvoked", id, key); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	// The bus delivers the forged signals before the server's answer to
+	// the pick below, which is sent after them.
+	srv.pick(t, "Deny")
+	if err := <-done; errcode.CodeOf(err) != CodeDenied {
+		t.Fatalf("Require: %v, want the user's %s", err, CodeDenied)
+	}
+}

@@ -22,9 +22,15 @@ type Policy struct {
 	// folder to work in: "ask" (approve each folder once), "allow", "deny".
 	PlatformFolders string `toml:"platform_folders"`
 	// ApproveInClient lets an MCP client that supports elicitation put
-	// each approval to its own prompt (the client application decides);
-	// off by default.
+	// each approval to its own prompt (the client application decides:
+	// the user's explicit delegation); off by default.
 	ApproveInClient bool `toml:"approve_in_client"`
+	// ConfirmInPerson makes an approval taken on the control channel
+	// (`hostlink approvals approve`, which any program of the user's can
+	// run) a proposal that the person confirms on the desktop
+	// notification's button or in the console; off by default. It
+	// excludes ApproveInClient.
+	ConfirmInPerson bool `toml:"confirm_in_person"`
 	// Workdirs override the rules per workdir alias; a class left out
 	// inherits the rule above, and allow rules add to those above.
 	Workdirs map[string]PolicyRules `toml:"workdirs"`
@@ -130,6 +136,9 @@ func (c *Config) policyProblems() []problem {
 	}
 	if m := c.Policy.PlatformFolders; !slices.Contains(PolicyModes, m) {
 		probs = append(probs, keyProblem("policy.platform_folders", "%q is not one of %q", m, PolicyModes))
+	}
+	if c.Policy.ConfirmInPerson && c.Policy.ApproveInClient {
+		probs = append(probs, keyProblem("policy.approve_in_client", "true lets an MCP client's prompt decide, which confirm_in_person = true forbids: set one of them to false"))
 	}
 	if n := c.Policy.Notifications; n != "desktop" && n != "off" {
 		probs = append(probs, keyProblem("policy.notifications", "%q is not one of \"desktop\", \"off\"", n))

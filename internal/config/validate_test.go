@@ -68,6 +68,19 @@ func TestValidate(t *testing.T) {
 				`policy.allow_paths[2]: "" is not a valid glob`},
 		},
 		{
+			name:   "approve_in_client alone",
+			modify: func(c *Config) { c.Policy.ApproveInClient = true },
+		},
+		{
+			name:   "confirm_in_person alone",
+			modify: func(c *Config) { c.Policy.ConfirmInPerson = true },
+		},
+		{
+			name:   "confirm_in_person excludes approve_in_client",
+			modify: func(c *Config) { c.Policy.ConfirmInPerson, c.Policy.ApproveInClient = true, true },
+			want:   []string{"policy.approve_in_client: true lets an MCP client's prompt decide, which confirm_in_person = true forbids"},
+		},
+		{
 			name:   "empty listen",
 			modify: func(c *Config) { c.Server.Listen = "" },
 			want:   []string{`server.listen: "" is not host:port`},

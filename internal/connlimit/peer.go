@@ -1,6 +1,7 @@
 package connlimit
 
 import (
+	"context"
 	"net"
 	"strconv"
 )
@@ -17,4 +18,16 @@ func LocalPeer(c net.Conn) string {
 		return "uid " + strconv.FormatUint(uint64(uid), 10)
 	}
 	return RemoteIP(c)
+}
+
+// PeerUID is the local user owning the other end of the loopback
+// connection a request came on (ctx as WithConn made it), measured now;
+// measured is false where the OS does not tell (see peerUID) or ctx
+// carries no connection.
+func PeerUID(ctx context.Context) (uid uint32, measured bool) {
+	c, ok := ctx.Value(ctxKey{}).(*Conn)
+	if !ok {
+		return 0, false
+	}
+	return peerUID(c.Conn)
 }

@@ -116,23 +116,28 @@ func shooter(t *testing.T) func(name string) chromedp.Action[chromedp.Void] {
 	}
 }
 
-// logIn logs the browser in with the token and waits for the approvals
-// page.
-func logIn(t *testing.T, ctx context.Context, base, token string, shot func(string) chromedp.Action[chromedp.Void]) {
+// logIn logs the browser in as `hostlink console` does, with a one-time
+// link from the daemon, and waits for the approvals page; the same link
+// used again logs nobody in.
+func logIn(t *testing.T, ctx context.Context, base string, d *daemon.Daemon, shot func(string) chromedp.Action[chromedp.Void]) {
+	l, err := d.ConsoleLogin()
+	if err != nil || !strings.HasPrefix(l.URL, base+"/console/login?code=") {
+		t.Fatalf("console login link: %+v %v", l, err)
+	}
 	for i, step := range []chromedp.Action[chromedp.Void]{
 		chromedp.Navigate(base + "/console/"),
-		chromedp.WaitVisible(chromedp.ID("token")),
+		chromedp.WaitVisible(chromedp.ID("instance")),
 		shot("login"),
-		chromedp.SendKeys(chromedp.ID("token"), "not the token"),
-		chromedp.Click(chromedp.ID("login")),
-		chromedp.WaitVisible(chromedp.CSS(".error")),
-		chromedp.SendKeys(chromedp.ID("token"), token),
-		chromedp.Click(chromedp.ID("login")),
+		chromedp.Navigate(l.URL),
 		chromedp.WaitVisible(chromedp.ID("none-pending")),
 	} {
 		if err := chromedp.Do(ctx, step); err != nil {
 			t.Fatalf("login, step %d: %v", i, err)
 		}
+	}
+	// The address bar no longer holds the code.
+	if loc, err := chromedp.Run(ctx, chromedp.Location()); err != nil || loc != base+"/console/approvals" {
+		t.Fatalf("after login the browser is at %q (%v)", loc, err)
 	}
 }
 
@@ -170,8 +175,8 @@ func pendingFor(t *testing.T, b *approvals.Broker, summary string) approvals.App
 	return approvals.Approval{}
 }
 
-// TestBrowser drives the console in headless Chromium: log in with the
-// token, see a pending command approval appear, approve it, and see the
+// TestBrowser drives the console in headless Chromium: log in with a
+// one-time link, see a pending command approval appear, approve it, and see the
 // command's output; a cross-origin form post and a framed console are
 // refused.
 func TestBrowser(t *testing.T) {
@@ -179,10 +184,6 @@ func TestBrowser(t *testing.T) {
 		t.Skip("Chromium runs in CI on Linux")
 	}
 	d, base := serveDaemon(t)
-	token, err := daemon.Token(d.Dirs)
-	if err != nil {
-		t.Fatal(err)
-	}
 	ctx := browser(t)
 	shot := shooter(t)
 	text := func(sel string) string {
@@ -193,7 +194,7 @@ func TestBrowser(t *testing.T) {
 		}
 		return s
 	}
-	logIn(t, ctx, base, token, shot)
+	logIn(t, ctx, base, d, shot)
 
 	// A pending command approval appears without a reload, is approved
 	// with one click, and the waiting call runs.

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"crypto/rand"
+	"crypto/sha256"
 	"crypto/subtle"
 	"embed"
 	"encoding/hex"
@@ -13,6 +14,9 @@ import (
 	"io/fs"
 	"log/slog"
 	"net/http"
+	"os"
+	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -33,6 +37,11 @@ const (
 	cookieName = "hostlink_console"
 	sessionTTL = 12 * time.Hour
 	maxForm    = 64 << 10
+	// LoginTTL is how long a one-time login link works, if unused.
+	LoginTTL = 2 * time.Minute
+	// maxLogins bounds the links waiting to be used; a new one past it
+	// ends the oldest.
+	maxLogins = 16
 )
 
 //go:embed templates/*.html
@@ -43,8 +52,6 @@ var staticFS embed.FS
 
 // Options are what the console shows and acts on.
 type Options struct {
-	// Token is the bearer token (as for MCP) that logs a browser in.
-	Token string
 	// Broker holds the approvals the console lists and decides.
 	Broker *approvals.Broker
 	// Registry answers read-only operations (commands and their output,
@@ -69,9 +76,12 @@ type Options struct {
 	// Thumbs holds thumbnails of the latest observations, for the desktop
 	// page (see ops.Options.Results).
 	Thumbs *Thumbs
+	// Now is the clock login links are judged by (default time.Now);
+	// tests move it instead of sleeping.
+	Now func() time.Time
 	// Instance is the daemon's state directory, named on the login page:
-	// `hostlink token` run in another environment prints another
-	// instance's token.
+	// `hostlink console` run in another environment opens another
+	// instance's console.
 	Instance string
 }
 
@@ -86,6 +96,14 @@ type Server struct {
 
 	mu       sync.Mutex
 	sessions map[string]*session
+	logins   []login // one-time login links not used yet, oldest first
+}
+
+// login is a one-time login link's code, as its SHA-256, and when it
+// stops working.
+type login struct {
+	sum     [sha256.Size]byte
+	expires time.Time
 }
 
 type session struct {
@@ -96,7 +114,55 @@ type session struct {
 
 // New returns the console.
 func New(o Options) *Server {
+	if o.Now == nil {
+		o.Now = time.Now
+	}
 	return &Server{o: o, sessions: map[string]*session{}}
+}
+
+// NewLogin makes a one-time login link: its path and query on the
+// console's origin ("/console/login?code=…"), working once, until
+// expires. Only the daemon's control channel hands one out (`hostlink
+// console`), so holding one means being the user there; the code is
+// kept in memory only, as its hash, and is never written anywhere.
+func (s *Server) NewLogin() (pathAndQuery string, expires time.Time) {
+	code := randomHex(32)
+	expires = s.o.Now().Add(LoginTTL)
+	s.mu.Lock()
+	s.logins = append(s.logins, login{sha256.Sum256([]byte(code)), expires})
+	if len(s.logins) > maxLogins {
+		s.logins = slices.Delete(s.logins, 0, len(s.logins)-maxLogins)
+	}
+	s.mu.Unlock()
+	return Prefix + "login?code=" + code, expires
+}
+
+// EndSessions logs every browser out and ends every login link not used
+// yet: when [policy] confirm_in_person turns on, a session or link that
+// may have come from a link handed to a program must not outlive it.
+func (s *Server) EndSessions() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	clear(s.sessions)
+	s.logins = nil
+}
+
+// useLogin reports whether code is a login link's that has not been used
+// and has not expired, and uses it up either way.
+func (s *Server) useLogin(code string) bool {
+	sum := sha256.Sum256([]byte(code))
+	now := s.o.Now()
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	ok := false
+	s.logins = slices.DeleteFunc(s.logins, func(l login) bool {
+		if subtle.ConstantTimeCompare(l.sum[:], sum[:]) == 1 {
+			ok = now.Before(l.expires)
+			return true
+		}
+		return !now.Before(l.expires)
+	})
+	return ok
 }
 
 // parsePages parses every page template with the layout and its parts.
@@ -214,18 +280,35 @@ func (s *Server) session(r *http.Request) *session {
 	return sess
 }
 
+// login exchanges a one-time login link's code for a session: the only
+// way in. The MCP bearer token, or any other credential an agent, the
+// platform or a companion holds, opens nothing here.
 func (s *Server) login(w http.ResponseWriter, r *http.Request) {
-	if r.Method != http.MethodPost {
+	code := r.URL.Query().Get("code")
+	if r.Method != http.MethodGet || code == "" {
+		if r.Method != http.MethodGet {
+			s.o.Refusals.Refuse(mcpserve.RemoteIP(r), audit.Record{Time: time.Now(), Transport: audit.Console, Peer: r.RemoteAddr,
+				Op: "console_login", Code: "AUTH_FAILED", Details: map[string]any{"reason": "not a login link"}})
+			w.Header().Set("Connection", "close")
+			w.WriteHeader(http.StatusUnauthorized)
+		}
 		s.render(w, "login", nil, map[string]any{"Title": "Log in", "Instance": s.o.Instance})
 		return
 	}
-	r.Body = http.MaxBytesReader(w, r.Body, maxForm)
-	ok := mcpserve.TokenMatches(r.PostFormValue("token"), s.o.Token)
+	ok, reason := s.useLogin(code), "unknown, used or expired login link"
+	// The link reaches the browser as an argument of the opener, which
+	// other local users can read (ps) on Linux and macOS: where the
+	// kernel says who owns the other end, a link opened by another user
+	// (not root, who is beyond any check) is used up and logs nobody in.
+	if uid, measured := connlimit.PeerUID(r.Context()); ok && measured && uid != 0 && int64(uid) != int64(os.Getuid()) {
+		ok, reason = false, "a login link opened by another local user (uid "+strconv.FormatUint(uint64(uid), 10)+")"
+	}
 	if !ok {
 		s.o.Refusals.Refuse(mcpserve.RemoteIP(r), audit.Record{Time: time.Now(), Transport: audit.Console, Peer: r.RemoteAddr,
-			Op: "console_login", Code: "AUTH_FAILED", Details: map[string]any{"reason": "wrong token"}})
+			Op: "console_login", Code: "AUTH_FAILED", Details: map[string]any{"reason": reason}})
 	} else if s.o.Audit != nil {
-		if err := s.o.Audit.Append(audit.Record{Time: time.Now(), Transport: audit.Console, Peer: r.RemoteAddr, Op: "console_login", Code: "OK"}); err != nil {
+		if err := s.o.Audit.Append(audit.Record{Time: time.Now(), Transport: audit.Console, Peer: r.RemoteAddr, Op: "console_login", Code: "OK",
+			Details: map[string]any{"with": "one-time login link"}}); err != nil {
 			// No session for a login the log cannot show.
 			slog.Warn("a console login is not in the audit log", "peer", r.RemoteAddr, "err", err)
 			ok = false
@@ -235,7 +318,7 @@ func (s *Server) login(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Connection", "close")
 		w.WriteHeader(http.StatusUnauthorized)
 		s.render(w, "login", nil, map[string]any{"Title": "Log in", "Instance": s.o.Instance,
-			"Error": "That is not this hostlink's token: `hostlink token` prints it when run in the daemon's environment, and says which state directory its token belongs to."})
+			"Error": "That login link does not work: each one works once, for " + LoginTTL.String() + ". Run `hostlink console` again for a new one."})
 		return
 	}
 	sess := &session{id: randomHex(32), csrf: randomHex(32), expires: time.Now().Add(sessionTTL)}
@@ -247,8 +330,11 @@ func (s *Server) login(w http.ResponseWriter, r *http.Request) {
 	}
 	s.sessions[sess.id] = sess
 	s.mu.Unlock()
+	// A browser-session cookie (no Max-Age): not kept in the browser's
+	// profile for its next run; the daemon ends it after sessionTTL anyway.
 	http.SetCookie(w, &http.Cookie{Name: cookieName, Value: sess.id, Path: strings.TrimSuffix(Prefix, "/"),
-		HttpOnly: true, SameSite: http.SameSiteStrictMode, MaxAge: int(sessionTTL.Seconds())})
+		HttpOnly: true, SameSite: http.SameSiteStrictMode})
+	// The redirect takes the used code out of the address bar.
 	http.Redirect(w, r, Prefix+"approvals", http.StatusSeeOther)
 }
 

@@ -16,6 +16,9 @@
 // request from another origin is refused, a POST must prove its origin
 // (Origin, else Referer) and carry the session's form token, and every
 // response forbids framing (CSP frame-ancestors 'none', X-Frame-Options
-// DENY). A browser logs in with the daemon's token and then holds a
-// session cookie that is HttpOnly and SameSite=Strict.
+// DENY). A browser logs in only through a one-time login link that the
+// daemon hands to the local user on its control channel (`hostlink
+// console`; Server.NewLogin), never with the MCP bearer token or any
+// credential an agent, the platform or a companion holds, and then holds
+// a session cookie that is HttpOnly and SameSite=Strict.
 package console

@@ -41,7 +41,12 @@ func scopeChoices(a approvals.Approval) []scopeChoice {
 		if r := act.Targets[0].Real; r != "" {
 			dir = path.Dir(r)
 		}
-		out = append(out, scopeChoice{Scope: approvals.ScopePath, Label: "writes in workdir " + wd + " under", Input: "path", Path: dir})
+		// A target at the workdir's root has no directory below the
+		// workdir to offer: writes anywhere in it are the class scope
+		// above, with its window.
+		if dir != "." {
+			out = append(out, scopeChoice{Scope: approvals.ScopePath, Label: "writes in workdir " + wd + " below (not the directory itself)", Input: "path", Path: dir})
+		}
 	}
 	if act.CommandLine != "" && !act.HasEnv {
 		out = append(out, scopeChoice{Scope: approvals.ScopeCommand, Label: "this exact command line in workdir " + wd})
@@ -72,7 +77,10 @@ func quoteArgv(argv []string) string {
 // decision reads a decision from a decide form: approve or deny and, for
 // an approval, its scope and the scope's settings.
 func (s *Server) decision(r *http.Request, sess *session, a *approvals.Approval) (approvals.Decision, string) {
-	d := approvals.Decision{By: s.decider(r, sess), Via: audit.Console}
+	// The console is where the person decides: under confirm_in_person
+	// its sessions come only from links the daemon opened in the browser
+	// itself (daemon.ConsoleLogin), never from one a program was given.
+	d := approvals.Decision{By: s.decider(r, sess), Via: audit.Console, Person: true}
 	switch r.PostFormValue("decision") {
 	case "approve":
 		d.Approve = true

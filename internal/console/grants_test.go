@@ -133,3 +133,39 @@ func TestScopedDecisions(t *testing.T) {
 		t.Errorf("revoke again: %d", got)
 	}
 }
+
+// A write at the workdir's root is offered no path scope: its directory
+// is the whole workdir, which the card offers as what it is, the class
+// scope with its window. A write in a directory is offered writes below
+// that directory, named as not the directory itself.
+func TestRootFileOffersNoPath(t *testing.T) {
+	srv, b, _ := newConsole(t)
+	root := writeAction("x")
+	root.Summary, root.SHA256, root.Targets[0].Rel, root.Targets[0].Real = "write top.txt", "w-top", "top.txt", "top.txt"
+	for _, a := range []approvals.Action{root, writeAction("a.go")} {
+		go b.Require(t.Context(), a)
+	}
+	tstest.WaitFor(t, 10*time.Second, "two approvals", func() bool { return len(b.List(true)) == 2 })
+	c, _ := login(t, srv)
+	page := get(t, c, srv.URL+"/console/approvals")
+	for _, a := range b.List(true) {
+		hasPath := strings.Contains(page, `id="scope-`+a.ID+`-path"`)
+		hasClass := strings.Contains(page, `id="scope-`+a.ID+`-class"`)
+		switch a.Action.Summary {
+		case "write top.txt":
+			if hasPath || !hasClass {
+				t.Errorf("a file at the root: path offered %v, class offered %v", hasPath, hasClass)
+			}
+			if strings.Contains(page, `id="path-`+a.ID+`" value="."`) {
+				t.Error("the root is offered as a path")
+			}
+		default:
+			if !hasPath || !strings.Contains(page, `id="path-`+a.ID+`" value="src"`) {
+				t.Errorf("a file in src: path offered %v", hasPath)
+			}
+		}
+	}
+	if !strings.Contains(page, "below (not the directory itself)") {
+		t.Error("the path scope does not say it leaves the directory itself out")
+	}
+}

@@ -26,6 +26,8 @@ func (s *Server) route(w http.ResponseWriter, r *http.Request, sess *session, pa
 		s.approvalPage(w, r, sess, parts[1])
 	case parts[0] == "approvals" && len(parts) == 3 && parts[2] == "decide" && post:
 		s.decide(w, r, sess, parts[1])
+	case parts[0] == "approvals" && len(parts) == 3 && parts[2] == "confirm" && post:
+		s.confirm(w, r, sess, parts[1])
 	case parts[0] == "approvals" && len(parts) == 3 && parts[2] == "image" && !post:
 		s.approvalImage(w, r, parts[1])
 	case parts[0] == "grants" && len(parts) == 3 && parts[2] == "revoke" && post:
@@ -104,6 +106,17 @@ func (s *Server) decide(w http.ResponseWriter, r *http.Request, sess *session, i
 		return
 	}
 	if _, err := s.o.Broker.DecideWith(id, d); err != nil {
+		http.Error(w, textsafe.Line(err.Error()), http.StatusConflict)
+		return
+	}
+	http.Redirect(w, r, Prefix+"approvals", http.StatusSeeOther)
+}
+
+// confirm confirms the decision proposed for an approval on the control
+// channel (confirm_in_person): exactly the proposal the page showed, or
+// nothing.
+func (s *Server) confirm(w http.ResponseWriter, r *http.Request, sess *session, id string) {
+	if _, err := s.o.Broker.Confirm(id, r.PostFormValue("proposal"), s.decider(r, sess), audit.Console); err != nil {
 		http.Error(w, textsafe.Line(err.Error()), http.StatusConflict)
 		return
 	}

@@ -101,10 +101,6 @@ func TestBrowserApprovalStory(t *testing.T) {
 	t.Setenv("WAYLAND_DISPLAY", "")
 	t.Setenv("DBUS_SESSION_BUS_ADDRESS", "")
 	d, base := serveDaemonWith(t, "[commands]\nenabled = true\n[computer]\nenabled = true\nsettle_ms = 10\n[policy]\nwait_seconds = 120\n")
-	token, err := daemon.Token(d.Dirs)
-	if err != nil {
-		t.Fatal(err)
-	}
 	root := d.Files.Workdirs()[0].Root.Dir()
 	if err := os.WriteFile(filepath.Join(root, "notes.txt"), []byte("one\ntwo\nthree\n"), 0o600); err != nil {
 		t.Fatal(err)
@@ -128,7 +124,7 @@ func TestBrowserApprovalStory(t *testing.T) {
 		}
 		return s
 	}
-	logIn(t, ctx, base, token, shot)
+	logIn(t, ctx, base, d, shot)
 
 	claude := newClient(d, "claude-code 2.1.197 (127.0.0.1:50628)")
 	codex := newClient(d, "codex 0.58 (127.0.0.1:50700)")
@@ -230,11 +226,14 @@ func TestBrowserApprovalStory(t *testing.T) {
 		}
 	}
 
-	// A grant for writes under the workdir, saved to the configuration:
+	// A grant for writes below a directory, saved to the configuration:
 	// the exact TOML is shown first, then written and reloaded.
-	saved := claude.write("e.txt", "saved\n")
+	if err := os.Mkdir(filepath.Join(root, "saved"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	saved := claude.write("saved/e.txt", "saved\n")
 	e := pendingOf(t, b, "e.txt")
-	do("approve writes under a path",
+	do("approve writes below a directory",
 		chromedp.WaitVisible(chromedp.CSS("article#"+e.ID)),
 		chromedp.Click(chromedp.ID("scope-"+e.ID+"-path")),
 		chromedp.Click(chromedp.CSS("article#"+e.ID+" button.approve")),
@@ -248,7 +247,7 @@ func TestBrowserApprovalStory(t *testing.T) {
 		chromedp.WaitVisible(chromedp.ID("toml")),
 		shot("save-grant"))
 	toml := text("#toml")
-	if !strings.Contains(toml, "allow_paths") {
+	if !strings.Contains(toml, "allow_paths = ['saved/**/*']") {
 		t.Errorf("the TOML shown: %q", toml)
 	}
 	do("save the grant", chromedp.Click(chromedp.ID("save")), chromedp.WaitVisible(chromedp.ID("saved")))

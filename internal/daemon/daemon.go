@@ -63,7 +63,8 @@ type Daemon struct {
 
 	stopReq chan string // a stop's reason, to ServeHTTP (requestStop)
 
-	thumbs *console.Thumbs // the latest observations, small, for the console's desktop page
+	thumbs  *console.Thumbs // the latest observations, small, for the console's desktop page
+	console consoleHolder   // the console, once ServeHTTP serves it
 
 	configFile  string // the configuration file in force (it may not exist)
 	roots       []*jail.Root

@@ -29,6 +29,7 @@ type (
 	saveGrantArgs     apitype.SaveGrantArgs
 	reloadArgs        apitype.ReloadArgs
 	stopArgs          apitype.StopArgs
+	consoleLoginArgs  apitype.ConsoleLoginArgs
 )
 
 // local is the spec of a local-user control.
@@ -81,7 +82,17 @@ func (d *Daemon) registerLocal(reg *ops.Registry) {
 	ops.Register(reg, local(apitype.MethodGrantsSave, "Save grant", "Show the TOML that saving a grant to the configuration writes; with apply, write it and reload.", false),
 		func(_ context.Context, c *ops.Call, a saveGrantArgs) (apitype.SaveGrantResult, error) {
 			c.Detail("grant_id", a.ID)
+			if a.Apply && d.Approvals().ConfirmInPerson() {
+				// Writing a lasting allow rule widens what agents may do,
+				// as an approval does: under confirm_in_person it is done
+				// where only the person decides.
+				return apitype.SaveGrantResult{}, errcode.New(approvals.CodePersonRequired, "confirm_in_person is on: save the grant in the web console (`hostlink console` opens it); here it is only shown")
+			}
 			return d.SaveGrant(a.ID, a.Apply, string(c.Transport)+" "+c.Peer)
+		})
+	ops.Register(reg, local(apitype.MethodConsoleLogin, "Console login", "A one-time link that logs a browser in to the web console, for the local user; under confirm_in_person the daemon opens it itself.", false),
+		func(context.Context, *ops.Call, consoleLoginArgs) (apitype.ConsoleLogin, error) {
+			return d.ConsoleLogin()
 		})
 	ops.Register(reg, local(apitype.MethodReload, "Reload", "Read the configuration again and put its [policy] in force.", false),
 		func(_ context.Context, c *ops.Call, _ reloadArgs) (apitype.ReloadResult, error) {
@@ -149,5 +160,10 @@ func (reloadArgs) Describe(dc policy.DescribeContext) (policy.Action, error) {
 
 // Describe implements policy.Describer.
 func (stopArgs) Describe(dc policy.DescribeContext) (policy.Action, error) {
+	return policy.Action{Summary: dc.Op}, nil
+}
+
+// Describe implements policy.Describer.
+func (consoleLoginArgs) Describe(dc policy.DescribeContext) (policy.Action, error) {
 	return policy.Action{Summary: dc.Op}, nil
 }

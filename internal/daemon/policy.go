@@ -62,6 +62,7 @@ func PolicyConfig(p config.Policy) policy.Config {
 		Wait:            time.Duration(p.WaitSeconds) * time.Second,
 		PlatformFolders: policy.Mode(p.PlatformFolders),
 		ApproveInClient: p.ApproveInClient,
+		ConfirmInPerson: p.ConfirmInPerson,
 	}
 	if len(p.Workdirs) > 0 {
 		c.Workdirs = map[string]policy.Rules{}
@@ -104,8 +105,15 @@ func (d *Daemon) Reload(by string) (apitype.ReloadResult, error) {
 		Details: summary}); err != nil {
 		return apitype.ReloadResult{}, errcode.New(errcode.AuditUnavailable, "the audit log cannot be written; the policy was not reloaded")
 	}
+	was := d.Policy().ConfirmInPerson
 	d.pol.engine.Set(PolicyConfig(cfg.Policy))
 	d.pol.quiet.Store(cfg.Policy.Notifications == "off")
+	if c := d.console.p.Load(); c != nil && cfg.Policy.ConfirmInPerson && !was {
+		// Sessions and links from before may have been handed to a
+		// program (`hostlink console --print`): under confirm_in_person
+		// the console is only the person's.
+		c.srv.EndSessions()
+	}
 	slog.Info("configuration reloaded", "by", by, "config", d.pol.cfgPath, "policy", summary)
 	return apitype.ReloadResult{Config: d.pol.cfgPath, Policy: summary}, nil
 }
@@ -133,6 +141,7 @@ func policySummary(p config.Policy) map[string]any {
 	b, _ := json.Marshal(PolicyConfig(p))
 	out := map[string]any{"modes": p.Modes(), "allow_commands": len(p.AllowCommands), "allow_paths": len(p.AllowPaths),
 		"approval_timeout_seconds": p.ApprovalTimeoutSeconds, "wait_seconds": p.WaitSeconds,
+		"approve_in_client": p.ApproveInClient, "confirm_in_person": p.ConfirmInPerson,
 		"policy_sha256": approvals.Digest(json.RawMessage(b))}
 	var wds []string
 	for alias := range p.Workdirs {

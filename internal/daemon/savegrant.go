@@ -95,11 +95,13 @@ func (d *Daemon) grantRule(g approvals.Grant) (table, key string, value any, err
 		if strings.ContainsAny(g.PathPrefix, `*?[]{}\`) {
 			return "", "", nil, errcode.New(CodeNotSaveable, "the directory %q holds glob characters, so no allow_paths glob names exactly it", g.PathPrefix)
 		}
-		glob := g.PathPrefix + "/**"
-		if g.PathPrefix == "." {
-			glob = "**"
+		if g.PathPrefix == "." || g.PathPrefix == "" {
+			return "", "", nil, errcode.New(CodeNotSaveable, "a path grant for the whole workdir has no rule: save files_write = \"allow\" deliberately")
 		}
-		return table, "allow_paths", appendNew(rules.AllowPaths, glob), nil
+		// DIR/**/* and not DIR/**, which also matches DIR itself: the
+		// rule, like the grant, covers what is below the directory, not
+		// deleting or moving the directory.
+		return table, "allow_paths", appendNew(rules.AllowPaths, g.PathPrefix+"/**/*"), nil
 	}
 	return "", "", nil, errcode.New(CodeNotSaveable, "a %s grant has no configuration rule: allow_commands holds exact lines only", g.Scope)
 }

@@ -93,7 +93,7 @@ func (d *Daemon) ServeHTTP(ctx context.Context, ready func(addr net.Addr)) error
 	h := mcpserve.NewHTTPHandler(d.Registry, mcpserve.HTTPOptions{Token: tok, MaxBodyBytes: d.maxMessageBytes(), Refusals: d.Refusals})
 	mux := http.NewServeMux()
 	mux.Handle("/mcp", h)
-	mux.Handle(console.Prefix, d.consoleHandler(tok))
+	mux.Handle(console.Prefix, d.consoleHandler("http://"+ln.Addr().String()))
 	// A browser pointed at the address finds the console.
 	mux.Handle("GET /{$}", http.RedirectHandler(console.Prefix, http.StatusFound))
 	idle := newIdleWatch(d.IdleExit, d.busy)

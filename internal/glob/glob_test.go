@@ -10,6 +10,12 @@ func TestMatch(t *testing.T) {
 		{"src/**", "src/a/b.go", false, true},
 		{"src/**", "src", false, true},
 		{"src/**", "srcx/a", false, false},
+		// Below a directory, never the directory itself (a saved path
+		// grant, see daemon.SaveGrant).
+		{"src/**/*", "src", false, false},
+		{"src/**/*", "src/a", false, true},
+		{"src/**/*", "src/a/b.go", false, true},
+		{"src/**/*", "srcx/a", false, false},
 		{"src/{a,b}/**", "src/b/x.go", false, true},
 		{"src/{a,b}/**", "src/c/x.go", false, false},
 		{"*.md", "notes.md", false, true},

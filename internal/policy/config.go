@@ -30,6 +30,10 @@ type Config struct {
 	// prompt (elicitation) when the client supports it, besides the
 	// local user's channels.
 	ApproveInClient bool `json:"approve_in_client,omitempty"`
+	// ConfirmInPerson: an approval taken where a program of the user's
+	// could take it (the control channel) is only proposed until the
+	// person confirms it (approvals.Proposal).
+	ConfirmInPerson bool `json:"confirm_in_person,omitempty"`
 }
 
 // Defaults is the policy with nothing configured: reading files and

@@ -34,6 +34,7 @@ func New(cfg Config, b *approvals.Broker) *Engine {
 func (e *Engine) Set(cfg Config) {
 	e.cfg.Store(&cfg)
 	e.broker.SetTimes(cfg.Timeout, cfg.Wait)
+	e.broker.SetConfirmInPerson(cfg.ConfirmInPerson)
 }
 
 // Config returns the policy in force.
@@ -143,7 +144,7 @@ func (e *Engine) Decide(ctx context.Context, r Request) (Decision, error) {
 		return Decision{Rule: "grant", GrantID: g.ID}, nil
 	}
 	waiting := r.Waiting
-	if cfg.ApproveInClient && r.Ask != nil {
+	if cfg.ApproveInClient && !cfg.ConfirmInPerson && r.Ask != nil {
 		waiting = func(ap approvals.Approval) {
 			e.askClient(ctx, r, ap)
 			if r.Waiting != nil {

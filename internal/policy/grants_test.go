@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/hostlink/hostlink/internal/approvals"
@@ -201,5 +202,112 @@ func TestGrantRevoke(t *testing.T) {
 	}
 	if len(f.d.Approvals().Grants()) != 0 {
 		t.Errorf("grants = %v", f.d.Approvals().Grants())
+	}
+}
+
+// A path grant covers what is below its directory and never the directory
+// itself or anything above it, for every operation that writes: a grant
+// for writes below docs does not let docs be deleted, moved away,
+// replaced or re-created, whatever spelling or link names it. Saved to the
+// configuration, it keeps that meaning.
+func TestPathGrantCoversOnlyBelow(t *testing.T) {
+	f := newFixture(t, "")
+	a := f.dirs["a"]
+	for _, d := range []string{"docs", "docs/old", "other"} {
+		if err := os.Mkdir(filepath.Join(a, d), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, p := range []string{"docs/old/x", "top.txt", "other/y"} {
+		if err := os.WriteFile(filepath.Join(a, p), []byte("x\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// docs/self leads back to docs itself.
+	if err := os.Symlink(".", filepath.Join(a, "docs", "self")); err != nil {
+		t.Skip("no symlinks:", err)
+	}
+	g := f.grantNext(t, "s1", "write_file", write("a", "docs/first"), approvals.Decision{Scope: approvals.ScopePath})
+	if g.PathPrefix != "docs" || !strings.Contains(g.Covers, "below docs/") || !strings.Contains(g.Covers, "not docs itself") {
+		t.Errorf("grant = %+v", g)
+	}
+	wd := func(m map[string]any) map[string]any { m["workdir"] = "a"; return m }
+	below := []step{
+		{"write below it", "s2", "write_file", write("a", "docs/second"), ""},
+		{"edit below it", "s2", "edit_file", wd(map[string]any{"path": "docs/second", "edits": []map[string]any{{"old_text": "x", "new_text": "y"}}}), ""},
+		{"mkdir below it", "s2", "create_directory", wd(map[string]any{"path": "docs/new"}), ""},
+		{"move within it", "s2", "move", wd(map[string]any{"src": "docs/second", "dst": "docs/new/second"}), ""},
+		{"delete below it, recursively", "s2", "delete", wd(map[string]any{"path": "docs/new", "recursive": true}), ""},
+		// docs/self/old is docs/old, below docs as written and as resolved.
+		{"delete below it through a link inside it", "s2", "delete", wd(map[string]any{"path": "docs/self/old", "recursive": true}), ""},
+	}
+	asked := []step{
+		{"delete the directory itself, recursively", "s1", "delete", wd(map[string]any{"path": "docs", "recursive": true}), approvals.CodePending},
+		{"delete it spelled docs/.", "s1", "delete", wd(map[string]any{"path": "docs/.", "recursive": true}), approvals.CodePending},
+		{"delete the link that is the directory", "s1", "delete", wd(map[string]any{"path": "docs/self", "recursive": true}), approvals.CodePending},
+		{"delete above it", "s1", "delete", wd(map[string]any{"path": "docs/..", "recursive": true}), approvals.CodePending},
+		{"move the directory away", "s1", "move", wd(map[string]any{"src": "docs", "dst": "gone"}), approvals.CodePending},
+		{"move something onto the directory", "s1", "move", wd(map[string]any{"src": "other", "dst": "docs", "overwrite": true}), approvals.CodePending},
+		{"move from below it to outside", "s1", "move", wd(map[string]any{"src": "docs/first", "dst": "out"}), approvals.CodePending},
+		{"move from outside to below it", "s1", "move", wd(map[string]any{"src": "top.txt", "dst": "docs/top.txt"}), approvals.CodePending},
+		{"mkdir the directory itself", "s1", "create_directory", wd(map[string]any{"path": "docs"}), approvals.CodePending},
+		{"write beside it", "s1", "write_file", write("a", "docsx"), approvals.CodePending},
+		{"write at the root", "s1", "write_file", write("a", "top.txt"), approvals.CodePending},
+	}
+	f.run(t, below)
+	f.run(t, asked)
+
+	// Saved, the rule is docs/**/*, which matches what is below docs and
+	// not docs: with the grant revoked, the rule alone decides.
+	res, err := f.d.SaveGrant(g.ID, true, "tester")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(res.TOML, "'docs/**/*'") {
+		t.Errorf("saved TOML %q", res.TOML)
+	}
+	if _, err := f.d.Approvals().Revoke(g.ID, "tester", audit.IPC); err != nil {
+		t.Fatal(err)
+	}
+	f.run(t, []step{
+		{"a write below it, by the saved rule", "s3", "write_file", write("a", "docs/third"), ""},
+		{"the directory itself, by the saved rule", "s3", "delete", wd(map[string]any{"path": "docs", "recursive": true}), approvals.CodePending},
+		{"moving it away, by the saved rule", "s3", "move", wd(map[string]any{"src": "docs", "dst": "gone"}), approvals.CodePending},
+	})
+}
+
+// A file at the workdir's root has no directory below the workdir to
+// grant: a path grant for it, or one naming the root however spelled, is
+// refused and the user is pointed to the class scope, with its window.
+func TestPathGrantNeverTheWorkdir(t *testing.T) {
+	f := newFixture(t, "")
+	if err := os.Mkdir(filepath.Join(f.dirs["a"], "docs"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if got := f.callIn("s1", "write_file", write("a", "top.txt")); got != approvals.CodePending {
+		t.Fatalf("write: %q", got)
+	}
+	id := f.d.Approvals().List(true)[0].ID
+	for _, p := range []string{"", ".", "./", "docs/..", "docs/../."} {
+		_, err := f.d.Approvals().DecideWith(id, approvals.Decision{Approve: true, Scope: approvals.ScopePath, Path: p, By: "t", Via: audit.IPC})
+		if errcode.CodeOf(err) != approvals.CodeBadScope || !strings.Contains(err.Error(), "scope class") {
+			t.Errorf("path %q for a file at the root: %v", p, err)
+		}
+	}
+	if a, _ := f.d.Approvals().Get(id); a.State != approvals.Pending || len(f.d.Approvals().Grants()) != 0 {
+		t.Fatalf("a refused scope decided: %+v, grants %v", a, f.d.Approvals().Grants())
+	}
+	// The directory a recursive delete removes cannot be granted for it.
+	if got := f.callIn("s1", "delete", map[string]any{"workdir": "a", "path": "docs", "recursive": true}); got != approvals.CodePending {
+		t.Fatalf("delete: %q", got)
+	}
+	for _, ap := range f.d.Approvals().List(true) {
+		if ap.Action.Op != "delete" {
+			continue
+		}
+		_, err := f.d.Approvals().DecideWith(ap.ID, approvals.Decision{Approve: true, Scope: approvals.ScopePath, Path: "docs", By: "t", Via: audit.IPC})
+		if errcode.CodeOf(err) != approvals.CodeBadScope {
+			t.Errorf("a path grant of docs for deleting docs: %v", err)
+		}
 	}
 }
