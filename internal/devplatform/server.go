@@ -31,7 +31,7 @@ type Config struct {
 	ProtocolVersion       string   `json:"protocol_version"`        // platform max; default "1.1"
 	Deny                  []string `json:"deny,omitempty"`          // capabilities not granted
 	MaxFileSizeBytes      int64    `json:"max_file_size_bytes"`     // default 10 MiB
-	CommandTimeoutSeconds float64  `json:"command_timeout_seconds"` // default 30
+	CommandTimeoutSeconds int      `json:"command_timeout_seconds"` // default 30; whole seconds, as upstream's model
 	MaxConcurrent         int      `json:"max_concurrent"`          // default 4
 	PingIntervalSeconds   float64  `json:"ping_interval_seconds"`   // default 30; negative: never
 	OmitConnectionID      bool     `json:"omit_connection_id"`      // send an invalid control HELLO_ACK
