@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/hostlink/hostlink/internal/audit"
+	"github.com/hostlink/hostlink/internal/conformance"
 	"github.com/hostlink/hostlink/internal/devplatform"
 	"github.com/hostlink/hostlink/internal/link/wire"
 	"github.com/hostlink/hostlink/internal/tstest"
@@ -24,12 +25,15 @@ import (
 type platform struct {
 	*devplatform.Server
 	url, token string
+	// frames parses every frame as a platform built on upstream does.
+	frames *conformance.Recorder
 }
 
 func startPlatform(t *testing.T, cfg devplatform.Config) *platform {
 	t.Helper()
 	tok := devplatform.NewToken()
 	srv := devplatform.New(tok, cfg)
+	rec := conformance.Watch(t, srv, filepath.Join("..", "..", "docs", "PROTOCOL.md"))
 	ln, err := devplatform.Listen("127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
@@ -37,7 +41,7 @@ func startPlatform(t *testing.T, cfg devplatform.Config) *platform {
 	hs := &http.Server{Handler: srv.Handler()}
 	go hs.Serve(ln)
 	t.Cleanup(func() { hs.Close() })
-	return &platform{Server: srv, url: "ws://" + ln.Addr().String() + devplatform.ControlPath, token: tok}
+	return &platform{Server: srv, url: "ws://" + ln.Addr().String() + devplatform.ControlPath, token: tok, frames: rec}
 }
 
 // linkEnv is a hostlink environment with its own HOSTLINK_HOME and HOME

@@ -20,7 +20,9 @@ import (
 func TestUpstreamPlatformComputerUse(t *testing.T) {
 	x := xvfbtest.Start(t, 1024, 768)
 	bin := build(t)
-	p := startPlatform(t, devplatform.Config{Deny: hostlinkAdditions})
+	// One request at a time: each reply frees the last slot, so STATUS
+	// follows it.
+	p := startPlatform(t, devplatform.Config{Deny: hostlinkAdditions, MaxConcurrent: 1})
 	_, env := linkEnv(t, p)
 	env = append(env, x.Env()...)
 	cfg := filepath.Join(t.TempDir(), "config.toml")
@@ -75,6 +77,7 @@ func TestUpstreamPlatformComputerUse(t *testing.T) {
 	typ, got = u.call(data, "PERMISSIONS_CHECK_REQUEST", map[string]any{"permissions": []string{"accessibility", "screen_recording"}})
 	want(t, "permissions", typ, got, "PERMISSIONS_CHECK_RESPONSE")
 	u.checkPeer(data)
+	u.sentEvery("computer_use")
 	if unseen := u.conf.Unseen(conformance.Computer); len(unseen) > 0 {
 		t.Errorf("computer-use rows of the differences table nothing here observed: %v", unseen)
 	}

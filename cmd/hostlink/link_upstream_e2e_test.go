@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -23,7 +24,7 @@ import (
 
 // hostlinkAdditions are the capabilities hostlink adds to the protocol; a
 // platform written against upstream grants none of them.
-var hostlinkAdditions = []string{"idempotency", "operations", "command_output", "shell_sandbox", "agents", "hostlink_errors"}
+var hostlinkAdditions = []string{"idempotency", "operations", "command_output", "shell_sandbox", "ack_details", "agents", "hostlink_errors"}
 
 // upstreamEnv is hostlink on its default configuration (commands enabled
 // locally, nothing else), linked to a platform that speaks only upstream
@@ -40,13 +41,15 @@ type upstreamEnv struct {
 	decided map[string]bool
 }
 
-func newUpstreamEnv(t *testing.T) *upstreamEnv { return newUpstreamEnvConfig(t, "") }
+func newUpstreamEnv(t *testing.T) *upstreamEnv {
+	return newUpstreamEnvConfig(t, "", devplatform.Config{Deny: hostlinkAdditions})
+}
 
 // newUpstreamEnvConfig is newUpstreamEnv with config.toml (TOML; "" for
-// none).
-func newUpstreamEnvConfig(t *testing.T, config string) *upstreamEnv {
+// none) and the platform's handshake pc.
+func newUpstreamEnvConfig(t *testing.T, config string, pc devplatform.Config) *upstreamEnv {
 	bin := build(t)
-	p := startPlatform(t, devplatform.Config{Deny: hostlinkAdditions})
+	p := startPlatform(t, pc)
 	home := t.TempDir()
 	if runtime.GOOS != "windows" {
 		home, _ = filepath.EvalSymlinks(home)
@@ -127,15 +130,92 @@ func (u *upstreamEnv) approve(what string) string {
 	return id
 }
 
-// call sends a request as the upstream platform and checks the reply
-// against upstream's vocabulary.
-func (u *upstreamEnv) call(peer *devplatform.Peer, typ string, payload any) (string, map[string]any) {
+// dump is a request as upstream's platform writes it: every field of
+// upstream's model, the ones not given with their defaults. The test
+// stops if upstream's own parser would reject it.
+func (u *upstreamEnv) dump(typ string, payload map[string]any) (id string, frame []byte) {
 	u.t.Helper()
-	e := callEnv(u.t, peer, "", typ, payload)
+	m := conformance.Upstream()
+	id = wire.NewID()
+	frame = m.Dump(typ, id, wire.Now(), payload)
+	if _, _, d := m.Frame("", frame); len(d) > 0 {
+		u.t.Fatalf("%s is not a frame upstream's platform sends: %v", frame, d)
+	}
+	return id, frame
+}
+
+// call sends a request as the upstream platform does and checks the
+// reply against upstream's vocabulary.
+func (u *upstreamEnv) call(peer *devplatform.Peer, typ string, payload map[string]any) (string, map[string]any) {
+	u.t.Helper()
+	id, b := u.dump(typ, payload)
+	return u.send(peer, typ, id, b)
+}
+
+// callRejected sends a request whose frame upstream's parser rejects,
+// for whyRejected (the ids conformance gives the reasons), and returns
+// hostlink's reply. Upstream's executor drops such a frame without a
+// reply; hostlink answers (row request.rejected), or ignores a field it
+// does not know (row request.unknown_field).
+func (u *upstreamEnv) callRejected(peer *devplatform.Peer, typ string, payload map[string]any, whyRejected ...string) (string, map[string]any) {
+	u.t.Helper()
+	id := wire.NewID()
+	b, _ := json.Marshal(map[string]any{"type": typ, "id": id, "ts": wire.Now(), "version": "1.1", "payload": payload})
+	_, _, diffs := conformance.Upstream().Frame("", b)
+	var ids []string
+	for _, d := range diffs {
+		ids = append(ids, d.ID)
+	}
+	if !slices.Equal(ids, whyRejected) {
+		u.t.Fatalf("upstream's parser rejects %s for %v, want %v", b, ids, whyRejected)
+	}
+	return u.send(peer, typ, id, b)
+}
+
+func (u *upstreamEnv) send(peer *devplatform.Peer, typ, id string, frame []byte) (string, map[string]any) {
+	u.t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	e, err := peer.RequestRaw(ctx, id, frame)
+	if err != nil {
+		u.t.Fatalf("%s: %v", typ, err)
+	}
 	u.conf.Check(u.t, typ, e.Type, e.Payload)
 	var m map[string]any
 	json.Unmarshal(e.Payload, &m)
 	return e.Type, m
+}
+
+// start sends a request as call does, without waiting for its reply.
+func (u *upstreamEnv) start(peer *devplatform.Peer, typ string, payload map[string]any) *devplatform.Pending {
+	u.t.Helper()
+	id, b := u.dump(typ, payload)
+	r, err := peer.StartRaw(u.t.Context(), id, b)
+	if err != nil {
+		u.t.Fatal(err)
+	}
+	return r
+}
+
+// sentEvery checks that hostlink sent, on this platform's connections,
+// HELLO, STATUS, ERROR and every reply upstream has to the requests that
+// need one of caps ("" for none): each of them went through upstream's
+// parser.
+func (u *upstreamEnv) sentEvery(caps ...string) {
+	u.t.Helper()
+	want := map[string]bool{"HELLO": true, "STATUS": true, "ERROR": true}
+	for _, msg := range conformance.Upstream().Messages {
+		if msg.From == "platform" && slices.Contains(caps, msg.Capability) {
+			for _, r := range msg.Replies {
+				want[r] = true
+			}
+		}
+	}
+	for typ := range want {
+		if u.p.frames.Sent(typ) == 0 {
+			u.t.Errorf("no %s frame went through upstream's parser", typ)
+		}
+	}
 }
 
 // checkPeer checks what hostlink sent unasked: HELLO and STATUS.
@@ -214,10 +294,7 @@ func TestUpstreamPlatformOnDefaults(t *testing.T) {
 	}
 
 	// A write waits while the user decides in the console, then runs.
-	w, err := data.Start(t.Context(), "FILE_WRITE", map[string]any{"path": "w.txt", "content": "written\n", "encoding": "utf-8", "create_parents": false})
-	if err != nil {
-		t.Fatal(err)
-	}
+	w := u.start(data, "FILE_WRITE", map[string]any{"path": "w.txt", "content": "written\n", "encoding": "utf-8", "create_parents": false})
 	u.approve("w.txt")
 	e, err := w.Await(t.Context())
 	if err != nil {
@@ -236,10 +313,7 @@ func TestUpstreamPlatformOnDefaults(t *testing.T) {
 	if runtime.GOOS == "windows" {
 		argv = []string{"cmd", "/c", "echo ran"}
 	}
-	c, err := data.Start(t.Context(), "EXECUTE_COMMAND", map[string]any{"argv": argv, "timeout_seconds": 30})
-	if err != nil {
-		t.Fatal(err)
-	}
+	c := u.start(data, "EXECUTE_COMMAND", map[string]any{"argv": argv, "timeout_seconds": 30})
 	u.approve("echo ran")
 	e, err = c.Await(t.Context())
 	if err != nil {
@@ -253,8 +327,9 @@ func TestUpstreamPlatformOnDefaults(t *testing.T) {
 	}
 
 	// Refusals in upstream's words, with upstream's details.
-	typ, got = u.call(data, "OPERATION_CALL", map[string]any{"op": "stat", "args": map[string]any{"path": "."}})
+	typ, got = u.callRejected(data, "OPERATION_CALL", map[string]any{"op": "stat", "args": map[string]any{"path": "."}}, "OPERATION_CALL")
 	want(t, "an addition not granted", typ, got, "ERROR", "CAPABILITY_NOT_GRANTED")
+	u.conf.Behaves(t, "request.rejected", true, typ)
 	if d, _ := got["details"].(map[string]any); d["required_capability"] != "operations" || d["granted_capabilities"] == nil {
 		t.Fatalf("CAPABILITY_NOT_GRANTED details: %v", got)
 	}
@@ -265,6 +340,7 @@ func TestUpstreamPlatformOnDefaults(t *testing.T) {
 	}
 	typ, got = u.call(ctrl, "FILE_STAT", map[string]any{"path": "."})
 	want(t, "a file request on the control connection", typ, got, "ERROR", "CAPABILITY_NOT_GRANTED")
+	u.conf.Behaves(t, "control.data_request", got["code"] != "FEATURE_NOT_SUPPORTED", fmt.Sprint(got["code"]))
 	u.checkPeer(ctrl)
 	u.checkPeer(data)
 }
@@ -274,7 +350,9 @@ func TestUpstreamPlatformOnDefaults(t *testing.T) {
 // control channels and their error paths; every reply is upstream's, or
 // differs only as the table says.
 func TestUpstreamPlatformAllowAll(t *testing.T) {
-	u := newUpstreamEnvConfig(t, allowPolicy)
+	// One request at a time: each reply frees the last slot, so STATUS
+	// follows it.
+	u := newUpstreamEnvConfig(t, allowPolicy, devplatform.Config{Deny: hostlinkAdditions, MaxConcurrent: 1})
 	ctrl := waitPeer(t, u.p, devplatform.ControlPeer, u.started)
 	u.checkPeer(ctrl)
 	proj := filepath.Join(u.home, "proj")
@@ -307,8 +385,9 @@ func TestUpstreamPlatformAllowAll(t *testing.T) {
 	expect("restore", typ, got, "SESSION_RESTORED")
 	typ, got = u.call(ctrl, "PING", map[string]any{})
 	expect("ping", typ, got, "PONG")
-	typ, got = u.call(ctrl, "GADGET_REQUEST", map[string]any{})
+	typ, got = u.callRejected(ctrl, "GADGET_REQUEST", map[string]any{}, "GADGET_REQUEST")
 	expect("an unknown type", typ, got, "ERROR", "FEATURE_NOT_SUPPORTED")
+	u.conf.Behaves(t, "request.rejected", true, typ)
 
 	// The data channel: every file message, then their errors.
 	for _, c := range []struct {
@@ -342,7 +421,8 @@ func TestUpstreamPlatformAllowAll(t *testing.T) {
 		{"a browse on the data connection", "DIRECTORY_LIST_REQUEST", map[string]any{"browse_id": nil, "directory_ref": nil}, "", "CAPABILITY_NOT_GRANTED"},
 		{"computer use, not granted", "SCREENSHOT_REQUEST", map[string]any{}, "", "CAPABILITY_NOT_GRANTED"},
 		{"a local LLM", "LOCAL_LLM_COMPLETION", map[string]any{"model": "m", "messages": []any{}}, "", "CAPABILITY_NOT_GRANTED"},
-		{"an idempotency key, not granted", "FILE_WRITE", map[string]any{"path": "k.txt", "content": "", "idempotency_key": "k"}, "", "CAPABILITY_NOT_GRANTED"},
+		{"recording consent", "REQUEST_RECORDING_CONSENT", map[string]any{"mode": "copilot"}, "", "CAPABILITY_NOT_GRANTED"},
+		{"a recording", "START_RECORDING", map[string]any{"mode": "demonstration", "consent_token": "t"}, "", "CAPABILITY_NOT_GRANTED"},
 	} {
 		typ, got := u.call(data, c.typ, c.payload)
 		if c.code != "" {
@@ -354,18 +434,30 @@ func TestUpstreamPlatformAllowAll(t *testing.T) {
 			t.Errorf("%s: fatal %v", c.what, got["fatal"])
 		}
 	}
+	typ, got = u.callRejected(data, "FILE_WRITE", map[string]any{"path": "k.txt", "content": "", "idempotency_key": "k"}, "FILE_WRITE.idempotency_key")
+	expect("an idempotency key, not granted", typ, got, "ERROR", "CAPABILITY_NOT_GRANTED")
+	u.conf.Behaves(t, "request.rejected", true, typ)
 	// Errors hostlink names more precisely, in upstream's words.
 	for _, c := range []struct {
 		what, typ string
 		payload   map[string]any
 		hostlink  string
+		rejected  []string
 	}{
-		{"reading a directory", "FILE_READ", map[string]any{"path": "d"}, "NOT_A_FILE"},
-		{"a payload that does not decode", "FILE_READ", map[string]any{"path": 3}, "INVALID_MESSAGE"},
-		{"a bad encoding", "FILE_READ", map[string]any{"path": "notes.txt", "encoding": "latin-1"}, "INVALID_ARGUMENT"},
-		{"a program that is not there", "EXECUTE_COMMAND", map[string]any{"argv": []string{"no-such-program-here"}}, "COMMAND_START_FAILED"},
+		{"reading a directory", "FILE_READ", map[string]any{"path": "d"}, "NOT_A_FILE", nil},
+		{"a payload that does not decode", "FILE_READ", map[string]any{"path": 3}, "INVALID_MESSAGE", []string{"FILE_READ.path!type"}},
+		{"a bad encoding", "FILE_READ", map[string]any{"path": "notes.txt", "encoding": "latin-1"}, "INVALID_ARGUMENT", []string{"FILE_READ.encoding!type"}},
+		{"no path (the root, then)", "FILE_READ", map[string]any{"encoding": "utf-8"}, "NOT_A_FILE", []string{"FILE_READ.missing.path"}},
+		{"a program that is not there", "EXECUTE_COMMAND", map[string]any{"argv": []string{"no-such-program-here"}}, "COMMAND_START_FAILED", nil},
 	} {
-		typ, got := u.call(data, c.typ, c.payload)
+		var typ string
+		var got map[string]any
+		if c.rejected != nil {
+			typ, got = u.callRejected(data, c.typ, c.payload, c.rejected...)
+			u.conf.Behaves(t, "request.rejected", true, typ)
+		} else {
+			typ, got = u.call(data, c.typ, c.payload)
+		}
 		expect(c.what, typ, got, "ERROR")
 		if d, _ := got["details"].(map[string]any); d["hostlink_code"] != c.hostlink {
 			t.Errorf("%s: %v, want hostlink_code %s", c.what, got, c.hostlink)
@@ -375,8 +467,8 @@ func TestUpstreamPlatformAllowAll(t *testing.T) {
 	// Behaviour the frames' shape does not show.
 	typ, got = u.call(data, "FILE_READ", map[string]any{"path": "bad.txt", "encoding": "utf-8", "format": "text"})
 	u.conf.Behaves(t, "FILE_READ.invalid_utf8", typ != "FILE_CONTENTS" || got["content"] != "\ufffda", typ+" "+fmt.Sprint(got["code"], got["details"]))
-	typ, _ = u.call(data, "FILE_READ", map[string]any{"encoding": "utf-8"})
-	u.conf.Behaves(t, "FILE_READ.missing_path", typ != "ERROR", typ)
+	typ, _ = u.callRejected(data, "FILE_STAT", map[string]any{"path": "notes.txt", "x_future": 1}, "FILE_STAT.x_future")
+	u.conf.Behaves(t, "request.unknown_field", typ == "FILE_STAT_RESPONSE", typ)
 	typ, got = u.call(data, "FILE_STAT", map[string]any{"path": "nothing"})
 	u.conf.Behaves(t, "FILE_STAT.missing_path", typ != "FILE_STAT_RESPONSE" || got["path"] != nil, fmt.Sprint(got["path"]))
 	typ, got = u.call(data, "FILE_READ", map[string]any{"path": "notes.txt", "offset": 2, "length": 3})
@@ -398,9 +490,24 @@ func TestUpstreamPlatformAllowAll(t *testing.T) {
 	_, statErr := os.Stat(proj)
 	u.conf.Behaves(t, "FILE_DELETE.session_root", typ != "ACK" || statErr == nil, typ+" "+fmt.Sprint(got["code"], got["details"]))
 
+	// A reply the platform sends is not a request: hostlink answers
+	// nothing (the PING after it shows it was read).
+	errorsBefore := len(ctrl.Frames("ERROR"))
+	if err := ctrl.Post(t.Context(), "ACK", map[string]any{"ok": true}); err != nil {
+		t.Fatal(err)
+	}
+	typ, _ = u.call(ctrl, "PING", map[string]any{})
+	expect("ping after an ACK", typ, nil, "PONG")
+	u.conf.Behaves(t, "control.reply_frames", len(ctrl.Frames("ERROR")) == errorsBefore, fmt.Sprint(ctrl.Frames("ERROR")))
+
+	typ, got = u.call(ctrl, "EXECUTE_COMMAND", map[string]any{"command": "true"})
+	expect("a command on the control connection", typ, got, "ERROR", "CAPABILITY_NOT_GRANTED")
+	u.conf.Behaves(t, "control.data_request", got["code"] != "FEATURE_NOT_SUPPORTED", fmt.Sprint(got["code"]))
+
 	typ, got = u.call(ctrl, "DETACH_SESSION", map[string]any{"session_id": "s1"})
 	expect("detach", typ, got, "ACK")
 	u.checkPeer(ctrl)
+	u.sentEvery("", "directory_browse", "files", "shell")
 	if unseen := u.conf.Unseen(func(id string) bool { return !conformance.Computer(id) }); len(unseen) > 0 {
 		t.Errorf("rows of the differences table nothing here observed (stale, or a message the suite does not send): %v", unseen)
 	}

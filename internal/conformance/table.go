@@ -99,14 +99,18 @@ func Load(t testing.TB, path string) *Platform {
 func (p *Platform) Rows() map[string]Row { return p.rows }
 
 // Check reports, as test errors, every difference of the reply (see
-// Reply) that has no row.
+// Reply) that has no row, and every one upstream's parser rejects.
 func (p *Platform) Check(t testing.TB, req, typ string, payload []byte) {
 	t.Helper()
 	for _, d := range Reply(req, typ, payload) {
 		p.mu.Lock()
 		p.seen[d.ID] = true
 		p.mu.Unlock()
-		if _, ok := p.rows[d.ID]; !ok {
+		_, listed := p.rows[d.ID]
+		switch {
+		case d.Rejected:
+			t.Errorf("%s: upstream's parser rejects this frame: %s (%s)", req+" "+typ, d.ID, d.Detail)
+		case !listed:
 			t.Errorf("%s: a difference from upstream not in the table: %s (%s)", req+" "+typ, d.ID, d.Detail)
 		}
 	}
@@ -160,6 +164,10 @@ func (p *Platform) Seen(id string) bool {
 // Computer reports whether a difference's id is about a computer-use
 // message (a suite without a desktop cannot observe it).
 func Computer(id string) bool {
-	req, _, _ := strings.Cut(id, ":")
-	return ComputerTypes[req]
+	req := id
+	if i := strings.IndexAny(id, ":.!→"); i >= 0 {
+		req = id[:i]
+	}
+	msg := Upstream().Messages[req]
+	return msg != nil && msg.Capability == "computer_use"
 }

@@ -25,7 +25,7 @@ type Peer struct {
 	ConnectionID string
 	Connected    time.Time
 
-	conn    *wire.Conn
+	conn    *tapConn
 	version wire.ProtoVersion
 	noPong  bool
 
@@ -183,6 +183,11 @@ func (p *Peer) Start(ctx context.Context, typ string, payload any) (*Pending, er
 	if err != nil {
 		return nil, err
 	}
+	return p.StartRaw(ctx, id, b)
+}
+
+// StartRaw sends b as one frame, a request with id, and returns at once.
+func (p *Peer) StartRaw(ctx context.Context, id string, b []byte) (*Pending, error) {
 	ch, err := p.sendRaw(ctx, id, b)
 	if err != nil {
 		return nil, err

@@ -31,7 +31,7 @@ type Config struct {
 	ProtocolVersion       string   `json:"protocol_version"`        // platform max; default "1.1"
 	Deny                  []string `json:"deny,omitempty"`          // capabilities not granted
 	MaxFileSizeBytes      int64    `json:"max_file_size_bytes"`     // default 10 MiB
-	CommandTimeoutSeconds float64  `json:"command_timeout_seconds"` // default 30
+	CommandTimeoutSeconds int      `json:"command_timeout_seconds"` // default 30; whole seconds, as upstream's model
 	MaxConcurrent         int      `json:"max_concurrent"`          // default 4
 	PingIntervalSeconds   float64  `json:"ping_interval_seconds"`   // default 30; negative: never
 	OmitConnectionID      bool     `json:"omit_connection_id"`      // send an invalid control HELLO_ACK
@@ -80,6 +80,8 @@ type Server struct {
 	peers  map[string]*Peer
 	events []Event
 	notify chan struct{} // closed and replaced on every event
+	tap    func(TapFrame)
+	conns  uint64 // connections accepted so far
 }
 
 // New returns a Server that accepts executors presenting token.
@@ -185,7 +187,10 @@ func (s *Server) accept(w http.ResponseWriter, r *http.Request, session string) 
 	if err != nil {
 		return
 	}
-	conn := wire.NewConn(ws)
+	s.mu.Lock()
+	s.conns++
+	conn := &tapConn{Conn: wire.NewConn(ws), tap: s.tap, id: s.conns, peer: name}
+	s.mu.Unlock()
 	defer conn.CloseNow()
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
@@ -216,7 +221,7 @@ func (s *Server) accept(w http.ResponseWriter, r *http.Request, session string) 
 }
 
 // handshake reads HELLO and answers HELLO_ACK (or closes with 4426).
-func (s *Server) handshake(ctx context.Context, conn *wire.Conn, name, session string) (*Peer, error) {
+func (s *Server) handshake(ctx context.Context, conn *tapConn, name, session string) (*Peer, error) {
 	hctx, cancel := context.WithTimeout(ctx, 15*time.Second)
 	defer cancel()
 	type res struct {
@@ -249,7 +254,10 @@ func (s *Server) handshake(ctx context.Context, conn *wire.Conn, name, session s
 	}
 	cfg := s.config()
 	ours, _ := wire.ParseVersion(cfg.ProtocolVersion)
-	theirs, err := wire.ParseVersion(hello.ProtocolVersion)
+	theirs, err := wire.DefaultPeerVersion, error(nil)
+	if hello.ProtocolVersion != "" {
+		theirs, err = wire.ParseVersion(hello.ProtocolVersion)
+	}
 	if err != nil || (theirs.Major != ours.Major && !cfg.AckAnyMajor) {
 		reason, _ := json.Marshal(map[string]string{"error": "PROTOCOL_VERSION_MISMATCH",
 			"shim_max": trunc(hello.ProtocolVersion, 8), "platform_max": cfg.ProtocolVersion})

@@ -16,7 +16,7 @@ func TestCapabilities(t *testing.T) {
 		want    []ops.Capability
 		not     []ops.Capability
 	}{
-		{Options{}, true, []ops.Capability{ops.DirectoryBrowse, ops.Files, CapOperations}, []ops.Capability{ops.Shell, CapCommandOutput, ops.Agents, ops.ComputerUse}},
+		{Options{}, true, []ops.Capability{ops.DirectoryBrowse, ops.Files, CapOperations}, []ops.Capability{ops.Shell, CapCommandOutput, ops.Agents, ops.ComputerUse, CapAckDetails}},
 		{Options{}, false, []ops.Capability{ops.Files}, []ops.Capability{ops.DirectoryBrowse}},
 		{Options{Shell: true}, false, []ops.Capability{ops.Shell, CapCommandOutput}, []ops.Capability{ops.Agents}},
 		// A policy that denies commands takes shell away; one that asks does not.
@@ -24,8 +24,8 @@ func TestCapabilities(t *testing.T) {
 		{Options{Shell: true, CommandsDenied: func() bool { return false }}, true, []ops.Capability{ops.Shell, CapCommandOutput}, nil},
 		{Options{CommandsDenied: func() bool { return false }}, false, nil, []ops.Capability{ops.Shell, CapCommandOutput}},
 		{Options{Agents: true}, false, []ops.Capability{ops.Agents}, []ops.Capability{ops.Shell}},
-		{Options{ComputerUse: func() (bool, [2]int) { return false, [2]int{} }}, false, nil, []ops.Capability{ops.ComputerUse}},
-		{Options{ComputerUse: func() (bool, [2]int) { return true, [2]int{800, 600} }}, false, []ops.Capability{ops.ComputerUse}, nil},
+		{Options{ComputerUse: func() (bool, [2]int) { return false, [2]int{} }}, false, nil, []ops.Capability{ops.ComputerUse, CapAckDetails}},
+		{Options{ComputerUse: func() (bool, [2]int) { return true, [2]int{800, 600} }}, false, []ops.Capability{ops.ComputerUse, CapAckDetails}, nil},
 		// shell_sandbox names a sandbox in force, never a claimed one.
 		{Options{Shell: true, ShellSandbox: func() sandbox.Status { return sandbox.Status{Mode: sandbox.Workdir} }}, false, []ops.Capability{ops.Shell, CapShellSandbox}, nil},
 		{Options{Shell: true, ShellSandbox: func() sandbox.Status { return sandbox.Status{Mode: sandbox.Off} }}, false, []ops.Capability{ops.Shell}, []ops.Capability{CapShellSandbox}},

@@ -3,7 +3,6 @@ package link
 import (
 	"context"
 	"crypto/rand"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -56,8 +55,13 @@ func (l Limits) Bounds() ops.Bounds {
 	return ops.Bounds{MaxContentBytes: l.MaxFileSizeBytes, MaxTimeout: time.Duration(l.CommandTimeoutSeconds * float64(time.Second))}
 }
 
-// DefaultMaxConcurrent applies when HELLO_ACK omits max_concurrent.
-const DefaultMaxConcurrent = 4
+// The limits HELLO_ACK's fields default to when the platform leaves them
+// out, as upstream's model reads them.
+const (
+	DefaultMaxConcurrent         = 4
+	DefaultMaxFileSizeBytes      = 10 << 20
+	DefaultCommandTimeoutSeconds = 30
+)
 
 // Backoff is the reconnect schedule: min(2^attempt × Base, Max) plus a
 // random jitter below min(Jitter, that delay).
@@ -101,8 +105,9 @@ type Client struct {
 	Registry *ops.Registry
 	// Capabilities returns what this connection advertises now.
 	Capabilities func() []ops.Capability
-	// ShellSandbox reports the commands' confinement for HELLO; nil: none
-	// is described.
+	// ShellSandbox reports the commands' confinement, sent as
+	// SHELL_SANDBOX when the platform grants shell_sandbox; nil: none is
+	// described.
 	ShellSandbox func() sandbox.Status
 	// Screen returns the screen size when computer use is advertised.
 	Screen func() *[2]int
@@ -286,6 +291,10 @@ func (c *Client) once(ctx context.Context) (accepted bool, err error) {
 	if c.OnConnect != nil {
 		c.OnConnect()
 	}
+	if c.Granted(CapShellSandbox) && c.ShellSandbox != nil {
+		// Only a platform that granted it knows this message.
+		c.send(cctx, conn, wire.NewID(), wire.TypeShellSandbox, c.ShellSandbox(), false)
+	}
 	err = c.serve(cctx, conn)
 	code := websocket.CloseStatus(err)
 	c.event("link_closed", map[string]any{"close_code": int(code)})
@@ -295,9 +304,12 @@ func (c *Client) once(ctx context.Context) (accepted bool, err error) {
 	return true, err
 }
 
-// handshake sends HELLO and validates HELLO_ACK.
-func (c *Client) handshake(dctx, cctx context.Context, conn *wire.Conn) (*wire.HelloAck, error) {
-	caps := c.Capabilities()
+// hello is the HELLO this connection sends while it advertises caps.
+// Every field is one of upstream's HelloPayload: upstream's platform
+// parses HELLO with extra fields forbidden, so what hostlink adds goes in
+// capabilities, or in frames sent once the platform granted it
+// (PROTOCOL.md, Additions).
+func (c *Client) hello(caps []ops.Capability) wire.Hello {
 	names := make([]string, len(caps))
 	for i, cp := range caps {
 		names[i] = string(cp)
@@ -317,12 +329,16 @@ func (c *Client) handshake(dctx, cctx context.Context, conn *wire.Conn) (*wire.H
 	if slices.Contains(caps, ops.ComputerUse) && c.Screen != nil {
 		hello.ScreenResolution = c.Screen()
 	}
-	if slices.Contains(caps, ops.Shell) && c.ShellSandbox != nil {
-		hello.ShellSandbox, _ = json.Marshal(c.ShellSandbox())
-	}
 	if slices.Contains(caps, ops.ComputerUse) && c.Features != nil {
 		hello.ComputerUseFeatures, hello.ComputerUseFeaturesCoarse = c.Features()
 	}
+	return hello
+}
+
+// handshake sends HELLO and validates HELLO_ACK.
+func (c *Client) handshake(dctx, cctx context.Context, conn *wire.Conn) (*wire.HelloAck, error) {
+	caps := c.Capabilities()
+	hello := c.hello(caps)
 	id := wire.NewID()
 	env, err := wire.NewEnvelope(wire.TypeHello, id, wire.Version, hello)
 	if err != nil {
@@ -382,9 +398,11 @@ func (c *Client) checkAck(helloID string, advertised []ops.Capability, e *wire.E
 	if err != nil {
 		return nil, fmt.Errorf("HELLO_ACK: %w", err)
 	}
-	theirs, err := wire.ParseVersion(ack.ProtocolVersion)
-	if err != nil {
-		return nil, fmt.Errorf("HELLO_ACK: %w", err)
+	theirs := wire.DefaultPeerVersion
+	if ack.ProtocolVersion != nil {
+		if theirs, err = wire.ParseVersion(*ack.ProtocolVersion); err != nil {
+			return nil, fmt.Errorf("HELLO_ACK: %w", err)
+		}
 	}
 	v, err := wire.Negotiate(wire.Version, theirs)
 	if err != nil {
@@ -411,26 +429,26 @@ func (c *Client) checkAck(helloID string, advertised []ops.Capability, e *wire.E
 	if c.SessionID == "" && (connID == "" || !granted[ops.DirectoryBrowse] || v != (wire.ProtoVersion{Major: 1, Minor: 1})) {
 		return nil, errors.New("control HELLO_ACK needs a connection_id, protocol 1.1 and directory_browse")
 	}
-	lim := c.Local
+	// An omitted limit is upstream's default, as its model reads it.
+	size, timeout, mc := int64(DefaultMaxFileSizeBytes), float64(DefaultCommandTimeoutSeconds), DefaultMaxConcurrent
 	if ack.MaxFileSizeBytes != nil {
-		if *ack.MaxFileSizeBytes <= 0 {
+		if size = *ack.MaxFileSizeBytes; size <= 0 {
 			return nil, errors.New("HELLO_ACK max_file_size_bytes must be positive")
 		}
-		lim.MaxFileSizeBytes = min(lim.MaxFileSizeBytes, *ack.MaxFileSizeBytes)
 	}
 	if ack.CommandTimeoutSeconds != nil {
-		if *ack.CommandTimeoutSeconds <= 0 {
+		if timeout = *ack.CommandTimeoutSeconds; timeout <= 0 {
 			return nil, errors.New("HELLO_ACK command_timeout_seconds must be positive")
 		}
-		lim.CommandTimeoutSeconds = min(lim.CommandTimeoutSeconds, *ack.CommandTimeoutSeconds)
 	}
-	mc := DefaultMaxConcurrent
 	if ack.MaxConcurrent != nil {
-		if *ack.MaxConcurrent <= 0 {
+		if mc = *ack.MaxConcurrent; mc <= 0 {
 			return nil, errors.New("HELLO_ACK max_concurrent must be positive")
 		}
-		mc = *ack.MaxConcurrent
 	}
+	lim := c.Local
+	lim.MaxFileSizeBytes = min(lim.MaxFileSizeBytes, size)
+	lim.CommandTimeoutSeconds = min(lim.CommandTimeoutSeconds, timeout)
 	lim.MaxConcurrent = min(lim.MaxConcurrent, mc)
 	c.mu.Lock()
 	c.granted, c.limits, c.connID, c.version = granted, lim, connID, v

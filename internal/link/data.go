@@ -212,9 +212,12 @@ func (d *dataChannel) executeCommand(ctx context.Context, r *request) (string, a
 	if rc.ExitCode != nil {
 		res.ExitCode = *rc.ExitCode
 	}
+	// The reply leaves capture_id out unless command_output is granted
+	// (Client.reply); the note names it only then.
+	res.CaptureID = rc.CaptureID
 	capture := ""
 	if d.c.Granted(CapCommandOutput) {
-		res.CaptureID, capture = rc.CaptureID, rc.CaptureID
+		capture = rc.CaptureID
 	}
 	res.Stdout, res.Stderr, res.OutputTruncated = fitOutput(rc.Stdout.Head, rc.Stderr.Head, rc.OutputTruncated, budget, capture)
 	return wire.TypeCommandResult, res, nil

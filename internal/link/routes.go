@@ -22,10 +22,14 @@ const (
 	CapIdempotency   ops.Capability = "idempotency"    // idempotency_key on mutating requests
 	CapOperations    ops.Capability = "operations"     // OPERATION_CALL
 	CapCommandOutput ops.Capability = "command_output" // COMMAND_RESULT.capture_id + read_command_output
-	// CapShellSandbox: commands run confined to their workdir (HELLO's
-	// shell_sandbox says how, as measured). Informational: it changes no
-	// request.
+	// CapShellSandbox: commands run confined to their workdir. Granted,
+	// hostlink says how, as measured, in a SHELL_SANDBOX frame after
+	// HELLO_ACK. Informational: it changes no request.
 	CapShellSandbox ops.Capability = "shell_sandbox"
+	// CapAckDetails: the ACK of APP_LAUNCH carries the started process's
+	// pid, and that of WINDOW_FOCUS whether the window got the focus.
+	// Upstream's ACK has only ok.
+	CapAckDetails ops.Capability = "ack_details"
 	// CapHostlinkErrors: errors carry hostlink's own codes
 	// (APPROVAL_PENDING, INVALID_ARGUMENT, …). Without it every code on the
 	// wire is one of the upstream protocol's, the precise one in
@@ -97,6 +101,9 @@ var dataOnly = map[string]ops.Capability{
 	wire.TypeDisplayInfoRequest: ops.ComputerUse, wire.TypeWindowListRequest: ops.ComputerUse, wire.TypeWindowFocus: ops.ComputerUse,
 	wire.TypeAppListRequest: ops.ComputerUse, wire.TypeAppLaunch: ops.ComputerUse, wire.TypeClipboardRead: ops.ComputerUse,
 	wire.TypeClipboardWrite: ops.ComputerUse, wire.TypePermissionsCheckRequest: ops.ComputerUse, "LOCAL_LLM_COMPLETION": "local_llm",
+	// Upstream's workflow recording, a preview it never advertises.
+	"REQUEST_RECORDING_CONSENT": "recording", "START_RECORDING": "recording", "STOP_RECORDING": "recording",
+	"RECORDING_FETCH": "recording", "APPLY_RECORDING_REVIEW": "recording",
 }
 
 // controlOnly are the control connection's request types: on a data

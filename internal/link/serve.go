@@ -230,11 +230,57 @@ func (c *Client) reply(ctx context.Context, conn *wire.Conn, id, typ string, pay
 		if json.Unmarshal(raw, &p) == nil {
 			payload = c.errorPayload(&errcode.Error{Code: errcode.Code(p.Code), Message: p.Message, Details: p.Details})
 		}
+	} else {
+		payload = c.withGranted(typ, payload)
 	}
 	if err := c.send(ctx, conn, id, typ, payload, true); errors.Is(err, wire.ErrFrameTooLarge) {
 		c.send(ctx, conn, id, wire.TypeError, wire.ErrorPayload{Code: string(errcode.FileTooLarge),
 			Message: "the response would exceed the frame limit"}, true)
 	}
+}
+
+// replyAdditions are the fields hostlink adds to upstream's replies, by
+// reply type, each with the capability a connection must grant to
+// receive it (PROTOCOL.md, Additions): upstream's models forbid them.
+// Handlers always fill them in; reply leaves out what the connection did
+// not grant, on a first reply and on one replayed from the idempotency
+// store (recorded, maybe, for a connection that granted more) alike.
+var replyAdditions = map[string]map[string]ops.Capability{
+	wire.TypeCommandResult: {"capture_id": CapCommandOutput},
+	wire.TypeAck:           {"pid": CapAckDetails, "focused": CapAckDetails},
+}
+
+// withGranted is payload without the additions this connection did not
+// grant.
+func (c *Client) withGranted(typ string, payload any) any {
+	var drop []string
+	for f, cp := range replyAdditions[typ] {
+		if !c.Granted(cp) {
+			drop = append(drop, f)
+		}
+	}
+	if len(drop) == 0 {
+		return payload
+	}
+	raw, ok := payload.(json.RawMessage)
+	if !ok {
+		var err error
+		if raw, err = json.Marshal(payload); err != nil {
+			return payload
+		}
+	}
+	var m map[string]json.RawMessage
+	if json.Unmarshal(raw, &m) != nil {
+		return payload
+	}
+	for _, f := range drop {
+		delete(m, f)
+	}
+	b, err := json.Marshal(m)
+	if err != nil {
+		return payload
+	}
+	return json.RawMessage(b)
 }
 
 // errorPayload is e in the vocabulary this connection negotiated:

@@ -138,10 +138,12 @@ func (s *Service) capabilities(control bool) []ops.Capability {
 			caps = append(caps, CapShellSandbox)
 		}
 	}
+	computer := false
 	if s.opts.ComputerUse != nil {
-		if ok, _ := s.opts.ComputerUse(); ok {
-			caps = append(caps, ops.ComputerUse)
-		}
+		computer, _ = s.opts.ComputerUse()
+	}
+	if computer {
+		caps = append(caps, ops.ComputerUse)
 	}
 	if s.idem != nil {
 		caps = append(caps, CapIdempotency)
@@ -149,6 +151,9 @@ func (s *Service) capabilities(control bool) []ops.Capability {
 	caps = append(caps, CapOperations, CapHostlinkErrors)
 	if shell {
 		caps = append(caps, CapCommandOutput)
+	}
+	if computer {
+		caps = append(caps, CapAckDetails)
 	}
 	if s.opts.Agents {
 		caps = append(caps, ops.Agents)

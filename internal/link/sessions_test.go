@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/hostlink/hostlink/internal/conformance"
 	"github.com/hostlink/hostlink/internal/daemon"
 	"github.com/hostlink/hostlink/internal/daemon/daemontest"
 	"github.com/hostlink/hostlink/internal/devplatform"
@@ -25,11 +26,13 @@ import (
 
 // fixture is an in-process link against an in-process reference platform.
 type fixture struct {
-	srv  *devplatform.Server
-	svc  *link.Service
-	d    *daemon.Daemon
-	home string
-	done chan error
+	srv *devplatform.Server
+	// frames parses every frame as a platform built on upstream does.
+	frames *conformance.Recorder
+	svc    *link.Service
+	d      *daemon.Daemon
+	home   string
+	done   chan error
 }
 
 func newFixture(t testing.TB, cfg devplatform.Config, idle time.Duration) *fixture {
@@ -51,6 +54,7 @@ func newFixtureConfig(t testing.TB, cfg devplatform.Config, config string, adjus
 	}
 	tok := devplatform.NewToken()
 	srv := devplatform.New(tok, cfg)
+	rec := conformance.Watch(t, srv, filepath.Join("..", "..", "docs", "PROTOCOL.md"))
 	ln, err := devplatform.Listen("127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
@@ -78,7 +82,7 @@ func newFixtureConfig(t testing.TB, cfg devplatform.Config, config string, adjus
 		t.Fatal(err)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
-	f := &fixture{srv: srv, svc: svc, d: d, home: home, done: make(chan error, 1)}
+	f := &fixture{srv: srv, frames: rec, svc: svc, d: d, home: home, done: make(chan error, 1)}
 	go func() { f.done <- svc.Run(ctx) }()
 	t.Cleanup(func() {
 		cancel()
@@ -310,6 +314,10 @@ func TestKeepaliveProbeAndStatus(t *testing.T) {
 	}
 	if ctrl.CloseCode() != 1001 || len(ctrl.Frames("PING")) == 0 {
 		t.Errorf("close %d after %d PINGs", ctrl.CloseCode(), len(ctrl.Frames("PING")))
+	}
+	// Both went through upstream's parser (the fixture's recorder).
+	if f.frames.Sent("PING") == 0 || f.frames.Sent("STATUS") == 0 {
+		t.Errorf("%d PING and %d STATUS frames checked", f.frames.Sent("PING"), f.frames.Sent("STATUS"))
 	}
 	if n := len(ctrl.Frames("STATUS")); n < 2 {
 		t.Errorf("%d periodic STATUS frames", n)

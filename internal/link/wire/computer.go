@@ -145,8 +145,8 @@ type WindowListResponse struct {
 	Truncated bool          `json:"truncated"`
 }
 
-// WindowFocused is the ACK of WINDOW_FOCUS: whether the window was focused
-// when checked after the request.
+// WindowFocused is the ACK of WINDOW_FOCUS with ack_details granted:
+// whether the window was focused when checked after the request.
 type WindowFocused struct {
 	OK      bool `json:"ok"`
 	Focused bool `json:"focused"`
@@ -173,7 +173,8 @@ type AppListResponse struct {
 	Apps []AppEntry `json:"apps"`
 }
 
-// AppLaunched is the ACK of APP_LAUNCH: the started process.
+// AppLaunched is the ACK of APP_LAUNCH with ack_details granted: the
+// started process.
 type AppLaunched struct {
 	OK  bool `json:"ok"`
 	PID int  `json:"pid"`

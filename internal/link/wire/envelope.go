@@ -21,6 +21,10 @@ const MaxFrameBytes = 16 << 20
 // Version is the wire-protocol version hostlink speaks at most.
 var Version = ProtoVersion{Major: 1, Minor: 1}
 
+// DefaultPeerVersion is the protocol_version of a HELLO or HELLO_ACK that
+// leaves it out: upstream's models read a missing one as 1.1.
+var DefaultPeerVersion = ProtoVersion{Major: 1, Minor: 1}
+
 // Envelope is one wire message.
 type Envelope struct {
 	Type    string  `json:"type"`

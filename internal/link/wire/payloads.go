@@ -60,17 +60,15 @@ type Hello struct {
 	// The computer-use features this data connection serves (COMPUTER_USE.md).
 	ComputerUseFeatures       []string `json:"computer_use_features,omitempty"`
 	ComputerUseFeaturesCoarse []string `json:"computer_use_features_coarse,omitempty"`
-	// ShellSandbox is the confinement commands run in, as measured, while
-	// shell is offered: a sandbox.Status.
-	ShellSandbox json.RawMessage `json:"shell_sandbox,omitempty"`
 }
 
-// HelloAck is HELLO_ACK's payload. Pointers tell an omitted field from a
-// zero one, which is invalid.
+// HelloAck is HELLO_ACK's payload. Pointers tell an omitted field (which
+// takes upstream's default, see DefaultPeerVersion and link's defaults)
+// from a zero one, which is invalid.
 type HelloAck struct {
 	SessionID             *string  `json:"session_id"`
 	ConnectionID          *string  `json:"connection_id"`
-	ProtocolVersion       string   `json:"protocol_version"`
+	ProtocolVersion       *string  `json:"protocol_version"`
 	GrantedCapabilities   []string `json:"granted_capabilities"`
 	MaxFileSizeBytes      *int64   `json:"max_file_size_bytes"`
 	CommandTimeoutSeconds *float64 `json:"command_timeout_seconds"`
@@ -89,6 +87,12 @@ type ErrorPayload struct {
 type AckPayload struct {
 	OK bool `json:"ok"`
 }
+
+// TypeShellSandbox is hostlink's own message, sent unasked right after a
+// HELLO_ACK that grants shell_sandbox: the confinement commands run in
+// here, as measured (a sandbox.Status). Upstream's HELLO has no room for
+// it.
+const TypeShellSandbox = "SHELL_SANDBOX"
 
 // Status is STATUS's payload.
 type Status struct {
