@@ -1,6 +1,9 @@
 package jail
 
-import "io/fs"
+import (
+	"io/fs"
+	"strconv"
+)
 
 // ident is what makes an object itself, whatever names lead to it: the
 // device and inode on Unix, the volume serial number and file index on
@@ -21,4 +24,15 @@ func SameFile(a, b fs.FileInfo) bool {
 	x, ok1 := a.(*fileInfo)
 	y, ok2 := b.(*fileInfo)
 	return ok1 && ok2 && x.id == y.id
+}
+
+// ID is the identity of the object fi describes, as text, or "" when fi
+// is not from this package's Stat, Lstat, OpenFile or a Check: what an
+// approval binds an object by.
+func ID(fi fs.FileInfo) string {
+	x, ok := fi.(*fileInfo)
+	if !ok {
+		return ""
+	}
+	return strconv.FormatUint(x.id.dev, 16) + ":" + strconv.FormatUint(x.id.ino, 16)
 }
