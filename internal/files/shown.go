@@ -30,7 +30,7 @@ type seen struct {
 
 // treeEntry is one entry of a measured tree, as keep compares it.
 type treeEntry struct {
-	id   string // "" where the listing has no identity (Windows files)
+	id   string // "" where it could not be learnt
 	dir  bool
 	size int64
 }
@@ -143,6 +143,9 @@ func (s *Service) probeTree(root *jail.Root, p jail.Path, sn *seen) error {
 		}
 		sub := strings.TrimPrefix(rel, prefix)
 		e := treeEntry{id: jail.ID(info), dir: d.IsDir()}
+		if e.id == "" {
+			e.id = jail.EntryID(d) // a listing without identities (Windows)
+		}
 		if !e.dir {
 			e.size = info.Size()
 		}

@@ -15,11 +15,15 @@ import (
 // acts through: the path the kernel resolved (links on the way followed),
 // that directory's identity and the entry itself (nil when missing).
 func TestCheckSeesWhatIsThere(t *testing.T) {
-	r, base := sandbox(t)
+	r, base, links := sandboxMaybeLinks(t)
 	root := filepath.Join(base, "root")
 	write(t, filepath.Join(root, "sub", "f"), "12345")
-	if err := os.Symlink("sub", filepath.Join(root, "via")); err != nil {
-		t.Fatal(err)
+	via := "sub" // without symlinks, the path as written
+	if links {
+		if err := os.Symlink("sub", filepath.Join(root, "via")); err != nil {
+			t.Fatal(err)
+		}
+		via = "via"
 	}
 	sub, err := r.Stat(mustResolve(t, r, "sub"))
 	if err != nil {
@@ -27,7 +31,7 @@ func TestCheckSeesWhatIsThere(t *testing.T) {
 	}
 	var got []At
 	record := func(at At) error { got = append(got, at); return errors.New("stop") }
-	for _, p := range []string{"via/f", "via/missing"} {
+	for _, p := range []string{via + "/f", via + "/missing"} {
 		if err := r.RemoveIf(mustResolve(t, r, p), record); err == nil {
 			t.Fatalf("RemoveIf(%s) went on after its check refused", p)
 		}
@@ -51,7 +55,7 @@ func TestCheckSeesWhatIsThere(t *testing.T) {
 // A check's refusal is the mutation's error, and nothing changes: for
 // every checked mutation, at either end of a rename.
 func TestCheckRefusalChangesNothing(t *testing.T) {
-	r, base := sandbox(t)
+	r, base, _ := sandboxMaybeLinks(t)
 	root := filepath.Join(base, "root")
 	refuse := func(At) error { return errcode.New(errcode.Conflict, "no") }
 	accept := func(At) error { return nil }
@@ -98,7 +102,7 @@ func TestCheckRefusalChangesNothing(t *testing.T) {
 // again as it deletes each: an entry it does not keep stops the delete,
 // with nothing deleted when it was there from the start.
 func TestRemoveAllKeeps(t *testing.T) {
-	r, base := sandbox(t)
+	r, base, _ := sandboxMaybeLinks(t)
 	root := filepath.Join(base, "root")
 	for _, rel := range []string{"t/a", "t/b/c", "t/b/d"} {
 		os.MkdirAll(filepath.Dir(filepath.Join(root, rel)), 0o755)
@@ -132,5 +136,33 @@ func TestRemoveAllKeeps(t *testing.T) {
 	}
 	if _, err := os.Lstat(filepath.Join(root, "t")); err == nil {
 		t.Error("t is still there")
+	}
+}
+
+// EntryID gives every walked entry the identity Lstat gives it, on
+// Windows too, whose listings carry no file index.
+func TestEntryID(t *testing.T) {
+	r, base, _ := sandboxMaybeLinks(t)
+	root := filepath.Join(base, "root")
+	os.MkdirAll(filepath.Join(root, "tree", "d"), 0o755)
+	write(t, filepath.Join(root, "tree", "f"), "f")
+	write(t, filepath.Join(root, "tree", "d", "g"), "g")
+	n := 0
+	err := r.WalkDir(mustResolve(t, r, "tree"), func(rel string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		fi, lerr := r.Lstat(mustResolve(t, r, rel))
+		if lerr != nil {
+			return lerr
+		}
+		if got := EntryID(d); got == "" || got != ID(fi) {
+			t.Errorf("%s: EntryID %q, Lstat's %q", rel, got, ID(fi))
+		}
+		n++
+		return nil
+	})
+	if err != nil || n != 4 {
+		t.Fatalf("walked %d entries: %v", n, err)
 	}
 }

@@ -34,5 +34,36 @@ func ID(fi fs.FileInfo) string {
 	if !ok {
 		return ""
 	}
-	return strconv.FormatUint(x.id.dev, 16) + ":" + strconv.FormatUint(x.id.ino, 16)
+	return x.id.String()
+}
+
+// EntryID is the identity of an entry WalkDir passes to its function (see
+// ID), valid during that call only; "" when it cannot be learnt. Where the
+// listing's Info carries no identity (Windows lists no file index) it
+// describes the entry below the walk's directory handle.
+func EntryID(d fs.DirEntry) string {
+	e, ok := d.(*dirEntry)
+	switch {
+	case !ok:
+		return ""
+	case e.st != nil:
+		return e.st.id.String()
+	}
+	if fi, err := e.info(); err == nil {
+		if id := ID(fi); id != "" {
+			return id
+		}
+	}
+	if e.in == nil || e.in.left {
+		return ""
+	}
+	st, err := lstatAt(e.in.h, e.name)
+	if err != nil {
+		return ""
+	}
+	return st.id.String()
+}
+
+func (id ident) String() string {
+	return strconv.FormatUint(id.dev, 16) + ":" + strconv.FormatUint(id.ino, 16)
 }
