@@ -370,21 +370,22 @@ func (r *Root) rename(from, to Path, noReplace bool, checkFrom, checkTo Check) e
 			return errHoldsProtected
 		}
 		target = to
+		want := pin(checkFrom, st)
 		return r.mutation(to, checkTo, func(dst located, dstSt objStat, _ bool) error {
 			if r.prot.holds(dstSt.id, dst.canon, r.fold) {
 				return errHoldsProtected
 			}
 			if !noReplace {
-				return renameAt(src.dir, src.name, dst.dir, dst.name)
+				return renameAt(src.dir, src.name, dst.dir, dst.name, want)
 			}
-			err := renameNoReplaceAt(src.dir, src.name, dst.dir, dst.name)
+			err := renameNoReplaceAt(src.dir, src.name, dst.dir, dst.name, want)
 			if err != errNoReplaceUnsupported {
 				return err
 			}
 			if err := linkAt(src.dir, src.name, dst.dir, dst.name); err != nil {
 				return err
 			}
-			return removeAt(src.dir, src.name, false)
+			return removeAt(src.dir, src.name, false, nil)
 		})
 	})
 	if err == nil {
@@ -408,8 +409,18 @@ func (r *Root) RemoveIf(p Path, chk Check) error {
 		if r.prot.holds(st.id, l.canon, r.fold) {
 			return errHoldsProtected
 		}
-		return removeAt(l.dir, l.name, st.info.IsDir())
+		return removeAt(l.dir, l.name, st.info.IsDir(), pin(chk, st))
 	}), p)
+}
+
+// pin is the identity a checked mutation's system call must still find
+// where the OS acts through a handle on the entry (see removeAt): the
+// entry's that chk accepted; nil for an unchecked mutation.
+func pin(chk Check, st objStat) *ident {
+	if chk == nil {
+		return nil
+	}
+	return &st.id
 }
 
 // Mkdir creates one directory.

@@ -209,7 +209,7 @@ func (r *Root) RemoveAllIf(p Path, chk Check, keep func(rel string, fi fs.FileIn
 		case r.prot.holds(st.id, l.canon, r.fold):
 			return errHoldsProtected
 		case !st.info.IsDir():
-			return removeAt(l.dir, l.name, false)
+			return removeAt(l.dir, l.name, false, pin(chk, st))
 		}
 		mnt, err := mountOf(l.dir)
 		if err != nil {
@@ -231,7 +231,7 @@ func (r *Root) RemoveAllIf(p Path, chk Check, keep func(rel string, fi fs.FileIn
 		if err := t.remove(h, l.canon, k); err != nil {
 			return err
 		}
-		return removeAt(l.dir, l.name, true)
+		return removeAt(l.dir, l.name, true, pin(chk, st))
 	}), p)
 }
 
@@ -242,21 +242,25 @@ type keeper struct {
 	top  int
 }
 
-// ask describes name in the directory h (at canon) and asks keep about it.
-// An entry gone since the listing is nothing to ask about.
-func (k *keeper) ask(h handle, name string, canon []string) error {
+// ask describes name in the directory h (at canon) and asks keep about
+// it, returning the identity it was asked about (nil: k is nil, or the
+// entry is gone since the listing, which is nothing to ask about).
+func (k *keeper) ask(h handle, name string, canon []string) (*ident, error) {
+	if k == nil {
+		return nil, nil
+	}
 	st, err := lstatAt(h, name)
 	if errors.Is(err, fs.ErrNotExist) {
-		return nil
+		return nil, nil
 	}
 	if err != nil {
-		return err
+		return nil, err
 	}
 	rel := strings.Join(append(canon[k.top:len(canon):len(canon)], name), "/")
 	if !k.keep(rel, st.info) {
-		return errcode.New(errcode.Conflict, "%q changed since it was shown", pathOf(append(canon[:len(canon):len(canon)], name)).rel)
+		return nil, errcode.New(errcode.Conflict, "%q changed since it was shown", pathOf(append(canon[:len(canon):len(canon)], name)).rel)
 	}
-	return nil
+	return &st.id, nil
 }
 
 // check refuses a tree holding a protected directory or a mount, or an
@@ -268,7 +272,7 @@ func (t *treeWalker) check(h handle, canon []string, k *keeper) error {
 			return err
 		}
 		for _, e := range ents {
-			if err := k.ask(h, e.Name(), canon); err != nil {
+			if _, err := k.ask(h, e.Name(), canon); err != nil {
 				return err
 			}
 		}
@@ -289,26 +293,24 @@ func (t *treeWalker) remove(h handle, canon []string, k *keeper) error {
 		if e.IsDir() {
 			continue
 		}
-		if k != nil {
-			if err := k.ask(h, e.Name(), canon); err != nil {
-				return err
-			}
+		want, err := k.ask(h, e.Name(), canon)
+		if err != nil {
+			return err
 		}
-		if err := removeAt(h, e.Name(), false); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		if err := removeAt(h, e.Name(), false, want); err != nil && !errors.Is(err, fs.ErrNotExist) {
 			return err
 		}
 	}
 	return t.eachDir(h, canon, func(sub handle, subCanon []string) error {
 		name := subCanon[len(subCanon)-1]
-		if k != nil {
-			if err := k.ask(h, name, canon); err != nil {
-				return err
-			}
+		want, err := k.ask(h, name, canon)
+		if err != nil {
+			return err
 		}
 		if err := t.remove(sub, subCanon, k); err != nil {
 			return err
 		}
-		err := removeAt(h, name, true)
+		err = removeAt(h, name, true, want)
 		if errors.Is(err, fs.ErrNotExist) {
 			err = nil
 		}
