@@ -21,7 +21,9 @@ type State string
 // becomes used when the one call it covers runs. A pending approval whose
 // every waiting caller cancelled or disconnected is abandoned: nobody is
 // there to run it, so it cannot be approved any more, and a resend asks
-// anew.
+// anew. A pending or approved approval whose action's targets were found
+// changed from what it showed (Action.StateSHA256) is stale: it can be
+// neither decided nor used, and a resend asks anew.
 const (
 	Pending   State = "pending"
 	Approved  State = "approved"
@@ -29,6 +31,7 @@ const (
 	Expired   State = "expired"
 	Used      State = "used"
 	Abandoned State = "abandoned"
+	Stale     State = "stale"
 )
 
 // Field is one labelled part of an action, as the user is shown it.
@@ -72,6 +75,12 @@ type Action struct {
 	PNG []byte `json:"-"`
 	// SHA256 binds the approval to the action: see Digest.
 	SHA256 string `json:"sha256"`
+	// StateSHA256 binds it to what the action's targets were as they
+	// were shown (existence, kind, identity, size, revision): the digest
+	// of policy.Action.State, "" when the action shows none. The
+	// identical request finds the approval by SHA256, and may use it only
+	// with the same state.
+	StateSHA256 string `json:"state_sha256,omitempty"`
 }
 
 // Target is one workdir location an action acts on.
@@ -243,6 +252,9 @@ func (b *Broker) require(ctx context.Context, act Action, wait time.Duration, wa
 	e := b.live[act.SHA256]
 	if e != nil {
 		b.expireLocked(e, now)
+		if e.a.Action.StateSHA256 != act.StateSHA256 {
+			b.staleLocked(e, now)
+		}
 	}
 	if e == nil {
 		e = b.createLocked(act, now)
@@ -267,6 +279,9 @@ func (b *Broker) require(ctx context.Context, act Action, wait time.Duration, wa
 			b.changedLocked()
 			b.mu.Unlock()
 			return e.a.ID, errcode.New(CodeExpired, "the approval expired before it was used or decided; send the request again to ask anew").With("approval_id", e.a.ID)
+		case Stale:
+			b.mu.Unlock()
+			return e.a.ID, staleError(e.a.ID)
 		case Used, Abandoned:
 			// A concurrent identical call used the grant, or gave up:
 			// this one needs its own.
@@ -380,6 +395,35 @@ func (b *Broker) expireLocked(e *entry, now time.Time) {
 		Details: map[string]any{"approval_id": e.a.ID, "op": e.a.Action.Op, "action_sha256": e.a.Action.SHA256, "was": string(was)},
 	})
 	b.changedLocked()
+}
+
+// staleLocked ends a pending or approved approval whose action's targets
+// are no longer what it showed: what the user decides, or decided, on is
+// not what would be done.
+func (b *Broker) staleLocked(e *entry, now time.Time) {
+	was := e.a.State
+	if was != Pending && was != Approved {
+		return
+	}
+	e.a.State = Stale
+	e.timer.Stop()
+	if was == Pending {
+		e.a.Decided = now
+		close(e.done)
+	}
+	if b.live[e.a.Action.SHA256] == e {
+		delete(b.live, e.a.Action.SHA256)
+	}
+	b.auditLocked(audit.Record{
+		Transport: e.a.Action.Transport, Peer: e.a.Action.Peer, Op: "approval_stale", Workdir: e.a.Action.Workdir, Code: string(errcode.Conflict),
+		Details: map[string]any{"approval_id": e.a.ID, "op": e.a.Action.Op, "action_sha256": e.a.Action.SHA256, "was": string(was)},
+	})
+	b.changedLocked()
+}
+
+func staleError(id string) *errcode.Error {
+	return errcode.New(errcode.Conflict, "what this action acts on changed since the approval showed it: it did not run, and the approval is ended. Send the request again to be asked about what is there now").
+		With("approval_id", id)
 }
 
 // abandonLocked ends a pending approval nobody waits for any more, after

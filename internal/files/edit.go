@@ -46,9 +46,9 @@ func (a EditFileArgs) Describe(dc policy.DescribeContext) (policy.Action, error)
 	if err := checkEdits(a.Edits); err != nil {
 		return act, err
 	}
-	old, exists, ok, err := dc.Peek(a.Workdir, a.Path)
+	old, ext, ok, err := dc.Peek(a.Workdir, a.Path)
 	switch {
-	case ok && !exists:
+	case ok && !ext.Exists:
 		act.Refuse = errcode.New(errcode.PathNotFound, "%q does not exist", a.Path)
 	case ok:
 		// What the edit will write, as a diff with context: edits that
@@ -68,6 +68,8 @@ func (a EditFileArgs) Describe(dc policy.DescribeContext) (policy.Action, error)
 	}
 	if a.DryRun {
 		act.Add("Dry run", "yes: nothing is written")
+	} else {
+		act.Bind("path", ext)
 	}
 	act.Requires(policy.FilesRead)
 	return act, nil
@@ -100,6 +102,11 @@ func (s *Service) editFile(ctx context.Context, c *ops.Call, a EditFileArgs) (Ed
 	if err != nil {
 		return EditFileResult{}, err
 	}
+	want, bound := c.Shown("path")
+	if bound && !a.DryRun && rev != want.Revision {
+		// The approval showed the edits applied to other content.
+		return EditFileResult{}, changed(t)
+	}
 	if a.IfRevision != "" && a.IfRevision != rev {
 		return EditFileResult{}, errcode.New(errcode.Conflict, "%q changed since revision %q", t.String(), a.IfRevision).
 			With("current_revision", rev)
@@ -120,12 +127,16 @@ func (s *Service) editFile(ctx context.Context, c *ops.Call, a EditFileArgs) (Ed
 	}
 	// The write re-checks, under the path lock, that the file is still the
 	// one the edits were computed from.
-	w, err := s.replace(ctx, t, updated, replaceOpts{mode: modeOverwrite, check: func(cur string) error {
+	o := replaceOpts{mode: modeOverwrite, check: func(cur string) error {
 		if cur != rev {
 			return errcode.New(errcode.Conflict, "%q changed while it was being edited", t.String()).With("current_revision", cur)
 		}
 		return nil
-	}})
+	}}
+	if bound {
+		o.want = &want
+	}
+	w, err := s.replace(ctx, t, updated, o)
 	if err != nil {
 		return EditFileResult{}, err
 	}

@@ -1,8 +1,6 @@
 package files
 
 import (
-	"io/fs"
-
 	"github.com/hostlink/hostlink/internal/errcode"
 	"github.com/hostlink/hostlink/internal/policy"
 )
@@ -29,64 +27,34 @@ func (s *Service) Locate(alias, path string) (policy.Location, error) {
 }
 
 // Peek reads the file a request names, as the file operations would read
-// it (through the jail, within the read limit), for an approval to show
-// what a write changes. exists is false when there is no such file.
-func (s *Service) Peek(alias, path string) (content []byte, exists bool, err error) {
+// it (through the jail, following a link that stays in the workdir,
+// within the read limit), for an approval to show what a write changes,
+// and says what is there (probe): what the approval binds. A directory or
+// special file there is NOT_A_FILE; a file past the read limit
+// FILE_TOO_LARGE with its extent.
+func (s *Service) Peek(alias, path string) (content []byte, ext policy.Extent, err error) {
 	t, err := s.resolve(alias, path)
 	if err != nil {
-		return nil, false, err
+		return nil, policy.Extent{}, err
 	}
-	// A write goes through a link that stays in the workdir: read what
-	// it would replace.
-	if real, err := t.wd.Root.Canonical(t.path); err == nil {
-		t.path = real
+	sn, err := s.probe(t, true, true)
+	if err == nil && sn.ext.Exists && sn.ext.Kind != "file" {
+		err = errcode.New(errcode.NotAFile, "%q is not a regular file", t.String())
 	}
-	data, _, err := s.readWhole(t)
-	if errcode.CodeOf(err) == errcode.PathNotFound {
-		return nil, false, nil
-	}
-	return data, err == nil, err
+	return sn.content, sn.ext, err
 }
 
-// maxMeasured bounds the entries Measure counts, so that describing a
-// delete of a huge tree stays cheap; past it the extent is partial.
-const maxMeasured = 100_000
-
 // Measure says what is at the path a request names, without following a
-// final symlink (as delete and move treat it): its kind and, for a
-// directory, the entries and bytes of the whole tree below it, walked
-// through the jail (never through a link, hostlink's own directories left
-// out). A missing path is Extent{} with a nil error.
+// final symlink (as delete and move treat it): its kind, identity and
+// size, a file's revision and, for a directory, the entries and bytes of
+// the whole tree below it, walked through the jail (never through a link,
+// hostlink's own directories left out). A missing path is an extent that
+// does not exist, with a nil error.
 func (s *Service) Measure(alias, path string) (policy.Extent, error) {
 	t, err := s.resolve(alias, path)
 	if err != nil {
 		return policy.Extent{}, err
 	}
-	fi, err := t.wd.Root.Lstat(t.path)
-	if errcode.CodeOf(err) == errcode.PathNotFound {
-		return policy.Extent{}, nil
-	}
-	if err != nil {
-		return policy.Extent{}, err
-	}
-	ext := policy.Extent{Exists: true, Kind: kind(fi)}
-	if !fi.IsDir() {
-		ext.Bytes = fi.Size()
-		return ext, nil
-	}
-	err = t.wd.Root.WalkDir(t.path, func(p string, d fs.DirEntry, err error) error {
-		if err != nil || p == t.path.String() {
-			return nil
-		}
-		if ext.Entries >= maxMeasured {
-			ext.Partial = true
-			return fs.SkipAll
-		}
-		ext.Entries++
-		if info, err := d.Info(); err == nil && info.Mode().IsRegular() {
-			ext.Bytes += info.Size()
-		}
-		return nil
-	})
-	return ext, err
+	sn, err := s.probe(t, false, false)
+	return sn.ext, err
 }

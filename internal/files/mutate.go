@@ -30,7 +30,20 @@ func init() {
 // Describe implements policy.Describer.
 func (a CreateDirectoryArgs) Describe(dc policy.DescribeContext) (policy.Action, error) {
 	act, _, err := describePath(dc, a.Workdir, a.Path)
-	return act, err
+	if err != nil {
+		return act, err
+	}
+	ext, ok, err := dc.Measure(a.Workdir, a.Path)
+	switch {
+	case err != nil:
+		act.Refuse = err
+	case ok && !ext.Exists:
+		act.Add("Creates", "a new directory")
+	case ok:
+		act.Add("Creates", "nothing: there is a "+ext.Kind+" there already")
+	}
+	act.Bind("path", ext)
+	return act, nil
 }
 
 // CreateDirectoryResult is create_directory's response.
@@ -55,6 +68,19 @@ func (s *Service) createDirectory(_ context.Context, c *ops.Call, a CreateDirect
 	}
 	defer release()
 	res := CreateDirectoryResult{Workdir: t.wd.Alias, Path: t.String()}
+	// An approval binds what the entry is, not what a directory already
+	// there holds: creating it changes nothing there.
+	var check jail.Check
+	if want, bound := c.Shown("path"); bound {
+		now, err := s.probe(t, false, false)
+		if err != nil {
+			return CreateDirectoryResult{}, err
+		}
+		if top(now.ext) != top(want) {
+			return CreateDirectoryResult{}, changed(t)
+		}
+		check = atShown(t, want)
+	}
 	if fi, err := root.Stat(t.path); err == nil {
 		if fi.IsDir() {
 			return res, nil
@@ -64,9 +90,9 @@ func (s *Service) createDirectory(_ context.Context, c *ops.Call, a CreateDirect
 		return CreateDirectoryResult{}, err
 	}
 	if a.Parents == nil || *a.Parents {
-		err = root.MkdirAll(t.path)
+		err = root.MkdirAllIf(t.path, check)
 	} else {
-		err = root.Mkdir(t.path)
+		err = root.MkdirIf(t.path, check)
 	}
 	if err != nil {
 		return CreateDirectoryResult{}, err
@@ -112,6 +138,7 @@ func (a DeleteArgs) Describe(dc policy.DescribeContext) (policy.Action, error) {
 	case ok:
 		act.Add("Deletes", ext.String())
 	}
+	act.Bind("path", ext)
 	return act, nil
 }
 
@@ -142,6 +169,13 @@ func (s *Service) delete(_ context.Context, c *ops.Call, a DeleteArgs) (DeleteRe
 	defer release()
 	defer s.lock(t)()
 	res := DeleteResult{Workdir: t.wd.Alias, Path: t.String()}
+	want, now, bound, err := s.shown(c, "path", t, false)
+	if err != nil {
+		return DeleteResult{}, err
+	}
+	if bound {
+		return res, s.deleteShown(t, want, now)
+	}
 	fi, err := root.Lstat(t.path)
 	if errcode.CodeOf(err) == errcode.PathNotFound && a.MissingOK {
 		return res, nil
@@ -159,6 +193,30 @@ func (s *Service) delete(_ context.Context, c *ops.Call, a DeleteArgs) (DeleteRe
 	}
 	res.Deleted = true
 	return res, nil
+}
+
+// deleteShown deletes what an approval showed at t (want, found there
+// now): nothing when nothing was shown; an empty directory only while it
+// is empty; a tree only with the entries it was shown.
+func (s *Service) deleteShown(t target, want policy.Extent, now seen) error {
+	if !want.Exists {
+		return nil
+	}
+	root, check := t.wd.Root, atShown(t, want)
+	if want.Kind == "directory" && (want.Entries > 0 || want.Partial) {
+		return root.RemoveAllIf(t.path, check, now.keeps)
+	}
+	err := root.RemoveIf(t.path, check)
+	if errcode.CodeOf(err) == errcode.PathNotEmpty {
+		return changed(t)
+	}
+	return err
+}
+
+// top is what an extent says of the entry itself, not of a tree below it.
+func top(e policy.Extent) policy.Extent {
+	e.Entries, e.Bytes, e.Partial, e.Tree = 0, 0, false, ""
+	return e
 }
 
 // MoveArgs is move's request.
@@ -213,6 +271,7 @@ func (a MoveArgs) Describe(dc policy.DescribeContext) (policy.Action, error) {
 		act.Refuse = errcode.New(errcode.PathNotFound, "%q does not exist", a.Src)
 	} else if ok {
 		act.Add("Moves", ext.String())
+		act.Bind("src", ext)
 	}
 	if ext, ok, err := dc.Measure(dstWD, a.Dst); err == nil && ok {
 		if ext.Exists {
@@ -220,6 +279,7 @@ func (a MoveArgs) Describe(dc policy.DescribeContext) (policy.Action, error) {
 		} else {
 			act.Add("Replaces", "no: nothing is at the destination")
 		}
+		act.Bind("dst", ext)
 	}
 	act.Summary = fmt.Sprintf("move %s to %s", from, to)
 	return act, nil
@@ -274,6 +334,21 @@ func (s *Service) move(ctx context.Context, c *ops.Call, a MoveArgs) (MoveResult
 	}
 	defer release()
 	defer s.lockPair(src, dst)()
+	wantSrc, _, srcBound, err := s.shown(c, "src", src, false)
+	if err != nil {
+		return MoveResult{}, err
+	}
+	wantDst, _, dstBound, err := s.shown(c, "dst", dst, false)
+	if err != nil {
+		return MoveResult{}, err
+	}
+	var checkSrc, checkDst jail.Check
+	if srcBound {
+		checkSrc = atShown(src, wantSrc)
+	}
+	if dstBound {
+		checkDst = atShown(dst, wantDst)
+	}
 	sfi, err := src.wd.Root.Lstat(src.path)
 	if err != nil {
 		return MoveResult{}, err
@@ -300,15 +375,29 @@ func (s *Service) move(ctx context.Context, c *ops.Call, a MoveArgs) (MoveResult
 	case errcode.CodeOf(err) != errcode.PathNotFound:
 		return MoveResult{}, err
 	}
+	// What an approval showed missing at the destination is never
+	// replaced.
+	noReplace := dstBound && !wantDst.Exists
 	if dst.wd == src.wd {
 		// Rename never replaces a directory, so an (empty) directory being
 		// replaced is removed first.
 		if res.Replaced && dfi.IsDir() {
-			if err := dst.wd.Root.Remove(dst.path); err != nil {
+			err := dst.wd.Root.RemoveIf(dst.path, checkDst)
+			if dstBound && errcode.CodeOf(err) == errcode.PathNotEmpty {
+				err = changed(dst)
+			}
+			if err != nil {
 				return MoveResult{}, err
 			}
+			if dstBound {
+				noReplace, checkDst = true, atShown(dst, absent(wantDst))
+			}
 		}
-		if err := src.wd.Root.Rename(src.path, dst.path); err != nil {
+		err := src.wd.Root.RenameIf(src.path, dst.path, noReplace, checkSrc, checkDst)
+		if noReplace && errcode.CodeOf(err) == errcode.PathExists {
+			err = changed(dst)
+		}
+		if err != nil {
 			return MoveResult{}, err
 		}
 		return res, nil
@@ -316,10 +405,24 @@ func (s *Service) move(ctx context.Context, c *ops.Call, a MoveArgs) (MoveResult
 	if !sfi.Mode().IsRegular() {
 		return MoveResult{}, errcode.New(errcode.InvalidArgument, "only regular files can be moved between workdirs")
 	}
-	if err := s.copyAcross(ctx, src, dst, sfi); err != nil {
+	var want *policy.Extent
+	if dstBound {
+		// The copy is written as a write is, through a link at the
+		// destination: what it reaches now is what it must still find.
+		now, err := s.probe(dst, true, false)
+		if err != nil {
+			return MoveResult{}, err
+		}
+		want = &now.ext
+	}
+	var srcRev string
+	if srcBound {
+		srcRev = wantSrc.Revision
+	}
+	if err := s.copyAcross(ctx, src, dst, sfi, srcRev, want); err != nil {
 		return MoveResult{}, err
 	}
-	if err := src.wd.Root.Remove(src.path); err != nil {
+	if err := src.wd.Root.RemoveIf(src.path, checkSrc); err != nil {
 		return MoveResult{}, err
 	}
 	return res, nil
@@ -341,27 +444,28 @@ func (s *Service) within(src, dst target) bool {
 	return strings.HasPrefix(b, a)
 }
 
-func kind(fi fs.FileInfo) string {
-	if fi.IsDir() {
-		return "directory"
-	}
-	return "file"
-}
-
-// copyAcross copies a regular file to another workdir with an atomic replace.
-func (s *Service) copyAcross(ctx context.Context, src, dst target, sfi fs.FileInfo) error {
+// copyAcross copies a regular file to another workdir with an atomic
+// replace. srcRev, if set, is the revision the source must have (as an
+// approval showed it); want what the destination must be (see
+// replaceOpts.want).
+func (s *Service) copyAcross(ctx context.Context, src, dst target, sfi fs.FileInfo, srcRev string, want *policy.Extent) error {
 	if sfi.Size() > s.limits.MaxWriteBytes {
 		return s.tooLargeToWrite()
 	}
-	f, _, err := src.wd.Root.OpenFile(src.path)
+	f, fi, err := src.wd.Root.OpenFile(src.path)
 	if err != nil {
 		return err
 	}
+	defer f.Close()
 	data, err := io.ReadAll(io.LimitReader(f, s.limits.MaxWriteBytes+1))
-	f.Close()
 	if err != nil {
 		return errcode.New(errcode.Internal, "reading %q failed", src.String())
 	}
-	_, err = s.replace(ctx, dst, data, replaceOpts{mode: modeCreateOrOverwrite, held: true, perm: sfi.Mode().Perm()})
+	if srcRev != "" {
+		if rev, err := revisionOf(f, fi, s.limits.MaxReadBytes); err != nil || rev != srcRev || !jail.SameFile(fi, sfi) {
+			return changed(src)
+		}
+	}
+	_, err = s.replace(ctx, dst, data, replaceOpts{mode: modeCreateOrOverwrite, held: true, perm: sfi.Mode().Perm(), want: want})
 	return err
 }

@@ -9,6 +9,7 @@ import (
 	"io/fs"
 
 	"github.com/hostlink/hostlink/internal/errcode"
+	"github.com/hostlink/hostlink/internal/jail"
 	"github.com/hostlink/hostlink/internal/ops"
 	"github.com/hostlink/hostlink/internal/policy"
 )
@@ -57,7 +58,8 @@ func (a WriteFileArgs) Describe(dc policy.DescribeContext) (policy.Action, error
 	}
 	act.Add("Mode", mode)
 	act.Add("Content", fmt.Sprintf("%d bytes, SHA-256 %s", len(content), policy.ShortHash(content)))
-	old, exists, ok, err := dc.Peek(a.Workdir, a.Path)
+	old, ext, ok, err := dc.Peek(a.Workdir, a.Path)
+	exists := ext.Exists
 	switch {
 	case !ok && err != nil && errcode.CodeOf(err) != errcode.FileTooLarge:
 		// The write would fail the same way: refused before asking.
@@ -71,6 +73,7 @@ func (a WriteFileArgs) Describe(dc policy.DescribeContext) (policy.Action, error
 	default:
 		act.ShowChange(relOf(act, a.Path), old, exists, content)
 	}
+	act.Bind("path", ext)
 	act.Summary += fmt.Sprintf(" (%d bytes)", len(content))
 	if a.IfRevision != "" {
 		act.Requires(policy.FilesRead)
@@ -117,7 +120,11 @@ func (s *Service) writeFile(ctx context.Context, c *ops.Call, a WriteFileArgs) (
 		return WriteFileResult{}, err
 	}
 	c.Detail("mode", mode)
-	res, err := s.replace(ctx, t, data, replaceOpts{mode: mode, createParents: a.CreateParents, ifRevision: a.IfRevision})
+	o := replaceOpts{mode: mode, createParents: a.CreateParents, ifRevision: a.IfRevision}
+	if want, ok := c.Shown("path"); ok {
+		o.want = &want
+	}
+	res, err := s.replace(ctx, t, data, o)
 	if err != nil {
 		return WriteFileResult{}, err
 	}
@@ -142,6 +149,11 @@ type replaceOpts struct {
 	// perm is the permission of a new file (0644 when zero); an existing
 	// file keeps its own.
 	perm fs.FileMode
+	// want, if set, is what the approval the write runs on showed at the
+	// target (following links, see probe): the write fails with CONFLICT
+	// unless that is what it finds, under the path lock and again as it
+	// publishes, and a target shown missing is only ever created.
+	want *policy.Extent
 }
 
 // replace atomically publishes data at t: it writes a temporary file in the
@@ -167,6 +179,15 @@ func (s *Service) replace(ctx context.Context, t target, data []byte, o replaceO
 	}
 	if !o.held {
 		defer s.lock(target{t.wd, real})()
+	}
+	if o.want != nil {
+		now, err := s.probe(t, true, false)
+		if err != nil {
+			return WriteFileResult{}, err
+		}
+		if now.ext != *o.want {
+			return WriteFileResult{}, changed(t)
+		}
 	}
 
 	exists := false
@@ -253,10 +274,16 @@ func (s *Service) replace(ctx context.Context, t target, data []byte, o replaceO
 	if err := tmp.Close(); err != nil {
 		return WriteFileResult{}, errcode.New(errcode.Internal, "writing %q failed", t.String())
 	}
-	if o.mode == modeCreate {
-		err = root.RenameNoReplace(tmpPath, real)
-	} else {
-		err = root.Rename(tmpPath, real)
+	noReplace := o.mode == modeCreate
+	var check jail.Check
+	if o.want != nil {
+		// What was shown missing is created, never replaced.
+		noReplace = noReplace || !o.want.Exists
+		check = atShown(t, *o.want)
+	}
+	err = root.RenameIf(tmpPath, real, noReplace, nil, check)
+	if o.want != nil && !o.want.Exists && errcode.CodeOf(err) == errcode.PathExists {
+		err = changed(t)
 	}
 	if err != nil {
 		return WriteFileResult{}, err

@@ -25,6 +25,8 @@ func translate(err error, p Path) error {
 		return protectedError(p)
 	case errors.Is(err, errHoldsProtected):
 		return holdsProtectedError(p)
+	case errors.Is(err, errChanged):
+		return errcode.New(errcode.Conflict, "%q is no longer the object that was checked", p.rel)
 	case errors.Is(err, errTooManySteps):
 		return errcode.New(PathTooLong, "%q needs too many steps to resolve", p.rel)
 	case errors.Is(err, fs.ErrNotExist):

@@ -274,9 +274,27 @@ func (r *Root) CreateTemp(dir Path) (*os.File, Path, error) {
 	return nil, Path{}, errcode.New(errcode.Internal, "could not create a temporary file")
 }
 
+// At is what a checked mutation finds at the moment it acts, in the
+// directory it holds open (see Check).
+type At struct {
+	Dir  fs.FileInfo // the directory that holds the entry
+	Path Path        // the entry's path as the walk reached it: every link on the way followed
+	// Entry is the entry itself (a symlink is not followed); nil when
+	// there is none.
+	Entry fs.FileInfo
+}
+
+// Check accepts or refuses what a checked mutation (RemoveIf, RenameIf,
+// MkdirAllIf, RemoveAllIf) finds: it runs after the mutation's last look
+// at the entry, in the directory handle the change is made through,
+// immediately before the change. Its error is the mutation's, and nothing
+// is changed.
+type Check func(At) error
+
 // mutation is the final step of a walk that changes l's entry (not what a
-// symlink there points to).
-func (r *Root) mutation(p Path, do func(l located, st objStat, exists bool) error) error {
+// symlink there points to). A checked mutation (chk set) walks component
+// by component, so that At.Path is the path the kernel resolved.
+func (r *Root) mutation(p Path, chk Check, do func(l located, st objStat, exists bool) error) error {
 	if err := r.writable(); err != nil {
 		return err
 	}
@@ -287,7 +305,7 @@ func (r *Root) mutation(p Path, do func(l located, st objStat, exists bool) erro
 		return err
 	}
 	defer r.release()
-	_, err := walk(r, p, walkOpts{fast: true}, func(l located) (struct{}, error) {
+	_, err := walk(r, p, walkOpts{fast: chk == nil}, func(l located) (struct{}, error) {
 		st, err := r.lstatChecked(l)
 		exists := err == nil
 		if errors.Is(err, fs.ErrNotExist) {
@@ -295,6 +313,13 @@ func (r *Root) mutation(p Path, do func(l located, st objStat, exists bool) erro
 				return struct{}{}, errProtected
 			}
 			err = nil
+		}
+		if err == nil && chk != nil {
+			var entry fs.FileInfo
+			if exists {
+				entry = st.info
+			}
+			err = check(chk, l, entry)
 		}
 		if err != nil {
 			return struct{}{}, err
@@ -304,9 +329,25 @@ func (r *Root) mutation(p Path, do func(l located, st objStat, exists bool) erro
 	return err
 }
 
+// check runs chk on what a walk found at l.
+func check(chk Check, l located, entry fs.FileInfo) error {
+	dir, err := statHandle(l.dir, "")
+	if err != nil {
+		return err
+	}
+	return chk(At{Dir: dir.info, Path: pathOf(l.canon), Entry: entry})
+}
+
 // Rename moves from to to, replacing a file at to.
 func (r *Root) Rename(from, to Path) error {
-	return r.rename(from, to, false)
+	return r.rename(from, to, false, nil, nil)
+}
+
+// RenameIf is Rename, or RenameNoReplace when noReplace is set, that
+// first runs checkFrom on what is at from and checkTo on what is at to
+// (either may be nil).
+func (r *Root) RenameIf(from, to Path, noReplace bool, checkFrom, checkTo Check) error {
+	return r.rename(from, to, noReplace, checkFrom, checkTo)
 }
 
 // RenameNoReplace moves from to to and fails with PATH_EXISTS if to
@@ -314,12 +355,12 @@ func (r *Root) Rename(from, to Path) error {
 // Where the file system has no such rename it links the new name and
 // removes the old one (for that moment the file has two links).
 func (r *Root) RenameNoReplace(from, to Path) error {
-	return r.rename(from, to, true)
+	return r.rename(from, to, true, nil, nil)
 }
 
-func (r *Root) rename(from, to Path, noReplace bool) error {
+func (r *Root) rename(from, to Path, noReplace bool, checkFrom, checkTo Check) error {
 	var target Path
-	err := r.mutation(from, func(src located, st objStat, exists bool) error {
+	err := r.mutation(from, checkFrom, func(src located, st objStat, exists bool) error {
 		if !exists {
 			target = from
 			return fs.ErrNotExist
@@ -329,21 +370,22 @@ func (r *Root) rename(from, to Path, noReplace bool) error {
 			return errHoldsProtected
 		}
 		target = to
-		return r.mutation(to, func(dst located, dstSt objStat, _ bool) error {
+		want := pin(checkFrom, st)
+		return r.mutation(to, checkTo, func(dst located, dstSt objStat, _ bool) error {
 			if r.prot.holds(dstSt.id, dst.canon, r.fold) {
 				return errHoldsProtected
 			}
 			if !noReplace {
-				return renameAt(src.dir, src.name, dst.dir, dst.name)
+				return renameAt(src.dir, src.name, dst.dir, dst.name, want)
 			}
-			err := renameNoReplaceAt(src.dir, src.name, dst.dir, dst.name)
+			err := renameNoReplaceAt(src.dir, src.name, dst.dir, dst.name, want)
 			if err != errNoReplaceUnsupported {
 				return err
 			}
 			if err := linkAt(src.dir, src.name, dst.dir, dst.name); err != nil {
 				return err
 			}
-			return removeAt(src.dir, src.name, false)
+			return removeAt(src.dir, src.name, false, nil)
 		})
 	})
 	if err == nil {
@@ -356,21 +398,37 @@ func (r *Root) rename(from, to Path, noReplace bool) error {
 }
 
 // Remove deletes a file, an empty directory or a symlink (not its target).
-func (r *Root) Remove(p Path) error {
-	return translate(r.mutation(p, func(l located, st objStat, exists bool) error {
+func (r *Root) Remove(p Path) error { return r.RemoveIf(p, nil) }
+
+// RemoveIf is Remove that first runs chk (if set) on what is at p.
+func (r *Root) RemoveIf(p Path, chk Check) error {
+	return translate(r.mutation(p, chk, func(l located, st objStat, exists bool) error {
 		if !exists {
 			return fs.ErrNotExist
 		}
 		if r.prot.holds(st.id, l.canon, r.fold) {
 			return errHoldsProtected
 		}
-		return removeAt(l.dir, l.name, st.info.IsDir())
+		return removeAt(l.dir, l.name, st.info.IsDir(), pin(chk, st))
 	}), p)
 }
 
+// pin is the identity a checked mutation's system call must still find
+// where the OS acts through a handle on the entry (see removeAt): the
+// entry's that chk accepted; nil for an unchecked mutation.
+func pin(chk Check, st objStat) *ident {
+	if chk == nil {
+		return nil
+	}
+	return &st.id
+}
+
 // Mkdir creates one directory.
-func (r *Root) Mkdir(p Path) error {
-	return translate(r.mutation(p, func(l located, _ objStat, exists bool) error {
+func (r *Root) Mkdir(p Path) error { return r.MkdirIf(p, nil) }
+
+// MkdirIf is Mkdir that first runs chk (if set) on what is at p.
+func (r *Root) MkdirIf(p Path, chk Check) error {
+	return translate(r.mutation(p, chk, func(l located, _ objStat, exists bool) error {
 		if exists {
 			return fs.ErrExist
 		}
@@ -380,7 +438,11 @@ func (r *Root) Mkdir(p Path) error {
 
 // MkdirAll creates p and any missing parents, all beneath the root. It
 // succeeds if p is a directory already (or a symlink to one).
-func (r *Root) MkdirAll(p Path) error {
+func (r *Root) MkdirAll(p Path) error { return r.MkdirAllIf(p, nil) }
+
+// MkdirAllIf is MkdirAll that runs chk (if set) on what is at p once its
+// parents are there, before p is made.
+func (r *Root) MkdirAllIf(p Path, chk Check) error {
 	if err := r.writable(); err != nil {
 		return err
 	}
@@ -393,6 +455,15 @@ func (r *Root) MkdirAll(p Path) error {
 	defer r.release()
 	_, err := walk(r, p, walkOpts{createDirs: true}, func(l located) (struct{}, error) {
 		st, err := lstatAt(l.dir, l.name)
+		if chk != nil && (err == nil || errors.Is(err, fs.ErrNotExist)) {
+			var entry fs.FileInfo
+			if err == nil {
+				entry = st.info
+			}
+			if err := check(chk, l, entry); err != nil {
+				return struct{}{}, err
+			}
+		}
 		switch {
 		case errors.Is(err, fs.ErrNotExist):
 			if r.prot.hitName(l.canon, r.fold) {

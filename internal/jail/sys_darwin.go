@@ -6,8 +6,9 @@ import "golang.org/x/sys/unix"
 const dirOpenFlags = unix.O_RDONLY
 
 // renameNoReplaceAt renames without replacing an existing name
-// (errNoReplaceUnsupported where the file system cannot).
-func renameNoReplaceAt(odir handle, oname string, ndir handle, nname string) error {
+// (errNoReplaceUnsupported where the file system cannot); want as for
+// removeAt.
+func renameNoReplaceAt(odir handle, oname string, ndir handle, nname string, _ *ident) error {
 	err := ignoringEINTR(func() error { return unix.RenameatxNp(odir, oname, ndir, nname, unix.RENAME_EXCL) })
 	if err == unix.EINVAL || err == unix.ENOTSUP {
 		return errNoReplaceUnsupported

@@ -8,8 +8,9 @@ import "golang.org/x/sys/unix"
 const dirOpenFlags = unix.O_PATH
 
 // renameNoReplaceAt renames without replacing an existing name
-// (errNoReplaceUnsupported where the file system cannot).
-func renameNoReplaceAt(odir handle, oname string, ndir handle, nname string) error {
+// (errNoReplaceUnsupported where the file system cannot); want as for
+// removeAt.
+func renameNoReplaceAt(odir handle, oname string, ndir handle, nname string, _ *ident) error {
 	err := ignoringEINTR(func() error { return unix.Renameat2(odir, oname, ndir, nname, unix.RENAME_NOREPLACE) })
 	if err == unix.EINVAL || err == unix.ENOSYS || err == unix.ENOTSUP {
 		return errNoReplaceUnsupported

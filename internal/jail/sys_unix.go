@@ -178,7 +178,11 @@ func mkdirAt(dir handle, name string, perm fs.FileMode) error {
 	return ignoringEINTR(func() error { return unix.Mkdirat(dir, name, uint32(perm.Perm())) })
 }
 
-func removeAt(dir handle, name string, isDir bool) error {
+// removeAt deletes name in dir. want is the identity the entry must have
+// where the OS deletes through a handle on it (Windows); Unix has no
+// unlink of a given inode, so the caller's look in dir just before is the
+// last.
+func removeAt(dir handle, name string, isDir bool, _ *ident) error {
 	flags := 0
 	if isDir {
 		flags = unix.AT_REMOVEDIR
@@ -186,7 +190,8 @@ func removeAt(dir handle, name string, isDir bool) error {
 	return ignoringEINTR(func() error { return unix.Unlinkat(dir, name, flags) })
 }
 
-func renameAt(odir handle, oname string, ndir handle, nname string) error {
+// renameAt renames oname in odir to nname in ndir; want as for removeAt.
+func renameAt(odir handle, oname string, ndir handle, nname string, _ *ident) error {
 	return ignoringEINTR(func() error { return unix.Renameat(odir, oname, ndir, nname) })
 }
 

@@ -322,13 +322,18 @@ func mkdirAt(dir handle, name string, _ fs.FileMode) error {
 	return windows.CloseHandle(h)
 }
 
-// removeAt deletes name in dir (a symlink itself, not its target).
-func removeAt(dir handle, name string, _ bool) error {
+// removeAt deletes name in dir (a symlink itself, not its target). want,
+// if set, is the identity the entry must have: compared on the handle
+// the delete goes through.
+func removeAt(dir handle, name string, _ bool, want *ident) error {
 	h, err := ntOpen(dir, name, windows.DELETE|windows.FILE_READ_ATTRIBUTES|windows.FILE_WRITE_ATTRIBUTES, 0, windows.FILE_OPEN, 0)
 	if err != nil {
 		return err
 	}
 	defer windows.CloseHandle(h)
+	if err := pinned(h, want); err != nil {
+		return err
+	}
 	ex := uint32(windows.FILE_DISPOSITION_DELETE | windows.FILE_DISPOSITION_POSIX_SEMANTICS | windows.FILE_DISPOSITION_IGNORE_READONLY_ATTRIBUTE)
 	err = windows.NtSetInformationFile(h, &windows.IO_STATUS_BLOCK{}, (*byte)(unsafe.Pointer(&ex)), uint32(unsafe.Sizeof(ex)), windows.FileDispositionInformationEx)
 	if err == nil {
@@ -359,14 +364,35 @@ type fileNameInformation struct {
 	FileName        [1]uint16
 }
 
+// pinned refuses the handle h unless it is open on the object want names
+// (nil: any).
+func pinned(h handle, want *ident) error {
+	if want == nil {
+		return nil
+	}
+	st, err := statHandle(h, "")
+	if err != nil {
+		return err
+	}
+	if st.id != *want {
+		return errChanged
+	}
+	return nil
+}
+
 // setName renames (class FileRenameInformation) or links
-// (fileLinkInformation) the object name in odir to nname in ndir.
-func setName(odir handle, oname string, ndir handle, nname string, class uint32, replace bool) error {
+// (fileLinkInformation) the object name in odir to nname in ndir; want,
+// if set, is the identity it must have, compared on the handle the
+// rename goes through.
+func setName(odir handle, oname string, ndir handle, nname string, class uint32, replace bool, want *ident) error {
 	h, err := ntOpen(odir, oname, windows.DELETE|windows.FILE_READ_ATTRIBUTES, 0, windows.FILE_OPEN, 0)
 	if err != nil {
 		return err
 	}
 	defer windows.CloseHandle(h)
+	if err := pinned(h, want); err != nil {
+		return err
+	}
 	name := utf16.Encode([]rune(nname))
 	size := int(unsafe.Offsetof(fileNameInformation{}.FileName)) + 2*len(name)
 	buf := make([]byte, max(size, int(unsafe.Sizeof(fileNameInformation{}))))
@@ -380,16 +406,16 @@ func setName(odir handle, oname string, ndir handle, nname string, class uint32,
 	return errno(windows.NtSetInformationFile(h, &windows.IO_STATUS_BLOCK{}, &buf[0], uint32(len(buf)), class))
 }
 
-func renameAt(odir handle, oname string, ndir handle, nname string) error {
-	return setName(odir, oname, ndir, nname, windows.FileRenameInformation, true)
+func renameAt(odir handle, oname string, ndir handle, nname string, want *ident) error {
+	return setName(odir, oname, ndir, nname, windows.FileRenameInformation, true, want)
 }
 
-func renameNoReplaceAt(odir handle, oname string, ndir handle, nname string) error {
-	return setName(odir, oname, ndir, nname, windows.FileRenameInformation, false)
+func renameNoReplaceAt(odir handle, oname string, ndir handle, nname string, want *ident) error {
+	return setName(odir, oname, ndir, nname, windows.FileRenameInformation, false, want)
 }
 
 func linkAt(odir handle, oname string, ndir handle, nname string) error {
-	return setName(odir, oname, ndir, nname, fileLinkInformation, false)
+	return setName(odir, oname, ndir, nname, fileLinkInformation, false, nil)
 }
 
 // readDirAt lists the directory h (whose absolute path is abs) sorted by

@@ -3,6 +3,7 @@ package jail
 import (
 	"errors"
 	"io/fs"
+	"strings"
 
 	"github.com/hostlink/hostlink/internal/errcode"
 )
@@ -192,15 +193,23 @@ func baseOf(rel string) string { return Path{rel}.Base() }
 // Nothing is deleted if the tree holds a protected directory, or (unless
 // the root allows crossing mounts) a directory on another file system
 // than p's parent: the error names it.
-func (r *Root) RemoveAll(p Path) error {
-	return translate(r.mutation(p, func(l located, st objStat, exists bool) error {
+func (r *Root) RemoveAll(p Path) error { return r.RemoveAllIf(p, nil, nil) }
+
+// RemoveAllIf is RemoveAll that first runs chk (if set) on what is at p
+// and, when keep is set, deletes only entries keep accepts: keep is asked
+// about every entry below p (rel is its path below p, '/'-separated; fi
+// describes it, not followed) once before anything is deleted, and again
+// as each is deleted. An entry it refuses stops the delete with CONFLICT:
+// before anything is deleted when it was there at the first pass.
+func (r *Root) RemoveAllIf(p Path, chk Check, keep func(rel string, fi fs.FileInfo) bool) error {
+	return translate(r.mutation(p, chk, func(l located, st objStat, exists bool) error {
 		switch {
 		case !exists:
 			return nil
 		case r.prot.holds(st.id, l.canon, r.fold):
 			return errHoldsProtected
 		case !st.info.IsDir():
-			return removeAt(l.dir, l.name, false)
+			return removeAt(l.dir, l.name, false, pin(chk, st))
 		}
 		mnt, err := mountOf(l.dir)
 		if err != nil {
@@ -212,26 +221,70 @@ func (r *Root) RemoveAll(p Path) error {
 			return err
 		}
 		defer closeHandle(h)
-		if err := t.check(h, l.canon); err != nil {
+		var k *keeper
+		if keep != nil {
+			k = &keeper{keep: keep, top: len(l.canon)}
+		}
+		if err := t.check(h, l.canon, k); err != nil {
 			return err
 		}
-		if err := t.remove(h, l.canon); err != nil {
+		if err := t.remove(h, l.canon, k); err != nil {
 			return err
 		}
-		return removeAt(l.dir, l.name, true)
+		return removeAt(l.dir, l.name, true, pin(chk, st))
 	}), p)
 }
 
-// check refuses a tree holding a protected directory or a mount, before
-// RemoveAll deletes anything.
-func (t *treeWalker) check(h handle, canon []string) error {
+// keeper asks RemoveAllIf's keep about the entries of a tree whose top is
+// top components deep.
+type keeper struct {
+	keep func(rel string, fi fs.FileInfo) bool
+	top  int
+}
+
+// ask describes name in the directory h (at canon) and asks keep about
+// it, returning the identity it was asked about (nil: k is nil, or the
+// entry is gone since the listing, which is nothing to ask about).
+func (k *keeper) ask(h handle, name string, canon []string) (*ident, error) {
+	if k == nil {
+		return nil, nil
+	}
+	st, err := lstatAt(h, name)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	rel := strings.Join(append(canon[k.top:len(canon):len(canon)], name), "/")
+	if !k.keep(rel, st.info) {
+		return nil, errcode.New(errcode.Conflict, "%q changed since it was shown", pathOf(append(canon[:len(canon):len(canon)], name)).rel)
+	}
+	return &st.id, nil
+}
+
+// check refuses a tree holding a protected directory or a mount, or an
+// entry k does not keep, before RemoveAll deletes anything.
+func (t *treeWalker) check(h handle, canon []string, k *keeper) error {
+	if k != nil {
+		ents, err := readDirAt(h, t.r.Abs(pathOf(canon)))
+		if err != nil {
+			return err
+		}
+		for _, e := range ents {
+			if _, err := k.ask(h, e.Name(), canon); err != nil {
+				return err
+			}
+		}
+	}
 	return t.eachDir(h, canon, func(sub handle, subCanon []string) error {
-		return t.check(sub, subCanon)
+		return t.check(sub, subCanon, k)
 	})
 }
 
-// remove deletes everything in the directory h.
-func (t *treeWalker) remove(h handle, canon []string) error {
+// remove deletes everything in the directory h, each entry once k keeps
+// it.
+func (t *treeWalker) remove(h handle, canon []string, k *keeper) error {
 	ents, err := readDirAt(h, t.r.Abs(pathOf(canon)))
 	if err != nil {
 		return err
@@ -240,15 +293,24 @@ func (t *treeWalker) remove(h handle, canon []string) error {
 		if e.IsDir() {
 			continue
 		}
-		if err := removeAt(h, e.Name(), false); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		want, err := k.ask(h, e.Name(), canon)
+		if err != nil {
+			return err
+		}
+		if err := removeAt(h, e.Name(), false, want); err != nil && !errors.Is(err, fs.ErrNotExist) {
 			return err
 		}
 	}
 	return t.eachDir(h, canon, func(sub handle, subCanon []string) error {
-		if err := t.remove(sub, subCanon); err != nil {
+		name := subCanon[len(subCanon)-1]
+		want, err := k.ask(h, name, canon)
+		if err != nil {
 			return err
 		}
-		err := removeAt(h, subCanon[len(subCanon)-1], true)
+		if err := t.remove(sub, subCanon, k); err != nil {
+			return err
+		}
+		err = removeAt(h, name, true, want)
 		if errors.Is(err, fs.ErrNotExist) {
 			err = nil
 		}

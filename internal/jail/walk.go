@@ -68,6 +68,9 @@ var (
 	// errNoReplaceUnsupported: the file system has no rename that refuses
 	// to replace.
 	errNoReplaceUnsupported = errors.New("rename without replace is not supported")
+	// errChanged: the handle a checked mutation acts through is open on
+	// another object than the one its check accepted.
+	errChanged = errors.New("changed since it was checked")
 )
 
 // walk resolves p beneath r exactly as the kernel would open it (symlinks

@@ -12,6 +12,7 @@ import (
 	"github.com/hostlink/hostlink/internal/approvals"
 	"github.com/hostlink/hostlink/internal/audit"
 	"github.com/hostlink/hostlink/internal/errcode"
+	"github.com/hostlink/hostlink/internal/policy"
 )
 
 // Caller says who is calling, as the transport measured it.
@@ -65,6 +66,21 @@ type Call struct {
 	bytes   int64
 	details map[string]any
 	request any // the decoded request, once decoded
+	// shown is what the user approved the targets as (see Shown).
+	shown map[string]policy.Extent
+}
+
+// Shown is what the approval this call runs on showed at the target role
+// names ("path", "src", "dst"; see policy.Action.State). ok is false when
+// the call runs on no approval (its mode allows it, a rule or a grant
+// covers it) or the approval showed no state there: then no state binds
+// it. An operation that finds something else there as it acts must fail
+// with CONFLICT and change nothing.
+func (c *Call) Shown(role string) (ext policy.Extent, ok bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	ext, ok = c.shown[role]
+	return ext, ok
 }
 
 // Progress reports progress to the caller, if its transport supports it.

@@ -37,6 +37,11 @@ func (g gate) Allow(ctx context.Context, c *Call, op *Op, in any) error {
 	if d.GrantID != "" {
 		c.Detail("grant_id", d.GrantID)
 	}
+	if err == nil && len(d.State) > 0 {
+		c.mu.Lock()
+		c.shown = d.State
+		c.mu.Unlock()
+	}
 	if policy.Pending(err) {
 		return retry(errcode.As(err))
 	}

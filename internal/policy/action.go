@@ -41,8 +41,9 @@ type DescribeContext struct {
 type Hooks struct {
 	// Locate resolves a workdir alias and a path: see files.Service.Locate.
 	Locate func(workdir, path string) (Location, error)
-	// Peek reads the file a write would replace: see files.Service.Peek.
-	Peek func(workdir, path string) (content []byte, exists bool, err error)
+	// Peek reads the file a write would replace and says what it is:
+	// see files.Service.Peek.
+	Peek func(workdir, path string) (content []byte, ext Extent, err error)
 	// Image is the marked image of the observation an act refers to: see
 	// desktop.Service.ActImage.
 	Image func(transport audit.Transport, observationID string, marks []approvals.Mark) (png []byte, w, h int, ok bool)
@@ -90,13 +91,16 @@ func (dc DescribeContext) Locate(workdir, path string) (loc Location, ok bool, e
 }
 
 // Peek reads the current content of the file at workdir and path, the
-// way the file operations read it; ok is false without workdirs.
-func (dc DescribeContext) Peek(workdir, path string) (content []byte, exists, ok bool, err error) {
+// way the file operations read it, and says what is there (following a
+// final symlink, as a write does); ok is false without workdirs or when
+// the file cannot be read. A file too large to read is FILE_TOO_LARGE
+// with its extent.
+func (dc DescribeContext) Peek(workdir, path string) (content []byte, ext Extent, ok bool, err error) {
 	if dc.hooks.Peek == nil {
-		return nil, false, false, nil
+		return nil, Extent{}, false, nil
 	}
-	content, exists, err = dc.hooks.Peek(workdir, path)
-	return content, exists, err == nil, err
+	content, ext, err = dc.hooks.Peek(workdir, path)
+	return content, ext, err == nil, err
 }
 
 // ActImage is the image of the observation an act refers to with marks
@@ -109,13 +113,20 @@ func (dc DescribeContext) ActImage(observationID string, marks []approvals.Mark)
 	return dc.hooks.Image(dc.transport, observationID, marks)
 }
 
-// Extent is what is at a path, as a delete or a move would find it.
+// Extent is what is at a path, as an operation would find it. An approval
+// binds it (see Action.State).
 type Extent struct {
 	Exists  bool
-	Kind    string // "file", "directory", "symlink", …
+	Kind    string // "file", "directory", "symlink", "special file"
 	Entries int    // a directory's entries, the whole tree below it
-	Bytes   int64  // a file's size, or a tree's regular files' sizes
+	Bytes   int64  // a file's (or symlink's) size, or a tree's regular files' sizes
 	Partial bool   // the tree was larger than was counted
+	// What identifies it besides what String says:
+	Path     string // root-relative, every link on the way resolved; "" when not measured
+	Dir      string // identity of the directory holding it; "" when there is none
+	ID       string // its identity (device and inode; volume and file index)
+	Revision string // a regular file's revision, as read_file reports it
+	Tree     string // a directory's digest: each entry counted, in walk order
 }
 
 // String says what the extent is, for an approval's fields.
@@ -190,6 +201,23 @@ type Action struct {
 	// Binding is what an approval binds besides the operation, the
 	// transport and the directories touched; nil means the whole request.
 	Binding any
+	// State is what the action's targets are as it was described, by
+	// role ("path", "src", "dst"): an approval binds it, an approved call
+	// runs only while it holds, and the operation compares it with what
+	// it finds at the moment it acts (ops.Call.Shown).
+	State map[string]Extent
+}
+
+// Bind records ext, what is at the target role names, in the state an
+// approval binds; an extent that was not measured (no Path) is left out.
+func (a *Action) Bind(role string, ext Extent) {
+	if ext.Path == "" {
+		return
+	}
+	if a.State == nil {
+		a.State = make(map[string]Extent)
+	}
+	a.State[role] = ext
 }
 
 // Touch is one location an action acts on.

@@ -74,6 +74,10 @@ type Decision struct {
 	Rule       string // "allow_rule", "grant" or "ask" (approved); "" when its mode allowed it
 	ApprovalID string
 	GrantID    string // the grant that let it run, for Rule "grant"
+	// State is what the user approved the targets as (Action.State), for
+	// Rule "ask": the operation must find them so as it acts. A grant or
+	// a rule was shown no state, and binds none.
+	State map[string]Extent
 }
 
 // Decide judges one call: nil to run it, POLICY_DENIED, or under ask the
@@ -138,6 +142,12 @@ func (e *Engine) Decide(ctx context.Context, r Request) (Decision, error) {
 		binding["peer"] = r.Peer
 	}
 	a.SHA256 = approvals.Digest(binding)
+	// The state is bound apart from the request: the identical request
+	// finds its approval by the request, and the broker refuses it
+	// (CONFLICT) when what it acts on is no longer what was shown.
+	if len(act.State) > 0 {
+		a.StateSHA256 = approvals.Digest(act.State)
+	}
 	// A grant is consulted only here, where the mode is ask: it never
 	// lets through what deny refuses.
 	if g, ok := e.broker.Covered(a); ok {
@@ -153,7 +163,11 @@ func (e *Engine) Decide(ctx context.Context, r Request) (Decision, error) {
 		}
 	}
 	id, err := e.broker.RequireNotify(ctx, a, waiting)
-	return Decision{Rule: "ask", ApprovalID: id}, err
+	d := Decision{Rule: "ask", ApprovalID: id}
+	if err == nil {
+		d.State = act.State
+	}
+	return d, err
 }
 
 // askClient puts approval ap to the asking client's own prompt, once per
