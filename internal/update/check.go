@@ -23,6 +23,7 @@ type Checker struct {
 	Command  string   // how to update (UpdateCommand)
 	Interval time.Duration
 	Client   *http.Client
+	Log      *slog.Logger // where each check's outcome is logged; nil: nowhere
 
 	mu sync.Mutex
 	st apitype.UpdateStatus
@@ -58,15 +59,17 @@ func (c *Checker) Check(ctx context.Context) apitype.UpdateStatus {
 	c.st.CheckedAt = &now
 	if err != nil {
 		c.st.Error = err.Error()
-		slog.Warn("update check failed", "url", c.URL, "err", err)
+		if c.Log != nil {
+			c.Log.Warn("update check failed", "url", c.URL, "err", err)
+		}
 		return c.status()
 	}
 	c.st.Error = ""
 	c.st.Latest = r.Version
 	cmp, ok := Compare(c.Current, r.Version)
 	c.st.Available = ok && cmp < 0
-	if c.st.Available {
-		slog.Info("a newer hostlink is available", "current", c.Current, "latest", r.Version, "update", c.Command)
+	if c.st.Available && c.Log != nil {
+		c.Log.Info("a newer hostlink is available", "current", c.Current, "latest", r.Version, "update", c.Command)
 	}
 	return c.status()
 }
