@@ -1,0 +1,37 @@
+#!/bin/sh
+# Writes what the release packs beside the binary, generated from the CLI
+# definition (GoReleaser's before hook runs it with the release's version
+# and commit date):
+#
+#   completions/hostlink.{bash,zsh,fish,ps1}   shell completions
+#   manpages/hostlink.1.gz                     the manual page, hostlink(1)
+#   packaging/changelog.yml                    the packages' changelog (nFPM's chglog format)
+#
+#   sh packaging/generate.sh VERSION COMMIT_DATE
+#
+# The helper binary is built for this machine whatever `go env` says
+# (GOOS/GOARCH may name another target on a rebuilder's machine).
+set -eu
+cd "$(dirname "$0")/.."
+version="${1:?usage: generate.sh VERSION COMMIT_DATE}"
+date="${2:?usage: generate.sh VERSION COMMIT_DATE}"
+tmp="$(mktemp -d)"
+trap 'rm -rf "$tmp"' EXIT
+pkg=github.com/hostlink/hostlink/internal/version
+CGO_ENABLED=0 GOOS="$(go env GOHOSTOS)" GOARCH="$(go env GOHOSTARCH)" go build -trimpath \
+	-ldflags "-X $pkg.Version=$version -X $pkg.Date=$date" -o "$tmp/hostlink" ./cmd/hostlink
+rm -rf completions manpages
+mkdir completions manpages
+for sh in bash zsh fish; do
+	"$tmp/hostlink" completion "$sh" >"completions/hostlink.$sh"
+done
+"$tmp/hostlink" completion powershell >completions/hostlink.ps1
+# -n: no name or time in the gzip header, so the file is reproducible.
+"$tmp/hostlink" manpage | gzip -9n >manpages/hostlink.1.gz
+cat >packaging/changelog.yml <<CHANGELOG
+- semver: $version
+  date: $date
+  packager: The hostlink Authors <hostlink@users.noreply.github.com>
+  changes:
+    - note: "Release $version: https://github.com/hostlink/hostlink/releases/tag/v$version"
+CHANGELOG
