@@ -9,7 +9,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strings"
 	"time"
 
 	"github.com/hostlink/hostlink/internal/version"
@@ -132,17 +131,4 @@ func checkRuns(ctx context.Context, bin, want, target string) error {
 		return fmt.Errorf("the downloaded hostlink says it is %s for %s, not %s for %s", info.Version, info.Target, want, target)
 	}
 	return nil
-}
-
-// oldSuffix names the binary a Windows update moved aside (a running
-// executable cannot be replaced there, only renamed).
-const oldSuffix = ".old"
-
-// removeOld removes what an earlier update moved aside, if nothing runs
-// it any more.
-func removeOld(exe string) {
-	if strings.HasSuffix(exe, oldSuffix) {
-		return
-	}
-	os.Remove(exe + oldSuffix)
 }

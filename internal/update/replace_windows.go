@@ -1,6 +1,21 @@
 package update
 
-import "os"
+import (
+	"os"
+	"strings"
+)
+
+// oldSuffix names the binary an update moved aside: a running executable
+// cannot be replaced on Windows, only renamed.
+const oldSuffix = ".old"
+
+// removeOld removes what an earlier update moved aside, once nothing runs
+// it any more (while something does, Windows refuses and it stays).
+func removeOld(exe string) {
+	if !strings.HasSuffix(exe, oldSuffix) {
+		os.Remove(exe + oldSuffix)
+	}
+}
 
 // replace puts next at exe. Windows refuses to replace a running
 // executable but lets it be renamed: exe moves aside to exe.old (removed
