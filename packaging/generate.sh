@@ -28,10 +28,16 @@ done
 "$tmp/hostlink" completion powershell >completions/hostlink.ps1
 # -n: no name or time in the gzip header, so the file is reproducible.
 "$tmp/hostlink" manpage | gzip -9n >manpages/hostlink.1.gz
+# The packages' version: a pre-release's "-" is "~" (it sorts before the
+# release), and -1 is the packaging revision (.goreleaser.yaml's release).
+pkgversion="$(printf '%s' "$version" | sed 's/-/~/')-1"
 cat >packaging/changelog.yml <<CHANGELOG
-- semver: $version
+- semver: $pkgversion
   date: $date
   packager: The hostlink Authors <hostlink@users.noreply.github.com>
+  deb:
+    urgency: low
+    distributions: [stable]
   changes:
     - note: "Release $version: https://github.com/hostlink/hostlink/releases/tag/v$version"
 CHANGELOG

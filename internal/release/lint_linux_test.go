@@ -70,7 +70,7 @@ func TestLintian(t *testing.T) {
 	re := regexp.MustCompile(`^([EWI]): hostlink(?: [a-z]+)?: ([a-z0-9][a-z0-9+.-]*)`)
 	for _, arch := range []string{"amd64", "arm64"} {
 		deb := d.pkg(t, "deb", arch)
-		out, err := exec.Command(lintian, "--display-info", "--no-tag-display-limit", "--allow-root", deb).CombinedOutput()
+		out, err := exec.Command(lintian, "--display-info", "--tag-display-limit", "0", "--allow-root", deb).CombinedOutput()
 		all.Write(out)
 		if err != nil && len(out) == 0 {
 			t.Fatalf("lintian %s: %v", filepath.Base(deb), err)
@@ -98,7 +98,7 @@ func TestRpmlint(t *testing.T) {
 	re := regexp.MustCompile(`^hostlink\.[a-z0-9_]+: ([EW]): ([A-Za-z0-9][A-Za-z0-9_.-]*)`)
 	for _, arch := range []string{"amd64", "arm64"} {
 		p := d.pkg(t, "rpm", arch)
-		out, _ := exec.Command(rpmlint, p).CombinedOutput()
+		out, _ := exec.Command(rpmlint, "--config", repoFile("packaging/lint/rpmlint.toml"), p).CombinedOutput()
 		all.Write(out)
 		for _, l := range strings.Split(string(out), "\n") {
 			if m := re.FindStringSubmatch(l); m != nil {

@@ -91,7 +91,7 @@ func TestAptRepository(t *testing.T) {
 	}
 	runOut(t, inRoot(root, "apt-get", "install", "-y", "--no-install-recommends", "hostlink"))
 	policy := runOut(t, inRoot(root, "apt-cache", "policy", "hostlink"))
-	contains(t, "apt-cache policy hostlink", policy, "Installed: "+d.meta.Version, "file:"+repo+"/apt stable/main")
+	contains(t, "apt-cache policy hostlink", policy, "Installed: "+pkgVersion(d), "file:"+repo+"/apt stable/main")
 
 	cmd := inRoot(root, "/usr/bin/hostlink", "version", "--json")
 	checkVersion(t, cmd, d, "linux/"+runtime.GOARCH, checkBuildInfo(t, filepath.Join(root, "usr/bin/hostlink"), d.meta.Commit))
@@ -220,7 +220,7 @@ func TestRPMRepository(t *testing.T) {
 		t.Errorf("rpm -K with the key: %s", out)
 	}
 	runOut(t, exec.Command(rpm, "--root", root, "-i", pkg))
-	if out := runOut(t, exec.Command(rpm, "--root", root, "-q", "hostlink")); !strings.HasPrefix(out, "hostlink-"+d.meta.Version) {
+	if out := runOut(t, exec.Command(rpm, "--root", root, "-q", "hostlink")); !strings.HasPrefix(out, "hostlink-"+pkgVersion(d)+".") {
 		t.Errorf("rpm -q hostlink: %s", out)
 	}
 	bin := filepath.Join(root, "usr/bin/hostlink")
