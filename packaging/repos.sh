@@ -67,9 +67,9 @@ mkdir -p "$out/rpm"
 cp "$dist"/hostlink-*.rpm "$out/rpm/"
 cd "$out/rpm"
 for p in ./*.rpm; do
-	rpmsign --define "_gpg_name $key" --define "_gpg_sign_cmd_extra_args --batch --digest-algo SHA512" --addsign "$p" >/dev/null
+	rpmsign --define "__gpg $(command -v gpg)" --define "_gpg_name $key" --define "_gpg_sign_cmd_extra_args --batch --digest-algo SHA512" --addsign "$p" >/dev/null
 done
-createrepo_c --quiet --simple-md-filenames --no-database --revision "$(rpm -qp --qf '%{VERSION}' ./*.x86_64.rpm)" .
+createrepo_c --quiet --simple-md-filenames --no-database --revision "$(rpm -qp --qf "%{VERSION}" ./*.x86_64.rpm 2>/dev/null)" .
 gpg --batch --yes --local-user "$key" --digest-algo SHA512 --armor --detach-sign -o repodata/repomd.xml.asc repodata/repomd.xml
 cat >hostlink.repo <<REPO
 [hostlink]
