@@ -39,5 +39,5 @@ cat >packaging/changelog.yml <<CHANGELOG
     urgency: low
     distributions: [stable]
   changes:
-    - note: "Release $version: https://github.com/hostlink/hostlink/releases/tag/v$version"
+    - note: "Release $version (notes: the GitHub release v$version)"
 CHANGELOG

@@ -96,9 +96,18 @@ func TestRpmlint(t *testing.T) {
 	var all strings.Builder
 	// "hostlink.x86_64: W: tag-name detail"
 	re := regexp.MustCompile(`^hostlink\.[a-z0-9_]+: ([EW]): ([A-Za-z0-9][A-Za-z0-9_.-]*)`)
+	// rpmlint unpacks with `rpm2cpio | cpio -id` in a temporary directory,
+	// and nFPM's payload names files by absolute path, which GNU cpio
+	// writes where they say: onto this machine's /usr. A cpio first on
+	// PATH that keeps them below the directory stops that.
+	bin := t.TempDir()
+	realCpio := tstest.Tool(t, "cpio")
+	os.WriteFile(filepath.Join(bin, "cpio"), []byte("#!/bin/sh\nexec "+realCpio+" --no-absolute-filenames \"$@\"\n"), 0o755)
 	for _, arch := range []string{"amd64", "arm64"} {
 		p := d.pkg(t, "rpm", arch)
-		out, _ := exec.Command(rpmlint, "--config", repoFile("packaging/lint/rpmlint.toml"), p).CombinedOutput()
+		cmd := exec.Command(rpmlint, "--config", repoFile("packaging/lint/rpmlint.toml"), p)
+		cmd.Env = append(os.Environ(), "PATH="+bin+string(os.PathListSeparator)+os.Getenv("PATH"))
+		out, _ := cmd.CombinedOutput()
 		all.Write(out)
 		for _, l := range strings.Split(string(out), "\n") {
 			if m := re.FindStringSubmatch(l); m != nil {

@@ -32,7 +32,7 @@ func TestChecksums(t *testing.T) {
 		}
 	}
 	for name, sum := range d.sums {
-		if got := fileSHA256(t, filepath.Join(d.dir, name)); got != sum {
+		if got := fileSHA256(t, d.file(name)); got != sum {
 			t.Errorf("%s: sha256 %s, SHA256SUMS says %s", name, got, sum)
 		}
 	}
@@ -165,8 +165,8 @@ func TestReproducible(t *testing.T) {
 		}
 	}
 	for _, f := range files {
-		x, err1 := os.ReadFile(filepath.Join(a.dir, f))
-		y, err2 := os.ReadFile(filepath.Join(b.dir, f))
+		x, err1 := os.ReadFile(a.file(f))
+		y, err2 := os.ReadFile(b.file(f))
 		if err1 != nil || err2 != nil {
 			t.Errorf("%s: %v, %v", f, err1, err2)
 			continue
