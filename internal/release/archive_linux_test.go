@@ -295,7 +295,7 @@ func checkGenerated(t *testing.T, dir, bin string) {
 		t.Errorf("hostlink.1.gz is not what hostlink manpage prints")
 	}
 	contains(t, "hostlink.1", string(page), ".SS hostlink update [flags]", ".SS hostlink audit verify", "\\fB\\-\\-allow\\-downgrade\\fR")
-	groff := exec.Command("groff", "-man", "-ww", "-z")
+	groff := exec.Command(tstest.Tool(t, "groff"), "-man", "-ww", "-z")
 	groff.Stdin = strings.NewReader(string(page))
 	if out, err := groff.CombinedOutput(); err != nil || len(out) > 0 {
 		t.Errorf("groff -man -ww hostlink.1: %v\n%s", err, out)
