@@ -45,8 +45,10 @@ type cli struct {
 	Uninstall   uninstallCmd   `cmd:"" help:"Print the commands that stop, disable and remove the autostart unit, removing only what they do not need."`
 	Doctor      doctorCmd      `cmd:"" help:"Check the installation: each line OK, WARN or FAIL with a fix; exits 1 on a failure."`
 	Companion   companionCmd   `cmd:"" help:"Reach this host's desktop and commands from a hostlink in Docker or WSL (the companion), and manage its pairing."`
+	Update      updateCmd      `cmd:"" help:"Install the latest release (verified with the hostlink release key) in place of this binary, and restart the daemon."`
 	Version     versionCmd     `cmd:"" help:"Print the version, commit, build date, Go version and target."`
-	Completion  completionCmd  `cmd:"" help:"Print the shell completion script for bash, zsh or fish."`
+	Completion  completionCmd  `cmd:"" help:"Print the shell completion script for bash, zsh, fish or PowerShell."`
+	Manpage     manpageCmd     `cmd:"" hidden:"" help:"Print the manual page, hostlink(1), in roff."`
 
 	VersionFlag kong.VersionFlag `name:"version" help:"Print the version and exit."`
 }

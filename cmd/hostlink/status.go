@@ -47,6 +47,9 @@ func printStatus(out io.Writer, st apitype.Status) {
 	if st.Build.Version != "" {
 		fmt.Fprintf(w, "build: %s\n", safe(st.Build.Summary()))
 	}
+	if u := st.Update; u != nil {
+		fmt.Fprintf(w, "update: %s\n", safe(updateLine(u)))
+	}
 	fmt.Fprintln(w, "transports:")
 	for _, t := range st.Transports {
 		fmt.Fprintf(w, "  %s\t%s\n", safe(string(t.Name)), safe(t.Address))
@@ -116,4 +119,17 @@ func countOrNone(n int) string {
 		return "none"
 	}
 	return fmt.Sprint(n)
+}
+
+// updateLine is the update check's result on one line.
+func updateLine(u *apitype.UpdateStatus) string {
+	switch {
+	case u.Available:
+		return fmt.Sprintf("hostlink %s is available (this is %s); to install it: %s", u.Latest, u.Current, u.Command)
+	case u.CheckedAt == nil:
+		return "checking " + u.URL
+	case u.Error != "":
+		return fmt.Sprintf("the last check (%s) failed: %s", u.CheckedAt.Format(time.RFC3339), u.Error)
+	}
+	return fmt.Sprintf("up to date (latest release %s, checked %s)", u.Latest, u.CheckedAt.Format(time.RFC3339))
 }

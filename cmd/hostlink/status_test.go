@@ -44,6 +44,16 @@ func TestPrintStatus(t *testing.T) {
 			"companions: listening on 127.0.0.1:7718, 1 connected\n  c-1  desk (companion, linux, protocol 1, since 2026-12-01T04:00:00Z)",
 			"WSL interop helper /mnt/c/hl.exe not connected (started 3 times): the helper exited",
 		}},
+		{"update available", apitype.Status{
+			Update: &apitype.UpdateStatus{URL: "https://x/latest", Current: "1.2.3", Latest: "1.3.0", Available: true, CheckedAt: &started,
+				Command: "hostlink update"},
+		}, []string{"update: hostlink 1.3.0 is available (this is 1.2.3); to install it: hostlink update\n"}},
+		{"update up to date", apitype.Status{
+			Update: &apitype.UpdateStatus{URL: "https://x/latest", Current: "1.3.0", Latest: "1.3.0", CheckedAt: &started},
+		}, []string{"update: up to date (latest release 1.3.0, checked 2026-12-01T04:00:00Z)\n"}},
+		{"update failed", apitype.Status{
+			Update: &apitype.UpdateStatus{URL: "https://x/latest", Current: "1.3.0", CheckedAt: &started, Error: "no network"},
+		}, []string{"update: the last check (2026-12-01T04:00:00Z) failed: no network\n"}},
 		{"hostile strings are escaped", apitype.Status{
 			Commands: []apitype.CommandStatus{{ID: "c1", Command: spoof, Started: started}},
 			Tasks:    []apitype.TaskStatus{{ID: "t1", Title: "fix\u202e\u2066 it", Started: started}},

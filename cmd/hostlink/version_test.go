@@ -81,7 +81,10 @@ func TestCompletionScripts(t *testing.T) {
 		"hostlink approvals ":     "approve",
 		"hostlink serve --ena":    "--enable-shell",
 		"hostlink completion ":    "fish",
+		"hostlink completion p":   "powershell",
 		"hostlink --config x ver": "version",
+		"hostlink upd":            "update",
+		"hostlink update --allow": "--allow-downgrade",
 	} {
 		// The words as bash splits them, with an empty last word after
 		// a trailing space.
@@ -100,5 +103,9 @@ func TestCompletionScripts(t *testing.T) {
 		if out, err := exec.Command(zsh, "-n", filepath.Join(dir, "hostlink.zsh")).CombinedOutput(); err != nil {
 			t.Errorf("zsh -n: %v\n%s", err, out)
 		}
+	}
+	// manpage is for the release's packaging: hidden, so not offered.
+	if b, _ := os.ReadFile(filepath.Join(dir, "hostlink.bash")); strings.Contains(string(b), "manpage") {
+		t.Error("the completions offer the hidden manpage command")
 	}
 }

@@ -60,6 +60,22 @@ type Status struct {
 	// Companion is the runtime side of the companion route, when
 	// [companion] listen or wsl_helper is set.
 	Companion *CompanionStatus `json:"companion,omitempty"`
+	// Update is the update check's last result, while [update] check is
+	// on (internal/update.Checker).
+	Update *UpdateStatus `json:"update,omitempty"`
+}
+
+// UpdateStatus is what the update check found.
+type UpdateStatus struct {
+	URL       string     `json:"url"`                  // where it looks for the latest release
+	Current   string     `json:"current"`              // this daemon's version
+	Latest    string     `json:"latest,omitempty"`     // the latest release, once a check succeeded
+	Available bool       `json:"available"`            // Latest is newer than Current
+	CheckedAt *time.Time `json:"checked_at,omitempty"` // the last check, successful or not
+	Error     string     `json:"error,omitempty"`      // why the last check failed
+	// Command is how to update this installation: "hostlink update", or
+	// the package manager's command.
+	Command string `json:"command,omitempty"`
 }
 
 // TransportStatus is one endpoint the daemon serves.

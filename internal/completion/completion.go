@@ -9,7 +9,7 @@ import (
 )
 
 // Shells are the shells Write knows.
-var Shells = []string{"bash", "zsh", "fish"}
+var Shells = []string{"bash", "zsh", "fish", "powershell"}
 
 // Write writes the completion script for shell, completing the program name
 // from app's commands and flags.
@@ -23,6 +23,8 @@ func Write(w io.Writer, shell, name string, app *kong.Application) error {
 		s = zsh(name, root)
 	case "fish":
 		s = fish(name, root)
+	case "powershell":
+		s = powershell(name, root)
 	default:
 		return fmt.Errorf("completion: unknown shell %q (want one of %s)", shell, strings.Join(Shells, ", "))
 	}

@@ -176,3 +176,36 @@ func TestUnknownShell(t *testing.T) {
 		t.Fatalf("Write(tcsh) = %v, want an error naming the shells", err)
 	}
 }
+
+// TestPowerShell checks the PowerShell script's table: every visible
+// command path with its subcommands, flags and flags taking a value, the
+// enums of flags and arguments, quotes doubled, nothing hidden. No
+// PowerShell runs here (Debian has none), so the walker itself is the same
+// as bash's and fish's, which run above.
+func TestPowerShell(t *testing.T) {
+	b, err := os.ReadFile(script(t, "powershell"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := string(b)
+	for _, want := range []string{
+		"Register-ArgumentCompleter -Native -CommandName 'tool', 'tool.exe' -ScriptBlock {\n",
+		"        '' = @{ cmds = @('serve', 'audit', 'open', 'completion'); flags = @('--help', '-h', '--config', '--verbose', '-v'); vflags = @('--config') }\n",
+		"        ' audit tail' = @{ cmds = @(); flags = @('--help', '-h', '--config', '--verbose', '-v', '--n', '-n'); vflags = @('--config', '--n', '-n') }\n",
+		"        ' completion' = @{ cmds = @('bash', 'zsh');",
+		"        ' serve|--mode' = @('fast', 'safe')\n",
+		`        '|--config' = 'Config file, it''s "quoted".'` + "\n",
+		"        '|audit' = 'Inspect the audit log.'\n",
+		"[System.Management.Automation.CompletionResult]::new($prefix + $c, $c, 'ParameterValue', $tip)",
+	} {
+		if !strings.Contains(s, want) {
+			t.Errorf("the script lacks %q:\n%s", want, s)
+		}
+	}
+	if strings.Contains(s, "secret") {
+		t.Errorf("the script offers a hidden command")
+	}
+	if psquote("it\u2019s") != "'it\u2019\u2019s'" {
+		t.Errorf("psquote does not double a typographic quote: %s", psquote("it\u2019s"))
+	}
+}

@@ -1,5 +1,5 @@
-// Package completion writes shell completion scripts for bash, zsh and fish
-// from the kong model of hostlink's command line, so the completions shipped
+// Package completion writes shell completion scripts for bash, zsh, fish and
+// PowerShell from the kong model of hostlink's command line, so the completions shipped
 // in the archives and packages cannot drift from the commands and flags the
 // binary accepts.
 //

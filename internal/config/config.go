@@ -32,6 +32,7 @@ type Config struct {
 	Policy   Policy    `toml:"policy"`
 	// Companion: this hostlink as a runtime that companions connect to.
 	Companion Companion `toml:"companion"`
+	Update    Update    `toml:"update"`
 }
 
 // Workdir is a directory that clients may work in, named by an alias.
@@ -159,6 +160,7 @@ func Default() *Config {
 		Agents:    defaultAgents(),
 		Policy:    defaultPolicy(),
 		Companion: defaultCompanion(),
+		Update:    Update{URL: DefaultUpdateURL},
 	}
 }
 

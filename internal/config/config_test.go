@@ -451,3 +451,30 @@ func TestParseExpandsHome(t *testing.T) {
 		t.Errorf("parse without a home = %v, want an error for workdirs[0].path on line 3", err)
 	}
 }
+
+func TestUpdateConfig(t *testing.T) {
+	home := t.TempDir()
+	for _, tt := range []struct {
+		doc, wantErr string
+		want         Update
+	}{
+		{"", "", Update{URL: DefaultUpdateURL}},
+		{"[update]\ncheck = true\n", "", Update{Check: true, URL: DefaultUpdateURL}},
+		{"[update]\nurl = \"http://127.0.0.1:8080/latest\"\nallowed_signers = \"~/signers\"\n", "",
+			Update{URL: "http://127.0.0.1:8080/latest", AllowedSigners: filepath.Join(home, "signers")}},
+		{"[update]\nurl = \"http://example.com/latest\"\n", "update.url", Update{}},
+		{"[update]\nurl = \"ftp://example.com/\"\n", "update.url", Update{}},
+		{"[update]\nallowed_signers = \"signers\"\n", "update.allowed_signers", Update{}},
+		{"[update]\nchek = true\n", "update.chek", Update{}},
+	} {
+		c, err := parse([]byte(tt.doc), "config.toml", home)
+		switch {
+		case tt.wantErr != "" && (err == nil || !strings.Contains(err.Error(), tt.wantErr)):
+			t.Errorf("%q: error %v, want one naming %s", tt.doc, err, tt.wantErr)
+		case tt.wantErr == "" && err != nil:
+			t.Errorf("%q: %v", tt.doc, err)
+		case tt.wantErr == "" && c.Update != tt.want:
+			t.Errorf("%q: %+v, want %+v", tt.doc, c.Update, tt.want)
+		}
+	}
+}

@@ -35,6 +35,7 @@ func parse(doc []byte, name, home string) (*Config, error) {
 		w.Path = p
 	}
 	probs = append(probs, c.expandSandboxPaths(home)...)
+	probs = append(probs, c.expandUpdatePaths(home)...)
 	if len(probs) == 0 {
 		probs = c.problems()
 	}
@@ -81,6 +82,7 @@ func (c *Config) fillDefaults() {
 	c.fillAgentDefaults()
 	c.fillPolicyDefaults()
 	c.fillCompanionDefaults()
+	setIfZero(&c.Update.URL, d.Update.URL)
 }
 
 func setIfZero[T comparable](p *T, def T) {

@@ -24,6 +24,7 @@ import (
 	"github.com/hostlink/hostlink/internal/paths"
 	"github.com/hostlink/hostlink/internal/private"
 	"github.com/hostlink/hostlink/internal/procs"
+	"github.com/hostlink/hostlink/internal/update"
 	"github.com/hostlink/hostlink/internal/version"
 )
 
@@ -77,6 +78,7 @@ type Daemon struct {
 	browse      *browse.Service // the link control connection's folder browser
 	budgets     *ops.Budgets    // shared by every registry: the machine's limits
 	assembled   registries      // every registry assemble built (assemble.go)
+	updates     *update.Checker // the update check, while [update] check is on
 }
 
 // Open loads configuration, opens the workdirs and the audit log, and
@@ -137,6 +139,9 @@ func Open(o Options) (*Daemon, error) {
 	}
 	d.openComputer()
 	if err := d.openCompanion(); err != nil {
+		return nil, err
+	}
+	if d.updates, err = newUpdateChecker(cfg.Update); err != nil {
 		return nil, err
 	}
 	d.browse = browse.New(browse.Options{})

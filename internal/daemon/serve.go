@@ -117,6 +117,7 @@ func (d *Daemon) ServeHTTP(ctx context.Context, ready func(addr net.Addr)) error
 	if ready != nil {
 		ready(ln.Addr())
 	}
+	d.runUpdateCheck(ctx)
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(lim) }()
 	var reason string

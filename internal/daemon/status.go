@@ -93,6 +93,9 @@ func (d *Daemon) Status() apitype.Status {
 	if rt := d.companion.runtime; rt != nil {
 		s.Companion = companionStatus(rt)
 	}
+	if d.updates != nil {
+		s.Update = d.updates.Status()
+	}
 	return s
 }
 

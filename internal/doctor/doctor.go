@@ -95,6 +95,7 @@ func Run(ctx context.Context, o Options) *Report {
 		e.checkCapabilities(ctx)
 		e.checkAgents(ctx)
 		e.checkAutostart()
+		e.checkUpdate(ctx)
 	}
 	e.r.OK = e.r.Failures == 0
 	return e.r

@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/hostlink/hostlink/internal/private"
+	"github.com/hostlink/hostlink/internal/update/updatetest"
 	"github.com/hostlink/hostlink/internal/version"
 )
 
@@ -138,6 +139,50 @@ func TestFixesNameTheConfigKey(t *testing.T) {
 					t.Errorf("%s: fix %q does not name %s", tt.check, got.Fix, k)
 				}
 			}
+		})
+	}
+}
+
+// TestUpdateCheck: off by default; on, a newer signed release is a
+// warning naming it and how to update, the same release is OK, and a
+// release signed by another key than the configured one is a warning.
+func TestUpdateCheck(t *testing.T) {
+	defer func(v string) { version.Version = v }(version.Version)
+	version.Version = "1.0.0"
+	newer, newerSigners := updatetest.Release(t, "999.0.0")
+	_, otherSigners := updatetest.Release(t, "999.0.0")
+	same, sameSigners := updatetest.Release(t, "1.0.0")
+	for _, tt := range []struct {
+		name, cfg string
+		st        Status
+		detail    string
+	}{
+		{"default", "", OK, "off (turn it on with [update] check = true"},
+		{"newer", "[update]\ncheck = true\nurl = \"" + newer + "\"\nallowed_signers = \"" + filepath.ToSlash(newerSigners) + "\"\n",
+			Warn, "hostlink 999.0.0 is available (this is " + version.Version + ")"},
+		{"same", "[update]\ncheck = true\nurl = \"" + same + "\"\nallowed_signers = \"" + filepath.ToSlash(sameSigners) + "\"\n",
+			OK, "up to date: the latest release is 1.0.0"},
+		{"another key", "[update]\ncheck = true\nurl = \"" + newer + "\"\nallowed_signers = \"" + filepath.ToSlash(otherSigners) + "\"\n",
+			Warn, "the last check failed: the signature on " + newer + "/SHA256SUMS does not verify"},
+		{"release key", "[update]\ncheck = true\nurl = \"" + newer + "\"\n",
+			Warn, "does not verify with the hostlink release key"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			hl := t.TempDir()
+			t.Setenv("HOSTLINK_HOME", hl)
+			t.Setenv("HOME", t.TempDir())
+			private.MkdirAll(filepath.Join(hl, "config"))
+			os.WriteFile(filepath.Join(hl, "config", "config.toml"), []byte(tt.cfg), 0o600)
+			r := Run(context.Background(), Options{})
+			for _, c := range r.Checks {
+				if c.Name == "update check" {
+					if c.Status != tt.st || !strings.Contains(c.Detail, tt.detail) || (c.Status == Warn && c.Fix == "") {
+						t.Errorf("update check: %+v, want %s %q", c, tt.st, tt.detail)
+					}
+					return
+				}
+			}
+			t.Errorf("no update check among %+v", r.Checks)
 		})
 	}
 }

@@ -205,7 +205,8 @@ func TestArchives(t *testing.T) {
 				return err
 			})
 			slices.Sort(got)
-			want := []string{"LICENSE", "README.md", "completions/hostlink.bash", "completions/hostlink.fish", "completions/hostlink.zsh", exe}
+			want := []string{"LICENSE", "README.md", "completions/hostlink.bash", "completions/hostlink.fish", "completions/hostlink.ps1",
+				"completions/hostlink.zsh", "manpages/hostlink.1.gz", exe}
 			slices.Sort(want)
 			if !slices.Equal(got, want) {
 				t.Errorf("%s holds %q, want %q", a.Name, got, want)
@@ -218,6 +219,7 @@ func TestArchives(t *testing.T) {
 			}
 			if tg.goos == "linux" && tg.goarch == runtime.GOARCH {
 				checkVersion(t, exec.Command(bin, "version", "--json"), d, tg.goos+"/"+tg.goarch, vcsTime)
+				checkGenerated(t, dir, bin)
 			}
 		})
 	}
@@ -257,4 +259,45 @@ func TestWindowsBinaryUnderWine(t *testing.T) {
 	cmd := exec.Command(wine, bin, "version", "--json")
 	cmd.Env = append(os.Environ(), "HOSTLINK_UNDER_WINE=1")
 	checkVersion(t, cmd, d, "windows/amd64", vcsTime)
+}
+
+// checkGenerated checks the completions and the man page in an unpacked
+// archive against what its binary generates, and the man page with groff's
+// warnings on.
+func checkGenerated(t *testing.T, dir, bin string) {
+	t.Helper()
+	for file, args := range map[string][]string{
+		"completions/hostlink.bash": {"completion", "bash"}, "completions/hostlink.zsh": {"completion", "zsh"},
+		"completions/hostlink.fish": {"completion", "fish"}, "completions/hostlink.ps1": {"completion", "powershell"},
+	} {
+		got, _ := os.ReadFile(filepath.Join(dir, file))
+		if want := runOut(t, exec.Command(bin, args...)); string(got) != want {
+			t.Errorf("%s is not what hostlink %s prints", file, strings.Join(args, " "))
+		}
+	}
+	f, err := os.Open(filepath.Join(dir, "manpages", "hostlink.1.gz"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	gz, err := gzip.NewReader(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	page, err := io.ReadAll(gz)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if gz.Name != "" || !gz.ModTime.IsZero() {
+		t.Errorf("hostlink.1.gz names %q, %v in its header: not reproducible", gz.Name, gz.ModTime)
+	}
+	if want := runOut(t, exec.Command(bin, "manpage")); string(page) != want {
+		t.Errorf("hostlink.1.gz is not what hostlink manpage prints")
+	}
+	contains(t, "hostlink.1", string(page), ".SS hostlink update [flags]", ".SS hostlink audit verify", "\\fB\\-\\-allow\\-downgrade\\fR")
+	groff := exec.Command(tstest.Tool(t, "groff"), "-man", "-ww", "-z")
+	groff.Stdin = strings.NewReader(string(page))
+	if out, err := groff.CombinedOutput(); err != nil || len(out) > 0 {
+		t.Errorf("groff -man -ww hostlink.1: %v\n%s", err, out)
+	}
 }

@@ -91,6 +91,15 @@ func readSums(t *testing.T, path string) map[string]string {
 	return sums
 }
 
+// file is where a file SHA256SUMS lists is on disk: install.sh is the
+// snapshot's source (its clone's), the rest are in the dist directory.
+func (d *dist) file(name string) string {
+	if name == "install.sh" {
+		return filepath.Join(filepath.Dir(d.dir), name)
+	}
+	return filepath.Join(d.dir, name)
+}
+
 // path is where an artifact is on disk (artifacts.json paths are relative
 // to the project, with the dist directory first).
 func (d *dist) path(a artifact) string {

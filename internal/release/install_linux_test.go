@@ -82,17 +82,36 @@ func (in *installer) fakeUname(system, machine string) {
 	in.env[0] = "PATH=" + bin + ":/usr/local/bin:/usr/bin:/bin"
 }
 
-// run runs install.sh with args (the base URL and prefix are added).
-func (in *installer) run(prefix string, args ...string) (string, error) {
-	in.t.Helper()
+// command is install.sh with args (the base URL and prefix are added), as
+// the installing user.
+func (in *installer) command(prefix string, args ...string) *exec.Cmd {
 	cmd := exec.Command("/bin/sh", append([]string{filepath.Join(in.dir, "install.sh"), "--base-url", in.url, "--prefix", prefix}, args...)...)
 	cmd.Env = in.env
 	cmd.Dir = in.dir
+	cmd.SysProcAttr = &syscall.SysProcAttr{}
 	if in.asUser {
-		cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: nobody, Gid: nobody}}
+		cmd.SysProcAttr.Credential = &syscall.Credential{Uid: nobody, Gid: nobody}
 	}
-	out, err := cmd.CombinedOutput()
+	return cmd
+}
+
+// run runs install.sh with args (the base URL and prefix are added).
+func (in *installer) run(prefix string, args ...string) (string, error) {
+	in.t.Helper()
+	out, err := in.command(prefix, args...).CombinedOutput()
 	return string(out), err
+}
+
+// setEnv sets (or replaces) an environment variable of the installing
+// user's environment.
+func (in *installer) setEnv(name, value string) {
+	for i, kv := range in.env {
+		if strings.HasPrefix(kv, name+"=") {
+			in.env[i] = name + "=" + value
+			return
+		}
+	}
+	in.env = append(in.env, name+"="+value)
 }
 
 // TestInstallScript installs the snapshot with install.sh as an
@@ -107,7 +126,8 @@ func TestInstallScript(t *testing.T) {
 		t.Fatalf("install.sh: %v\n%s", err, out)
 	}
 	bin := filepath.Join(prefix, "bin", "hostlink")
-	contains(t, "install.sh output", out, "Signature on SHA256SUMS: good", "Checksum of hostlink_"+d.meta.Version+"_linux_"+runtime.GOARCH+".tar.gz: good",
+	contains(t, "install.sh output", out, "Signature on SHA256SUMS: good, by ED25519 key "+signerFingerprint(t)+
+		" (the key in "+filepath.Join(in.dir, "allowed_signers")+" (--allowed-signers), not the hostlink release key)", "Checksum of hostlink_"+d.meta.Version+"_linux_"+runtime.GOARCH+".tar.gz: good",
 		"Installed hostlink "+d.meta.Version+" (linux/"+runtime.GOARCH+") as "+bin,
 		"  "+bin+" serve ", "  "+bin+" install ", "is not on your PATH")
 	st, err := os.Stat(bin)
@@ -215,7 +235,7 @@ func TestInstallScriptRefusesTampering(t *testing.T) {
 		args            []string
 	}{
 		{"bad checksum", badArchive, "checksum mismatch for " + archive, nil},
-		{"bad checksum, signature not checked", badArchive, "checksum mismatch for " + archive, []string{"--no-verify-signature"}},
+		{"bad checksum, signature not checked", badArchive, "checksum mismatch for " + archive, []string{"--insecure-skip-signature"}},
 		{"bad signature", badSums, "the signature on SHA256SUMS does not verify", nil},
 	} {
 		t.Run(tt.name, func(t *testing.T) {

@@ -48,7 +48,8 @@ func TestHomebrewFormula(t *testing.T) {
 	b, _ := os.ReadFile(f)
 	formula := string(b)
 	contains(t, "formula", formula, `class Hostlink < Formula`, `license "BSD-3-Clause"`, `version "`+d.meta.Version+`"`,
-		`bin.install "hostlink"`, `bash_completion.install "completions/hostlink.bash"`)
+		`bin.install "hostlink"`, `bash_completion.install "completions/hostlink.bash"`, `man1.install "manpages/hostlink.1.gz"`,
+		"  service do\n    run [opt_bin/\"hostlink\", \"serve\"]\n    keep_alive crashed: true\n  end\n")
 	for _, tg := range targets {
 		if tg.goos == "windows" {
 			continue

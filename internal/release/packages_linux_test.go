@@ -21,12 +21,14 @@ var packaged = []string{
 	"/usr/share/bash-completion/completions/hostlink",
 	"/usr/share/fish/vendor_completions.d/hostlink.fish",
 	"/usr/share/doc/hostlink/README.md",
+	"/usr/share/man/man1/hostlink.1.gz",
+	"/usr/share/hostlink/installed-by",
 }
 
 // perFormat are the files whose place differs between Debian and RPM
 // systems.
 var perFormat = map[string][]string{
-	"deb": {"/usr/share/zsh/vendor-completions/_hostlink", "/usr/share/doc/hostlink/copyright"},
+	"deb": {"/usr/share/zsh/vendor-completions/_hostlink", "/usr/share/doc/hostlink/copyright", "/usr/share/doc/hostlink/changelog.Debian.gz"},
 	"rpm": {"/usr/share/zsh/site-functions/_hostlink", "/usr/share/licenses/hostlink/LICENSE"},
 }
 
@@ -39,6 +41,12 @@ func (d *dist) pkg(t *testing.T, format, goarch string) string {
 	}
 	t.Fatalf("no .%s for linux/%s", format, goarch)
 	return ""
+}
+
+// pkgVersion is the packages' version of the snapshot: a pre-release's
+// "-" is "~", and -1 is the packaging revision.
+func pkgVersion(d *dist) string {
+	return strings.Replace(d.meta.Version, "-", "~", 1) + "-1"
 }
 
 // debArch and rpmArch are the packages' names for Go's architectures.
@@ -163,7 +171,7 @@ func TestDebInstall(t *testing.T) {
 			t.Errorf("%s is still there after dpkg -r hostlink", f)
 		}
 	}
-	for _, dir := range []string{"/usr/share/doc/hostlink"} {
+	for _, dir := range []string{"/usr/share/doc/hostlink", "/usr/share/hostlink"} {
 		if _, err := os.Lstat(dir); err == nil {
 			t.Errorf("%s is still there after dpkg -r hostlink", dir)
 		}

@@ -2,12 +2,15 @@ package release
 
 import (
 	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"reflect"
+	"runtime"
 	"slices"
 	"strings"
 	"testing"
@@ -29,12 +32,21 @@ func TestChecksums(t *testing.T) {
 		}
 	}
 	for name, sum := range d.sums {
-		if got := fileSHA256(t, filepath.Join(d.dir, name)); got != sum {
+		if got := fileSHA256(t, d.file(name)); got != sum {
 			t.Errorf("%s: sha256 %s, SHA256SUMS says %s", name, got, sum)
 		}
 	}
 	if n := len(d.ofType("SBOM")); n != len(targets) {
 		t.Errorf("%d SBOMs, want one per archive (%d)", n, len(targets))
+	}
+	// install.sh is signed with the rest: the repository's, as committed.
+	script, err := os.ReadFile(repoFile("install.sh"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	sum := sha256.Sum256(script)
+	if got := d.sums["install.sh"]; got != hex.EncodeToString(sum[:]) {
+		t.Errorf("SHA256SUMS lists install.sh as %q, want the repository's %x", got, sum)
 	}
 }
 
@@ -101,6 +113,37 @@ func TestReleaseKey(t *testing.T) {
 	if !strings.Contains(string(script), "RELEASE_SIGNER='"+entry+"'\n") {
 		t.Errorf("install.sh does not embed the allowed_signers entry %q", entry)
 	}
+	// hostlink update's copy, and the docs that tell users to check by hand.
+	embedded, err := os.ReadFile(repoFile("internal/update/allowed_signers"))
+	if err != nil || strings.TrimSpace(string(embedded)) != entry {
+		t.Errorf("internal/update/allowed_signers is %q (%v), want %q", embedded, err, entry)
+	}
+	for _, doc := range []string{"README.md", "docs/RELEASING.md"} {
+		b, err := os.ReadFile(repoFile(doc))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(string(b), entry) {
+			t.Errorf("%s does not show the release key's allowed_signers entry %q", doc, entry)
+		}
+	}
+	// The repositories' OpenPGP key: its fingerprint in the docs.
+	fpr := runOut(t, exec.Command("gpg", "--batch", "--with-colons", "--show-keys", repoFile("packaging/keys/hostlink-archive-keyring.asc")))
+	var fingerprint string
+	for _, l := range strings.Split(fpr, "\n") {
+		if f := strings.Split(l, ":"); f[0] == "fpr" && fingerprint == "" {
+			fingerprint = f[9]
+		}
+	}
+	if len(fingerprint) != 40 {
+		t.Fatalf("packaging/keys/hostlink-archive-keyring.asc: no fingerprint in\n%s", fpr)
+	}
+	for _, doc := range []string{"README.md", "docs/RELEASING.md"} {
+		b, _ := os.ReadFile(repoFile(doc))
+		if !strings.Contains(string(b), fingerprint) {
+			t.Errorf("%s does not give the repository key's fingerprint %s", doc, fingerprint)
+		}
+	}
 }
 
 // TestReproducible compares the two snapshots built from one commit in two
@@ -122,8 +165,8 @@ func TestReproducible(t *testing.T) {
 		}
 	}
 	for _, f := range files {
-		x, err1 := os.ReadFile(filepath.Join(a.dir, f))
-		y, err2 := os.ReadFile(filepath.Join(b.dir, f))
+		x, err1 := os.ReadFile(a.file(f))
+		y, err2 := os.ReadFile(b.file(f))
 		if err1 != nil || err2 != nil {
 			t.Errorf("%s: %v, %v", f, err1, err2)
 			continue
@@ -179,11 +222,18 @@ func TestSBOMs(t *testing.T) {
 				Component struct {
 					Name    string `json:"name"`
 					Version string `json:"version"`
+					PURL    string `json:"purl"`
 				} `json:"component"`
+				Properties []struct {
+					Name  string `json:"name"`
+					Value string `json:"value"`
+				} `json:"properties"`
+				Tools []map[string]any `json:"tools"`
 			} `json:"metadata"`
 			Components []struct {
 				Name    string `json:"name"`
 				Version string `json:"version"`
+				PURL    string `json:"purl"`
 			} `json:"components"`
 		}
 		b, err := os.ReadFile(filepath.Join(d.dir, name))
@@ -201,9 +251,43 @@ func TestSBOMs(t *testing.T) {
 			t.Errorf("%s: describes %s %s", name, c.Name, c.Version)
 		}
 		var mods []string
+		// Every package URL names this SBOM's own target, not the
+		// builder's (go env's) one.
+		qualifiers := "goarch=" + tg.goarch + "&goos=" + tg.goos
+		purls := []string{bom.Metadata.Component.PURL}
+		std := ""
 		for _, c := range bom.Components {
 			mods = append(mods, c.Name)
+			purls = append(purls, c.PURL)
+			if c.Name == "std" {
+				std = c.Version
+			}
+		}
+		for _, p := range purls {
+			if !strings.Contains(p, "?"+qualifiers+"&") {
+				t.Errorf("%s: package URL %q does not name %s/%s", name, p, tg.goos, tg.goarch)
+			}
 		}
 		contains(t, name, strings.Join(mods, " "), "modernc.org/sqlite", "github.com/alecthomas/kong")
+		// The standard library, at the toolchain's version: its CVEs are
+		// the binary's.
+		if std != runtime.Version() {
+			t.Errorf("%s: the standard library (std) is listed at %q, want %s", name, std, runtime.Version())
+		}
+		// Nothing of the machine that made it: the generator's own
+		// executable differs wherever it was built.
+		for _, tool := range bom.Metadata.Tools {
+			if _, ok := tool["hashes"]; ok {
+				t.Errorf("%s: the tool %v carries hashes of its executable", name, tool["name"])
+			}
+		}
+		props := map[string]string{}
+		for _, p := range bom.Metadata.Properties {
+			props[p.Name] = p.Value
+		}
+		if props["cdx:gomod:build:env:GOOS"] != tg.goos || props["cdx:gomod:build:env:GOARCH"] != tg.goarch ||
+			props["cdx:gomod:build:env:GOVERSION"] != runtime.Version() {
+			t.Errorf("%s: build properties %v, want %s/%s and %s", name, props, tg.goos, tg.goarch, runtime.Version())
+		}
 	}
 }
