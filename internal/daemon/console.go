@@ -15,6 +15,7 @@ func (d *Daemon) consoleHandler(token string) http.Handler {
 		Broker:    d.Approvals(),
 		Registry:  d.Registry,
 		AuditDir:  d.Dirs.Audit,
+		AuditHead: d.Dirs.AuditHead(),
 		AuditKey:  func() ([]byte, error) { return audit.LoadOrCreateKey(d.Dirs.AuditKey()) },
 		Audit:     d.Audit,
 		Refusals:  d.Refusals,

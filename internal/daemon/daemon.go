@@ -230,6 +230,7 @@ func OpenAudit(dirs paths.Dirs, cfg *config.Config, machineID string) (*audit.Lo
 		MaxTotalBytes: cfg.Audit.MaxTotalBytes,
 		MachineID:     machineID,
 		Version:       version.Version,
+		HeadPath:      dirs.AuditHead(),
 	})
 	if err != nil {
 		return nil, fmt.Errorf("audit log: %w (hostlink does not run without its audit log)", err)
