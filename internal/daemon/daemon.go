@@ -178,7 +178,8 @@ func (d *Daemon) openWorkdirs(allowedRoot string) error {
 		}
 		root, err := jail.Open(w.Path, jail.Options{
 			ReadOnly:    w.ReadOnly,
-			Protected:   d.protectedDirs(),
+			Protected:   d.protectedPaths(),
+			Guarded:     ownFiles(d.Dirs),
 			Hardlinks:   w.AllowHardlinks(),
 			CrossMounts: w.CrossMounts,
 		})

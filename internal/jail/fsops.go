@@ -232,7 +232,7 @@ func (r *Root) openDir(l located) (dirHandle, error) {
 		closeHandle(h)
 		return dirHandle{}, err
 	}
-	return dirHandle{h, st, l.canon}, nil
+	return dirHandle{h, st, l.canon, r.changeable(l, st, true) != nil}, nil
 }
 
 // dirHandle is a directory a walk opened.
@@ -240,6 +240,8 @@ type dirHandle struct {
 	h     handle
 	st    objStat
 	canon []string
+	// guarded: it is, or lies below, a guarded path.
+	guarded bool
 }
 
 // CreateTemp creates a new private file in dir for an atomic replace, and
@@ -254,6 +256,10 @@ func (r *Root) CreateTemp(dir Path) (*os.File, Path, error) {
 	}
 	defer r.release()
 	d, err := walk(r, dir, walkOpts{fast: true}, r.openDir)
+	if err == nil && d.guarded {
+		closeHandle(d.h)
+		err = errGuarded
+	}
 	if err != nil {
 		return nil, Path{}, translate(err, dir)
 	}
@@ -275,7 +281,8 @@ func (r *Root) CreateTemp(dir Path) (*os.File, Path, error) {
 }
 
 // mutation is the final step of a walk that changes l's entry (not what a
-// symlink there points to).
+// symlink there points to). Neither a protected nor a guarded entry is
+// changed.
 func (r *Root) mutation(p Path, do func(l located, st objStat, exists bool) error) error {
 	if err := r.writable(); err != nil {
 		return err
@@ -295,6 +302,9 @@ func (r *Root) mutation(p Path, do func(l located, st objStat, exists bool) erro
 				return struct{}{}, errProtected
 			}
 			err = nil
+		}
+		if err == nil {
+			err = r.changeable(l, st, exists)
 		}
 		if err != nil {
 			return struct{}{}, err
@@ -324,13 +334,13 @@ func (r *Root) rename(from, to Path, noReplace bool) error {
 			target = from
 			return fs.ErrNotExist
 		}
-		if r.prot.holds(st.id, src.canon, r.fold) {
+		if r.holdsOwn(st.id, src.canon) {
 			target = from
 			return errHoldsProtected
 		}
 		target = to
 		return r.mutation(to, func(dst located, dstSt objStat, _ bool) error {
-			if r.prot.holds(dstSt.id, dst.canon, r.fold) {
+			if r.holdsOwn(dstSt.id, dst.canon) {
 				return errHoldsProtected
 			}
 			if !noReplace {
@@ -361,7 +371,7 @@ func (r *Root) Remove(p Path) error {
 		if !exists {
 			return fs.ErrNotExist
 		}
-		if r.prot.holds(st.id, l.canon, r.fold) {
+		if r.holdsOwn(st.id, l.canon) {
 			return errHoldsProtected
 		}
 		return removeAt(l.dir, l.name, st.info.IsDir())
@@ -397,6 +407,9 @@ func (r *Root) MkdirAll(p Path) error {
 		case errors.Is(err, fs.ErrNotExist):
 			if r.prot.hitName(l.canon, r.fold) {
 				return struct{}{}, errProtected
+			}
+			if err := r.changeable(l, st, false); err != nil {
+				return struct{}{}, err
 			}
 			err = mkdirAt(l.dir, l.name, 0o755)
 			if !errors.Is(err, fs.ErrExist) {

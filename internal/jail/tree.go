@@ -197,7 +197,7 @@ func (r *Root) RemoveAll(p Path) error {
 		switch {
 		case !exists:
 			return nil
-		case r.prot.holds(st.id, l.canon, r.fold):
+		case r.holdsOwn(st.id, l.canon):
 			return errHoldsProtected
 		case !st.info.IsDir():
 			return removeAt(l.dir, l.name, false)
