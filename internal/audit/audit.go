@@ -217,6 +217,8 @@ type Log struct {
 	mu       sync.Mutex
 	lockFile *os.File  // audit.lock, open (but locked only between lock and unlock) until Close
 	headFile *os.File  // the head file, open until Close
+	headBuf  []byte    // for reading its slots
+	headSeen headSeen  // its slots, as last read or written
 	wait     *lockWait // a wait for audit.lock that lock gave up on, still under way
 	f        *os.File  // audit.log as last seen, opened for append; nil after Close
 	end      int64     // f's size when last written or caught up with

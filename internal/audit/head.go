@@ -5,11 +5,10 @@ import (
 	"crypto/hmac"
 	"crypto/sha256"
 	"encoding/hex"
-	"errors"
 	"fmt"
 	"io"
-	"io/fs"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -39,7 +38,10 @@ type head struct {
 // a valid tag.
 func (h head) tag(key []byte) string {
 	m := hmac.New(sha256.New, key)
-	fmt.Fprintf(m, "%s\x00%d\x00%s", headMagic, h.Seq, h.MAC)
+	b := append([]byte(headMagic), 0)
+	b = strconv.AppendUint(b, h.Seq, 10)
+	b = append(append(b, 0), h.MAC...)
+	m.Write(b)
 	return hex.EncodeToString(m.Sum(nil))
 }
 
@@ -49,9 +51,12 @@ func (h head) slot(key []byte) []byte {
 	if mac == "" {
 		mac = "-"
 	}
-	b := make([]byte, headSlot)
-	copy(b, fmt.Sprintf("%s %d %s %s\n", headMagic, h.Seq, mac, h.tag(key)))
-	return b
+	b := make([]byte, 0, headSlot)
+	b = append(append(b, headMagic...), ' ')
+	b = strconv.AppendUint(b, h.Seq, 10)
+	b = append(append(append(b, ' '), mac...), ' ')
+	b = append(append(b, h.tag(key)...), '\n')
+	return b[:headSlot]
 }
 
 // headState is what a head file's slots hold.
@@ -95,12 +100,26 @@ func parseSlot(b []byte, key []byte) (head, headState) {
 // Without one, the state says what the slots hold instead (the worse of
 // the two).
 func readHead(r io.ReaderAt, key []byte) (h head, slot int, st headState, err error) {
-	buf := make([]byte, 2*headSlot)
-	n, err := r.ReadAt(buf, 0)
-	if err != nil && err != io.EOF {
+	buf, err := readSlots(r, nil)
+	if err != nil {
 		return head{}, 0, 0, err
 	}
-	buf = buf[:n]
+	h, slot, st = parseHead(buf, key)
+	return h, slot, st, nil
+}
+
+// readSlots reads both slots of r into buf (grown as needed).
+func readSlots(r io.ReaderAt, buf []byte) ([]byte, error) {
+	buf = slices.Grow(buf[:0], 2*headSlot)[:2*headSlot]
+	n, err := r.ReadAt(buf, 0)
+	if err != nil && err != io.EOF {
+		return nil, err
+	}
+	return buf[:n], nil
+}
+
+// parseHead is readHead of the slots' bytes.
+func parseHead(buf, key []byte) (h head, slot int, st headState) {
 	st, slot = headEmpty, -1
 	for i := range 2 {
 		var b []byte
@@ -116,9 +135,9 @@ func readHead(r io.ReaderAt, key []byte) (h head, slot int, st headState, err er
 		}
 	}
 	if slot >= 0 {
-		return h, slot, headValid, nil
+		return h, slot, headValid
 	}
-	return head{}, 0, st, nil
+	return head{}, 0, st
 }
 
 // describe says what is wrong with a head file in state st, for errors and
@@ -143,35 +162,54 @@ func (st headState) describe() string {
 // that is tampering, and the error is sticky. The write is synced within
 // SyncDelay (syncDeferred).
 func (l *Log) writeHeadLocked(h head) error {
-	// (On Windows the open file cannot be removed: it does not share
-	// delete access.)
-	same, err := sameFile(l.headFile, l.headPath)
-	if err == nil && !same {
-		err = errors.New("it was removed or replaced while open")
+	// Removing it, or renaming another file onto it, unlinks the file
+	// this Log holds. (On Windows neither can happen while it is open:
+	// the handle does not share delete access.)
+	if deleted(l.headFile) {
+		return l.fail(fmt.Errorf("audit: head %s was removed or replaced while open", l.headPath))
 	}
-	if errors.Is(err, fs.ErrNotExist) {
-		err = errors.New("it was removed while open")
-	}
+	// What another Log may have written since: unless the slots changed
+	// since this Log last saw them, their head is known already.
+	buf, err := readSlots(l.headFile, l.headBuf)
 	if err != nil {
 		return l.fail(fmt.Errorf("audit: head %s: %w", l.headPath, err))
 	}
-	cur, slot, st, err := readHead(l.headFile, l.key)
-	if err != nil {
-		return l.fail(fmt.Errorf("audit: head %s: %w", l.headPath, err))
+	l.headBuf = buf
+	seen := &l.headSeen
+	if !seen.known || !bytes.Equal(buf, seen.raw) {
+		seen.cur, seen.slot, seen.st = parseHead(buf, l.key)
+		seen.raw, seen.known = append(seen.raw[:0], buf...), true
 	}
-	if st == headValid && cur.Seq >= h.Seq {
+	if seen.st == headValid && seen.cur.Seq >= h.Seq {
 		return nil
 	}
 	next := 0
-	if st == headValid {
-		next = 1 - slot
+	if seen.st == headValid {
+		next = 1 - seen.slot
 	}
-	if _, err := l.headFile.WriteAt(h.slot(l.key), int64(next*headSlot)); err != nil {
+	b := h.slot(l.key)
+	if _, err := l.headFile.WriteAt(b, int64(next*headSlot)); err != nil {
 		return l.fail(fmt.Errorf("audit: writing head %s: %w", l.headPath, err))
 	}
+	seen.raw = append(seen.raw[:0], buf...)
+	if len(seen.raw) < (next+1)*headSlot {
+		seen.raw = append(seen.raw, make([]byte, (next+1)*headSlot-len(seen.raw))...)
+	}
+	copy(seen.raw[next*headSlot:], b)
+	seen.cur, seen.slot, seen.st = h, next, headValid
 	l.headDue = true
 	l.scheduleSync()
 	return nil
+}
+
+// headSeen is the head file's slots as a Log last read or wrote them, and
+// what they hold.
+type headSeen struct {
+	known bool
+	raw   []byte
+	cur   head
+	slot  int
+	st    headState
 }
 
 // headFailure is a Verify failure about the head file itself (Line -1).
