@@ -336,3 +336,36 @@ func TestHeadRemovedWhileOpen(t *testing.T) {
 		})
 	}
 }
+
+// TestGapUnderRetention: the gap record a restart writes is reported while
+// its file is kept, also once retention has removed every file before it
+// (it then starts the chain, after what a checkpoint names), and ages out
+// with its file like any record.
+func TestGapUnderRetention(t *testing.T) {
+	dir := t.TempDir()
+	l := openBounded(t, dir, 1200, 4000)
+	appendN(t, l, 10)
+	l.Close()
+	cutTo(t, dir, 6, false)
+	l = openBounded(t, dir, 1200, 4000)
+	gapSeq := uint64(11)
+	sawGapFirst := false
+	for i := range 60 {
+		appendN(t, l, 1)
+		rep, err := Verify(dir, "", testKey)
+		gone := rep.FirstSeq > gapSeq
+		switch {
+		case gone && err != nil:
+			t.Fatalf("after %d more records, with the gap record removed by retention: %v", i+1, err)
+		case gone:
+			if !sawGapFirst {
+				t.Fatal("the gap record never began the chain kept")
+			}
+			return
+		case rep.Failure == nil || rep.Failure.Reason != ReasonCut:
+			t.Fatalf("after %d more records: %v (report %+v), want the gap reported", i+1, err, rep)
+		}
+		sawGapFirst = sawGapFirst || rep.FirstSeq == gapSeq
+	}
+	t.Fatal("retention never removed the gap record's file")
+}

@@ -172,14 +172,15 @@ func (d *Daemon) openWorkdirs(allowedRoot string) error {
 		wds = append([]config.Workdir{def}, wdsWithout(wds, def.Alias)...)
 	}
 	var list []*files.Workdir
+	protected, guarded := d.protectedPaths(), ownFiles(d.Dirs)
 	for _, w := range wds {
 		if err := d.checkWorkdir(w.Path); err != nil {
 			return fmt.Errorf("workdir %q: %w", w.Alias, err)
 		}
 		root, err := jail.Open(w.Path, jail.Options{
 			ReadOnly:    w.ReadOnly,
-			Protected:   d.protectedPaths(),
-			Guarded:     ownFiles(d.Dirs),
+			Protected:   protected,
+			Guarded:     guarded,
 			Hardlinks:   w.AllowHardlinks(),
 			CrossMounts: w.CrossMounts,
 		})
