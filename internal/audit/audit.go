@@ -228,7 +228,10 @@ type Log struct {
 	err      error     // sticky: once set, every Append and Check returns it
 	unsynced bool      // a Deferred record was written to f and not yet synced
 	headDue  bool      // the head was written and not yet synced
-	syncDue  bool      // syncDeferred is scheduled
+	// pending is where the head is to move once audit.lock is free:
+	// deferred records synced since it last moved. nil if nowhere.
+	pending *head
+	syncDue bool // syncDeferred is scheduled
 }
 
 // Open opens the log in opts.Dir for appending, creating the directory
@@ -463,6 +466,7 @@ func (l *Log) appendLocked(e entry, deferred bool) error {
 	if deferred {
 		return nil // the head moves once the record is synced
 	}
+	l.pending = nil // this record is past any
 	return l.writeHeadLocked(head{e.Seq, mac})
 }
 
@@ -495,7 +499,7 @@ func (l *Log) scheduleSync() {
 func (l *Log) syncDeferred() {
 	l.mu.Lock()
 	l.syncDue = false
-	if l.f == nil || (!l.unsynced && !l.headDue) {
+	if l.f == nil || (!l.unsynced && !l.headDue && l.pending == nil) {
 		l.mu.Unlock()
 		return
 	}
@@ -524,26 +528,39 @@ func (l *Log) syncDeferred() {
 	if logDue && l.f == f && l.unsynced && l.end == end {
 		l.unsynced = false
 	}
-	if logDue {
+	if logDue && (l.pending == nil || l.pending.Seq < tip.Seq) {
 		// Everything up to tip is on disk now: f holds it, or a rotation
 		// synced the file that does.
-		l.advanceHead(tip)
+		l.pending = &tip
 	}
-	if l.unsynced {
+	if l.pending != nil && l.advanceHead(*l.pending, false) {
+		l.pending = nil
+	}
+	if l.unsynced || l.pending != nil {
 		l.scheduleSync()
 	}
 }
 
 // advanceHead moves the head forward to h, a record on disk, called with
 // l.mu held (and audit.lock not): the head of a Log whose last records
-// were deferred follows them within SyncDelay. If audit.lock cannot be
-// had now, the next synced record moves the head instead.
-func (l *Log) advanceHead(h head) {
-	if l.err != nil || l.lock() != nil {
-		return
+// were deferred follows them within SyncDelay. Unless wait, it does not
+// wait for audit.lock, so that calls checking the log never queue behind
+// another Log's append: it reports false, to be tried again, when the
+// lock is taken.
+func (l *Log) advanceHead(h head, wait bool) bool {
+	if l.err != nil {
+		return true // nothing to move any more
+	}
+	lock := l.tryLock
+	if wait {
+		lock = l.lock
+	}
+	if lock() != nil {
+		return false
 	}
 	l.writeHeadLocked(h)
 	l.unlock()
+	return true
 }
 
 // Check returns nil if the log is usable: it is open, no write has failed,
@@ -621,8 +638,12 @@ func (l *Log) Close() error {
 		err = l.f.Sync()
 		l.unsynced = false
 		if err == nil {
-			l.advanceHead(head{l.seq, l.prevMAC})
+			l.pending = &head{l.seq, l.prevMAC}
 		}
+	}
+	if l.pending != nil {
+		l.advanceHead(*l.pending, true)
+		l.pending = nil
 	}
 	if l.headDue {
 		if serr := l.headFile.Sync(); err == nil {

@@ -9,6 +9,7 @@ import (
 	"runtime"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/hostlink/hostlink/internal/tstest"
 )
@@ -368,4 +369,39 @@ func TestGapUnderRetention(t *testing.T) {
 		sawGapFirst = sawGapFirst || rep.FirstSeq == gapSeq
 	}
 	t.Fatal("retention never removed the gap record's file")
+}
+
+// TestHeadWaitsForTheLock: a deferred sync that finds audit.lock taken
+// does not wait for it (calls checking the log would queue behind another
+// Log's append); it moves the head at a later round.
+func TestHeadWaitsForTheLock(t *testing.T) {
+	dir := t.TempDir()
+	a, b := openLog(t, dir, 0), openLog(t, dir, 0)
+	r := record(1)
+	r.Deferred = true
+	if err := a.Append(r); err != nil {
+		t.Fatal(err)
+	}
+	b.mu.Lock()
+	if err := b.lock(); err != nil {
+		t.Fatal(err)
+	}
+	// A round that waited for the lock would wait for as long as b
+	// holds it: until the test times out.
+	defer func(d time.Duration) { lockTimeout = d }(lockTimeout)
+	lockTimeout = time.Hour
+	a.syncDeferred()
+	h, _, _ := readHeadFile(filepath.Join(dir, headName), testKey)
+	a.mu.Lock()
+	pending := a.pending
+	a.mu.Unlock()
+	b.unlock()
+	b.mu.Unlock()
+	if h.Seq != 0 || pending == nil || pending.Seq != 1 {
+		t.Fatalf("with the lock taken: head %+v, pending %+v; want the head left and seq 1 pending", h, pending)
+	}
+	tstest.WaitFor(t, 50*SyncDelay, "the head to move once the lock is free", func() bool {
+		h, _, _ := readHeadFile(filepath.Join(dir, headName), testKey)
+		return h.Seq == 1
+	})
 }
