@@ -110,7 +110,8 @@
 // kept in a head file outside the log (Options.HeadPath; hostlink keeps
 // it beside the key), with an HMAC of its own under the key. Every synced
 // record moves it, written in place with audit.lock held once the record
-// is synced; deferred records move it once they are synced. Its own sync
+// is synced; deferred records move it once they are synced (and
+// audit.lock is free: the deferred sync does not wait for it). Its own sync
 // is deferred like a read's record, so it costs one write per record, and
 // on disk it is never ahead of the log: after a crash it may name an
 // earlier record than the last, never a later one.
