@@ -181,3 +181,63 @@ func dirBytes(t *testing.T, dir string) int64 {
 	})
 	return n
 }
+
+// TestAuditCutAcrossRestart is finding 6 of issue #37 with the daemon: a
+// log emptied while it was stopped started a new chain at seq 1 on the
+// next start, and `hostlink audit verify` passed. Now the restart records
+// the gap, continuing the sequence from the head, and verify fails, as it
+// does once the head file is gone.
+func TestAuditCutAcrossRestart(t *testing.T) {
+	bin := build(t)
+	home, env := hostlinkEnv(t)
+	serve := func(calls int) {
+		t.Helper()
+		cmd, _ := startServe(t, bin, env)
+		ctx := context.Background()
+		addr, _ := ipc.Address(filepath.Join(home, "run"))
+		cl, err := ipc.Connect(ctx, addr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i := range calls {
+			if _, err := cl.Call(ctx, "list_workdirs", nil); err != nil {
+				t.Fatalf("call %d: %v", i, err)
+			}
+		}
+		cl.Close()
+		cmd.Process.Signal(os.Interrupt)
+		cmd.Wait()
+	}
+	verify := func(want string) {
+		t.Helper()
+		out, err := run(t, env, bin, "audit", "verify")
+		switch {
+		case want == "" && err != nil:
+			t.Fatalf("audit verify: %v\n%s", err, out)
+		case want != "" && (err == nil || !strings.Contains(out, want)):
+			t.Fatalf("audit verify: %v\n%s\nwant it to fail with %q", err, out, want)
+		}
+		t.Logf("%s", strings.TrimSpace(out))
+	}
+	serve(5)
+	verify("")
+	log := filepath.Join(home, "audit", "audit.log")
+	if err := os.Truncate(log, 0); err != nil {
+		t.Fatal(err)
+	}
+	verify("records cut off")
+	serve(5)
+	verify("records cut off")
+	lines, err := audit.Tail(filepath.Join(home, "audit"), 100)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(lines) == 0 || lines[0].Op != audit.GapOp || lines[0].Seq == 1 {
+		t.Fatalf("the restarted log begins with %+v, want a gap record continuing the sequence", lines[0])
+	}
+	if err := os.Remove(filepath.Join(home, "state", "audit.head")); err != nil {
+		t.Fatal(err)
+	}
+	serve(1)
+	verify("head lost")
+}

@@ -23,7 +23,9 @@ type State string
 // there to run it, so it cannot be approved any more, and a resend asks
 // anew. A pending or approved approval whose action's targets were found
 // changed from what it showed (Action.StateSHA256) is stale: it can be
-// neither decided nor used, and a resend asks anew.
+// neither decided nor used. The resend that finds a pending one stale is
+// asked about anew at once; one that finds an approved one stale fails
+// CONFLICT (the user approved something else), and the next resend asks.
 const (
 	Pending   State = "pending"
 	Approved  State = "approved"
@@ -253,7 +255,13 @@ func (b *Broker) require(ctx context.Context, act Action, wait time.Duration, wa
 	if e != nil {
 		b.expireLocked(e, now)
 		if e.a.Action.StateSHA256 != act.StateSHA256 {
+			undecided := e.a.State == Pending
 			b.staleLocked(e, now)
+			if undecided {
+				// Nobody decided on what it showed: ask about what is
+				// there now instead of failing the resend.
+				e = nil
+			}
 		}
 	}
 	if e == nil {

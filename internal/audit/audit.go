@@ -102,14 +102,37 @@
 // This keeps an fsync out of the latency of every read while every change
 // is on disk before its caller hears of it.
 //
-// # What is not detected
+// # The head
 //
 // The chain proves the order and content of the records it holds, not
-// that none came after: cutting the newest records off the end of
-// audit.log at a line boundary leaves a valid chain. A running Log
-// notices that (the file shrank), but not once it has been closed.
-// Deleting the oldest files is detected unless a checkpoint covers it
-// (see "Retention").
+// that none came after: cutting the newest records off the end leaves a
+// valid chain. So the seq and MAC of the newest record on disk are also
+// kept in a head file outside the log (Options.HeadPath; hostlink keeps
+// it beside the key), with an HMAC of its own under the key. Every synced
+// record moves it, written in place with audit.lock held once the record
+// is synced; deferred records move it once they are synced (and
+// audit.lock is free: the deferred sync does not wait for it). Its own sync
+// is deferred like a read's record, so it costs one write per record, and
+// on disk it is never ahead of the log: after a crash it may name an
+// earlier record than the last, never a later one.
+//
+// Verify fails (ReasonCut) when the log ends before the record the head
+// names, or holds another record there: records or files cut off the
+// end, an emptied or deleted log. A missing or invalid head fails too
+// (ReasonHead). Open compares the head with the end of the log and never
+// restarts the chain silently: a log that ends before its head gets a
+// GapOp record that continues the sequence from the head (so that its
+// seq and prev_mac follow the head's); a log with records and no valid
+// head gets one that continues from the last record; either way Verify
+// reports every such record from then on. A head file removed or replaced
+// under a running Log fails it, as the log file does.
+//
+// Not detected: a log and head both deleted (that is a new log: nothing
+// else remembers the old one), or a head put back from an earlier copy
+// of the same log, which looks like a head behind after a crash; and,
+// after a crash of the whole machine, records cut off past where the head
+// then was on disk (at most SyncDelay's worth). Deleting the oldest files
+// is detected unless a checkpoint covers it (see "Retention").
 package audit
 
 import (
@@ -154,6 +177,10 @@ type Options struct {
 	MaxTotalBytes int64
 	MachineID     string // stamped into every line
 	Version       string // hostlink's version, stamped into every line
+	// HeadPath is the head file (see "The head"): best kept outside Dir,
+	// so that removing the log directory does not remove it too. Every
+	// Log of one chain must name the same file. "" → Dir/audit.head.
+	HeadPath string
 }
 
 // SyncDelay bounds how long a Deferred record may wait to be synced.
@@ -181,6 +208,7 @@ var errClosed = fmt.Errorf("audit: %w", fs.ErrClosed)
 type Log struct {
 	dir, path string
 	lockPath  string
+	headPath  string
 	key       []byte
 	maxBytes  int64
 	maxTotal  int64
@@ -189,6 +217,9 @@ type Log struct {
 
 	mu       sync.Mutex
 	lockFile *os.File  // audit.lock, open (but locked only between lock and unlock) until Close
+	headFile *os.File  // the head file, open until Close
+	headBuf  []byte    // for reading its slots
+	headSeen headSeen  // its slots, as last read or written
 	wait     *lockWait // a wait for audit.lock that lock gave up on, still under way
 	f        *os.File  // audit.log as last seen, opened for append; nil after Close
 	end      int64     // f's size when last written or caught up with
@@ -197,6 +228,11 @@ type Log struct {
 	newest   rotated   // newest rotated file, zero if none
 	err      error     // sticky: once set, every Append and Check returns it
 	unsynced bool      // a Deferred record was written to f and not yet synced
+	headDue  bool      // the head was written and not yet synced
+	// pending is where the head is to move once audit.lock is free:
+	// deferred records synced since it last moved. nil if nowhere.
+	pending *head
+	syncDue bool // syncDeferred is scheduled
 }
 
 // Open opens the log in opts.Dir for appending, creating the directory
@@ -217,6 +253,7 @@ func Open(opts Options) (*Log, error) {
 		dir:       opts.Dir,
 		path:      filepath.Join(opts.Dir, logName),
 		lockPath:  filepath.Join(opts.Dir, lockName),
+		headPath:  opts.HeadPath,
 		key:       opts.Key,
 		maxBytes:  opts.MaxBytes,
 		maxTotal:  opts.MaxTotalBytes,
@@ -225,6 +262,9 @@ func Open(opts Options) (*Log, error) {
 	}
 	if l.maxBytes <= 0 {
 		l.maxBytes = defaultMaxBytes
+	}
+	if l.headPath == "" {
+		l.headPath = filepath.Join(l.dir, headName)
 	}
 	if err := private.MkdirAll(l.dir); err != nil {
 		return nil, fmt.Errorf("audit: %w", err)
@@ -242,8 +282,10 @@ func Open(opts Options) (*Log, error) {
 		err = uerr
 	}
 	if err != nil {
-		if l.f != nil {
-			l.f.Close()
+		for _, f := range []*os.File{l.f, l.headFile} {
+			if f != nil {
+				f.Close()
+			}
 		}
 		l.lockFile.Close()
 		return nil, err
@@ -261,7 +303,10 @@ func (l *Log) openLocked() error {
 	if err := syncDir(l.dir); err != nil { // audit.log may be new
 		return fmt.Errorf("audit: %w", err)
 	}
-	return l.resume()
+	if err := l.resume(); err != nil {
+		return err
+	}
+	return l.openHeadLocked()
 }
 
 // resume sets end, seq, prevMAC and newest from the files on disk.
@@ -419,7 +464,11 @@ func (l *Log) appendLocked(e entry, deferred bool) error {
 		return l.err
 	}
 	l.seq, l.prevMAC = e.Seq, mac
-	return nil
+	if deferred {
+		return nil // the head moves once the record is synced
+	}
+	l.pending = nil // this record is past any
+	return l.writeHeadLocked(head{e.Seq, mac})
 }
 
 // syncLocked syncs f now, which also covers earlier deferred records, or,
@@ -429,41 +478,90 @@ func (l *Log) syncLocked(deferred bool) error {
 		l.unsynced = false
 		return l.f.Sync()
 	}
-	if !l.unsynced {
-		l.unsynced = true
-		time.AfterFunc(SyncDelay, l.syncDeferred)
-	}
+	l.unsynced = true
+	l.scheduleSync()
 	return nil
 }
 
-// syncDeferred syncs deferred records that no later sync has covered. The
-// fsync runs without l.mu held, so that calls go on being checked and
-// recorded meanwhile; records written during it are left to the next
-// round. A rotation or Close meanwhile syncs the file itself (unsynced is
-// still set).
+// scheduleSync makes syncDeferred run within SyncDelay, once however many
+// ask.
+func (l *Log) scheduleSync() {
+	if !l.syncDue {
+		l.syncDue = true
+		time.AfterFunc(SyncDelay, l.syncDeferred)
+	}
+}
+
+// syncDeferred syncs deferred records that no later sync has covered, then
+// moves the head to them, and syncs the head. The fsyncs run without l.mu
+// held, so that calls go on being checked and recorded meanwhile; what is
+// written during them is left to the next round. A rotation or Close
+// meanwhile syncs the file itself (unsynced is still set).
 func (l *Log) syncDeferred() {
 	l.mu.Lock()
-	if !l.unsynced || l.f == nil {
+	l.syncDue = false
+	if l.f == nil || (!l.unsynced && !l.headDue && l.pending == nil) {
 		l.mu.Unlock()
 		return
 	}
-	f, end := l.f, l.end
+	f, end, tip := l.f, l.end, head{l.seq, l.prevMAC}
+	logDue, headDue := l.unsynced, l.headDue
+	l.headDue = false
 	l.mu.Unlock()
-	err := f.Sync()
+	var err error
+	if logDue {
+		err = f.Sync()
+	}
+	if err == nil && headDue {
+		err = l.headFile.Sync()
+	}
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	switch {
-	case l.f != f || !l.unsynced:
-		// Rotated or closed, or a synced record covered it meanwhile.
+	case l.f == nil:
+		return // closed meanwhile: Close synced both
 	case err != nil:
 		if l.err == nil {
 			l.err = fmt.Errorf("audit: syncing %s: %w", l.path, err)
 		}
-	case l.end == end:
-		l.unsynced = false
-	default:
-		time.AfterFunc(SyncDelay, l.syncDeferred)
+		return
 	}
+	if logDue && l.f == f && l.unsynced && l.end == end {
+		l.unsynced = false
+	}
+	if logDue && (l.pending == nil || l.pending.Seq < tip.Seq) {
+		// Everything up to tip is on disk now: f holds it, or a rotation
+		// synced the file that does.
+		l.pending = &tip
+	}
+	if l.pending != nil && l.advanceHead(*l.pending, false) {
+		l.pending = nil
+	}
+	if l.unsynced || l.pending != nil {
+		l.scheduleSync()
+	}
+}
+
+// advanceHead moves the head forward to h, a record on disk, called with
+// l.mu held (and audit.lock not): the head of a Log whose last records
+// were deferred follows them within SyncDelay. Unless wait, it does not
+// wait for audit.lock, so that calls checking the log never queue behind
+// another Log's append: it reports false, to be tried again, when the
+// lock is taken.
+func (l *Log) advanceHead(h head, wait bool) bool {
+	if l.err != nil {
+		return true // nothing to move any more
+	}
+	lock := l.tryLock
+	if wait {
+		lock = l.lock
+	}
+	if lock() != nil {
+		return false
+	}
+	l.writeHeadLocked(h)
+	l.unlock()
+	return true
 }
 
 // Check returns nil if the log is usable: it is open, no write has failed,
@@ -540,12 +638,24 @@ func (l *Log) Close() error {
 	if l.unsynced {
 		err = l.f.Sync()
 		l.unsynced = false
+		if err == nil {
+			l.pending = &head{l.seq, l.prevMAC}
+		}
 	}
-	if cerr := l.f.Close(); err == nil {
-		err = cerr
+	if l.pending != nil {
+		l.advanceHead(*l.pending, true)
+		l.pending = nil
 	}
-	if lerr := l.lockFile.Close(); err == nil {
-		err = lerr
+	if l.headDue {
+		if serr := l.headFile.Sync(); err == nil {
+			err = serr
+		}
+		l.headDue = false
+	}
+	for _, f := range []*os.File{l.f, l.headFile, l.lockFile} {
+		if cerr := f.Close(); err == nil {
+			err = cerr
+		}
 	}
 	l.f = nil
 	l.err = errClosed

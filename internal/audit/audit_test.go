@@ -62,7 +62,7 @@ func writeLog(t testing.TB, dir string, n int, maxBytes int64) {
 
 func mustVerify(t *testing.T, dir string) Report {
 	t.Helper()
-	rep, err := Verify(dir, testKey)
+	rep, err := Verify(dir, "", testKey)
 	if err != nil {
 		t.Fatalf("Verify: %v (report %+v)", err, rep)
 	}
@@ -235,7 +235,7 @@ func TestByteFlip(t *testing.T) {
 				if err := os.WriteFile(path, data, 0o600); err != nil {
 					t.Fatal(err)
 				}
-				rep, err := Verify(dir, testKey)
+				rep, err := Verify(dir, "", testKey)
 				if !errors.Is(err, ErrCorrupt) || rep.Failure == nil {
 					t.Fatalf("offset %d ^ %#x (%q): Verify = %v, want ErrCorrupt", off, mask, orig[off], err)
 				}
@@ -328,7 +328,7 @@ func TestTamper(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			dir := t.TempDir()
-			for _, n := range names {
+			for _, n := range append(names, headName) { // the head belongs to the log
 				data, err := os.ReadFile(filepath.Join(src, n))
 				if err != nil {
 					t.Fatal(err)
@@ -339,7 +339,7 @@ func TestTamper(t *testing.T) {
 			}
 			mustVerify(t, dir)
 			tt.tamper(dir)
-			rep, err := Verify(dir, tt.key)
+			rep, err := Verify(dir, "", tt.key)
 			if !errors.Is(err, ErrCorrupt) {
 				t.Fatalf("Verify = %v, want ErrCorrupt", err)
 			}
@@ -591,7 +591,7 @@ func TestConcurrentAppend(t *testing.T) {
 }
 
 func TestVerifyEmptyDir(t *testing.T) {
-	if _, err := Verify(t.TempDir(), testKey); !errors.Is(err, os.ErrNotExist) {
+	if _, err := Verify(t.TempDir(), "", testKey); !errors.Is(err, os.ErrNotExist) {
 		t.Errorf("Verify(empty dir) = %v, want ErrNotExist", err)
 	}
 }

@@ -47,6 +47,23 @@ func (l *Log) lock() error {
 
 func (l *Log) unlock() error { return unlock(l.lockFile) }
 
+// tryLock takes audit.lock only if it is free now and still the file at
+// lockPath (lock deals with a replaced one); errWouldBlock otherwise.
+// Called with l.mu held.
+func (l *Log) tryLock() error {
+	if l.wait != nil {
+		return errWouldBlock // a wait on the same file is under way
+	}
+	if err := tryLock(l.lockFile); err != nil {
+		return err
+	}
+	if same, err := sameFile(l.lockFile, l.lockPath); !same || err != nil {
+		unlock(l.lockFile)
+		return errWouldBlock
+	}
+	return nil
+}
+
 // acquire locks l.lockFile, waiting up to timeout. The kernel queues the
 // waiters (which is fairer than polling), but cannot give up after a
 // while, so the wait runs on its own goroutine: if acquire gives up, it

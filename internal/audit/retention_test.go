@@ -116,7 +116,7 @@ func TestRetentionTampering(t *testing.T) {
 	t.Run("delete the oldest file left", func(t *testing.T) {
 		dir := copyDir()
 		os.Remove(filepath.Join(dir, names[0]))
-		rep, err := Verify(dir, testKey)
+		rep, err := Verify(dir, "", testKey)
 		if !errors.Is(err, ErrCorrupt) || rep.Failure.Reason != ReasonMissing {
 			t.Fatalf("Verify = %v", err)
 		}
@@ -135,7 +135,7 @@ func TestRetentionTampering(t *testing.T) {
 				break
 			}
 		}
-		rep, err := Verify(dir, testKey)
+		rep, err := Verify(dir, "", testKey)
 		if !errors.Is(err, ErrCorrupt) || rep.Failure.Reason != ReasonBadMAC || rep.Failure.File != file {
 			t.Fatalf("Verify = %v (%+v)", err, rep.Failure)
 		}

@@ -40,12 +40,12 @@ func (l *Log) rotateLocked() (rotated bool, err error) {
 	if err != nil {
 		return false, fmt.Errorf("audit: reopening %s after rotation: %w", l.path, err)
 	}
-	if l.unsynced {
-		// Deferred records in the rotated file are synced before it is
-		// closed: the timer that would have done it only knows l.f.
-		l.f.Sync()
-		l.unsynced = false
-	}
+	// Every record in the rotated file is synced before it is closed,
+	// deferred ones included, whichever Log wrote them: the timer that
+	// would have synced this Log's only knows l.f, and the head may move
+	// past another Log's once this one's next record is synced.
+	l.f.Sync()
+	l.unsynced = false
 	l.f.Close()
 	l.f, l.end, l.newest = f, 0, next
 	return true, nil

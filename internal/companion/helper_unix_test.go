@@ -170,7 +170,7 @@ func TestHelperRoute(t *testing.T) {
 		slices.Contains(auditOps(recs), "companion.capture.read") {
 		t.Fatalf("helper audit ops: %v", auditOps(recs))
 	}
-	if rep, err := audit.Verify(filepath.Join(dir, "audit"), make([]byte, audit.KeySize)); err != nil || rep.Failure != nil || rep.Records < 3 {
+	if rep, err := audit.Verify(filepath.Join(dir, "audit"), "", make([]byte, audit.KeySize)); err != nil || rep.Failure != nil || rep.Records < 3 {
 		t.Fatalf("helper audit chain: %+v %v", rep, err)
 	}
 }

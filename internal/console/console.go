@@ -57,10 +57,12 @@ type Options struct {
 	// Registry answers read-only operations (commands and their output,
 	// agent tasks), called as transport "console".
 	Registry *ops.Registry
-	// AuditDir is the audit log's directory; AuditKey its key, for
-	// verifying the chain.
-	AuditDir string
-	AuditKey func() ([]byte, error)
+	// AuditDir is the audit log's directory, AuditHead its head file
+	// (audit.Options.HeadPath) and AuditKey its key, for verifying the
+	// chain.
+	AuditDir  string
+	AuditHead string
+	AuditKey  func() ([]byte, error)
 	// Audit records logins; Refusals refused requests and failed logins
 	// (counted, so that a flood of them does not grow the audit log).
 	Audit    ops.Auditor

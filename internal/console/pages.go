@@ -198,7 +198,7 @@ func (s *Server) auditPage(w http.ResponseWriter, r *http.Request, sess *session
 		if kerr != nil {
 			data["VerifyErr"] = "the audit key cannot be read"
 		} else {
-			rep, verr := audit.Verify(s.o.AuditDir, key)
+			rep, verr := audit.Verify(s.o.AuditDir, s.o.AuditHead, key)
 			data["Report"] = rep
 			if verr != nil {
 				data["VerifyErr"] = verr.Error()

@@ -32,6 +32,7 @@ func (d *Daemon) consoleHandler(origin string) *console.Server {
 		Broker:    d.Approvals(),
 		Registry:  d.Registry,
 		AuditDir:  d.Dirs.Audit,
+		AuditHead: d.Dirs.AuditHead(),
 		AuditKey:  func() ([]byte, error) { return audit.LoadOrCreateKey(d.Dirs.AuditKey()) },
 		Audit:     d.Audit,
 		Refusals:  d.Refusals,

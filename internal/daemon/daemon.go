@@ -178,13 +178,15 @@ func (d *Daemon) openWorkdirs(allowedRoot string) error {
 		wds = append([]config.Workdir{def}, wdsWithout(wds, def.Alias)...)
 	}
 	var list []*files.Workdir
+	protected, guarded := d.protectedPaths(), ownFiles(d.Dirs)
 	for _, w := range wds {
 		if err := d.checkWorkdir(w.Path); err != nil {
 			return fmt.Errorf("workdir %q: %w", w.Alias, err)
 		}
 		root, err := jail.Open(w.Path, jail.Options{
 			ReadOnly:    w.ReadOnly,
-			Protected:   d.protectedDirs(),
+			Protected:   protected,
+			Guarded:     guarded,
 			Hardlinks:   w.AllowHardlinks(),
 			CrossMounts: w.CrossMounts,
 		})
@@ -236,6 +238,7 @@ func OpenAudit(dirs paths.Dirs, cfg *config.Config, machineID string) (*audit.Lo
 		MaxTotalBytes: cfg.Audit.MaxTotalBytes,
 		MachineID:     machineID,
 		Version:       version.Version,
+		HeadPath:      dirs.AuditHead(),
 	})
 	if err != nil {
 		return nil, fmt.Errorf("audit log: %w (hostlink does not run without its audit log)", err)

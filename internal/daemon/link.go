@@ -135,7 +135,7 @@ func (d *Daemon) SessionRuntime(root string) (*link.Runtime, error) {
 	if err := d.approveFolder(root); err != nil {
 		return nil, err
 	}
-	jr, err := jail.Open(root, jail.Options{Protected: d.protectedDirs()})
+	jr, err := jail.Open(root, jail.Options{Protected: d.protectedPaths(), Guarded: ownFiles(d.Dirs)})
 	if err != nil {
 		return nil, err
 	}

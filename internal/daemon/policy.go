@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"log/slog"
+	"os"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -13,6 +14,7 @@ import (
 	"github.com/hostlink/hostlink/internal/apitype"
 	"github.com/hostlink/hostlink/internal/approvals"
 	"github.com/hostlink/hostlink/internal/audit"
+	"github.com/hostlink/hostlink/internal/autostart"
 	"github.com/hostlink/hostlink/internal/config"
 	"github.com/hostlink/hostlink/internal/errcode"
 	"github.com/hostlink/hostlink/internal/paths"
@@ -161,6 +163,29 @@ func (d *Daemon) protectedDirs() []string { return protectedDirs(d.Dirs) }
 
 func protectedDirs(dirs paths.Dirs) []string {
 	return []string{dirs.Config, dirs.State, dirs.Audit, dirs.Logs, dirs.Runtime}
+}
+
+// protectedPaths are protectedDirs, the configuration file read from
+// configFile (wherever --config put it) and the platform token file: no
+// file operation or command may read or change them.
+func (d *Daemon) protectedPaths() []string { return protectedPaths(d.Dirs, d.Config, d.configFile) }
+
+func protectedPaths(dirs paths.Dirs, cfg *config.Config, configFile string) []string {
+	out := protectedDirs(dirs)
+	for _, f := range []string{configFile, cfg.Link.TokenFile} {
+		if f != "" {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+// ownFiles are hostlink's program, autostart unit and shell completions
+// (autostart.OwnFiles): file operations and commands may read them,
+// never change them.
+func ownFiles(dirs paths.Dirs) []string {
+	home, _ := os.UserHomeDir()
+	return autostart.OwnFiles(dirs, home, os.Getenv)
 }
 
 // checkWorkdir refuses a workdir that is one of hostlink's own directories

@@ -4,12 +4,14 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 
 	"github.com/hostlink/hostlink/internal/audit"
 	"github.com/hostlink/hostlink/internal/errcode"
 	"github.com/hostlink/hostlink/internal/ops"
+	"github.com/hostlink/hostlink/internal/ops/opstest"
 	"github.com/hostlink/hostlink/internal/policy"
 )
 
@@ -82,5 +84,65 @@ func TestReload(t *testing.T) {
 	}
 	if ok != 1 || refused != 1 {
 		t.Fatalf("reload records: %d ok, %d refused", ok, refused)
+	}
+}
+
+// TestOwnFilesThroughTheDaemon: the configuration file named with
+// --config and the platform token file, wherever they are, are
+// unreachable to file operations, and the unit `hostlink install` would
+// write, in a workdir holding the home directory, is read-only (issue
+// 37, finding 5).
+func TestOwnFilesThroughTheDaemon(t *testing.T) {
+	t.Setenv("HOSTLINK_HOME", t.TempDir())
+	home, _ := filepath.EvalSymlinks(t.TempDir())
+	t.Setenv("HOME", home)
+	t.Setenv("USERPROFILE", home)
+	t.Setenv("XDG_CONFIG_HOME", "")
+	cfg := filepath.Join(home, "hostlink.toml")
+	token := filepath.Join(home, "platform.token")
+	os.WriteFile(cfg, []byte("[link]\ntoken_file = '"+token+"'\n\n[[workdirs]]\nalias = \"home\"\npath = '"+home+"'\n"), 0o600)
+	os.WriteFile(token, []byte("PLATFORM-TOKEN"), 0o600)
+	unit := ""
+	switch runtime.GOOS {
+	case "linux":
+		unit = ".config/systemd/user/hostlink.service"
+	case "darwin":
+		unit = "Library/LaunchAgents/dev.hostlink.serve.plist"
+	}
+	if unit != "" {
+		os.MkdirAll(filepath.Dir(filepath.Join(home, unit)), 0o755)
+		os.WriteFile(filepath.Join(home, unit), []byte("UNIT"), 0o644)
+	}
+	d, err := Open(Options{ConfigPath: cfg})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer d.Close()
+	allowAll(d)
+	call := func(op string, args map[string]any) errcode.Code {
+		_, code := opstest.Call(context.Background(), d.Registry, op, args)
+		return code
+	}
+	for _, f := range []string{"hostlink.toml", "platform.token"} {
+		if code := call("read_file", map[string]any{"path": f}); code != errcode.PathOutsideRoot {
+			t.Errorf("read_file %s: %q, want PATH_OUTSIDE_ALLOWED_ROOT", f, code)
+		}
+		if code := call("write_file", map[string]any{"path": f, "content": "x"}); code != errcode.PathOutsideRoot {
+			t.Errorf("write_file %s: %q, want PATH_OUTSIDE_ALLOWED_ROOT", f, code)
+		}
+	}
+	if unit != "" {
+		if code := call("read_file", map[string]any{"path": unit}); code != "" {
+			t.Errorf("read_file of the unit: %q", code)
+		}
+		if code := call("write_file", map[string]any{"path": unit, "content": "EVIL"}); code != errcode.ReadOnly {
+			t.Errorf("write_file of the unit: %q, want READ_ONLY", code)
+		}
+		if b, _ := os.ReadFile(filepath.Join(home, unit)); string(b) != "UNIT" {
+			t.Errorf("the unit is now %q", b)
+		}
+	}
+	if b, _ := os.ReadFile(token); string(b) != "PLATFORM-TOKEN" {
+		t.Errorf("the token file is now %q", b)
 	}
 }

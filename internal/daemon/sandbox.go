@@ -12,8 +12,9 @@ import (
 // SandboxPolicy is the confinement of every command a hostlink with dirs
 // and cfg (read from configFile) runs, from [commands]: hostlink's own
 // directories, its configuration file and the platform's token file are
-// always hidden; the hidden list defaults to the usual credential stores.
-// The caller sets Workdir per command.
+// always hidden, its program, autostart unit and completions always
+// read-only; the hidden list defaults to the usual credential stores. The
+// caller sets Workdir per command.
 func SandboxPolicy(dirs paths.Dirs, cfg *config.Config, configFile string) sandbox.Policy {
 	cc := cfg.Commands
 	hidden := cc.Hidden
@@ -21,17 +22,12 @@ func SandboxPolicy(dirs paths.Dirs, cfg *config.Config, configFile string) sandb
 		home, _ := os.UserHomeDir()
 		hidden = sandbox.ResolveHidden(sandbox.DefaultHidden(runtime.GOOS), home)
 	}
-	protected := protectedDirs(dirs)
-	for _, f := range []string{configFile, cfg.Link.TokenFile} {
-		if f != "" {
-			protected = append(protected, f)
-		}
-	}
 	return sandbox.Policy{
 		Mode:      sandbox.Mode(cc.Sandbox),
 		Writable:  cc.Writable,
 		Hidden:    hidden,
-		Protected: protected,
+		Protected: protectedPaths(dirs, cfg, configFile),
+		Guarded:   ownFiles(dirs),
 		Network:   cc.Network == "on",
 	}
 }

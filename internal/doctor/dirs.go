@@ -56,7 +56,7 @@ func (e *env) checkDirs() {
 		}
 		e.add(d.name, OK, d.path+" (private, writable)", "")
 	}
-	for _, f := range []struct{ name, path string }{{"audit log", e.dirs.AuditFile()}, {"audit key", e.dirs.AuditKey()}} {
+	for _, f := range []struct{ name, path string }{{"audit log", e.dirs.AuditFile()}, {"audit key", e.dirs.AuditKey()}, {"audit head", e.dirs.AuditHead()}} {
 		if _, err := os.Stat(f.path); errors.Is(err, fs.ErrNotExist) {
 			continue
 		}

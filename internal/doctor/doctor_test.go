@@ -33,12 +33,14 @@ func TestDirsAndWorkdirs(t *testing.T) {
 		"[[workdirs]]\nalias = \"rw\"\npath = \"" + filepath.ToSlash(rw) + "\"\n"
 	os.WriteFile(filepath.Join(hl, "config", "config.toml"), []byte(cfg), 0o600)
 	os.WriteFile(filepath.Join(hl, "audit", "audit.log"), []byte("{}\n"), 0o644)
+	os.WriteFile(filepath.Join(hl, "state", "audit.head"), nil, 0o644)
 	r := Run(context.Background(), Options{Getenv: func(k string) string {
 		return map[string]string{"KEYCHAIN_PASSPHRASE": "p", "HOSTLINK_CREDENTIAL_BACKEND": "encrypted-file"}[k]
 	}})
 	want := map[string]Status{"version": OK, "workdir file": Fail, "workdir ro": OK, "workdir rw": OK, "state dir": OK, "credential store": OK, "pairing": Warn, "platform link": OK}
 	if runtime.GOOS != "windows" {
 		want["audit log"] = Fail
+		want["audit head"] = Fail
 	}
 	got := map[string]Check{}
 	for _, c := range r.Checks {

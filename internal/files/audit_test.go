@@ -112,7 +112,7 @@ func TestAuditRecords(t *testing.T) {
 			t.Errorf("record %d: transport %q seq %d mac %q", i, l.Transport, l.Seq, l.MAC)
 		}
 	}
-	if rep, err := audit.Verify(filepath.Join(e.base, "audit"), e.key); err != nil || rep.Failure != nil || rep.Records != len(calls) {
+	if rep, err := audit.Verify(filepath.Join(e.base, "audit"), "", e.key); err != nil || rep.Failure != nil || rep.Records != len(calls) {
 		t.Errorf("verify: %v %v, %d records", err, rep.Failure, rep.Records)
 	}
 

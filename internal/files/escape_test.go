@@ -224,7 +224,7 @@ func TestEscapeTable(t *testing.T) {
 	if _, exists := e.read("root/moved"); exists {
 		t.Error("a refused move created root/moved")
 	}
-	if rep, err := audit.Verify(filepath.Join(e.base, "audit"), e.key); err != nil || rep.Failure != nil {
+	if rep, err := audit.Verify(filepath.Join(e.base, "audit"), "", e.key); err != nil || rep.Failure != nil {
 		t.Errorf("audit log does not verify: %v %v", err, rep.Failure)
 	} else if want := len(attempts) * len(pathOps); rep.Records < want {
 		t.Errorf("audit log has %d records for %d calls", rep.Records, want)

@@ -95,6 +95,63 @@ func TestProtectedHomeInWorkdir(t *testing.T) {
 	}
 }
 
+// TestGuardedProgramInWorkdir is finding 5 of issue #37 through the
+// operations: in a workdir holding hostlink's program and unit (a workdir
+// of ~ after install.sh), write_file, move with overwrite and edit_file
+// replaced the program and edited the unit. Every change to them, to a
+// drop-in not created yet and to the directories that hold them is
+// refused with READ_ONLY or PATH_OUTSIDE_ALLOWED_ROOT; reading them
+// (and a dry run of an edit) still works.
+func TestGuardedProgramInWorkdir(t *testing.T) {
+	var program, unit string
+	e := newEnvSetup(t, testLimits, func(e *env) jail.Options {
+		program = filepath.Join(e.root, ".local", "bin", "hostlink")
+		unit = filepath.Join(e.root, ".config", "systemd", "user", "hostlink.service")
+		os.MkdirAll(filepath.Dir(program), 0o755)
+		os.MkdirAll(filepath.Dir(unit), 0o755)
+		os.WriteFile(program, []byte("PROGRAM"), 0o755)
+		os.WriteFile(unit, []byte("[Service]\nExecStart=hostlink serve\n"), 0o644)
+		os.WriteFile(filepath.Join(e.root, "evil"), []byte("EVIL"), 0o755)
+		return jail.Options{Guarded: []string{program, unit, unit + ".d"}}
+	}, extraWorkdir{alias: "second", dir: "w2"})
+	e.write("w2/evil", "EVIL")
+	for _, c := range []struct {
+		op   string
+		args map[string]any
+	}{
+		{"write_file", map[string]any{"path": ".local/bin/hostlink", "content": "EVIL"}},
+		{"move", map[string]any{"src": "evil", "dst": ".local/bin/hostlink", "overwrite": true}},
+		{"move", map[string]any{"workdir": "second", "src": "evil", "dst": ".local/bin/hostlink", "dst_workdir": "main", "overwrite": true}},
+		{"move", map[string]any{"src": ".local/bin/hostlink", "dst": "hostlink.old"}},
+		{"move", map[string]any{"src": ".local/bin", "dst": "bin.old"}},
+		{"move", map[string]any{"src": ".local", "dst": "local.old"}},
+		{"delete", map[string]any{"path": ".local/bin/hostlink"}},
+		{"delete", map[string]any{"path": ".local", "recursive": true}},
+		{"edit_file", map[string]any{"path": ".config/systemd/user/hostlink.service", "edits": edits("hostlink serve", "evil")}},
+		{"write_file", map[string]any{"path": ".config/systemd/user/hostlink.service", "content": "[Service]\nExecStart=evil\n"}},
+		{"create_directory", map[string]any{"path": ".config/systemd/user/hostlink.service.d"}},
+		{"write_file", map[string]any{"path": ".config/systemd/user/hostlink.service.d/override.conf", "content": "[Service]\nExecStart=evil\n", "create_parents": true}},
+	} {
+		if _, code := e.call(c.op, c.args); code != errcode.ReadOnly && code != errcode.PathOutsideRoot {
+			t.Errorf("%s %v: %q, want it refused", c.op, c.args, code)
+		}
+	}
+	if got := e.ok("read_file", map[string]any{"path": ".config/systemd/user/hostlink.service"}); !strings.Contains(str(got, "content"), "hostlink serve") {
+		t.Errorf("read_file of the unit: %v", got)
+	}
+	e.ok("edit_file", map[string]any{"path": ".config/systemd/user/hostlink.service", "edits": edits("hostlink serve", "evil"), "dry_run": true})
+	e.ok("write_file", map[string]any{"path": ".local/bin/other", "content": "mine"})
+	if b, _ := os.ReadFile(program); string(b) != "PROGRAM" {
+		t.Errorf("the program is now %q", b)
+	}
+	if b, _ := os.ReadFile(unit); string(b) != "[Service]\nExecStart=hostlink serve\n" {
+		t.Errorf("the unit is now %q", b)
+	}
+	if _, err := os.Lstat(unit + ".d"); err == nil {
+		t.Error("a drop-in directory was created")
+	}
+}
+
 // TestHardlinkOps is finding 11 of issue #16 through the operations: a hard
 // link to a file outside the workdir was read, and search_text found its
 // content. By default such files are refused for reading and editing and

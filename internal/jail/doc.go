@@ -27,6 +27,14 @@
 // not recognised). Directories that hold one cannot be moved or removed. Protected directories that do not exist yet are matched by the
 // canonical path the walk reached (never the path as written).
 //
+// hostlink's program files (Options.Guarded: its executable, autostart
+// unit and shell completions) are matched the same three ways, but only
+// against changes: they may be read and listed, and nothing replaces,
+// moves or removes them, creates them where they do not exist yet, or
+// changes anything below one that is a directory; the directories that
+// hold them cannot be moved or removed either. Another name of the same
+// file (a hard link) is the file.
+//
 // Beyond that the jail refuses what the file system alone would allow:
 // opening FIFOs, sockets and devices (a FIFO is opened without blocking, then
 // refused); reading a regular file with more than one link (another name of

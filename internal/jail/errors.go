@@ -23,6 +23,8 @@ func translate(err error, p Path) error {
 		return errcode.New(errcode.PathOutsideRoot, "%q resolves outside the workdir", p.rel)
 	case errors.Is(err, errProtected):
 		return protectedError(p)
+	case errors.Is(err, errGuarded):
+		return guardedError(p)
 	case errors.Is(err, errHoldsProtected):
 		return holdsProtectedError(p)
 	case errors.Is(err, errChanged):

@@ -232,7 +232,7 @@ func (r *Root) openDir(l located) (dirHandle, error) {
 		closeHandle(h)
 		return dirHandle{}, err
 	}
-	return dirHandle{h, st, l.canon}, nil
+	return dirHandle{h, st, l.canon, r.changeable(l, st, true) != nil}, nil
 }
 
 // dirHandle is a directory a walk opened.
@@ -240,6 +240,8 @@ type dirHandle struct {
 	h     handle
 	st    objStat
 	canon []string
+	// guarded: it is, or lies below, a guarded path.
+	guarded bool
 }
 
 // CreateTemp creates a new private file in dir for an atomic replace, and
@@ -254,6 +256,10 @@ func (r *Root) CreateTemp(dir Path) (*os.File, Path, error) {
 	}
 	defer r.release()
 	d, err := walk(r, dir, walkOpts{fast: true}, r.openDir)
+	if err == nil && d.guarded {
+		closeHandle(d.h)
+		err = errGuarded
+	}
 	if err != nil {
 		return nil, Path{}, translate(err, dir)
 	}
@@ -292,8 +298,9 @@ type At struct {
 type Check func(At) error
 
 // mutation is the final step of a walk that changes l's entry (not what a
-// symlink there points to). A checked mutation (chk set) walks component
-// by component, so that At.Path is the path the kernel resolved.
+// symlink there points to). Neither a protected nor a guarded entry is
+// changed. A checked mutation (chk set) walks component by component, so
+// that At.Path is the path the kernel resolved.
 func (r *Root) mutation(p Path, chk Check, do func(l located, st objStat, exists bool) error) error {
 	if err := r.writable(); err != nil {
 		return err
@@ -313,6 +320,9 @@ func (r *Root) mutation(p Path, chk Check, do func(l located, st objStat, exists
 				return struct{}{}, errProtected
 			}
 			err = nil
+		}
+		if err == nil {
+			err = r.changeable(l, st, exists)
 		}
 		if err == nil && chk != nil {
 			var entry fs.FileInfo
@@ -365,14 +375,14 @@ func (r *Root) rename(from, to Path, noReplace bool, checkFrom, checkTo Check) e
 			target = from
 			return fs.ErrNotExist
 		}
-		if r.prot.holds(st.id, src.canon, r.fold) {
+		if r.holdsOwn(st.id, src.canon) {
 			target = from
 			return errHoldsProtected
 		}
 		target = to
 		want := pin(checkFrom, st)
 		return r.mutation(to, checkTo, func(dst located, dstSt objStat, _ bool) error {
-			if r.prot.holds(dstSt.id, dst.canon, r.fold) {
+			if r.holdsOwn(dstSt.id, dst.canon) {
 				return errHoldsProtected
 			}
 			if !noReplace {
@@ -406,7 +416,7 @@ func (r *Root) RemoveIf(p Path, chk Check) error {
 		if !exists {
 			return fs.ErrNotExist
 		}
-		if r.prot.holds(st.id, l.canon, r.fold) {
+		if r.holdsOwn(st.id, l.canon) {
 			return errHoldsProtected
 		}
 		return removeAt(l.dir, l.name, st.info.IsDir(), pin(chk, st))
@@ -468,6 +478,9 @@ func (r *Root) MkdirAllIf(p Path, chk Check) error {
 		case errors.Is(err, fs.ErrNotExist):
 			if r.prot.hitName(l.canon, r.fold) {
 				return struct{}{}, errProtected
+			}
+			if err := r.changeable(l, st, false); err != nil {
+				return struct{}{}, err
 			}
 			err = mkdirAt(l.dir, l.name, 0o755)
 			if !errors.Is(err, fs.ErrExist) {

@@ -9,40 +9,52 @@ import (
 	"github.com/hostlink/hostlink/internal/errcode"
 )
 
-// protection is what a Root knows about hostlink's own directories.
+// protection is what a Root knows about one kind of hostlink's own paths:
+// its directories (Options.Protected) or its program files
+// (Options.Guarded).
 type protection struct {
-	// ids are the identities of the protected directories that existed
-	// at Open. Every directory a walk opens, and every object an
-	// operation acts on, is compared with them: what lies below one can
-	// only be reached through it.
-	ids []ident
-	// names are the root-relative paths of protected directories inside
-	// the root, compared with the canonical path a walk reached (never
-	// with the path as written), so one created after Open is covered.
+	// ids are the identities of the protected paths that existed at
+	// Open, and idPaths those paths. Every directory a walk opens, and
+	// every object an operation acts on, is compared with them: what lies
+	// below one can only be reached through it. An identity counts only
+	// while its path still has it (isID): a file replaced since Open (a
+	// config saved atomically, an updated program) frees its old inode
+	// number for any new file.
+	ids     []ident
+	idPaths []string
+	// names are the root-relative paths of protected paths inside the
+	// root, compared with the canonical path a walk reached (never with
+	// the path as written), so one created after Open is covered.
 	names [][]string
 	// anc are the identities of the directories inside the root that hold
-	// a protected one (its parent, and so on up to the root's child).
+	// a protected path (its parent, and so on up to the root's child).
 	// They cannot be renamed or removed: moving one away and another
-	// tree into its place would replace hostlink's configuration.
+	// tree into its place would replace hostlink's configuration or
+	// program.
 	anc []ident
-	// sealed: the root itself is, or lies below, a protected directory.
+	// sealed: the root itself is, or lies below, a protected path.
 	sealed bool
 }
 
 var (
 	errProtected = errors.New("protected directory")
-	// errHoldsProtected: the entry holds a protected directory.
-	errHoldsProtected = errors.New("holds a protected directory")
+	// errGuarded: the object is, or lies below, a guarded path.
+	errGuarded = errors.New("guarded file")
+	// errHoldsProtected: the entry holds a protected or guarded path.
+	errHoldsProtected = errors.New("holds a protected path")
 )
 
-// protect records dirs (absolute paths) for r, whose fd and dir are set.
-func (r *Root) protect(dirs []string) {
-	for _, d := range dirs {
+// protection returns what r, whose fd and dir are set, must know about
+// paths (absolute).
+func (r *Root) protection(paths []string) protection {
+	var prot protection
+	for _, d := range paths {
 		if !filepath.IsAbs(d) {
 			continue
 		}
-		if id, err := identityOf(d); err == nil && !slices.Contains(r.prot.ids, id) {
-			r.prot.ids = append(r.prot.ids, id)
+		if id, err := identityOf(d); err == nil && !slices.Contains(prot.ids, id) {
+			prot.ids = append(prot.ids, id)
+			prot.idPaths = append(prot.idPaths, d)
 		}
 		forms := []string{filepath.Clean(d)}
 		if canon := canonicalForm(d); canon != forms[0] {
@@ -59,28 +71,28 @@ func (r *Root) protect(dirs []string) {
 			}
 			if rel, ok := r.relative(p.vol, comps); ok {
 				if len(rel) == 0 {
-					r.prot.sealed = true
+					prot.sealed = true
 				}
-				r.prot.names = append(r.prot.names, rel)
+				prot.names = append(prot.names, rel)
 				for i := 1; i < len(rel); i++ {
 					a := filepath.Join(append([]string{r.dir}, rel[:i]...)...)
-					if id, err := identityOf(a); err == nil && !slices.Contains(r.prot.anc, id) {
-						r.prot.anc = append(r.prot.anc, id)
+					if id, err := identityOf(a); err == nil && !slices.Contains(prot.anc, id) {
+						prot.anc = append(prot.anc, id)
 					}
 				}
 			}
 		}
 	}
-	if len(r.prot.ids) == 0 {
-		return
+	if len(prot.ids) == 0 {
+		return prot
 	}
 	for a := r.dir; ; a = filepath.Dir(a) {
-		if id, err := identityOf(a); err == nil && slices.Contains(r.prot.ids, id) {
-			r.prot.sealed = true
-			return
+		if id, err := identityOf(a); err == nil && prot.isID(id) {
+			prot.sealed = true
+			return prot
 		}
 		if filepath.Dir(a) == a {
-			return
+			return prot
 		}
 	}
 }
@@ -100,13 +112,15 @@ func canonicalForm(d string) string {
 	}
 }
 
-// noneBelow reports, by identity, whether no protected directory lies
-// below the root: walking up from each with "..", none meets the root.
-// Protected directories that do not exist are judged by their paths
+// noneBelow reports, by identity, whether no protected or guarded
+// directory lies below the root: walking up from each with "..", none
+// meets the root. Those that do not exist are judged by their paths
 // (names), which are empty here when none lies inside.
 func (r *Root) noneBelow(dirs []string) bool {
-	if r.prot.sealed || len(r.prot.names) > 0 || len(r.prot.anc) > 0 {
-		return false
+	for _, p := range []*protection{&r.prot, &r.guard} {
+		if p.sealed || len(p.names) > 0 || len(p.anc) > 0 {
+			return false
+		}
 	}
 	rootID, err := statHandle(r.fd, ".")
 	if err != nil {
@@ -155,18 +169,26 @@ func (r *Root) isBelow(h handle, root ident) (bool, error) {
 }
 
 // hit reports whether the object with identity id, reached at canon, is a
-// protected directory or lies below one.
+// protected path or lies below one.
 func (p *protection) hit(id ident, canon []string, fold bool) bool {
-	for _, x := range p.ids {
-		if x == id {
-			return true
-		}
-	}
-	return p.hitName(canon, fold)
+	return p.isID(id) || p.hitName(canon, fold)
 }
 
-// hitName reports whether canon is a protected directory's path inside the
-// root or lies below one.
+// isID reports whether id is the identity of a protected path now: it was
+// at Open, and the path still has it.
+func (p *protection) isID(id ident) bool {
+	for i, x := range p.ids {
+		if x == id {
+			if now, err := identityOf(p.idPaths[i]); err == nil && now == id {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// hitName reports whether canon is a protected path inside the root or
+// lies below one.
 func (p *protection) hitName(canon []string, fold bool) bool {
 	for _, prot := range p.names {
 		if len(canon) >= len(prot) && slices.EqualFunc(prot, canon[:len(prot)], func(a, b string) bool {
@@ -179,7 +201,7 @@ func (p *protection) hitName(canon []string, fold bool) bool {
 }
 
 // holds reports whether the object id, reached at canon, holds a
-// protected directory (or would, by its path).
+// protected path (or would, by its path).
 func (p *protection) holds(id ident, canon []string, fold bool) bool {
 	if slices.Contains(p.anc, id) {
 		return true
@@ -194,10 +216,30 @@ func (p *protection) holds(id ident, canon []string, fold bool) bool {
 	return false
 }
 
+// holdsOwn reports whether the object id, reached at canon, holds one of
+// hostlink's protected or guarded paths.
+func (r *Root) holdsOwn(id ident, canon []string) bool {
+	return r.prot.holds(id, canon, r.fold) || r.guard.holds(id, canon, r.fold)
+}
+
+// changeable refuses to change the object at l (st, if it exists) when it
+// is, or lies below, one of hostlink's guarded paths: by identity, by the
+// canonical path, or because a directory the walk passed is one.
+func (r *Root) changeable(l located, st objStat, exists bool) error {
+	if r.guard.sealed || l.guarded || r.guard.hitName(l.canon, r.fold) || (exists && r.guard.isID(st.id)) {
+		return errGuarded
+	}
+	return nil
+}
+
 func protectedError(p Path) error {
 	return errcode.New(errcode.PathOutsideRoot, "%q is inside hostlink's own configuration or state, which no operation may read or change", p.rel)
 }
 
+func guardedError(p Path) error {
+	return errcode.New(errcode.ReadOnly, "%q is hostlink's own program, autostart entry or shell completion: operations may read it, never change, replace, move or remove it", p.rel)
+}
+
 func holdsProtectedError(p Path) error {
-	return errcode.New(errcode.PathOutsideRoot, "%q holds hostlink's own configuration or state, which no operation may move or remove", p.rel)
+	return errcode.New(errcode.PathOutsideRoot, "%q holds hostlink's own configuration, state or program, which no operation may move or remove", p.rel)
 }

@@ -198,3 +198,212 @@ func TestProtectedAncestors(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// TestGuarded is finding 5 of issue #37: in a workdir holding hostlink's
+// program and unit (a workdir of ~, after install.sh), writes replaced
+// the program and edited the unit. Guarded paths stay readable; nothing
+// replaces, moves, removes or (where they do not exist yet) creates them,
+// directly, through a link or another name, and the directories that
+// hold them cannot be moved or removed.
+func TestGuarded(t *testing.T) {
+	base := t.TempDir()
+	home := filepath.Join(base, "home")
+	bin := filepath.Join(home, ".local", "bin", "hostlink")
+	units := filepath.Join(home, ".config", "systemd", "user")
+	unit, dropIns := filepath.Join(units, "hostlink.service"), filepath.Join(units, "hostlink.service.d")
+	completion := filepath.Join(home, ".local", "share", "bash-completion", "completions", "hostlink")
+	os.MkdirAll(filepath.Dir(bin), 0o755)
+	os.MkdirAll(units, 0o755)
+	write(t, bin, "PROGRAM")
+	write(t, unit, "[Service]\nExecStart=hostlink serve\n")
+	write(t, filepath.Join(base, "evil"), "EVIL")
+	os.MkdirAll(filepath.Join(base, "planted", "bin"), 0o755)
+	write(t, filepath.Join(base, "planted", "bin", "hostlink"), "EVIL")
+	r, err := Open(base, Options{Guarded: []string{bin, unit, dropIns, completion}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	p := func(s string) Path { return mustResolve(t, r, s) }
+
+	f, _, err := r.OpenFile(p("home/.local/bin/hostlink"))
+	if err != nil {
+		t.Fatalf("reading the program: %v", err)
+	}
+	f.Close()
+	listed := false
+	r.WalkDir(p("home/.local"), func(path string, _ fs.DirEntry, err error) error {
+		listed = listed || filepath.ToSlash(path) == "home/.local/bin/hostlink"
+		return err
+	})
+	if !listed {
+		t.Error("walks do not show the program")
+	}
+
+	type op struct {
+		what string
+		do   func() error
+	}
+	ops := []op{
+		{"replace the program by a rename onto it", func() error { return r.Rename(p("evil"), p("home/.local/bin/hostlink")) }},
+		{"move the program away", func() error { return r.Rename(p("home/.local/bin/hostlink"), p("moved")) }},
+		{"remove the program", func() error { return r.Remove(p("home/.local/bin/hostlink")) }},
+		{"replace the unit", func() error { return r.Rename(p("evil"), p("home/.config/systemd/user/hostlink.service")) }},
+		{"create a drop-in directory", func() error { return r.Mkdir(p("home/.config/systemd/user/hostlink.service.d")) }},
+		{"create a drop-in", func() error {
+			return r.MkdirAll(p("home/.config/systemd/user/hostlink.service.d/x"))
+		}},
+		{"create a completion not installed yet", func() error {
+			if err := r.MkdirAll(p("home/.local/share/bash-completion/completions")); err != nil {
+				return err
+			}
+			return r.RenameNoReplace(p("evil"), p("home/.local/share/bash-completion/completions/hostlink"))
+		}},
+		{"move the program's directory", func() error { return r.Rename(p("home/.local/bin"), p("oldbin")) }},
+		{"move a directory above it", func() error { return r.Rename(p("home/.local"), p("oldlocal")) }},
+		{"move another directory into its place", func() error { return r.Rename(p("planted/bin"), p("home/.local/bin")) }},
+		{"remove the tree", func() error { return r.RemoveAll(p("home")) }},
+		{"remove the units' directory", func() error { return r.RemoveAll(p("home/.config/systemd")) }},
+	}
+	if runtime.GOOS != "windows" {
+		os.Symlink("home/.local/bin", filepath.Join(base, "binlink"))
+		os.Symlink("binlink/../bin/hostlink", filepath.Join(base, "home", ".local", "dotdot"))
+		if err := os.Link(bin, filepath.Join(base, "hardlink")); err != nil {
+			t.Fatal(err)
+		}
+		ops = append(ops,
+			op{"replace the program through a link to its directory", func() error { return r.Rename(p("evil"), p("binlink/hostlink")) }},
+			op{"remove the program through a link to its directory", func() error { return r.Remove(p("binlink/hostlink")) }},
+			op{"replace the program through another name of it", func() error { return r.Rename(p("evil"), p("hardlink")) }},
+		)
+	}
+	for _, o := range ops {
+		if err := o.do(); errcode.CodeOf(err) != errcode.ReadOnly && errcode.CodeOf(err) != errcode.PathOutsideRoot {
+			t.Errorf("%s: %v, want it refused", o.what, err)
+		}
+	}
+	if b, _ := os.ReadFile(bin); string(b) != "PROGRAM" {
+		t.Errorf("the program is now %q", b)
+	}
+	if b, _ := os.ReadFile(unit); string(b) != "[Service]\nExecStart=hostlink serve\n" {
+		t.Errorf("the unit is now %q", b)
+	}
+	for _, missing := range []string{dropIns, completion} {
+		if _, err := os.Lstat(missing); err == nil {
+			t.Errorf("%s was created", missing)
+		}
+	}
+	// Beside them, and around them, work goes on.
+	for _, o := range []op{
+		{"write beside the program", func() error {
+			f, tmp, err := r.CreateTemp(p("home/.local/bin"))
+			if err != nil {
+				return err
+			}
+			f.Close()
+			return r.Rename(tmp, p("home/.local/bin/other"))
+		}},
+		{"make a directory beside the unit", func() error { return r.Mkdir(p("home/.config/systemd/user/other.d")) }},
+		{"remove a file beside the program", func() error { return r.Remove(p("home/.local/bin/other")) }},
+	} {
+		if err := o.do(); err != nil {
+			t.Errorf("%s: %v", o.what, err)
+		}
+	}
+	if runtime.GOOS != "windows" {
+		// A link to the program is not the program: it may go.
+		if err := r.Remove(p("home/.local/dotdot")); err != nil {
+			t.Errorf("removing a link to the program: %v", err)
+		}
+	}
+}
+
+// TestGuardedDirectory: below an existing guarded directory (a unit's
+// drop-ins) nothing is created or changed, temporary files included, and
+// a root inside one is read-only for these operations.
+func TestGuardedDirectory(t *testing.T) {
+	base := t.TempDir()
+	dropIns := filepath.Join(base, "hostlink.service.d")
+	os.MkdirAll(dropIns, 0o755)
+	write(t, filepath.Join(dropIns, "a.conf"), "[Service]\n")
+	write(t, filepath.Join(base, "evil"), "EVIL")
+	r, err := Open(base, Options{Guarded: []string{dropIns}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	p := func(s string) Path { return mustResolve(t, r, s) }
+	if _, _, err := r.CreateTemp(p("hostlink.service.d")); errcode.CodeOf(err) != errcode.ReadOnly {
+		t.Errorf("CreateTemp: %v, want READ_ONLY", err)
+	}
+	if err := r.Rename(p("evil"), p("hostlink.service.d/b.conf")); errcode.CodeOf(err) != errcode.ReadOnly {
+		t.Errorf("Rename into: %v, want READ_ONLY", err)
+	}
+	if err := r.Remove(p("hostlink.service.d/a.conf")); errcode.CodeOf(err) != errcode.ReadOnly {
+		t.Errorf("Remove below: %v, want READ_ONLY", err)
+	}
+	inner, err := Open(dropIns, Options{Guarded: []string{dropIns}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer inner.Close()
+	if err := inner.Remove(mustResolve(t, inner, "a.conf")); errcode.CodeOf(err) != errcode.ReadOnly {
+		t.Errorf("Remove in a root inside it: %v, want READ_ONLY", err)
+	}
+	if f, _, err := inner.OpenFile(mustResolve(t, inner, "a.conf")); err != nil {
+		t.Errorf("reading in a root inside it: %v", err)
+	} else {
+		f.Close()
+	}
+	if ents, _ := os.ReadDir(dropIns); len(ents) != 1 {
+		t.Errorf("the drop-in directory changed: %v", ents)
+	}
+}
+
+// TestReplacedProtectedFile: a protected or guarded file replaced since
+// Open (a configuration saved atomically, an updated program) gives up its
+// old identity: the old object, now an ordinary file in the workdir (or
+// any new file given its recycled inode number), is not hostlink's, while
+// the new file at the protected path still is, by its path.
+func TestReplacedProtectedFile(t *testing.T) {
+	for _, kind := range []string{"protected", "guarded"} {
+		t.Run(kind, func(t *testing.T) {
+			base := t.TempDir()
+			own := filepath.Join(base, "own.toml")
+			os.WriteFile(own, []byte("old"), 0o600)
+			opts := Options{Protected: []string{own}}
+			want := errcode.PathOutsideRoot
+			if kind == "guarded" {
+				opts = Options{Guarded: []string{own}}
+				want = errcode.ReadOnly
+			}
+			r, err := Open(base, opts)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer r.Close()
+			// Replace it the way an atomic save does, keeping the old
+			// object under another name in the workdir.
+			if err := os.Rename(own, filepath.Join(base, "plain.txt")); err != nil {
+				t.Fatal(err)
+			}
+			os.WriteFile(own, []byte("new"), 0o600)
+			plain := mustResolve(t, r, "plain.txt")
+			if f, _, err := r.OpenFile(plain); err != nil {
+				t.Errorf("the old object, now an ordinary file: %v", err)
+			} else {
+				f.Close()
+			}
+			if err := r.Remove(plain); err != nil {
+				t.Errorf("removing the old object: %v", err)
+			}
+			jp, err := r.Resolve("own.toml")
+			if err == nil {
+				err = r.Remove(jp)
+			}
+			if errcode.CodeOf(err) != want {
+				t.Errorf("removing the new file at the protected path: %v, want %s", err, want)
+			}
+		})
+	}
+}

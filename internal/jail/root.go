@@ -4,6 +4,7 @@ import (
 	"io/fs"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 	"sync"
 	"syscall"
@@ -30,9 +31,10 @@ type Root struct {
 	// fast: no protected directory lies below the root (by identity, at
 	// Open), so walks may resolve a path's directories in one call where
 	// the OS can (walkOpts.fast).
-	fast bool
-	goos string
-	prot protection
+	fast  bool
+	goos  string
+	prot  protection // Options.Protected
+	guard protection // Options.Guarded
 
 	mu     sync.Mutex
 	refs   int  // operations using fd
@@ -47,6 +49,11 @@ type Options struct {
 	// state) that no operation may reach, whatever path or link leads to
 	// them (bind mounts included), and that walks do not see.
 	Protected []string
+	// Guarded are absolute paths (hostlink's program, its autostart unit,
+	// its shell completions) that operations may read but not change,
+	// replace, move or remove, nor create where they do not exist yet;
+	// nor may the directories that hold them be moved or removed.
+	Guarded []string
 	// Hardlinks allows opening regular files with more than one link for
 	// reading and editing (trees such as pnpm stores). By default they
 	// are refused with HARDLINK_REFUSED: another name of the file may lie
@@ -111,10 +118,11 @@ func Open(dir string, opts Options) (*Root, error) {
 		closeHandle(fd)
 		return nil, errcode.New(errcode.InvalidArgument, "workdir path is not a valid path on this OS")
 	}
-	r.protect(opts.Protected)
+	r.prot = r.protection(opts.Protected)
+	r.guard = r.protection(opts.Guarded)
 	if h, err := openBeneath(fd, "."); err == nil {
 		closeHandle(h)
-		r.fast = r.noneBelow(opts.Protected)
+		r.fast = r.noneBelow(append(slices.Clone(opts.Protected), opts.Guarded...))
 	}
 	return r, nil
 }

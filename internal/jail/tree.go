@@ -206,7 +206,7 @@ func (r *Root) RemoveAllIf(p Path, chk Check, keep func(rel string, fi fs.FileIn
 		switch {
 		case !exists:
 			return nil
-		case r.prot.holds(st.id, l.canon, r.fold):
+		case r.holdsOwn(st.id, l.canon):
 			return errHoldsProtected
 		case !st.info.IsDir():
 			return removeAt(l.dir, l.name, false, pin(chk, st))

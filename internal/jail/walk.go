@@ -33,6 +33,10 @@ type located struct {
 	// path the kernel resolved, not the one that was written. nil for the
 	// root.
 	canon []string
+	// guarded: a directory the walk opened on the way is one of the
+	// guarded paths (by identity or canonical path), so the object lies
+	// below it.
+	guarded bool
 }
 
 // walkOpts change how a walk treats the directories on the way.
@@ -107,6 +111,7 @@ func walk[T any](r *Root, p Path, o walkOpts, final func(l located) (T, error)) 
 	}
 	todo := splitRel(p.rel)
 	var canon []string
+	guarded := false
 	dir := r.fd
 	defer func() {
 		if dir != r.fd {
@@ -117,7 +122,7 @@ func walk[T any](r *Root, p Path, o walkOpts, final func(l located) (T, error)) 
 		if dir != r.fd {
 			closeHandle(dir)
 		}
-		dir, canon, todo = r.fd, nil, parts
+		dir, canon, todo, guarded = r.fd, nil, parts, false
 	}
 	hops, steps := 0, 0
 	mustDir := false
@@ -149,6 +154,9 @@ func walk[T any](r *Root, p Path, o walkOpts, final func(l located) (T, error)) 
 				if r.prot.hitName(append(canon, c), r.fold) {
 					return ret, errProtected
 				}
+				if guarded || r.guard.hitName(append(canon, c), r.fold) {
+					return ret, errGuarded
+				}
 				if err = mkdirAt(dir, c, 0o755); err == nil || errors.Is(err, fs.ErrExist) {
 					next, err = openDirAt(dir, c)
 				}
@@ -168,7 +176,7 @@ func walk[T any](r *Root, p Path, o walkOpts, final func(l located) (T, error)) 
 				}
 			}
 			if err == nil {
-				ret, err = final(located{dir: dir, name: c, canon: append(canon[:len(canon):len(canon)], c)})
+				ret, err = final(located{dir: dir, name: c, canon: append(canon[:len(canon):len(canon)], c), guarded: guarded})
 				if err != errSymlink {
 					return ret, err
 				}
@@ -216,6 +224,7 @@ func walk[T any](r *Root, p Path, o walkOpts, final func(l located) (T, error)) 
 			closeHandle(next)
 			return ret, errProtected
 		}
+		guarded = guarded || r.guard.hit(st.id, canon, r.fold)
 		if dir != r.fd {
 			closeHandle(dir)
 		}

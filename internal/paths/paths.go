@@ -57,6 +57,10 @@ func (d Dirs) AuditFile() string { return filepath.Join(d.Audit, "audit.log") }
 // directory, private to the user, never in the log's own directory.
 func (d Dirs) AuditKey() string { return filepath.Join(d.State, "audit.key") }
 
+// AuditHead is where the head of the audit chain is kept: beside its key,
+// so that removing the log's directory does not remove it.
+func (d Dirs) AuditHead() string { return filepath.Join(d.State, "audit.head") }
+
 // Resolve returns the directories for this host and user. It fails, rather
 // than guess, when a variable the layout needs is unset or not absolute.
 func Resolve() (Dirs, error) {

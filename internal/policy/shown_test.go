@@ -230,16 +230,17 @@ func TestStaleApprovalIsEnded(t *testing.T) {
 		t.Fatalf("asked anew: %s %q", fresh.ID, field(fresh, "Change"))
 	}
 
-	// Pending, then changed: the user can no longer approve what was shown.
+	// Pending, then changed: the user can no longer approve what was
+	// shown, and the resend is asked about what is there now.
 	put(t, x, "theirs again")
-	if got := f.callIn("s", "write_file", args); got != errcode.Conflict {
-		t.Fatalf("resend while pending after the change: %q, want CONFLICT", got)
+	if got := f.callIn("s", "write_file", args); got != approvals.CodePending {
+		t.Fatalf("resend while pending after the change: %q, want it asked anew", got)
 	}
 	if _, err := b.Decide(fresh.ID, true, "tester", audit.IPC); errcode.CodeOf(err) != approvals.CodeDecided {
 		t.Fatalf("deciding a stale approval: %v", err)
 	}
-	if got := f.callIn("s", "write_file", args); got != approvals.CodePending {
-		t.Fatalf("resend: %q, want it asked anew", got)
+	if a, _ := b.Get(fresh.ID); a.State != approvals.Stale {
+		t.Fatalf("approval is %s, want stale", a.State)
 	}
 	if c := field(b.List(true)[0], "Change"); !strings.HasPrefix(c, "replaces 12 bytes with 4 bytes") {
 		t.Fatalf("asked anew with Change %q", c)

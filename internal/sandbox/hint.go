@@ -60,6 +60,8 @@ func Hint(p Policy, workdir, stderr string) string {
 				}
 			case withinAny(path, p.Protected) != "":
 				addHint(fmt.Sprintf("%s is hostlink's own (%s): commands may never read or change it", path, withinAny(path, p.Protected)))
+			case withinAny(path, p.Guarded) != "":
+				addHint(fmt.Sprintf("%s is hostlink's own program or autostart file (%s): commands may read it, never change it", path, withinAny(path, p.Guarded)))
 			case withinAny(path, p.Hidden) != "":
 				addHint(fmt.Sprintf(`%s is hidden from commands by [commands] hidden (%s): remove it from that list to let commands read it, or run this command with "sandbox": "off"`, path, withinAny(path, p.Hidden)))
 			case withinAny(path, writable) == "" && !isDevice(path):

@@ -10,7 +10,8 @@ func TestHint(t *testing.T) {
 	if filepath.Separator != '/' {
 		t.Skip("Unix paths")
 	}
-	p := Policy{Mode: Workdir, Hidden: []string{"/home/u/.ssh"}, Protected: []string{"/home/u/.local/state/hostlink"}, Writable: []string{"/home/u/.cache/go-build"}}
+	p := Policy{Mode: Workdir, Hidden: []string{"/home/u/.ssh"}, Protected: []string{"/home/u/.local/state/hostlink"}, Writable: []string{"/home/u/.cache/go-build"},
+		Guarded: []string{"/work/.local/bin/hostlink"}}
 	tests := []struct {
 		name, stderr string
 		want         []string // substrings; none: no hint
@@ -18,6 +19,7 @@ func TestHint(t *testing.T) {
 		{"hidden", "cat: /home/u/.ssh/id_ed25519: Permission denied\n", []string{"/home/u/.ssh/id_ed25519", "[commands] hidden"}},
 		{"protected", "open /home/u/.local/state/hostlink/token: permission denied\n", []string{"hostlink's own"}},
 		{"protected missing", "cat: '/home/u/.local/state/hostlink/token': No such file or directory\n", []string{"hostlink's own"}},
+		{"guarded", "sh: 1: cannot create /work/.local/bin/hostlink: Read-only file system\n", []string{"hostlink's own program", "may read it"}},
 		{"write outside", "touch: cannot touch '/etc/x': Permission denied\n", []string{"/etc/x", "writable"}},
 		{"python", "PermissionError: [Errno 13] Permission denied: '/opt/out.txt'\n", []string{"/opt/out.txt"}},
 		{"private tmp", "ls: cannot access '/tmp/theirs': No such file or directory\n", []string{"private /tmp"}},

@@ -70,14 +70,18 @@ func restrict(s *launchSpec, tmp string) (abi int, notes []string, err error) {
 		rules = append(rules, landlock.RODirs(readDirs...).WithResolveUnix().IgnoreIfMissing(), landlock.ROFiles(readFiles...).WithResolveUnix().IgnoreIfMissing())
 	}
 	for _, w := range writable {
-		inside := slices.DeleteFunc(slices.Clone(excluded), func(e string) bool { return !within(e, w) })
+		// Guarded paths stay readable (above), never writable.
+		inside := slices.DeleteFunc(append(slices.Clone(excluded), s.Guarded...), func(e string) bool { return !within(e, w) })
 		if len(inside) == 0 || s.Namespaces {
 			rules = append(rules, landlock.RWDirs(w).WithRefer().WithResolveUnix().IgnoreIfMissing())
 			continue
 		}
-		// Without mounts to hide them, hostlink's directories inside a
-		// writable root are kept out by granting everything around them:
-		// the root's own top level can then not get new entries.
+		// Without mounts to hide them, hostlink's directories and program
+		// files inside a writable root are kept out by granting
+		// everything around them: the root's own top level, and every
+		// directory on the way to one, can then not get new entries (nor
+		// be renamed or removed), and one that does not exist yet
+		// cannot be created.
 		notes = append(notes, RuleWorkdirTop)
 		for _, r := range subtract(w, inside) {
 			if r.dir {

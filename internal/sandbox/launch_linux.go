@@ -41,6 +41,7 @@ type launchSpec struct {
 	ReadOnly  []string `json:"read_only,omitempty"`
 	Hidden    []string `json:"hidden,omitempty"`
 	Protected []string `json:"protected,omitempty"`
+	Guarded   []string `json:"guarded,omitempty"`
 	Tmp       string   `json:"tmp"`      // the command's private temporary directory
 	TmpRoot   string   `json:"tmp_root"` // holds every command's Tmp; hidden
 	// Probe: set everything up, try what the sandbox must deny, report,
@@ -186,10 +187,13 @@ func dropCaps() error {
 
 // mountView gives the command its own view of the filesystem: a private
 // /tmp (its Tmp directory), with the workdir and writable paths below /tmp
-// mounted back in place; a private /dev/shm; and an empty, unreadable
-// mount over every hidden or protected path that exists. It reports
-// whether /tmp was replaced (it is not when the workdir or a writable
-// path is /tmp or above it).
+// mounted back in place; a private /dev/shm; an empty, unreadable mount
+// over every hidden or protected path that exists; a read-only mount of
+// every guarded path that exists onto itself; and, inside the workdir and
+// writable paths, each directory that holds a protected or guarded path
+// mounted onto itself, so that it cannot be renamed or removed (EBUSY).
+// It reports whether /tmp was replaced (it is not when the workdir or a
+// writable path is /tmp or above it).
 func mountView(s *launchSpec) (covered bool, err error) {
 	if err := unix.Mount("", "/", "", unix.MS_REC|unix.MS_PRIVATE, ""); err != nil {
 		return false, fmt.Errorf("making the mount tree private: %w", err)
@@ -214,9 +218,76 @@ func mountView(s *launchSpec) (covered bool, err error) {
 	if covered {
 		stage = "/tmp"
 	}
+	// Pinned before the mounts below them, which a bind of a directory
+	// would otherwise leave out.
+	own := append(slices.Clone(s.Protected), s.Guarded...)
+	if err := pin(holders(own, keep)); err != nil {
+		return false, err
+	}
 	// The other commands' temporary directories are below the /tmp just
 	// covered, or kept from reads by Landlock.
-	return covered, hide(append(slices.Clone(s.Protected), s.Hidden...), stage)
+	if err := hide(append(slices.Clone(s.Protected), s.Hidden...), stage); err != nil {
+		return false, err
+	}
+	return covered, guard(s.Guarded)
+}
+
+// pin mounts each existing directory of dirs onto itself: a mount point
+// cannot be renamed or removed, what is below it can.
+func pin(dirs []string) error {
+	for _, d := range dirs {
+		if fi, err := os.Lstat(d); err != nil || !fi.IsDir() {
+			continue
+		}
+		if err := unix.Mount(d, d, "", unix.MS_BIND|unix.MS_REC, ""); err != nil {
+			return fmt.Errorf("pinning %s: %w", d, err)
+		}
+	}
+	return nil
+}
+
+// guard mounts each existing path of paths onto itself, read-only (and
+// still executable): it can be read and run, not written, replaced,
+// renamed, removed or hard-linked elsewhere (EROFS, EBUSY, EXDEV). A
+// symbolic link cannot be a mount point; what it points to is guarded
+// under its own name.
+func guard(paths []string) error {
+	for _, p := range outermost(paths) {
+		fi, err := os.Lstat(p)
+		if err != nil || fi.Mode()&os.ModeSymlink != 0 {
+			continue
+		}
+		if err := unix.Mount(p, p, "", unix.MS_BIND|unix.MS_REC, ""); err != nil {
+			return fmt.Errorf("guarding %s: %w", p, err)
+		}
+		flags := unix.MS_REMOUNT | unix.MS_BIND | unix.MS_RDONLY | unix.MS_NOSUID | unix.MS_NODEV | lockedFlags(p)
+		if err := unix.Mount("", p, "", uintptr(flags), ""); err != nil {
+			return fmt.Errorf("guarding %s: %w", p, err)
+		}
+	}
+	return nil
+}
+
+// lockedFlags are the flags of the mount holding p that a remount in a
+// user namespace must keep: the mount came from a more privileged
+// namespace, so clearing noexec or changing how atime is kept fails.
+func lockedFlags(p string) int {
+	var st unix.Statfs_t
+	if unix.Statfs(p, &st) != nil {
+		return 0
+	}
+	flags := 0
+	for _, f := range []struct{ st, ms int }{
+		{unix.ST_NOEXEC, unix.MS_NOEXEC}, {unix.ST_NOATIME, unix.MS_NOATIME}, {unix.ST_NODIRATIME, unix.MS_NODIRATIME},
+	} {
+		if int(st.Flags)&f.st != 0 {
+			flags |= f.ms
+		}
+	}
+	if int(st.Flags)&(unix.ST_RELATIME|unix.ST_NOATIME) == 0 {
+		flags |= unix.MS_STRICTATIME
+	}
+	return flags
 }
 
 // coverTmp mounts the command's Tmp over /tmp and mounts each kept path

@@ -1,10 +1,12 @@
 package sandbox
 
 import (
+	"cmp"
 	"errors"
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 
 	"github.com/hostlink/hostlink/internal/errcode"
 )
@@ -21,6 +23,7 @@ type plan struct {
 	readOnly  []string
 	hidden    []string
 	protected []string
+	guarded   []string
 	network   bool
 }
 
@@ -46,15 +49,35 @@ func (p Policy) plan() (plan, error) {
 	}
 	pl.hidden = resolveAll(p.Hidden)
 	pl.protected = resolveAll(p.Protected)
+	pl.guarded = resolveAll(p.Guarded)
 	for _, root := range append([]string{wd}, pl.writable...) {
 		if h := withinAny(root, pl.protected); h != "" {
 			return plan{}, errcode.New(CodeFailed, "sandbox: %s lies inside %s, hostlink's own directory, which commands may not see", root, h)
+		}
+		if h := withinAny(root, pl.guarded); h != "" {
+			return plan{}, errcode.New(CodeFailed, "sandbox: %s lies inside %s, hostlink's own program files, which commands may not change", root, h)
 		}
 		if h := withinAny(root, pl.hidden); h != "" {
 			return plan{}, errcode.New(CodeFailed, "sandbox: %s lies inside %s, which [commands] hidden hides from commands", root, h)
 		}
 	}
 	return pl, nil
+}
+
+// holders returns the directories strictly inside one of roots that hold
+// one of paths (all clean and absolute), outermost first: moving one away
+// and another into its place would replace what it holds.
+func holders(paths, roots []string) []string {
+	var out []string
+	for _, p := range paths {
+		for a := filepath.Dir(p); a != filepath.Dir(a); a = filepath.Dir(a) {
+			if r := withinAny(a, roots); r != "" && !within(r, a) {
+				out = append(out, a)
+			}
+		}
+	}
+	slices.SortFunc(out, func(a, b string) int { return cmp.Or(cmp.Compare(len(a), len(b)), strings.Compare(a, b)) })
+	return slices.Compact(out)
 }
 
 // resolveAll resolves the paths that exist and keeps the others as given

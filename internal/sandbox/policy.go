@@ -39,6 +39,13 @@ type Policy struct {
 	// state, audit log, logs, runtime sockets): hidden like Hidden, always,
 	// even when they lie inside the workdir or a writable path.
 	Protected []string
+	// Guarded are hostlink's program files (its executable, autostart
+	// unit, shell completions): the command may read and run them but
+	// never change, replace, move or remove them, even inside the workdir
+	// or a writable path. Nor may it move or remove a directory that
+	// holds a guarded or protected path there (to put another in its
+	// place).
+	Guarded []string
 	// Network lets the command use the network.
 	Network bool
 }

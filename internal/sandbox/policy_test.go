@@ -49,3 +49,18 @@ func TestOutermost(t *testing.T) {
 		t.Errorf("outermost = %q", got)
 	}
 }
+
+// TestHolders: the directories between a writable root and hostlink's
+// paths inside it, outermost first; none for paths outside every root,
+// and a root only where another root holds it.
+func TestHolders(t *testing.T) {
+	j := func(p ...string) string { return filepath.Join(append([]string{string(filepath.Separator)}, p...)...) }
+	got := holders(
+		[]string{j("home", "u", ".local", "bin", "hostlink"), j("home", "u", ".config", "hostlink"), j("home", "u", ".local", "state", "hostlink"), j("opt", "hostlink", "bin", "hostlink")},
+		[]string{j("home", "u"), j("home", "u", ".local"), j("srv")},
+	)
+	want := []string{j("home", "u", ".local"), j("home", "u", ".config"), j("home", "u", ".local", "bin"), j("home", "u", ".local", "state")}
+	if !slices.Equal(got, want) {
+		t.Errorf("holders = %v, want %v", got, want)
+	}
+}

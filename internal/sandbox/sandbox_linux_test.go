@@ -487,3 +487,79 @@ func TestExecFailures(t *testing.T) {
 		})
 	}
 }
+
+// TestOwnFilesInWorkdir is finding 5 of issue #37: with hostlink's program
+// and unit inside the workdir (a workdir of ~ after install.sh), a
+// sandboxed command replaced the program and edited the unit. In both
+// sandbox modes they stay readable and runnable and nothing changes them,
+// and no directory holding one of hostlink's paths can be moved away to
+// put another in its place. Each escape undoes itself where it succeeds,
+// and succeeds unsandboxed, so that the test proves the sandbox.
+func TestOwnFilesInWorkdir(t *testing.T) {
+	for _, landlockOnly := range []bool{false, true} {
+		t.Run(fmt.Sprintf("landlock_only=%v", landlockOnly), func(t *testing.T) {
+			w := newWorld(t, true)
+			if landlockOnly {
+				sandbox.LandlockOnly(t)
+			}
+			t.Logf("%s", sandbox.Probe())
+			bin := filepath.Join(w.workdir, ".local", "bin")
+			program := filepath.Join(bin, "hostlink")
+			unit := filepath.Join(w.workdir, ".config", "systemd", "user", "hostlink.service")
+			dropIns := unit + ".d"
+			mkdir(t, bin)
+			mkdir(t, filepath.Dir(unit))
+			write(t, program, "#!/bin/sh\necho PROGRAM\n")
+			os.Chmod(program, 0o755)
+			write(t, unit, "[Service]\nExecStart="+program+" serve\n")
+			pol := w.pol
+			pol.Guarded = []string{program, unit, dropIns}
+			q := func(s string) string { return "'" + s + "'" }
+			restore := func(f string) string { return " && printf '%s\\n' \"$orig\" > " + q(f) }
+			escapes := []struct{ name, line string }{
+				{"write the program", "orig=$(cat " + q(program) + ") && echo EVIL > " + q(program) + restore(program)},
+				{"rename a file onto the program", "orig=$(cat " + q(program) + ") && echo EVIL > " + q(bin+"/x") + " && mv -f " + q(bin+"/x") + " " + q(program) + restore(program) + " && chmod 755 " + q(program)},
+				{"remove the program", "orig=$(cat " + q(program) + ") && rm -f " + q(program) + restore(program) + " && chmod 755 " + q(program)},
+				{"hard-link the program into the workdir", "ln " + q(program) + " hl && rm hl"},
+				{"move the program's directory away", "mv " + q(bin) + " " + q(bin+".x") + " && mv " + q(bin+".x") + " " + q(bin)},
+				{"edit the unit", "orig=$(cat " + q(unit) + ") && echo ExecStartPre=evil >> " + q(unit) + restore(unit)},
+				{"move the unit's directory away", "mv " + q(filepath.Dir(unit)) + " " + q(filepath.Dir(unit)+".x") + " && mv " + q(filepath.Dir(unit)+".x") + " " + q(filepath.Dir(unit))},
+				{"move the directory above hostlink's configuration away", "mv " + q(w.hostlink) + " " + q(w.hostlink+".x") + " && mv " + q(w.hostlink+".x") + " " + q(w.hostlink)},
+			}
+			if landlockOnly {
+				// Landlock alone keeps every directory on the way to a
+				// guarded name from getting entries. With namespaces a
+				// name that does not exist yet has nothing to mount
+				// over, and is left to the jail (DESIGN, "The command
+				// sandbox", says why).
+				escapes = append(escapes, struct{ name, line string }{"create a drop-in directory for the unit", "mkdir " + q(dropIns) + " && rmdir " + q(dropIns)})
+			}
+			for _, e := range escapes {
+				t.Run(e.name, func(t *testing.T) {
+					if _, errOut, code := w.run(t, sh(e.line), &pol); code == 0 {
+						t.Errorf("sandboxed: exit 0 (%s): the sandbox let it through", errOut)
+					}
+					if _, errOut, code := w.run(t, sh(e.line), nil); code != 0 {
+						t.Errorf("unsandboxed: exit %d, %q: the test does not prove the sandbox", code, errOut)
+					}
+				})
+			}
+			if b, _ := os.ReadFile(program); string(b) != "#!/bin/sh\necho PROGRAM\n" {
+				t.Errorf("the program is now %q", b)
+			}
+			if b, _ := os.ReadFile(unit); !strings.HasPrefix(string(b), "[Service]\nExecStart=") || strings.Contains(string(b), "evil") {
+				t.Errorf("the unit is now %q", b)
+			}
+			// Read and run, they still are.
+			if out, errOut, code := w.run(t, sh(q(program)+" && cat "+q(unit)), &pol); code != 0 || !strings.HasPrefix(out, "PROGRAM\n[Service]") {
+				t.Errorf("running the program and reading the unit: exit %d, %q, %q", code, out, errOut)
+			}
+			if !landlockOnly {
+				// With namespaces, work beside them goes on as before.
+				if _, errOut, code := w.run(t, sh("echo x > "+q(bin+"/other")+" && mv "+q(bin+"/other")+" "+q(bin+"/other2")+" && rm "+q(bin+"/other2")), &pol); code != 0 {
+					t.Errorf("writing beside the program: %s", errOut)
+				}
+			}
+		})
+	}
+}

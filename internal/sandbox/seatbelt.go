@@ -1,6 +1,7 @@
 package sandbox
 
 import (
+	"slices"
 	"strings"
 )
 
@@ -23,6 +24,21 @@ func seatbeltProfile(pl plan, tmp string) string {
 		b.WriteString("  (literal " + sbplString(d) + ")\n")
 	}
 	b.WriteString("  (regex #\"^/dev/ttys[0-9]+$\"))\n")
+	// hostlink's program files stay readable, never writable; nor may a
+	// directory holding one of hostlink's paths inside a writable root
+	// be moved or removed (the rule is on the directory itself, not
+	// what is below it).
+	roots := append([]string{pl.workdir, tmp}, pl.writable...)
+	if held := holders(append(slices.Clone(pl.protected), pl.guarded...), roots); len(held)+len(pl.guarded) > 0 {
+		b.WriteString("(deny file-write*\n")
+		for _, g := range pl.guarded {
+			b.WriteString("  (subpath " + sbplString(g) + ")\n")
+		}
+		for _, h := range held {
+			b.WriteString("  (literal " + sbplString(h) + ")\n")
+		}
+		b.WriteString(")\n")
+	}
 	if hidden := append(append([]string{}, pl.protected...), pl.hidden...); len(hidden) > 0 {
 		b.WriteString("(deny file-read* file-write*\n")
 		for _, h := range hidden {

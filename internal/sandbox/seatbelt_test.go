@@ -43,3 +43,35 @@ func TestSeatbeltProfile(t *testing.T) {
 		t.Errorf("network allowed, yet the profile denies some:\n%s", p)
 	}
 }
+
+// TestSeatbeltOwnFiles: hostlink's program files are never written, nor
+// is a directory inside the workdir that holds one of hostlink's paths
+// moved or removed (the rule is on the directory, not below it).
+func TestSeatbeltOwnFiles(t *testing.T) {
+	pl := plan{
+		workdir:   "/Users/ada",
+		protected: []string{"/Users/ada/Library/Application Support/hostlink"},
+		guarded:   []string{"/Users/ada/.local/bin/hostlink", "/Users/ada/Library/LaunchAgents/dev.hostlink.serve.plist"},
+	}
+	p := seatbeltProfile(pl, "/private/var/folders/x/T/hostlink-sandbox-501/cmd-1")
+	deny := strings.Index(p, "(deny file-write*\n")
+	if deny < strings.Index(p, "(allow file-write*") {
+		t.Fatalf("no denial of writes after the allowed ones:\n%s", p)
+	}
+	for _, want := range []string{
+		`(subpath "/Users/ada/.local/bin/hostlink")`,
+		`(subpath "/Users/ada/Library/LaunchAgents/dev.hostlink.serve.plist")`,
+		`(literal "/Users/ada/.local")`,
+		`(literal "/Users/ada/.local/bin")`,
+		`(literal "/Users/ada/Library")`,
+		`(literal "/Users/ada/Library/LaunchAgents")`,
+		`(literal "/Users/ada/Library/Application Support")`,
+	} {
+		if i := strings.Index(p, want); i < deny {
+			t.Errorf("profile lacks %q in its denial of writes:\n%s", want, p)
+		}
+	}
+	if strings.Contains(p, `(literal "/Users/ada")`) {
+		t.Errorf("the workdir itself is denied:\n%s", p)
+	}
+}

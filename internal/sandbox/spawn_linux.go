@@ -38,7 +38,7 @@ func Prepare(cmd *exec.Cmd, p Policy) (*Launch, error) {
 	spec := launchSpec{
 		Path: cmd.Path, Args: cmd.Args,
 		Namespaces: st.Mechanism == MechNamespaces, Network: pl.network,
-		Workdir: pl.workdir, Writable: pl.writable, ReadOnly: pl.readOnly, Hidden: pl.hidden, Protected: pl.protected,
+		Workdir: pl.workdir, Writable: pl.writable, ReadOnly: pl.readOnly, Hidden: pl.hidden, Protected: pl.protected, Guarded: pl.guarded,
 		Tmp: tmp, TmpRoot: root,
 	}
 	if dir, err := filepath.EvalSymlinks(filepath.Dir(cmd.Path)); err == nil {
