@@ -91,8 +91,19 @@ func TestReload(t *testing.T) {
 // --config and the platform token file, wherever they are, are
 // unreachable to file operations, and the unit `hostlink install` would
 // write, in a workdir holding the home directory, is read-only (issue
-// 37, finding 5).
+// 37, finding 5). On the default policy, which asks before writes, the
+// refusal comes before anything is asked: there is nothing to approve.
 func TestOwnFilesThroughTheDaemon(t *testing.T) {
+	for _, allow := range []bool{false, true} {
+		name := "default policy"
+		if allow {
+			name = "allow all"
+		}
+		t.Run(name, func(t *testing.T) { testOwnFilesThroughTheDaemon(t, allow) })
+	}
+}
+
+func testOwnFilesThroughTheDaemon(t *testing.T, allow bool) {
 	t.Setenv("HOSTLINK_HOME", t.TempDir())
 	home, _ := filepath.EvalSymlinks(t.TempDir())
 	t.Setenv("HOME", home)
@@ -118,7 +129,9 @@ func TestOwnFilesThroughTheDaemon(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer d.Close()
-	allowAll(d)
+	if allow {
+		allowAll(d)
+	}
 	call := func(op string, args map[string]any) errcode.Code {
 		_, code := opstest.Call(context.Background(), d.Registry, op, args)
 		return code
@@ -144,5 +157,8 @@ func TestOwnFilesThroughTheDaemon(t *testing.T) {
 	}
 	if b, _ := os.ReadFile(token); string(b) != "PLATFORM-TOKEN" {
 		t.Errorf("the token file is now %q", b)
+	}
+	if pending := d.Approvals().List(true); len(pending) != 0 {
+		t.Errorf("asked about what would be refused: %+v", pending)
 	}
 }

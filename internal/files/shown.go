@@ -49,6 +49,11 @@ func (s *Service) probe(t target, follow, withContent bool) (seen, error) {
 			p, err = root.Join(dir, t.path.Base())
 		}
 	}
+	if err == nil {
+		// What no operation may change is refused before anything is
+		// asked or probed.
+		err = root.Changeable(p)
+	}
 	if err != nil {
 		return seen{}, err
 	}

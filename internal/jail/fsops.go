@@ -339,6 +339,28 @@ func (r *Root) mutation(p Path, chk Check, do func(l located, st objStat, exists
 	return err
 }
 
+// Changeable reports, changing nothing, whether a mutation of the entry
+// at p (not what a final symlink there points to) would be refused because
+// the workdir is read-only or p is, lies below or holds one of hostlink's
+// own paths: the refusal an approval gives before it asks. A path whose
+// parent does not exist yet is not judged here (the mutation that creates
+// the parents checks each one as it goes).
+func (r *Root) Changeable(p Path) error {
+	if p.IsRoot() {
+		return nil
+	}
+	err := translate(r.mutation(p, nil, func(l located, st objStat, exists bool) error {
+		if exists && r.holdsOwn(st.id, l.canon) {
+			return errHoldsProtected
+		}
+		return nil
+	}), p)
+	if errcode.CodeOf(err) == errcode.PathNotFound {
+		return nil
+	}
+	return err
+}
+
 // check runs chk on what a walk found at l.
 func check(chk Check, l located, entry fs.FileInfo) error {
 	dir, err := statHandle(l.dir, "")
