@@ -2,6 +2,7 @@ package daemon
 
 import (
 	"os"
+	"path/filepath"
 	"runtime"
 
 	"github.com/hostlink/hostlink/internal/config"
@@ -12,7 +13,9 @@ import (
 // SandboxPolicy is the confinement of every command a hostlink with dirs
 // and cfg (read from configFile) runs, from [commands]: hostlink's own
 // directories, its configuration file and the platform's token file are
-// always hidden; the hidden list defaults to the usual credential stores.
+// always hidden; the hidden list defaults to the usual credential stores;
+// the commands' private temporary directories are kept in the state
+// directory, where nobody else can create names (never in a shared /tmp).
 // The caller sets Workdir per command.
 func SandboxPolicy(dirs paths.Dirs, cfg *config.Config, configFile string) sandbox.Policy {
 	cc := cfg.Commands
@@ -33,6 +36,7 @@ func SandboxPolicy(dirs paths.Dirs, cfg *config.Config, configFile string) sandb
 		Hidden:    hidden,
 		Protected: protected,
 		Network:   cc.Network == "on",
+		TmpRoot:   filepath.Join(dirs.State, "sandbox"),
 	}
 }
 
@@ -41,6 +45,17 @@ func (d *Daemon) sandboxPolicy() sandbox.Policy { return SandboxPolicy(d.Dirs, d
 // SandboxStatus is the confinement commands get here, as measured.
 func (d *Daemon) SandboxStatus() sandbox.Status {
 	return sandbox.Effective(sandbox.Mode(d.Config.Commands.Sandbox))
+}
+
+// sandboxFailure is the error a command that would run in the configured
+// sandbox gets when it cannot be set up here (SANDBOX_FAILED), nil when
+// it can or is configured off: the policy refuses such a command before
+// asking anyone.
+func (d *Daemon) sandboxFailure() error {
+	if st := d.SandboxStatus(); st.Mode == sandbox.Failed {
+		return sandbox.FailedError(st)
+	}
+	return nil
 }
 
 // sandboxDescription is SandboxStatus in words, for list_workdirs.

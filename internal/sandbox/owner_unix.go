@@ -3,16 +3,32 @@
 package sandbox
 
 import (
+	"errors"
+	"fmt"
 	"os"
-	"strconv"
 	"syscall"
+
+	"github.com/hostlink/hostlink/internal/private"
 )
 
-func tmpRootName() string { return "hostlink-sandbox-" + strconv.Itoa(os.Getuid()) }
-
-// ownedPrivately reports whether fi is owned by this user and closed to
-// everyone else.
-func ownedPrivately(fi os.FileInfo) bool {
+// checkPrivateDir returns an error unless dir itself (not a link to one)
+// is a directory owned by this user that grants nobody else anything, in
+// a place nobody else can replace (private.CheckDir).
+func checkPrivateDir(dir string) error {
+	fi, err := os.Lstat(dir)
+	if err != nil {
+		return err
+	}
 	st, ok := fi.Sys().(*syscall.Stat_t)
-	return ok && int(st.Uid) == os.Getuid() && fi.Mode().Perm()&0o077 == 0
+	switch {
+	case fi.Mode()&os.ModeSymlink != 0:
+		return errors.New("it is a symbolic link")
+	case !fi.IsDir():
+		return fmt.Errorf("it is not a directory (mode %v)", fi.Mode())
+	case !ok || int(st.Uid) != os.Geteuid():
+		return fmt.Errorf("it is owned by uid %d", st.Uid)
+	case fi.Mode().Perm()&0o077 != 0:
+		return fmt.Errorf("others have access to it (mode %#o)", fi.Mode().Perm())
+	}
+	return private.CheckDir(dir)
 }
