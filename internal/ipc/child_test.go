@@ -8,7 +8,6 @@ import (
 	"io"
 	"net"
 	"os"
-	"os/exec"
 	"strings"
 	"testing"
 	"time"
@@ -73,21 +72,6 @@ func childMain(addr string) int {
 	b, _ := json.Marshal(out)
 	fmt.Println(string(b))
 	return 0
-}
-
-// runChild runs the client in cmd (the test binary) and returns what it saw.
-func runChild(t *testing.T, cmd *exec.Cmd, addr string) childResult {
-	t.Helper()
-	if cmd.Env == nil {
-		cmd.Env = os.Environ()
-	}
-	cmd.Env = append(cmd.Env, childEnv+"="+addr)
-	out, err := cmd.Output()
-	var r childResult
-	if jerr := json.Unmarshal([]byte(strings.TrimSpace(string(out))), &r); err != nil || jerr != nil {
-		t.Fatalf("child: %v %v\n%s", err, jerr, out)
-	}
-	return r
 }
 
 // TestSecondProcess: a request from another process of the same user is
