@@ -110,7 +110,7 @@ func TestChildrenCannotDecide(t *testing.T) {
 	methods := userOnlyMethods(t)
 	for _, mode := range []string{"namespaces", "landlock", "off"} {
 		t.Run(mode, func(t *testing.T) {
-			cfg := ephemeralListen + "[commands]\nenabled = true\n" + "[policy]\ncommands = \"allow\"\nwait_seconds = 1\n"
+			commands := "[commands]\nenabled = true\n"
 			var serve *exec.Cmd
 			switch mode {
 			case "namespaces":
@@ -134,11 +134,10 @@ func TestChildrenCannotDecide(t *testing.T) {
 					UidMappings: []syscall.SysProcIDMap{{ContainerID: 0, HostID: os.Getuid(), Size: 1}},
 					GidMappings: []syscall.SysProcIDMap{{ContainerID: 0, HostID: os.Getgid(), Size: 1}}}
 			case "off":
-				cfg += "[commands]\nsandbox = \"off\"\n"
-				cfg = strings.Replace(cfg, "[commands]\nenabled = true\n", "", 1)
-				cfg = strings.Replace(cfg, "[commands]\nsandbox", "[commands]\nenabled = true\nsandbox", 1)
+				commands += "sandbox = \"off\"\n"
 				serve = exec.Command(bin, "serve", "--listen", "127.0.0.1:0")
 			}
+			cfg := ephemeralListen + commands + "[policy]\ncommands = \"allow\"\nwait_seconds = 1\n"
 			home := t.TempDir()
 			os.MkdirAll(filepath.Join(home, "config"), 0o700)
 			if err := os.WriteFile(filepath.Join(home, "config", "config.toml"), []byte(cfg), 0o600); err != nil {
@@ -149,8 +148,7 @@ func TestChildrenCannotDecide(t *testing.T) {
 			startServeCmd(t, serve)
 			st := daemonStatus(t, env, bin)
 			t.Logf("sandbox mode: %s", st.Sandbox)
-			switch want := map[string]string{"namespaces": sandbox.MechNamespaces, "landlock": sandbox.MechLandlock, "off": sandbox.MechNone}[mode]; {
-			case st.Sandbox == nil || st.Sandbox.Mechanism != want:
+			if want := map[string]string{"namespaces": sandbox.MechNamespaces, "landlock": sandbox.MechLandlock, "off": sandbox.MechNone}[mode]; st.Sandbox == nil || st.Sandbox.Mechanism != want {
 				t.Fatalf("the daemon's sandbox is %v, want %s", st.Sandbox, want)
 			}
 
