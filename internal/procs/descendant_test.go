@@ -53,3 +53,17 @@ func TestDescendant(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkDescendant: what telling a peer of the control channel costs,
+// for a process that is not hostlink's (its whole ancestry is read).
+func BenchmarkDescendant(b *testing.B) {
+	ppid := os.Getppid()
+	if ppid <= 0 {
+		b.Skip("no parent to measure")
+	}
+	for b.Loop() {
+		if Descendant(ppid) {
+			b.Fatal("hostlink's parent is its descendant")
+		}
+	}
+}
