@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/hostlink/hostlink/internal/apitype"
+	"github.com/hostlink/hostlink/internal/sandbox"
 	"github.com/hostlink/hostlink/internal/textsafe"
 )
 
@@ -80,8 +81,12 @@ func printStatus(out io.Writer, st apitype.Status) {
 		}
 		fmt.Fprintf(w, "  %s\t%s\n", safe(c.Name), safe(state))
 	}
-	if st.Sandbox != nil {
-		fmt.Fprintf(w, "  %s\tcommands run %s\n", "sandbox", safe(fmt.Sprint(st.Sandbox)))
+	if sb := st.Sandbox; sb != nil {
+		line := "commands run " + sb.String()
+		if sb.Mode == sandbox.Failed {
+			line = sb.String()
+		}
+		fmt.Fprintf(w, "  %s\t%s\n", "sandbox", safe(line))
 	}
 	fmt.Fprintln(w, "workdirs:")
 	for _, wd := range st.Workdirs {

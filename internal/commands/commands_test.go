@@ -74,6 +74,8 @@ func newEnvStore(t testing.TB, o Options, co capture.Options) *env {
 	if o.InlineBytes == 0 {
 		o.InlineBytes = 1024
 	}
+	// The commands run in the default sandbox, where it works.
+	o.Sandbox.TmpRoot = filepath.Join(base, "sandbox")
 	fs := files.NewService([]*files.Workdir{{Alias: "main", Root: r}}, files.Limits{
 		MaxReadBytes: 1 << 20, MaxWriteBytes: 1 << 20, MaxListEntries: 100, MaxSearchMatches: 10, MaxSearchBytes: 1 << 20, MaxSearchFileBytes: 1 << 20,
 	})

@@ -354,7 +354,9 @@ func (s *Service) receiptInline(id string, reused bool, head int64) (Receipt, er
 // that asked for requested ("", "default", "network" or "off"; anything
 // but the default has passed the commands_unsandboxed policy), and how it
 // is described in its receipt and audit record. A nil policy runs the
-// command unconfined.
+// command unconfined: only when asked for "off" (and approved) or
+// configured so; a configured sandbox that cannot be set up here refuses
+// the command (SANDBOX_FAILED).
 func (s *Service) sandboxFor(requested, root string) (*sandbox.Policy, string, error) {
 	p := s.opts.Sandbox
 	p.Workdir = root
@@ -368,8 +370,11 @@ func (s *Service) sandboxFor(requested, root string) (*sandbox.Policy, string, e
 		return nil, "", errcode.New(errcode.InvalidArgument, "sandbox must be default, network or off")
 	}
 	st := sandbox.Effective(p.Mode)
-	if st.Mode != sandbox.Workdir {
+	switch st.Mode {
+	case sandbox.Off:
 		return nil, st.String(), nil
+	case sandbox.Failed:
+		return nil, "", sandbox.FailedError(st)
 	}
 	desc := st.String()
 	if p.Network {

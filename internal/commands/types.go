@@ -63,6 +63,12 @@ func (a RunArgs) Describe(dc policy.DescribeContext) (policy.Action, error) {
 		act.Add("Timeout", fmt.Sprintf("%gs (the configured default)", d.Seconds()))
 	}
 	act.Summary = fmt.Sprintf("%s: %s (in %s)", dc.Op, policy.Clip(act.CommandLine, 200), dir)
+	// A command the configured sandbox would confine, where it cannot be
+	// set up, is refused before anyone is asked: it would not run.
+	failed := dc.CommandSandboxFailed()
+	if failed != nil && a.Sandbox != "off" {
+		return act, failed
+	}
 	// Asking for less than the sandbox is its own class, which no allow
 	// rule covers.
 	switch a.Sandbox {
@@ -73,7 +79,11 @@ func (a RunArgs) Describe(dc policy.DescribeContext) (policy.Action, error) {
 		act.Summary += " [sandbox lowered: network]"
 	default:
 		act.Class, act.NoRule = policy.CommandsUnsandboxed, true
-		act.Add("Sandbox", "OFF: runs UNSANDBOXED, with all of your permissions (it can read hostlink's token and your credentials)")
+		off := "OFF: runs UNSANDBOXED, with all of your permissions (it can read hostlink's token and your credentials)"
+		if failed != nil {
+			off += ". THE SANDBOX CANNOT BE SET UP ON THIS COMPUTER, so every command that asks for it is refused; this one asks to run without it"
+		}
+		act.Add("Sandbox", off)
 		act.Summary += " [unsandboxed]"
 	}
 	return act, nil

@@ -100,6 +100,10 @@ func (r *rig) companion(o HostOptions) (*capture.Store, <-chan error) {
 		r.t.Cleanup(func() { st.Close() })
 		o.Captures = st
 	}
+	if o.Sandbox.TmpRoot == "" {
+		// Commands run in the default sandbox, where it works.
+		o.Sandbox.TmpRoot = filepath.Join(r.t.TempDir(), "sandbox")
+	}
 	o.Runtime = r.addr
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)

@@ -81,6 +81,7 @@ func helperMain(dir string, args []string) int {
 		}
 		defer st.Close()
 		o.Captures = st
+		o.Sandbox.TmpRoot = filepath.Join(dir, "sandbox")
 	}
 	if !slices.Equal(args[:2], []string{"companion", "--stdio"}) {
 		fmt.Fprintln(os.Stderr, "helper started with", args)

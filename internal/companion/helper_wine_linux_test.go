@@ -54,6 +54,10 @@ func TestHelperRouteWindowsExe(t *testing.T) {
 		t.Fatalf("building hostlink.exe: %v\n%s", err, out)
 	}
 	home := t.TempDir()
+	// Wine enforces no integrity levels, so the Windows sandbox cannot be
+	// set up there: without this the helper refuses every command.
+	os.MkdirAll(filepath.Join(home, "config"), 0o700)
+	os.WriteFile(filepath.Join(home, "config", "config.toml"), []byte("[commands]\nsandbox = \"off\"\n"), 0o600)
 	x := xvfbtest.Start(t, 800, 600)
 	r := newRig(t, true)
 	r.rt.StartHelper(Helper{Argv: []string{"wine", exe}, Commands: true,

@@ -117,8 +117,11 @@ func (h *host) runCommand(ctx context.Context, a runParams) (any, []byte, error)
 	sb.Workdir = dir
 	st := sandbox.Effective(sb.Mode)
 	spec := procs.Spec{Argv: a.Argv, Command: a.Command, Shell: a.Shell, Dir: dir, Env: a.Env}
-	if st.Mode == sandbox.Workdir {
+	switch st.Mode {
+	case sandbox.Workdir:
 		spec.Sandbox = &sb
+	case sandbox.Failed:
+		return nil, nil, sandbox.FailedError(st)
 	}
 	cp, reused, err := store.Create(capture.Meta{Op: "companion_run_command", Argv: a.Argv, Command: a.Command,
 		Shell: a.Shell, Cwd: dir, EnvKeys: keys, IdempotencyKey: a.IdempotencyKey, Sandbox: st.String()})

@@ -3,13 +3,11 @@ package console_test
 import (
 	"net/http"
 	"net/http/cookiejar"
-	"net/url"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
-	"github.com/hostlink/hostlink/internal/daemon"
 	"github.com/hostlink/hostlink/internal/tstest"
 	"github.com/hostlink/hostlink/internal/update/updatetest"
 	"github.com/hostlink/hostlink/internal/version"
@@ -40,16 +38,13 @@ func TestStatusPageUpdate(t *testing.T) {
 		} else if u := d.Status().Update; u != nil {
 			t.Errorf("with the check off, status update = %+v", u)
 		}
-		tok, err := daemon.Token(d.Dirs)
+		l, err := d.ConsoleLogin()
 		if err != nil {
 			t.Fatal(err)
 		}
 		jar, _ := cookiejar.New(nil)
 		c := &http.Client{Jar: jar}
-		req, _ := http.NewRequest("POST", base+"/console/login", strings.NewReader(url.Values{"token": {tok}}.Encode()))
-		req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
-		req.Header.Set("Origin", base)
-		resp, err := c.Do(req)
+		resp, err := c.Get(l.URL)
 		if err != nil || resp.StatusCode != 200 {
 			t.Fatalf("login: %v %v", err, resp)
 		}

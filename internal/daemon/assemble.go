@@ -182,6 +182,9 @@ func (d *Daemon) hooks(fs *files.Service) policy.Hooks {
 	if d.Computer != nil {
 		h.Window, h.Image = d.Computer.ActTarget, d.Computer.ActImage
 	}
+	if d.captures != nil {
+		h.CommandSandbox = d.sandboxFailure
+	}
 	return h
 }
 

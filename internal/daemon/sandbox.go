@@ -2,6 +2,7 @@ package daemon
 
 import (
 	"os"
+	"path/filepath"
 	"runtime"
 
 	"github.com/hostlink/hostlink/internal/config"
@@ -13,8 +14,10 @@ import (
 // and cfg (read from configFile) runs, from [commands]: hostlink's own
 // directories, its configuration file and the platform's token file are
 // always hidden, its program, autostart unit and completions always
-// read-only; the hidden list defaults to the usual credential stores. The
-// caller sets Workdir per command.
+// read-only; the hidden list defaults to the usual credential stores;
+// the commands' private temporary directories are kept in the state
+// directory, where nobody else can create names (never in a shared /tmp).
+// The caller sets Workdir per command.
 func SandboxPolicy(dirs paths.Dirs, cfg *config.Config, configFile string) sandbox.Policy {
 	cc := cfg.Commands
 	hidden := cc.Hidden
@@ -29,6 +32,7 @@ func SandboxPolicy(dirs paths.Dirs, cfg *config.Config, configFile string) sandb
 		Protected: protectedPaths(dirs, cfg, configFile),
 		Guarded:   ownFiles(dirs),
 		Network:   cc.Network == "on",
+		TmpRoot:   filepath.Join(dirs.State, "sandbox"),
 	}
 }
 
@@ -37,6 +41,17 @@ func (d *Daemon) sandboxPolicy() sandbox.Policy { return SandboxPolicy(d.Dirs, d
 // SandboxStatus is the confinement commands get here, as measured.
 func (d *Daemon) SandboxStatus() sandbox.Status {
 	return sandbox.Effective(sandbox.Mode(d.Config.Commands.Sandbox))
+}
+
+// sandboxFailure is the error a command that would run in the configured
+// sandbox gets when it cannot be set up here (SANDBOX_FAILED), nil when
+// it can or is configured off: the policy refuses such a command before
+// asking anyone.
+func (d *Daemon) sandboxFailure() error {
+	if st := d.SandboxStatus(); st.Mode == sandbox.Failed {
+		return sandbox.FailedError(st)
+	}
+	return nil
 }
 
 // sandboxDescription is SandboxStatus in words, for list_workdirs.

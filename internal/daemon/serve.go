@@ -205,7 +205,11 @@ func (d *Daemon) serveMCPSession(ctx context.Context, peer ipc.Peer, hello ipc.M
 	if rs := hello.Resume; rs != nil && rs.Initialize != nil {
 		resumed = &mcpserve.Resumed{Initialize: rs.Initialize, Initialized: rs.Initialized}
 	}
-	err := mcpserve.ServeResumed(ctx, d.Registry, audit.MCPStdio, who, session, int(d.maxMessageBytes()), resumed, r, nopWriteCloser{w})
+	// A session hostlink's own child opened (an agent runtime's MCP
+	// client, a command) acts for an agent: policed as any MCP client, and
+	// never asked to approve its own requests.
+	client := mcpserve.Client{Transport: audit.MCPStdio, Peer: who, Session: session, Child: peer.Child}
+	err := mcpserve.ServeResumed(ctx, d.Registry, client, int(d.maxMessageBytes()), resumed, r, nopWriteCloser{w})
 	if errors.Is(err, context.Canceled) || errors.Is(err, io.EOF) {
 		return nil
 	}

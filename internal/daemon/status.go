@@ -11,6 +11,7 @@ import (
 	"github.com/hostlink/hostlink/internal/audit"
 	"github.com/hostlink/hostlink/internal/companion"
 	"github.com/hostlink/hostlink/internal/ops"
+	"github.com/hostlink/hostlink/internal/sandbox"
 	"github.com/hostlink/hostlink/internal/version"
 )
 
@@ -77,11 +78,16 @@ func (d *Daemon) Status() apitype.Status {
 	if !shell.Ready {
 		shell.Reason = "disabled (enable locally with --enable-shell)"
 	}
-	s.Capabilities = append(s.Capabilities, shell)
 	if d.Commands != nil {
 		sb := d.SandboxStatus()
 		s.Sandbox = &sb
+		if sb.Mode == sandbox.Failed {
+			// Only a request approved to run unsandboxed still runs.
+			shell.Ready = false
+			shell.Reason = "the command sandbox cannot be set up here, so commands are refused (" + sb.Reason + `); [commands] sandbox = "off" runs them unconfined`
+		}
 	}
+	s.Capabilities = append(s.Capabilities, shell)
 	s.Capabilities = append(s.Capabilities, d.computerStatus())
 	s.Capabilities = append(s.Capabilities, d.agentCapability())
 	s.Tasks = append(s.Tasks, d.agentTasks()...)

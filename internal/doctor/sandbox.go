@@ -12,6 +12,9 @@ import (
 func (e *env) checkSandbox() {
 	st := sandbox.Effective(sandbox.Mode(e.cfg.Commands.Sandbox))
 	detail := "commands run " + st.String()
+	if st.Mode == sandbox.Failed {
+		detail = st.String()
+	}
 	if runtime.GOOS == "linux" {
 		probe := sandbox.Probe()
 		detail += fmt.Sprintf(" (Landlock ABI %d, user namespaces %s)", probe.LandlockABI, yesNo(probe.UserNamespaces))
@@ -19,8 +22,13 @@ func (e *env) checkSandbox() {
 	switch {
 	case e.cfg.Commands.Sandbox == string(sandbox.Off):
 		e.add("sandbox", Warn, detail, `commands can read hostlink's token and your credentials: set [commands] sandbox = "workdir" in `+e.configPath)
-	case st.Mode != sandbox.Workdir:
-		e.add("sandbox", Warn, detail, sandboxFix())
+	case st.Mode == sandbox.Failed:
+		// A failure only once something would run in the sandbox.
+		level := Warn
+		if e.cfg.Commands.Enabled || e.cfg.AgentsOn() {
+			level = Fail
+		}
+		e.add("sandbox", level, detail, sandboxFix()+`; or, to run commands with all of your permissions, set [commands] sandbox = "off" in `+e.configPath)
 	case len(st.Unenforced) > 0:
 		e.add("sandbox", Warn, detail, sandboxFix())
 	default:

@@ -89,6 +89,10 @@ const (
 	// AuditUnavailable: the audit record could not be written, so the
 	// operation was refused (or its result withheld).
 	AuditUnavailable Code = "AUDIT_UNAVAILABLE"
+	// UserOnly: the operation is the local user's alone (it decides,
+	// configures or escalates), and the caller acts for an agent: a
+	// process hostlink started, or one of its descendants.
+	UserOnly Code = "USER_ONLY"
 )
 
 // Error is a typed error with a stable code. Message must never contain

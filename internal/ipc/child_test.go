@@ -8,14 +8,17 @@ import (
 	"io"
 	"net"
 	"os"
-	"os/exec"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/hostlink/hostlink/internal/errcode"
+	"github.com/hostlink/hostlink/internal/procs"
 )
 
 // childEnv, when set to an address, makes the test binary a client: it
-// calls "whoami" there, prints the response as JSON and exits. Tests run
+// calls "whoami" there, then "status" (the local user's), prints the
+// responses as JSON and exits. Tests run
 // it as a second process so that the server measures a real other peer.
 // With rawEnv set too, the client skips Dial's check of the server, as a
 // hostile client would, so that the server's own check is what refuses.
@@ -37,6 +40,7 @@ func TestMain(m *testing.M) {
 type childResult struct {
 	Result *whoamiOut `json:"result,omitempty"`
 	Error  string     `json:"error,omitempty"`
+	Status string     `json:"status,omitempty"` // "ok" or the error of "status"
 }
 
 func childMain(addr string) int {
@@ -55,6 +59,12 @@ func childMain(addr string) int {
 			out.Result = new(whoamiOut)
 			err = json.Unmarshal(res, out.Result)
 		}
+		if err == nil {
+			out.Status = "ok"
+			if _, serr := cl.Call(ctx, "status", nil); serr != nil {
+				out.Status = serr.Error()
+			}
+		}
 	}
 	if err != nil {
 		out.Error = err.Error()
@@ -64,41 +74,49 @@ func childMain(addr string) int {
 	return 0
 }
 
-// runChild runs the client in cmd (the test binary) and returns what it saw.
-func runChild(t *testing.T, cmd *exec.Cmd, addr string) childResult {
-	t.Helper()
-	if cmd.Env == nil {
-		cmd.Env = os.Environ()
-	}
-	cmd.Env = append(cmd.Env, childEnv+"="+addr)
-	out, err := cmd.Output()
-	var r childResult
-	if jerr := json.Unmarshal([]byte(strings.TrimSpace(string(out))), &r); err != nil || jerr != nil {
-		t.Fatalf("child: %v %v\n%s", err, jerr, out)
-	}
-	return r
-}
-
 // TestSecondProcess: a request from another process of the same user is
-// served, and the peer the server measured is that process.
+// served, and the peer the server measured is that process. A process
+// hostlink started (here through procs, as every command and agent is)
+// acts for an agent: it is measured as such, may call what agents may,
+// and is refused the local user's controls.
 func TestSecondProcess(t *testing.T) {
 	addr, a := serveTest(t, nil)
 	exe, err := os.Executable()
 	if err != nil {
 		t.Fatal(err)
 	}
-	cmd := exec.Command(exe, "-test.run=^$")
-	r := runChild(t, cmd, addr)
-	if r.Error != "" || r.Result == nil {
-		t.Fatalf("child: %+v", r)
+	var stdout strings.Builder
+	p, err := procs.Start(procs.Spec{Argv: []string{exe, "-test.run=^$"}, Dir: t.TempDir(), Env: map[string]string{childEnv: addr}}, &stdout, os.Stderr)
+	if err != nil {
+		t.Fatal(err)
 	}
-	want := fmt.Sprintf("pid %d", cmd.Process.Pid)
+	p.Wait()
+	var r childResult
+	if err := json.Unmarshal([]byte(strings.TrimSpace(stdout.String())), &r); err != nil || r.Error != "" || r.Result == nil {
+		t.Fatalf("child: %+v %v\n%s", r, err, stdout.String())
+	}
+	want := fmt.Sprintf("pid %d (started by hostlink)", p.Pid())
 	if !strings.HasSuffix(r.Result.Peer, want) {
 		t.Fatalf("measured peer %q, want %q", r.Result.Peer, want)
 	}
-	t.Logf("measured peer of child %d: %s", cmd.Process.Pid, r.Result.Peer)
+	t.Logf("measured peer of child %d: %s", p.Pid(), r.Result.Peer)
 	if recs := a.find("whoami"); len(recs) != 1 || recs[0].Peer != r.Result.Peer {
 		t.Fatalf("audit %+v", recs)
+	}
+	if !strings.Contains(r.Status, string(errcode.UserOnly)) {
+		t.Fatalf("status from hostlink's child: %q, want USER_ONLY", r.Status)
+	}
+	if recs := a.find("status"); len(recs) != 1 || recs[0].Code != string(errcode.UserOnly) || recs[0].Peer != r.Result.Peer {
+		t.Fatalf("audit of status %+v", recs)
+	}
+	// This process is the user's as far as the server can tell.
+	cl, err := Connect(context.Background(), addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cl.Close()
+	if _, err := cl.Call(context.Background(), "status", nil); err != nil {
+		t.Fatalf("status from the user: %v", err)
 	}
 }
 

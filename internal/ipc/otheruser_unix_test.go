@@ -4,6 +4,7 @@ package ipc
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"io"
 	"math/rand/v2"
@@ -89,6 +90,21 @@ func TestOtherUserRefused(t *testing.T) {
 		t.Fatal("the other user's request ran")
 	}
 	t.Logf("refused and audited: %s (%v)", recs[0].Peer, recs[0].Details["reason"])
+}
+
+// runChild runs the client in cmd (the test binary) and returns what it saw.
+func runChild(t *testing.T, cmd *exec.Cmd, addr string) childResult {
+	t.Helper()
+	if cmd.Env == nil {
+		cmd.Env = os.Environ()
+	}
+	cmd.Env = append(cmd.Env, childEnv+"="+addr)
+	out, err := cmd.Output()
+	var r childResult
+	if jerr := json.Unmarshal([]byte(strings.TrimSpace(string(out))), &r); err != nil || jerr != nil {
+		t.Fatalf("child: %v %v\n%s", err, jerr, out)
+	}
+	return r
 }
 
 func copyFile(t *testing.T, from, to string) {

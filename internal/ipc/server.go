@@ -16,6 +16,7 @@ import (
 	"github.com/hostlink/hostlink/internal/connlimit"
 	"github.com/hostlink/hostlink/internal/errcode"
 	"github.com/hostlink/hostlink/internal/ops"
+	"github.com/hostlink/hostlink/internal/procs"
 )
 
 // Default time limits; see Server.
@@ -78,7 +79,8 @@ type LocalMethod func(ctx context.Context, peer string, params json.RawMessage) 
 // closes ln and every connection and waits for their handlers. Each peer
 // is measured as it is accepted: a peer that is not the user is refused
 // without taking a connection slot, so other users cannot crowd the user
-// out. Running out of descriptors is waited out (connlimit.Accept), never
+// out; one of the user's that hostlink started (Peer.Child) acts for an
+// agent, and may call only what agents may (ops.Caller.Child). Running out of descriptors is waited out (connlimit.Accept), never
 // a reason to stop.
 func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 	s.once.Do(func() {
@@ -97,6 +99,9 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 	if measure == nil {
 		measure = measurePeer
 	}
+	// Every process hostlink starts stays in its tree, so that a peer can
+	// be told from the user however its parents exit.
+	procs.KeepDescendants()
 	for {
 		c, err := connlimit.Accept(ln)
 		if err != nil {
@@ -113,6 +118,7 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 			s.refuseAsync(c, peer, err)
 			continue
 		}
+		peer.Child = procs.Descendant(peer.PID)
 		tc := s.tracker.Admit(c, fmt.Sprintf("pid %d", peer.PID), true)
 		if tc == nil {
 			c.SetWriteDeadline(time.Now().Add(refuseTimeout))
@@ -259,7 +265,7 @@ func (s *Server) handle(ctx context.Context, c net.Conn, peer Peer, session stri
 		resp.Error = perr
 		return resp
 	}
-	caller := ops.Caller{Transport: audit.IPC, Peer: peer.String(), Session: session, RequestID: req.RequestID}
+	caller := ops.Caller{Transport: audit.IPC, Peer: peer.String(), Session: session, RequestID: req.RequestID, Child: peer.Child}
 	var (
 		mu       sync.Mutex
 		finished bool // no more progress once the call returned

@@ -38,15 +38,21 @@ func fixedPeer(peer string) peerFunc { return func(*mcp.CallToolRequest) string 
 // tool results, when enc is not nil, are encoded once by the handler and
 // stored in enc for the connection (see encodedResults).
 func newServer(reg *ops.Registry, transport audit.Transport, peer peerFunc, session sessionFunc, enc *encodedResults) *mcp.Server {
+	return newServerFor(reg, transport, peer, session, false, enc)
+}
+
+// newServerFor is newServer whose callers are hostlink's own children
+// when child is set (see ops.Caller.Child).
+func newServerFor(reg *ops.Registry, transport audit.Transport, peer peerFunc, session sessionFunc, child bool, enc *encodedResults) *mcp.Server {
 	s := mcp.NewServer(&mcp.Implementation{Name: "hostlink", Title: "hostlink", Version: version.Version}, &mcp.ServerOptions{
 		Instructions: "hostlink acts on this computer's files inside configured workdirs. " +
 			"Call list_workdirs first; every path is relative to a workdir (or absolute inside one). " +
 			"Errors carry a stable code such as PATH_OUTSIDE_ALLOWED_ROOT.",
 	})
 	for _, op := range reg.OpsFor(transport) {
-		s.AddTool(tool(op), handler(reg, op.Name, transport, peer, session, enc))
+		s.AddTool(tool(op), handler(reg, op.Name, transport, peer, session, child, enc))
 	}
-	s.AddReceivingMiddleware(disabledTools(reg, transport, peer, session))
+	s.AddReceivingMiddleware(disabledTools(reg, transport, peer, session, child))
 	return s
 }
 
@@ -54,11 +60,11 @@ func newServer(reg *ops.Registry, transport audit.Transport, peer peerFunc, sess
 // (ops.Registry.Disable) through the registry, which audits it and says
 // CAPABILITY_DISABLED with what enables it; the SDK alone would answer a
 // bare "unknown tool". Such tools are not listed.
-func disabledTools(reg *ops.Registry, transport audit.Transport, peer peerFunc, session sessionFunc) mcp.Middleware {
+func disabledTools(reg *ops.Registry, transport audit.Transport, peer peerFunc, session sessionFunc, child bool) mcp.Middleware {
 	return func(next mcp.MethodHandler) mcp.MethodHandler {
 		return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
 			if call, ok := req.(*mcp.CallToolRequest); ok && call.Params != nil && reg.Disabled(transport, call.Params.Name) {
-				return handler(reg, call.Params.Name, transport, peer, session, nil)(ctx, call)
+				return handler(reg, call.Params.Name, transport, peer, session, child, nil)(ctx, call)
 			}
 			return next(ctx, method, req)
 		}
@@ -130,7 +136,7 @@ type errorResult struct {
 	Error *errcode.Error `json:"error"`
 }
 
-func handler(reg *ops.Registry, name string, transport audit.Transport, peer peerFunc, session sessionFunc, enc *encodedResults) mcp.ToolHandler {
+func handler(reg *ops.Registry, name string, transport audit.Transport, peer peerFunc, session sessionFunc, child bool, enc *encodedResults) mcp.ToolHandler {
 	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		var progress ops.ProgressFunc
 		if token := req.Params.GetProgressToken(); token != nil && req.Session != nil {
@@ -140,7 +146,7 @@ func handler(reg *ops.Registry, name string, transport audit.Transport, peer pee
 				})
 			}
 		}
-		caller := ops.Caller{Transport: transport, Peer: withClient(req.Session, peer(req)), Session: session(req.Session), Ask: askInClient(req.Session)}
+		caller := ops.Caller{Transport: transport, Peer: withClient(req.Session, peer(req)), Session: session(req.Session), Ask: askInClient(req.Session), Child: child}
 		out, err := reg.Call(ctx, caller, name, req.Params.Arguments, progress)
 		if err != nil {
 			body, _ := json.Marshal(errorResult{errcode.As(err)})
@@ -239,12 +245,23 @@ func Serve(ctx context.Context, reg *ops.Registry, transport audit.Transport, pe
 // ops.Caller.Session): the caller ends the session's grants when it
 // returns.
 func ServeSession(ctx context.Context, reg *ops.Registry, transport audit.Transport, peer, session string, maxLine int, r io.ReadCloser, w io.WriteCloser) error {
-	return ServeResumed(ctx, reg, transport, peer, session, maxLine, nil, r, w)
+	return ServeResumed(ctx, reg, Client{Transport: transport, Peer: peer, Session: session}, maxLine, nil, r, w)
 }
 
-// ServeResumed is ServeSession for a session whose start a front end has
-// already answered (resumed; nil is ServeSession).
-func ServeResumed(ctx context.Context, reg *ops.Registry, transport audit.Transport, peer, session string, maxLine int, resumed *Resumed, r io.ReadCloser, w io.WriteCloser) error {
+// Client is the other end of a session, as its transport measured it.
+type Client struct {
+	Transport audit.Transport
+	Peer      string
+	Session   string // the session key (ops.Caller.Session)
+	// Child: the client is a process hostlink started, or one of its
+	// descendants (ops.Caller.Child).
+	Child bool
+}
+
+// ServeResumed is ServeSession, for client, of a session whose start a
+// front end has already answered (resumed; nil is ServeSession).
+func ServeResumed(ctx context.Context, reg *ops.Registry, client Client, maxLine int, resumed *Resumed, r io.ReadCloser, w io.WriteCloser) error {
 	enc := newEncodedResults()
-	return newServer(reg, transport, fixedPeer(peer), fixedSession(session), enc).Run(ctx, enc.transport(r, w, maxLine, resumed))
+	srv := newServerFor(reg, client.Transport, fixedPeer(client.Peer), fixedSession(client.Session), client.Child, enc)
+	return srv.Run(ctx, enc.transport(r, w, maxLine, resumed))
 }

@@ -90,7 +90,9 @@ func TestServeResumed(t *testing.T) {
 		done := make(chan error, 1)
 		resumed := &Resumed{Initialize: json.RawMessage(`{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}`), Initialized: initialized}
 		reg := echoRegistry(t)
-		go func() { done <- ServeResumed(ctx, reg, audit.MCPStdio, "peer", "s", 1<<20, resumed, inR, outW) }()
+		go func() {
+			done <- ServeResumed(ctx, reg, Client{Transport: audit.MCPStdio, Peer: "peer", Session: "s"}, 1<<20, resumed, inR, outW)
+		}()
 		lines := make(chan []byte, 8)
 		go func() {
 			r := bufio.NewReader(outR)

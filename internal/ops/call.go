@@ -36,6 +36,12 @@ type Caller struct {
 	// Bounds are the connection's negotiated limits, applied to every
 	// call it makes (zero: none beyond the operations' own).
 	Bounds Bounds
+	// Child: the caller is a process hostlink started (a command, an
+	// agent runtime, a helper) or a descendant of one, as the transport
+	// measured it. It acts for an agent, whatever channel it uses: it may
+	// call only what agents may (Spec.AgentSafe; USER_ONLY otherwise), and
+	// is never asked to approve anything (Ask is ignored).
+	Child bool
 }
 
 // AskFunc asks the client application's user to approve a: true to

@@ -24,7 +24,7 @@ type gate struct {
 func (g gate) Allow(ctx context.Context, c *Call, op *Op, in any) error {
 	d, err := g.e.Decide(ctx, policy.Request{
 		Op: op.Name, Title: op.Title, Class: op.Class, NoAsk: op.NoAsk,
-		Transport: c.Transport, Peer: c.Peer, Session: c.Session, Ask: c.Ask, OwnApproval: slices.Contains(Remote, c.Transport),
+		Transport: c.Transport, Peer: c.Peer, Session: c.Session, Ask: ask(c.Caller), OwnApproval: slices.Contains(Remote, c.Transport),
 		In: in, Hooks: g.h,
 		Waiting: func(a approvals.Approval) { c.Progress(0, 0, WaitingMessage(a)) },
 	})
@@ -46,6 +46,15 @@ func (g gate) Allow(ctx context.Context, c *Call, op *Op, in any) error {
 		return retry(errcode.As(err))
 	}
 	return err
+}
+
+// ask is the caller's prompt for approvals: none for hostlink's own
+// children, which act for agents, so that only the user decides.
+func ask(c Caller) AskFunc {
+	if c.Child {
+		return nil
+	}
+	return c.Ask
 }
 
 // WaitingMessage says what a call held for approval a waits for and where

@@ -316,9 +316,12 @@ func (r *Registry) call(ctx context.Context, caller Caller, name string, decode 
 		err error
 	)
 	op, ok := r.LookupFor(caller.Transport, name)
-	if !ok {
+	switch {
+	case !ok:
 		err = r.unknown(caller.Transport, name)
-	} else {
+	case caller.Child && !op.AgentSafe():
+		err = errcode.New(errcode.UserOnly, "%s is the local user's alone, and this caller is a process hostlink started (a command, an agent or a helper, or one of theirs), which acts for an agent", name)
+	default:
 		out, err = r.run(ctx, c, op, decode)
 	}
 	if err != nil {

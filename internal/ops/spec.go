@@ -60,6 +60,13 @@ type Spec struct {
 	Idempotent  bool // repeating it with the same arguments has no further effect
 }
 
+// AgentSafe reports whether an agent may call the operation: whether it
+// is offered to MCP clients, the agents' transport, where the policy
+// judges every call. Everything else (approvals, grants, reload, stop,
+// status: the local user's controls) is the user's alone, so a new
+// control is too unless it is offered to agents.
+func (s *Spec) AgentSafe() bool { return s.Offered(audit.MCPStdio) || s.Offered(audit.MCPHTTP) }
+
 // Offered reports whether the operation may be called over t.
 func (s *Spec) Offered(t audit.Transport) bool {
 	for _, x := range s.Transports {

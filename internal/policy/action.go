@@ -55,6 +55,10 @@ type Hooks struct {
 	// CommandTimeout is how long a command that asks for no timeout runs
 	// at most ([commands] default_timeout_seconds); zero: unknown.
 	CommandTimeout time.Duration
+	// CommandSandbox returns the error (SANDBOX_FAILED) a command that
+	// would run in the configured sandbox gets because the sandbox cannot
+	// be set up here; nil when it can, or is configured off.
+	CommandSandbox func() error
 }
 
 // Location is a path in a workdir, resolved the way the operations
@@ -166,6 +170,16 @@ func (dc DescribeContext) Window(observationID string, x, y *int, windowRef stri
 // CommandTimeout is how long a command that asks for no timeout runs at
 // most, or zero when the registry does not say.
 func (dc DescribeContext) CommandTimeout() time.Duration { return dc.hooks.CommandTimeout }
+
+// CommandSandboxFailed is the error a command that would run in the
+// configured sandbox gets, because it cannot be set up here: nil when it
+// can, is configured off, or the registry does not say.
+func (dc DescribeContext) CommandSandboxFailed() error {
+	if dc.hooks.CommandSandbox == nil {
+		return nil
+	}
+	return dc.hooks.CommandSandbox()
+}
 
 // Action is a request as the policy judges it and the user is shown it.
 type Action struct {

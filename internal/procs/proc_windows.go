@@ -44,11 +44,14 @@ func startSys(cmd *exec.Cmd) (*sysProc, error) {
 		return nil, err
 	}
 	s := &sysProc{pid: cmd.Process.Pid, job: j}
+	jobs.Lock()
+	jobs.m[j] = struct{}{}
+	jobs.Unlock()
 	if err := j.admit(s.pid); err != nil {
 		j.terminate()
 		cmd.Process.Kill()
 		cmd.Wait()
-		j.close()
+		s.release()
 		return nil, err
 	}
 	return s, nil
@@ -111,4 +114,9 @@ func (s *sysProc) jobAlive() bool {
 }
 
 // release closes the job handle once the tree is gone.
-func (s *sysProc) release() { s.job.close() }
+func (s *sysProc) release() {
+	jobs.Lock()
+	delete(jobs.m, s.job)
+	jobs.Unlock()
+	s.job.close()
+}

@@ -12,10 +12,13 @@ import (
 
 // sandboxedEnv makes this test binary run every command it starts
 // through the sandbox.
+// (Its value is the directory that holds the commands' temporary
+// directories.)
 const sandboxedEnv = "HOSTLINK_PROCS_TEST_SANDBOXED"
 
 func init() {
-	if os.Getenv(sandboxedEnv) == "" {
+	tmpRoot := os.Getenv(sandboxedEnv)
+	if tmpRoot == "" {
 		return
 	}
 	exe, _ := os.Executable()
@@ -24,7 +27,7 @@ func init() {
 		// shells too, lives below the /tmp the sandbox replaces.
 		// A coverage build writes its counters to GOCOVERDIR, a test's
 		// temporary directory: the private /tmp would hide it.
-		p := &sandbox.Policy{Mode: sandbox.Workdir, Workdir: spec.Dir, ReadOnly: []string{filepath.Dir(exe)}}
+		p := &sandbox.Policy{Mode: sandbox.Workdir, Workdir: spec.Dir, ReadOnly: []string{filepath.Dir(exe)}, TmpRoot: tmpRoot}
 		if d := spec.Env["GOCOVERDIR"]; d != "" {
 			p.Writable = append(p.Writable, d)
 		}
@@ -46,7 +49,7 @@ func TestSuiteSandboxed(t *testing.T) {
 	if testing.Verbose() {
 		cmd.Args = append(cmd.Args, "-test.v")
 	}
-	cmd.Env = append(os.Environ(), sandboxedEnv+"=1")
+	cmd.Env = append(os.Environ(), sandboxedEnv+"="+filepath.Join(t.TempDir(), "sandbox"))
 	out, err := cmd.CombinedOutput()
 	if err != nil {
 		t.Fatalf("the suite failed with every command sandboxed: %v\n%s", err, out)

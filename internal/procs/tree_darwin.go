@@ -46,3 +46,11 @@ func info(kp *unix.KinfoProc) procInfo {
 		zombie: kp.Proc.P_stat == zombie,
 	}
 }
+
+// unknownPeer is what Descendant answers for pid 0: a peer macOS did not
+// give the pid of is treated as an agent.
+const unknownPeer = true
+
+// KeepDescendants does nothing on macOS, which has no subreaper: see
+// Descendant.
+func KeepDescendants() {}

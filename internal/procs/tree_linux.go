@@ -89,3 +89,13 @@ func readProc(pid int) (procInfo, bool) {
 	}
 	return procInfo{ppid: ppid, pgid: pgid, start: start, zombie: f[0][0] == 'Z' || f[0][0] == 'X'}, true
 }
+
+// unknownPeer is what Descendant answers for pid 0: on Linux the kernel
+// reports a peer in a pid namespace this process cannot see as pid 0, and
+// hostlink's descendants are all in its own namespace or below it.
+const unknownPeer = false
+
+// KeepDescendants makes this process the child subreaper of its
+// descendants (as Start does), so that Descendant finds every one of them
+// however its parents exit. A control channel calls it before it serves.
+func KeepDescendants() { enableSubreaper() }

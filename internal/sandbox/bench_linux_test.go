@@ -1,6 +1,7 @@
 package sandbox_test
 
 import (
+	"path/filepath"
 	"testing"
 
 	"github.com/hostlink/hostlink/internal/procs"
@@ -17,7 +18,7 @@ func BenchmarkTrivialCommand(b *testing.B) {
 		b.Skip("no sandbox here: " + st.Reason)
 	}
 	dir := b.TempDir()
-	pol := &sandbox.Policy{Mode: sandbox.Workdir, Workdir: dir, Hidden: sandbox.ResolveHidden(sandbox.DefaultHidden("linux"), b.TempDir())}
+	pol := &sandbox.Policy{Mode: sandbox.Workdir, Workdir: dir, Hidden: sandbox.ResolveHidden(sandbox.DefaultHidden("linux"), b.TempDir()), TmpRoot: filepath.Join(b.TempDir(), "sandbox")}
 	run := func(b *testing.B, p *sandbox.Policy) {
 		for b.Loop() {
 			pr, err := procs.Start(procs.Spec{Argv: []string{"/bin/true"}, Dir: dir, Sandbox: p}, nil, nil)

@@ -7,6 +7,12 @@
 // has no network unless the policy allows it; and it cannot signal or
 // trace processes outside its own tree.
 //
+// A Policy that asks for confinement this machine cannot give fails
+// (SANDBOX_FAILED, [FailedError]): nothing runs unconfined unless its
+// Policy says Off. The commands' temporary directories live below
+// Policy.TmpRoot, one of hostlink's own directories, never under a shared
+// name.
+//
 // How that is enforced depends on the OS, and [Probe] measures what is in
 // force here rather than assuming it:
 //

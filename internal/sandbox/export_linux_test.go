@@ -28,3 +28,6 @@ func Subtract(root string, excluded []string) (dirs, files []string) {
 	}
 	return dirs, files
 }
+
+// ProbeAgain measures this machine afresh, as Probe does the first time.
+func ProbeAgain() Status { return probe() }

@@ -50,13 +50,14 @@ type launchSpec struct {
 }
 
 // probeSpec names what a probe tries: a directory it must not write in,
-// a hidden directory holding a file, a TCP listener and a process it must
-// not reach.
+// a hidden directory holding a file, a TCP listener, a UNIX socket and a
+// process it must not reach.
 type probeSpec struct {
 	OutsideDir string `json:"outside_dir"`
 	HiddenDir  string `json:"hidden_dir"`
 	HiddenFile string `json:"hidden_file"`
 	TCPAddr    string `json:"tcp_addr"`
+	UnixSocket string `json:"unix_socket,omitempty"`
 	Pid        int    `json:"pid"`
 }
 
@@ -214,19 +215,19 @@ func mountView(s *launchSpec) (covered bool, err error) {
 			return false, fmt.Errorf("private /dev/shm: %w", err)
 		}
 	}
-	stage := s.Tmp
-	if covered {
-		stage = "/tmp"
+	stage, own := "/tmp", ""
+	if !covered {
+		// The command's own temporary directory stays at its place,
+		// inside TmpRoot and hostlink's state directory, which are hidden.
+		stage, own = s.Tmp, s.Tmp
 	}
 	// Pinned before the mounts below them, which a bind of a directory
 	// would otherwise leave out.
-	own := append(slices.Clone(s.Protected), s.Guarded...)
-	if err := pin(holders(own, keep)); err != nil {
+	if err := pin(holders(slices.Concat(s.Protected, s.Guarded), keep)); err != nil {
 		return false, err
 	}
-	// The other commands' temporary directories are below the /tmp just
-	// covered, or kept from reads by Landlock.
-	if err := hide(append(slices.Clone(s.Protected), s.Hidden...), stage); err != nil {
+	// The other commands' temporary directories are hidden with TmpRoot.
+	if err := hide(slices.Concat(s.Protected, s.Hidden, []string{s.TmpRoot}), stage, own); err != nil {
 		return false, err
 	}
 	return covered, guard(s.Guarded)
@@ -354,8 +355,9 @@ func coverTmp(s *launchSpec, tmp string, keep []string) error {
 // directory of paths, and an empty read-only file of mode 000 over each
 // other file, so that reading, listing or writing them fails with EACCES
 // (the command has no capability to override file modes). The empty file
-// lives on a small read-only tmpfs below stage.
-func hide(paths []string, stage string) error {
+// lives on a small read-only tmpfs below stage. keep, if set, is a
+// directory below one of paths that stays where it is (see hideAround).
+func hide(paths []string, stage, keep string) error {
 	var emptyFile string
 	const flags = unix.MS_RDONLY | unix.MS_NOSUID | unix.MS_NODEV | unix.MS_NOEXEC
 	for _, p := range outermost(paths) {
@@ -364,7 +366,12 @@ func hide(paths []string, stage string) error {
 			continue // nothing there to hide
 		}
 		if fi.IsDir() {
-			if err := unix.Mount("tmpfs", p, "tmpfs", flags, "mode=000,size=4k,nr_inodes=2"); err != nil {
+			if keep != "" && keep != p && within(keep, p) {
+				err = hideAround(p, keep)
+			} else {
+				err = unix.Mount("tmpfs", p, "tmpfs", flags, "mode=000,size=4k,nr_inodes=2")
+			}
+			if err != nil {
 				return fmt.Errorf("hiding %s: %w", p, err)
 			}
 			continue
@@ -382,6 +389,39 @@ func hide(paths []string, stage string) error {
 		}
 	}
 	return nil
+}
+
+// hideAround hides the directory p as hide does, except keep below it,
+// which is mounted back at its place (with what is mounted below it): the
+// directories leading to it hold nothing else, and can be passed through
+// (mode 0111) but not listed.
+func hideAround(p, keep string) error {
+	fd, err := unix.Open(keep, unix.O_PATH|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
+	if err != nil {
+		return err
+	}
+	defer unix.Close(fd)
+	rel, err := filepath.Rel(p, keep)
+	if err != nil {
+		return err
+	}
+	steps := strings.Split(rel, string(filepath.Separator))
+	opts := fmt.Sprintf("mode=111,size=4k,nr_inodes=%d", len(steps)+2)
+	const flags = unix.MS_NOSUID | unix.MS_NODEV | unix.MS_NOEXEC
+	if err := unix.Mount("tmpfs", p, "tmpfs", flags, opts); err != nil {
+		return err
+	}
+	dir := p
+	for _, step := range steps {
+		dir = filepath.Join(dir, step)
+		if err := unix.Mkdir(dir, 0o111); err != nil {
+			return err
+		}
+	}
+	if err := unix.Mount("/proc/self/fd/"+strconv.Itoa(fd), keep, "", unix.MS_BIND|unix.MS_REC, ""); err != nil {
+		return err
+	}
+	return unix.Mount("", p, "", unix.MS_REMOUNT|unix.MS_RDONLY|flags, opts)
 }
 
 func makeEmptyFile(stage string) (string, error) {

@@ -1,8 +1,26 @@
 package sandbox
 
-import "os"
+import (
+	"errors"
+	"fmt"
+	"os"
 
-func tmpRootName() string { return "hostlink-sandbox" }
+	"github.com/hostlink/hostlink/internal/private"
+)
 
-// ownedPrivately: %TEMP% is per user on Windows.
-func ownedPrivately(os.FileInfo) bool { return true }
+// checkPrivateDir returns an error unless dir itself (not a link or
+// junction) is a directory whose security descriptor gives only this
+// user, SYSTEM and the administrators access (private.Check).
+func checkPrivateDir(dir string) error {
+	fi, err := os.Lstat(dir)
+	if err != nil {
+		return err
+	}
+	switch {
+	case fi.Mode()&(os.ModeSymlink|os.ModeIrregular) != 0:
+		return errors.New("it is a link")
+	case !fi.IsDir():
+		return fmt.Errorf("it is not a directory (mode %v)", fi.Mode())
+	}
+	return private.Check(dir)
+}

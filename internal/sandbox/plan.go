@@ -98,22 +98,30 @@ func resolveAll(paths []string) []string {
 	return slices.Compact(out)
 }
 
-// newTmp creates a command's private temporary directory below the
-// directory that holds them all (private to this user), and returns both.
-func newTmp() (root, dir string, err error) {
-	root = filepath.Join(os.TempDir(), tmpRootName())
+// newTmp creates a command's private temporary directory below root,
+// the directory that holds them all, creating root if it is missing, and
+// returns both free of symbolic links. Only a real directory of this
+// user's, closed to others and in a place no one else can replace, will
+// do for root: anything else (a name someone else made first, a link)
+// fails the sandbox rather than being used or changed.
+func newTmp(root string) (realRoot, dir string, err error) {
+	if root == "" || !filepath.IsAbs(root) {
+		return "", "", errcode.New(CodeFailed, "sandbox: no private directory for the commands' temporary directories")
+	}
 	if err := os.Mkdir(root, 0o700); err != nil && !errors.Is(err, os.ErrExist) {
 		return "", "", errcode.New(CodeFailed, "sandbox: creating %s: %v", root, err)
 	}
-	// Someone else may have made it first, in a shared temporary
-	// directory: only a real directory of ours, closed to others, will do.
-	fi, err := os.Lstat(root)
-	if err != nil || !fi.IsDir() || !ownedPrivately(fi) {
-		return "", "", errcode.New(CodeFailed, "sandbox: %s is not a private directory of this user; remove it", root)
+	if err := checkPrivateDir(root); err != nil {
+		return "", "", errcode.New(CodeFailed, "sandbox: %s is not a private directory of this user (%v); hostlink will not put commands' files there", root, err)
 	}
-	dir, err = os.MkdirTemp(root, "cmd-")
+	made, err := os.MkdirTemp(root, "cmd-")
+	if err == nil {
+		if dir, err = filepath.EvalSymlinks(made); err != nil {
+			os.Remove(made)
+		}
+	}
 	if err != nil {
 		return "", "", errcode.New(CodeFailed, "sandbox: creating a temporary directory: %v", err)
 	}
-	return root, dir, nil
+	return filepath.Dir(dir), dir, nil
 }

@@ -48,6 +48,13 @@ type Policy struct {
 	Guarded []string
 	// Network lets the command use the network.
 	Network bool
+	// TmpRoot holds every command's private temporary directory (its
+	// TMPDIR): a directory of hostlink's own, in a place only the user
+	// can create names in (the state directory), never a guessable name
+	// in a shared one. It is created if missing and must be a directory
+	// of the user's, closed to everyone else; the sandbox hides it from
+	// commands, each of which sees only its own directory below it.
+	TmpRoot string
 }
 
 // DefaultHidden returns the paths hidden from commands unless [commands]

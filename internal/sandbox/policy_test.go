@@ -35,6 +35,7 @@ func TestStatusString(t *testing.T) {
 		{Status{Mode: Workdir, Mechanism: MechNamespaces}, "workdir via namespaces+landlock"},
 		{Status{Mode: Workdir, Mechanism: MechLandlock, Unenforced: []string{RuleHiddenListing, RuleUDP}}, "workdir via landlock; not enforced: hidden-listing, udp"},
 		{Status{Mode: Off, Mechanism: MechNone}, "off"},
+		{Status{Mode: Failed, Mechanism: MechNone, Reason: "no Landlock"}, "FAILED: commands are refused, never run unconfined (no Landlock)"},
 	}
 	for _, tt := range tests {
 		if got := tt.st.String(); got != tt.want {

@@ -23,16 +23,16 @@ var probed struct {
 // command in workdir mode: it starts the launcher as for a command, with
 // namespaces if they work and with Landlock alone if not, and has it try
 // what the sandbox must deny (writing outside its workdir, reading and
-// listing a hidden directory, connecting to a TCP listener of hostlink's,
-// signalling hostlink). What the probe could do is reported as
-// unenforced.
+// listing a hidden directory, connecting to a TCP listener and a UNIX
+// socket of hostlink's, signalling hostlink). What the probe could do is
+// reported as unenforced; a machine where neither works reports failed.
 func Probe() Status {
 	probed.once.Do(func() { probed.st = probe() })
 	return probed.st
 }
 
 func probe() Status {
-	st := Status{Mode: Off, Mechanism: MechNone, LandlockABI: landlockABI()}
+	st := Status{Mode: Failed, Mechanism: MechNone, LandlockABI: landlockABI()}
 	nsAllowed, nsErr := runProbe(true)
 	if nsErr == nil {
 		st.UserNamespaces = true
@@ -120,15 +120,21 @@ func runProbe(namespaces bool) ([]string, error) {
 		ps.TCPAddr = ln.Addr().String()
 		defer ln.Close()
 	}
+	// A pathname socket outside every hidden path, as the user's session
+	// bus is: one a command reaches can ask a service to start a program
+	// outside hostlink's tree. (A path too long for a socket skips it.)
+	if ul, err := net.Listen("unix", filepath.Join(ps.OutsideDir, "s")); err == nil {
+		ps.UnixSocket = ul.Addr().String()
+		defer ul.Close()
+	}
 	pl, err := Policy{Mode: Workdir, Workdir: wd, Hidden: []string{ps.HiddenDir}}.plan()
 	if err != nil {
 		return nil, err
 	}
-	root, tmp, err := newTmp()
+	root, tmp, err := newTmp(filepath.Join(base, "tmp"))
 	if err != nil {
 		return nil, err
 	}
-	defer os.RemoveAll(tmp)
 	spec := launchSpec{
 		Namespaces: namespaces, Workdir: pl.workdir, Hidden: pl.hidden, Tmp: tmp, TmpRoot: root, Probe: &ps,
 	}
@@ -181,6 +187,12 @@ func (p *probeSpec) try() []string {
 				allowed = append(allowed, RuleNetwork)
 				break
 			}
+		}
+	}
+	if p.UnixSocket != "" {
+		if c, err := net.DialTimeout("unix", p.UnixSocket, 5*time.Second); err == nil {
+			c.Close()
+			allowed = append(allowed, RuleUnixSockets)
 		}
 	}
 	if err := unix.Kill(p.Pid, 0); err == nil {

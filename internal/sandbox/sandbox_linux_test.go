@@ -53,6 +53,8 @@ func helper(mode string, args []string) int {
 			_, err = c.Write([]byte("x"))
 			c.Close()
 		}
+	case "squat": // kind, path: what another user leaves at a name
+		err = squat(args[0], args[1])
 	default:
 		err = fmt.Errorf("unknown helper %q", mode)
 	}
@@ -135,7 +137,7 @@ func newWorld(t *testing.T, hostlinkInWorkdir bool) *world {
 	}
 	t.Cleanup(func() { ul.Close() })
 	go acceptAll(ul)
-	w.pol = sandbox.Policy{Mode: sandbox.Workdir, Hidden: w.hidden, Protected: protected}
+	w.pol = sandbox.Policy{Mode: sandbox.Workdir, Hidden: w.hidden, Protected: protected, TmpRoot: filepath.Join(w.hostlink, "state", "sandbox")}
 	return w
 }
 
@@ -421,7 +423,7 @@ func TestNetworkAllowed(t *testing.T) {
 func TestPidAndExitCode(t *testing.T) {
 	w := newWorld(t, false)
 	var out strings.Builder
-	p, err := procs.Start(procs.Spec{Command: "echo $$; exit 7", Shell: "sh", Dir: w.workdir, Sandbox: &sandbox.Policy{Mode: sandbox.Workdir, Workdir: w.workdir}}, &out, nil)
+	p, err := procs.Start(procs.Spec{Command: "echo $$; exit 7", Shell: "sh", Dir: w.workdir, Sandbox: &sandbox.Policy{Mode: sandbox.Workdir, Workdir: w.workdir, TmpRoot: w.pol.TmpRoot}}, &out, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -440,7 +442,7 @@ func TestWorkdirInsideHidden(t *testing.T) {
 	inside := filepath.Join(w.home, ".ssh", "work")
 	mkdir(t, inside)
 	_, err := procs.Start(procs.Spec{Command: "true", Shell: "sh", Dir: inside,
-		Sandbox: &sandbox.Policy{Mode: sandbox.Workdir, Workdir: inside, Hidden: w.hidden}}, nil, nil)
+		Sandbox: &sandbox.Policy{Mode: sandbox.Workdir, Workdir: inside, Hidden: w.hidden, TmpRoot: w.pol.TmpRoot}}, nil, nil)
 	if err == nil || !strings.Contains(err.Error(), "SANDBOX_FAILED") {
 		t.Fatalf("err %v, want SANDBOX_FAILED", err)
 	}
@@ -561,5 +563,32 @@ func TestOwnFilesInWorkdir(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// Where the machine's /tmp stays (a writable path holds it), the
+// command's TMPDIR stays at its place, in hostlink's state directory,
+// which is hidden all around it: the command uses its own directory, and
+// reads neither hostlink's files nor another command's temporary files.
+func TestTmpDirWhereTmpIsKept(t *testing.T) {
+	w := newWorld(t, false)
+	tmp, err := filepath.EvalSymlinks("/tmp")
+	if err != nil {
+		t.Fatal(err)
+	}
+	pol := w.pol
+	pol.Writable = []string{tmp}
+	// Another command's temporary directory, beside this one's.
+	mkdir(t, filepath.Join(pol.TmpRoot, "cmd-other"))
+	write(t, filepath.Join(pol.TmpRoot, "cmd-other", "f"), secret)
+	out, errOut, code := w.run(t, sh(`echo x > "$TMPDIR/f" && cat "$TMPDIR/f" && echo "$TMPDIR"`), &pol)
+	root, _ := filepath.EvalSymlinks(pol.TmpRoot)
+	if code != 0 || !strings.HasPrefix(out, "x\n"+root+"/cmd-") {
+		t.Fatalf("exit %d, %q, %q: want TMPDIR below %s, usable", code, out, errOut, root)
+	}
+	for _, try := range []string{"ls " + pol.TmpRoot, "cat " + filepath.Join(pol.TmpRoot, "cmd-other", "f"), "cat " + filepath.Join(w.hostlink, "state", "token"), "ls " + filepath.Join(w.hostlink, "state")} {
+		if out, errOut, code := w.run(t, sh(try), &pol); code == 0 || strings.Contains(out, secret) {
+			t.Errorf("%s: exit %d, %q, %q", try, code, out, errOut)
+		}
 	}
 }

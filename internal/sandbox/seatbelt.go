@@ -10,14 +10,15 @@ import (
 // what the rules take away, later rules overriding earlier ones as SBPL
 // has it. Writes are allowed only below the workdir, the writable paths,
 // the private temporary directory and a few devices; the hidden and
-// protected paths can be neither read nor listed nor written; without
-// network, IP and the hidden paths' UNIX sockets are closed; signals and
-// process inspection reach only the command's own sandbox.
+// protected paths can be neither read nor listed nor written, except the
+// command's own temporary directory (which lies in hostlink's state
+// directory, among the other commands'); without network, IP is closed;
+// signals and process inspection reach only the command's own sandbox.
 func seatbeltProfile(pl plan, tmp string) string {
 	var b strings.Builder
 	b.WriteString("(version 1)\n(allow default)\n")
 	b.WriteString("(deny file-write*)\n(allow file-write*\n")
-	for _, w := range append([]string{pl.workdir, tmp}, pl.writable...) {
+	for _, w := range append([]string{pl.workdir}, pl.writable...) {
 		b.WriteString("  (subpath " + sbplString(w) + ")\n")
 	}
 	for _, d := range []string{"/dev/null", "/dev/zero", "/dev/tty", "/dev/dtracehelper", "/dev/ptmx"} {
@@ -46,6 +47,7 @@ func seatbeltProfile(pl plan, tmp string) string {
 		}
 		b.WriteString(")\n")
 	}
+	b.WriteString("(allow file-read* file-write* (subpath " + sbplString(tmp) + "))\n")
 	if !pl.network {
 		b.WriteString("(deny network-outbound (remote ip))\n(deny network-inbound (local ip))\n(deny network-bind (local ip))\n")
 	}

@@ -20,7 +20,8 @@ type Launch struct {
 // Prepare rewrites cmd to run the command under sandbox-exec with the
 // profile of p (see seatbeltProfile). sandbox-exec applies the profile to
 // itself and execs the command, so the pid is the command's. It returns
-// nil, leaving cmd alone, when p is off or Seatbelt does not work here.
+// nil, leaving cmd alone, when p is off, and SANDBOX_FAILED when Seatbelt
+// does not work here.
 func Prepare(cmd *exec.Cmd, p Policy) (*Launch, error) {
 	pr, err := prepare(p)
 	if pr == nil || err != nil {
@@ -62,7 +63,7 @@ func Probe() Status {
 }
 
 func probe() Status {
-	off := func(why string) Status { return Status{Mode: Off, Mechanism: MechNone, Reason: why} }
+	off := func(why string) Status { return Status{Mode: Failed, Mechanism: MechNone, Reason: why} }
 	if _, err := os.Stat(sandboxExec); err != nil {
 		return off("sandbox-exec is not available")
 	}

@@ -26,9 +26,9 @@ type Launch struct {
 
 // Prepare rewrites cmd (its Path, Args, Env and SysProcAttr already set
 // for the command) to start the command confined by p. It returns nil,
-// and leaves cmd alone, when p is off or this machine enforces nothing
-// (Probe says which). After cmd.Start the caller calls Started, and once
-// the command's tree is gone, Cleanup.
+// and leaves cmd alone, when p is off, and SANDBOX_FAILED when this
+// machine enforces nothing (Probe says why). After cmd.Start the caller
+// calls Started, and once the command's tree is gone, Cleanup.
 func Prepare(cmd *exec.Cmd, p Policy) (*Launch, error) {
 	pr, err := prepare(p)
 	if pr == nil || err != nil {
@@ -78,7 +78,12 @@ func (l *Launch) setup(cmd *exec.Cmd, spec launchSpec) error {
 }
 
 // nsAttr makes the launcher start in new user and mount namespaces (and
-// a new network namespace when noNet), as the same user and group.
+// a new network namespace when noNet), as the same user and group. A
+// user other than root loses every capability at the launcher's exec, so
+// the ones the launcher needs in its namespace (mounting, staging the
+// hiding file in a directory of mode 0500, emptying the bounding set)
+// are carried over as ambient capabilities; the launcher drops them all
+// before it execs the command.
 func nsAttr(a *syscall.SysProcAttr, noNet bool) {
 	a.Cloneflags |= unix.CLONE_NEWUSER | unix.CLONE_NEWNS
 	if noNet {
@@ -88,6 +93,7 @@ func nsAttr(a *syscall.SysProcAttr, noNet bool) {
 	a.UidMappings = []syscall.SysProcIDMap{{ContainerID: uid, HostID: uid, Size: 1}}
 	a.GidMappings = []syscall.SysProcIDMap{{ContainerID: gid, HostID: gid, Size: 1}}
 	a.GidMappingsEnableSetgroups = false
+	a.AmbientCaps = []uintptr{unix.CAP_SYS_ADMIN, unix.CAP_DAC_OVERRIDE, unix.CAP_SETPCAP}
 }
 
 // Started waits until the launcher has execed the command, and returns

@@ -24,8 +24,8 @@ type Launch struct {
 // lowIntegrityToken), after labelling its workdir, the writable paths and
 // a private temporary directory (its TEMP and TMP) low integrity so that
 // it may write there. procs puts it in its Job Object as any command. It
-// returns nil, leaving cmd alone, when p is off or the probe found that
-// the integrity level does not confine writes here.
+// returns nil, leaving cmd alone, when p is off, and SANDBOX_FAILED when
+// the probe found that the integrity level does not confine writes here.
 func Prepare(cmd *exec.Cmd, p Policy) (*Launch, error) {
 	pr, err := prepare(p)
 	if pr == nil || err != nil {
@@ -94,7 +94,7 @@ func Probe() Status {
 }
 
 func probe() Status {
-	off := func(why string) Status { return Status{Mode: Off, Mechanism: MechNone, Reason: why} }
+	off := func(why string) Status { return Status{Mode: Failed, Mechanism: MechNone, Reason: why} }
 	base, err := os.MkdirTemp("", "hostlink-probe-")
 	if err != nil {
 		return off(err.Error())

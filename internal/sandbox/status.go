@@ -14,11 +14,17 @@ const (
 	MechNone       = "none"
 )
 
+// Failed is the Status.Mode of a sandbox that is configured but cannot be
+// set up here: commands that would run in it are refused (SANDBOX_FAILED),
+// never run unconfined. It is measured, never configured.
+const Failed Mode = "failed"
+
 // Status is the confinement commands get here, as measured by [Probe]:
 // never a claimed one.
 type Status struct {
 	// Mode is what commands actually get: "workdir" when they are
-	// confined at all, "off" when not.
+	// confined, "off" when the user configured no sandbox, "failed" when
+	// the sandbox cannot be set up and commands are refused.
 	Mode Mode `json:"mode"`
 	// Mechanism names how: namespaces+landlock, landlock, seatbelt,
 	// low-integrity or none.
@@ -35,8 +41,12 @@ type Status struct {
 	Reason string `json:"reason,omitempty"`
 }
 
-// String describes the status in one line, for doctor and status.
+// String describes the status in one line, for doctor and status: how
+// commands run ("workdir via ...", "off (...)"), or that they do not.
 func (s Status) String() string {
+	if s.Mode == Failed {
+		return "FAILED: commands are refused, never run unconfined (" + s.Reason + ")"
+	}
 	if s.Mode == Off {
 		if s.Reason != "" {
 			return "off (" + s.Reason + ")"
@@ -50,7 +60,9 @@ func (s Status) String() string {
 	return out
 }
 
-// Effective is the status a command gets under the configured mode.
+// Effective is the status a command gets under the configured mode: off
+// only when the user configured it so, else as Probe measured it (failed
+// when no mechanism works here).
 func Effective(configured Mode) Status {
 	if configured == Off {
 		return Status{Mode: Off, Mechanism: MechNone, Reason: `[commands] sandbox = "off"`}
@@ -67,7 +79,7 @@ const (
 	RuleUDP           = "udp"            // UDP (Landlock covers TCP only)
 	RuleSignals       = "signals"        // signals to processes outside the tree
 	RuleAbstractUnix  = "abstract-unix"  // abstract UNIX sockets outside the tree
-	RuleUnixSockets   = "unix-sockets"   // pathname UNIX sockets (hostlink's control socket)
+	RuleUnixSockets   = "unix-sockets"   // pathname UNIX sockets outside the hidden paths (a session bus can start programs outside hostlink's tree; with Landlock alone, hostlink's control socket too)
 	RulePrivateTmp    = "private-tmp"    // /tmp is shared (TMPDIR is still private)
 	RuleWorkdirTop    = "workdir-top"    // new entries at the top of a workdir that holds hostlink's directories
 )

@@ -7,7 +7,7 @@ import (
 	"fmt"
 	"net/http"
 	"os"
-	"os/exec"
+
 	"path/filepath"
 	"time"
 
@@ -119,12 +119,12 @@ func Install(ctx context.Context, r *Release, o Options) (*Result, error) {
 func checkRuns(ctx context.Context, bin, want, target string) error {
 	ctx, cancel := context.WithTimeout(ctx, time.Minute)
 	defer cancel()
-	out, err := exec.CommandContext(ctx, bin, "version", "--json").Output()
+	out, err := run(ctx, filepath.Dir(bin), bin, "version", "--json")
 	if err != nil {
 		return fmt.Errorf("the downloaded hostlink does not run here: %w", err)
 	}
 	var info version.Info
-	if err := json.Unmarshal(out, &info); err != nil {
+	if err := json.Unmarshal([]byte(out), &info); err != nil {
 		return fmt.Errorf("the downloaded hostlink's version --json: %w", err)
 	}
 	if info.Version != want || info.Target != target {

@@ -3,6 +3,7 @@ package update
 import (
 	"context"
 	"fmt"
+	"os"
 	"os/exec"
 	"strconv"
 	"strings"
@@ -51,15 +52,15 @@ func Restart(ctx context.Context, kind autostart.Kind, uid int) (*Restarted, err
 	}
 	ctx, cancel := context.WithTimeout(ctx, time.Minute)
 	defer cancel()
-	out, err := exec.CommandContext(ctx, p.probe[0], p.probe[1:]...).Output()
-	if err != nil || !strings.Contains(string(out), p.running) {
+	out, err := run(ctx, os.TempDir(), p.probe...)
+	if err != nil || !strings.Contains(out, p.running) {
 		return &Restarted{}, nil
 	}
 	r := &Restarted{}
 	for _, c := range p.restart {
 		r.Commands = append(r.Commands, strings.Join(c, " "))
-		if out, err := exec.CommandContext(ctx, c[0], c[1:]...).CombinedOutput(); err != nil {
-			return r, fmt.Errorf("%s: %v: %s", strings.Join(c, " "), err, strings.TrimSpace(string(out)))
+		if _, err := run(ctx, os.TempDir(), c...); err != nil {
+			return r, fmt.Errorf("%s: %v", strings.Join(c, " "), err)
 		}
 	}
 	return r, nil

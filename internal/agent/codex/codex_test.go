@@ -141,7 +141,8 @@ func testCodex(t *testing.T, sandboxed bool) {
 	var sb *sandbox.Policy
 	e := agenttest.New(t, map[string]agent.Factory{"codex": sandboxedFactory(t, clis, codexHome(t, model.URL), &sb)})
 	if sandboxed {
-		sb = &sandbox.Policy{Mode: sandbox.Workdir, Writable: []string{e.Workdir}, Protected: []string{filepath.Join(e.Base, "state")}}
+		state := filepath.Join(e.Base, "state")
+		sb = &sandbox.Policy{Mode: sandbox.Workdir, Writable: []string{e.Workdir}, Protected: []string{state}, TmpRoot: filepath.Join(state, "sandbox")}
 	}
 	os.MkdirAll(filepath.Join(e.Workdir, "sub"), 0o755)
 	// Unsandboxed, the approved command writes outside the workdir, so

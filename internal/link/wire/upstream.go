@@ -105,6 +105,12 @@ var UpstreamCode = map[errcode.Code]errcode.Code{
 	"PROTOCOL_ERROR":               errcode.Internal,
 	"UNSUPPORTED_PROTOCOL_VERSION": errcode.Internal,
 	"PEER_REFUSED":                 errcode.Internal,
+	// The local user's controls (the control channel, the console): never
+	// on the link, whose callers are never the user.
+	"USER_ONLY":                 errcode.Internal,
+	"CONSOLE_UNAVAILABLE":       errcode.Internal,
+	"PERSON_REQUIRED":           errcode.Internal,
+	"APPROVAL_PROPOSAL_CHANGED": errcode.Internal,
 }
 
 // upstreamCodes is errcode.Wire as a set.
