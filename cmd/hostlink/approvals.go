@@ -309,6 +309,10 @@ func (c *reloadCmd) Run(ctx context.Context) error {
 	}
 	slices.Sort(parts)
 	fmt.Printf("policy reloaded from %s: %s\n", textsafe.Line(r.Config), textsafe.Line(strings.Join(parts, " ")))
+	if len(r.RestartNeeded) > 0 {
+		fmt.Printf("not applied: %s changed too, which takes a restart of the daemon (hostlink stop, then start it again); a reload applies [policy] only\n",
+			textsafe.Line(strings.Join(r.RestartNeeded, ", ")))
+	}
 	return nil
 }
 

@@ -65,7 +65,8 @@ type Daemon struct {
 
 	thumbs *console.Thumbs // the latest observations, small, for the console's desktop page
 
-	configFile  string // the configuration file in force (it may not exist)
+	configFile  string         // the configuration file in force (it may not exist)
+	loaded      *config.Config // that file as loaded at the start, before flags
 	roots       []*jail.Root
 	transports  transports
 	captures    *capture.Store
@@ -94,6 +95,9 @@ func Open(o Options) (*Daemon, error) {
 	if err != nil {
 		return nil, err
 	}
+	// The file as loaded, before the flags below: what a reload compares
+	// the file with.
+	loaded := *cfg
 	if o.Listen != "" {
 		cfg.Server.Listen = o.Listen
 		if err := cfg.Validate(); err != nil {
@@ -104,7 +108,7 @@ func Open(o Options) (*Daemon, error) {
 	if err != nil {
 		return nil, err
 	}
-	d := &Daemon{Dirs: dirs, Config: cfg, Info: info, Started: time.Now(), configFile: cfgPath}
+	d := &Daemon{Dirs: dirs, Config: cfg, Info: info, Started: time.Now(), configFile: cfgPath, loaded: &loaded}
 	ok := false
 	defer func() {
 		if !ok {
