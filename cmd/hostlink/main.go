@@ -28,6 +28,7 @@ type cli struct {
 	Serve       serveCmd       `cmd:"" help:"Run the daemon: MCP over Streamable HTTP on loopback, with a bearer token."`
 	MCP         mcpCmd         `cmd:"" name:"mcp" help:"Serve MCP on stdin/stdout, for a local MCP client that starts hostlink."`
 	Info        infoCmd        `cmd:"" help:"Show host facts: platform, arch, machine ID and directories."`
+	Defaults    defaultsCmd    `cmd:"" help:"Print a config.toml that documents every key and sets each to its default."`
 	Status      statusCmd      `cmd:"" help:"Show the running daemon: version, uptime, endpoints, capabilities, workdirs, running work."`
 	Call        callCmd        `cmd:"" help:"Run one operation on the running daemon: hostlink call OP '{json}'."`
 	Token       tokenCmd       `cmd:"" help:"Print the bearer token for the HTTP endpoint, naming its instance (state directory); --create makes one where no daemon has run."`
