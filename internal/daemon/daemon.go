@@ -76,6 +76,7 @@ type Daemon struct {
 	companion   companionState
 	browse      *browse.Service // the link control connection's folder browser
 	budgets     *ops.Budgets    // shared by every registry: the machine's limits
+	sessions    *ops.Sessions   // the client sessions open now
 	assembled   registries      // every registry assemble built (assemble.go)
 }
 
@@ -143,6 +144,7 @@ func Open(o Options) (*Daemon, error) {
 		return nil, err
 	}
 	d.browse = browse.New(browse.Options{})
+	d.sessions = ops.NewSessions()
 	d.budgets = ops.NewBudgets()
 	d.thumbs = console.NewThumbs()
 	a := d.assemble(d.Files)
