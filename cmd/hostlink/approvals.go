@@ -221,16 +221,29 @@ func (c *grantsCmd) Run(ctx context.Context) error {
 	return nil
 }
 
-// printGrants shows each grant: what it covers, when it ends, its uses.
+// printGrants shows each grant in force (what it covers, when it ends,
+// its uses), then the ones that ended lately, marked ended.
 func printGrants(w io.Writer, list []approvals.Grant) {
-	if len(list) == 0 {
-		fmt.Fprintln(w, "no grants in force")
-		return
+	inForce := slices.IndexFunc(list, func(g approvals.Grant) bool { return !g.Ended.IsZero() })
+	if inForce < 0 {
+		inForce = len(list)
 	}
-	for _, g := range list {
-		fmt.Fprintf(w, "%s  %s\n", textsafe.Line(g.ID), textsafe.Line(string(g.Scope)))
+	if inForce == 0 {
+		fmt.Fprintln(w, "no grants in force")
+	}
+	for i, g := range list {
+		if i == inForce {
+			fmt.Fprintln(w, "\nended lately:")
+		}
+		state := ""
+		if !g.Ended.IsZero() {
+			state = "  ENDED " + g.Ended.Local().Format(time.DateTime) + ": " + textsafe.Line(g.EndedWhy)
+		}
+		fmt.Fprintf(w, "%s  %s%s\n", textsafe.Line(g.ID), textsafe.Line(string(g.Scope)), state)
 		fmt.Fprintf(w, "  covers: %s\n", textsafe.Line(g.Covers))
-		fmt.Fprintf(w, "  ends:   %s\n", textsafe.Line(g.Ends))
+		if g.Ended.IsZero() {
+			fmt.Fprintf(w, "  ends:   %s\n", textsafe.Line(g.Ends))
+		}
 		fmt.Fprintf(w, "  uses:   %d (granted %s by %s via %s)\n", g.Uses, g.Created.Local().Format(time.RFC3339),
 			textsafe.Line(g.GrantedBy), textsafe.Line(g.GrantedVia))
 	}

@@ -145,3 +145,25 @@ func TestCallOutputEscapes(t *testing.T) {
 		}
 	}
 }
+
+// TestGrantsListEnded: the grants in force first, then the ended ones,
+// each marked ended with when and why (escaped), without an "ends" line.
+func TestGrantsListEnded(t *testing.T) {
+	var b bytes.Buffer
+	ended := time.Date(2026, 12, 2, 4, 52, 53, 0, time.Local)
+	printGrants(&b, []approvals.Grant{
+		{ID: "grt_live", Scope: "class", Covers: "files_write in workdir w", Ends: "at noon"},
+		{ID: "grt_gone", Scope: "session", Covers: "files_write from the session", Ends: "when the session ends", Ended: ended, EndedWhy: "its client session ended\u202e"},
+	})
+	out := b.String()
+	noHidden(t, out)
+	live, gone := strings.Index(out, "grt_live  class\n"), strings.Index(out, `grt_gone  session  ENDED 2026-12-02 04:52:53: its client session ended\u202e`)
+	if live < 0 || gone < live || !strings.Contains(out[live:gone], "ended lately:") || strings.Contains(out[gone:], "ends:") {
+		t.Fatalf("grants:\n%s", out)
+	}
+	b.Reset()
+	printGrants(&b, []approvals.Grant{{ID: "grt_gone", Ended: ended}})
+	if !strings.HasPrefix(b.String(), "no grants in force\n\nended lately:\n") {
+		t.Fatalf("only ended grants:\n%s", b.String())
+	}
+}
