@@ -411,8 +411,9 @@ func TestPrivateTmp(t *testing.T) {
 		tstest.Missing(t, "no private /tmp without namespaces")
 	}
 	name := fmt.Sprintf("hostlink-sandbox-test-%d", time.Now().UnixNano())
-	host := filepath.Join(os.TempDir(), name)
-	theirs := filepath.Join(os.TempDir(), name+"-theirs")
+	// The machine's /tmp, whatever TMPDIR says.
+	host := filepath.Join("/tmp", name)
+	theirs := filepath.Join("/tmp", name+"-theirs")
 	write(t, theirs, secret)
 	defer os.Remove(theirs)
 	out, errOut, code := w.run(t, sh("echo x > /tmp/"+name+" && cat /tmp/"+name+"-theirs"), &w.pol)
