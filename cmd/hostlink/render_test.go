@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -107,7 +108,7 @@ func TestAuditTailEscapes(t *testing.T) {
 	printAuditLine(&b, audit.Line{Seq: 7, Record: audit.Record{
 		Time: time.Now(), Transport: "mcp-http", Op: "read_file", Code: "OK", Workdir: "w\u202e",
 		Paths: []string{"a\rb.txt", "evil\u2066.go\x1b[8m"},
-	}})
+	}}, time.Now())
 	out := b.String()
 	noHidden(t, out)
 	if !strings.Contains(out, `w\u202e a\rb.txt evil\u2066.go\x1b[8m`) {
@@ -165,5 +166,39 @@ func TestGrantsListEnded(t *testing.T) {
 	printGrants(&b, []approvals.Grant{{ID: "grt_gone", Ended: ended}})
 	if !strings.HasPrefix(b.String(), "no grants in force\n\nended lately:\n") {
 		t.Fatalf("only ended grants:\n%s", b.String())
+	}
+}
+
+// TestAuditTailInOrder: a call that waited for its approval is shown at
+// the time it was recorded, after the decision it waited for, so that
+// the times follow the records' order.
+func TestAuditTailInOrder(t *testing.T) {
+	dir := t.TempDir()
+	log, err := audit.Open(audit.Options{Dir: dir, Key: make([]byte, 32)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	start := time.Now().Add(-time.Hour).Truncate(time.Second)
+	for _, r := range []audit.Record{
+		{Time: start.Add(time.Second), Op: "approval_requested"},
+		{Time: start.Add(20 * time.Second), Op: "approval_decided"},
+		{Time: start, Duration: 21 * time.Second, Op: "write_file"},
+	} {
+		if err := log.Append(r); err != nil {
+			t.Fatal(err)
+		}
+	}
+	log.Close()
+	var b bytes.Buffer
+	if err := (&auditTailCmd{N: 3}).print(&b, dir); err != nil {
+		t.Fatal(err)
+	}
+	var times []string
+	for _, line := range strings.Split(strings.TrimSpace(b.String()), "\n") {
+		f := strings.Fields(line)
+		times = append(times, f[1]+" "+f[2])
+	}
+	if !slices.IsSorted(times) || times[2] != start.Add(21*time.Second).Local().Format(time.DateTime) {
+		t.Fatalf("times %q:\n%s", times, b.String())
 	}
 }

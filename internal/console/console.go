@@ -12,6 +12,7 @@ import (
 	"html/template"
 	"io/fs"
 	"log/slog"
+	"maps"
 	"net/http"
 	"strings"
 	"sync"
@@ -69,6 +70,8 @@ type Options struct {
 	// Thumbs holds thumbnails of the latest observations, for the desktop
 	// page (see ops.Options.Results).
 	Thumbs *Thumbs
+	// Sessions are the client sessions open now, shown connected.
+	Sessions *ops.Sessions
 	// Instance is the daemon's state directory, named on the login page:
 	// `hostlink token` run in another environment prints another
 	// instance's token.
@@ -104,6 +107,7 @@ func (s *Server) parsePages() {
 	funcs := template.FuncMap{"json": prettyJSON, "short": short, "join": join, "local": local, "size": size,
 		"isDiff": isDiff, "diffLines": diffLines, "scopes": scopeChoices,
 		"pair": func(a approvals.Approval, csrf string) formData { return formData{a, csrf} }, "inc": func(n int) int { return n + 1 }}
+	maps.Copy(funcs, formatFuncs)
 	s.pages = map[string]*template.Template{}
 	names, _ := fs.Glob(templateFS, "templates/*.html")
 	for _, n := range names {

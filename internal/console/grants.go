@@ -104,18 +104,6 @@ func (s *Server) decision(r *http.Request, sess *session, a *approvals.Approval)
 	return d, ""
 }
 
-// grantsFor are the grants in force for a client session (ScopeSession
-// grants made for it).
-func (s *Server) grantsFor(c *clientSession) []approvals.Grant {
-	var out []approvals.Grant
-	for _, g := range s.o.Broker.Grants() {
-		if g.Client == string(c.Transport)+" "+c.Peer {
-			out = append(out, g)
-		}
-	}
-	return out
-}
-
 func (s *Server) revoke(w http.ResponseWriter, r *http.Request, sess *session, id string) {
 	if _, err := s.o.Broker.Revoke(id, s.decider(r, sess), audit.Console); err != nil {
 		http.Error(w, textsafe.Line(err.Error()), http.StatusConflict)

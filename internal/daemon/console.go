@@ -22,6 +22,7 @@ func (d *Daemon) consoleHandler(token string) http.Handler {
 		Status:    func() any { return d.Status() },
 		SaveGrant: d.SaveGrant,
 		Thumbs:    d.thumbs,
+		Sessions:  d.sessions,
 		Policy: func() any {
 			p := d.Policy()
 			return map[string]any{"default": p.Default, "workdirs": p.Workdirs,
