@@ -23,7 +23,7 @@ type approvalsCmd struct {
 	Show    approvalsShowCmd `cmd:"" help:"Show one approval: the exact action it covers."`
 	Approve approveCmd       `cmd:"" help:"Approve pending approvals: the identical request then runs once, and --scope lets more like it run unasked."`
 	Deny    denyCmd          `cmd:"" help:"Deny pending approvals."`
-	Grants  grantsCmd        `cmd:"" help:"List the grants in force: what each covers and when it ends."`
+	Grants  grantsCmd        `cmd:"" help:"List the grants in force (what each covers and when it ends), then those that ended lately, with when and why."`
 	Revoke  revokeCmd        `cmd:"" help:"End a grant now."`
 	Save    saveCmd          `cmd:"" help:"Show the TOML that saving a grant to the configuration writes; --apply writes it and reloads."`
 }

@@ -17,6 +17,7 @@ import (
 
 	"github.com/alecthomas/kong"
 
+	"github.com/hostlink/hostlink/internal/config"
 	"github.com/hostlink/hostlink/internal/fds"
 	"github.com/hostlink/hostlink/internal/textsafe"
 	"github.com/hostlink/hostlink/internal/version"
@@ -59,18 +60,29 @@ func main() {
 		os.Exit(1)
 	}
 	var c cli
-	kctx := kong.Parse(&c,
-		kong.Name("hostlink"),
-		kong.Description("A local PC executor for AI agents: jailed file operations over MCP, every call audited."),
-		kong.UsageOnError(),
-		kong.Vars{"version": strings.TrimSuffix(version.Get().Long(), "\n")},
-	)
+	k, err := parser(&c)
+	if err != nil {
+		panic(err) // the command line's own definition is wrong
+	}
+	kctx, err := k.Parse(os.Args[1:])
+	k.FatalIfErrorf(err)
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	kctx.BindTo(ctx, (*context.Context)(nil))
 	if err := kctx.Run(&c); err != nil {
 		exitError(err)
 	}
+}
+
+// parser is the command line's parser, also for its help, completions
+// and README's reference (docgen).
+func parser(c *cli) (*kong.Kong, error) {
+	return kong.New(c,
+		kong.Name("hostlink"),
+		kong.Description("A local PC executor for AI agents: jailed file operations over MCP, every call audited."),
+		kong.UsageOnError(),
+		kong.Vars{"version": strings.TrimSuffix(version.Get().Long(), "\n"), "default_sandbox": config.Default().Commands.Sandbox},
+	)
 }
 
 // printJSON prints v as indented JSON, with the characters a terminal
