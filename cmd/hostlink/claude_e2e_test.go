@@ -30,6 +30,7 @@ import (
 // policy; its approval, its audit record and its console row name
 // "claude-code", the client Claude Code declares.
 func TestClaudeCodeIsNamed(t *testing.T) {
+	t.Parallel()
 	clis := agenttest.CLIs(t)
 	argv, err := agentcli.Find(claude.Program, clis)
 	if err != nil {

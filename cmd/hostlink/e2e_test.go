@@ -34,12 +34,44 @@ var built struct {
 	out      []byte
 }
 
+// fake is the fake agent runtime's program, built once for the test
+// binary as hostlink is.
+var fake struct {
+	sync.Once
+	dir, bin string
+	err      error
+	out      []byte
+}
+
 func TestMain(m *testing.M) {
 	code := m.Run()
-	if built.dir != "" {
-		os.RemoveAll(built.dir)
+	for _, dir := range []string{built.dir, fake.dir} {
+		if dir != "" {
+			os.RemoveAll(dir)
+		}
 	}
 	os.Exit(code)
+}
+
+// fakeAgent returns the fake agent runtime's program
+// (internal/agent/fakeruntime/fakeagent), which fakeRuntimeEnv names to a
+// hostlink from build. Tests must not change the file.
+func fakeAgent(t *testing.T) string {
+	t.Helper()
+	fake.Do(func() {
+		if fake.dir, fake.err = os.MkdirTemp("", "hostlink-e2e-fakeagent"); fake.err != nil {
+			return
+		}
+		fake.bin = filepath.Join(fake.dir, "fakeagent")
+		if runtime.GOOS == "windows" {
+			fake.bin += ".exe"
+		}
+		fake.out, fake.err = exec.Command("go", "build", "-o", fake.bin, "../../internal/agent/fakeruntime/fakeagent").CombinedOutput()
+	})
+	if fake.err != nil {
+		t.Fatalf("building the fake runtime: %v\n%s", fake.err, fake.out)
+	}
+	return fake.bin
 }
 
 // build returns the hostlink program, compiled with tag hostlinktest: it
@@ -127,6 +159,7 @@ func lastLineOf(b []byte) []byte {
 }
 
 func TestMCPStdioWithTypeScriptClient(t *testing.T) {
+	t.Parallel()
 	bin := build(t)
 	home, env := hostlinkEnv(t)
 	seen := nodeClient(t, env, "stdio", bin)
@@ -181,6 +214,7 @@ func startServeCmd(t *testing.T, cmd *exec.Cmd) string {
 }
 
 func TestMCPHTTPWithTypeScriptClient(t *testing.T) {
+	t.Parallel()
 	bin := build(t)
 	_, env := hostlinkEnv(t)
 	cmd, url := startServe(t, bin, env)

@@ -164,6 +164,7 @@ func activate(t *testing.T, p *platform, ctrl *devplatform.Peer, session string)
 }
 
 func TestLinkHandshakeSessionsAndFiles(t *testing.T) {
+	t.Parallel()
 	bin := build(t)
 	p := startPlatform(t, devplatform.Config{})
 	home, env := linkEnv(t, p)
@@ -419,6 +420,7 @@ func TestLinkHandshakeSessionsAndFiles(t *testing.T) {
 }
 
 func TestLinkOverloadAndFrames(t *testing.T) {
+	t.Parallel()
 	if runtime.GOOS == "windows" {
 		t.Skip("uses sleep")
 	}
@@ -494,6 +496,7 @@ func eventsOf(p *platform, peer, kind string) []devplatform.Event {
 }
 
 func TestLinkReconnectAndTerminalCloses(t *testing.T) {
+	t.Parallel()
 	bin := build(t)
 	p := startPlatform(t, devplatform.Config{})
 	_, env := linkEnv(t, p)
@@ -535,6 +538,7 @@ func TestLinkReconnectAndTerminalCloses(t *testing.T) {
 }
 
 func TestLinkExactlyOnce(t *testing.T) {
+	t.Parallel()
 	if runtime.GOOS == "windows" {
 		t.Skip("POSIX shell append")
 	}
@@ -642,6 +646,7 @@ func TestLinkExactlyOnce(t *testing.T) {
 }
 
 func TestDevPlatformCLI(t *testing.T) {
+	t.Parallel()
 	bin := build(t)
 	dir := t.TempDir()
 	tokFile, addrFile := filepath.Join(dir, "token"), filepath.Join(dir, "addr")

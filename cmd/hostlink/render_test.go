@@ -121,6 +121,7 @@ func TestAuditTailEscapes(t *testing.T) {
 // both indented and with --json, and the --json output still decodes to
 // the file's content.
 func TestCallOutputEscapes(t *testing.T) {
+	t.Parallel()
 	bin := build(t)
 	home, env := hostlinkEnv(t)
 	content := "make test\u202e\u2066\u200b\x7f\u0085\x1b[2J end"
