@@ -101,8 +101,8 @@ func check(r *doctor.Report, name string) doctor.Check {
 	return doctor.Check{}
 }
 
+// Not parallel: the Secret Service's bus is set in the environment (sstest).
 func TestPairServeRefreshUnpair(t *testing.T) {
-	t.Parallel()
 	bin := build(t)
 	t.Run("encrypted-file", func(t *testing.T) { pairServeRefreshUnpair(t, bin, false) })
 	if runtime.GOOS == "linux" {
