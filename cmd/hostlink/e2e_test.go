@@ -4,12 +4,14 @@ import (
 	"bufio"
 	"bytes"
 	"encoding/json"
+	"flag"
 	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
 	"runtime"
+	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -43,7 +45,20 @@ var fake struct {
 	out      []byte
 }
 
+// e2eParallel is how many tests run at once unless -test.parallel says:
+// the end-to-end tests mostly wait for the programs they start, so more of
+// them than the machine has cores keep it busy (GOMAXPROCS, the default,
+// is 2 on a small CI machine, and left the package near go test's
+// ten-minute limit).
+const e2eParallel = 4
+
 func TestMain(m *testing.M) {
+	flag.Parse()
+	set := false
+	flag.Visit(func(f *flag.Flag) { set = set || f.Name == "test.parallel" })
+	if !set && runtime.GOMAXPROCS(0) < e2eParallel {
+		flag.Set("test.parallel", strconv.Itoa(e2eParallel))
+	}
 	code := m.Run()
 	for _, dir := range []string{built.dir, fake.dir} {
 		if dir != "" {
