@@ -148,7 +148,7 @@ func TestClaudeCodeIsNamed(t *testing.T) {
 			row = r
 		}
 	}
-	if !strings.Contains(row, "<td>claude-code ") {
+	if !strings.Contains(row, `<td class="client">claude-code `) {
 		t.Fatalf("the console's activity row of the write does not name claude-code: %q\n%s", row, page)
 	}
 	var res map[string]any
