@@ -172,6 +172,9 @@ func (s *Server) row(l audit.Line) row {
 		brief := maps.Clone(l.Details)
 		delete(brief, "session")
 		r.Brief = short(compactJSON(brief), 120)
+		if len(brief) == 0 {
+			r.Brief = "session " + r.Session
+		}
 	}
 	return r
 }
