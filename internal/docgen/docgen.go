@@ -88,9 +88,10 @@ func flagUsage(f *kong.Flag) string {
 	return "`" + s + "`"
 }
 
-// cell is text for a table cell: on one line, its pipes escaped.
+// cell is text for a table cell: on one line, with the characters
+// Markdown would take for a cell's end or emphasis escaped.
 func cell(s string) string {
-	return strings.ReplaceAll(strings.Join(strings.Fields(s), " "), "|", `\|`)
+	return strings.NewReplacer("|", `\|`, "*", `\*`).Replace(strings.Join(strings.Fields(s), " "))
 }
 
 // Splice replaces each generated part of doc with parts[name]. Every part
