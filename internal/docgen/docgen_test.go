@@ -22,7 +22,7 @@ func TestSplice(t *testing.T) {
 	}
 	for name, parts := range map[string]map[string]string{
 		"a part without a place": {"a": "x", "b": "y", "c": "z"},
-		"a place without a part":  {"a": "x"},
+		"a place without a part": {"a": "x"},
 	} {
 		if _, err := Splice(doc, parts); err == nil {
 			t.Errorf("%s: no error", name)
