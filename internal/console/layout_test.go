@@ -284,11 +284,30 @@ func TestConsoleLayout(t *testing.T) {
 			if (p.name == "activity" || p.name == "audit" || p.name == "session") && r.Rows < 5 {
 				t.Errorf("%s %s: %d rows", p.name, suffix, r.Rows)
 			}
+			if want := pageSays[p.name]; want != nil {
+				text, err := chromedp.Run(ctx, chromedp.Text(chromedp.CSS("main")))
+				if err != nil {
+					t.Fatal(err)
+				}
+				for _, w := range want {
+					if strings.Contains(w, "!") != !strings.Contains(text, strings.TrimPrefix(w, "!")) {
+						t.Errorf("%s %s: %q", p.name, suffix, w)
+					}
+				}
+			}
 			if err := chromedp.Do(ctx, shot("layout-"+p.name+"-"+suffix)); err != nil {
 				t.Fatal(err)
 			}
 		}
 	}
+}
+
+// pageSays is what some pages must show in words ("!": must not show).
+var pageSays = map[string][]string{
+	"status":   {"up ", "not configured", "!not_configured", "! s."},
+	"command":  {"echo building the project with a rather long command line", "In\nproj", "!proj/."},
+	"commands": {"proj", "!proj/."},
+	"approval": {"Requested by", "!Client\n"},
 }
 
 // check measures the page in the browser (pageCheck) and reports each

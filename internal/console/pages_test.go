@@ -233,3 +233,21 @@ func TestBatchDecide(t *testing.T) {
 		t.Errorf("re-deciding: %d", got)
 	}
 }
+
+// TestFavicon: the console has an icon, served from its own static files.
+func TestFavicon(t *testing.T) {
+	srv, _, _ := newConsole(t)
+	c, _ := login(t, srv)
+	page := get(t, c, srv.URL+"/console/approvals")
+	if !strings.Contains(page, `<link rel="icon" href="/console/static/favicon.svg"`) {
+		t.Fatal("the layout names no icon")
+	}
+	resp, err := c.Get(srv.URL + "/console/static/favicon.svg")
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusOK || resp.Header.Get("Content-Type") != "image/svg+xml" {
+		t.Fatalf("favicon: %d %s", resp.StatusCode, resp.Header.Get("Content-Type"))
+	}
+}
