@@ -5,7 +5,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -17,13 +16,7 @@ import (
 // (workspace-write) with the fake runtime, built as its own program.
 func agentHome(t *testing.T) (home string, env []string) {
 	t.Helper()
-	fake := filepath.Join(t.TempDir(), "fakeagent")
-	if runtime.GOOS == "windows" {
-		fake += ".exe"
-	}
-	if out, err := exec.Command("go", "build", "-o", fake, "../../internal/agent/fakeruntime/fakeagent").CombinedOutput(); err != nil {
-		t.Fatalf("building the fake runtime: %v\n%s", err, out)
-	}
+	fake := fakeAgent(t)
 	home, env = hostlinkEnv(t)
 	env = append(env, fakeRuntimeEnv+"="+fake)
 	a := filepath.Join(home, "a")
@@ -56,6 +49,7 @@ func callJSON(t *testing.T, env []string, bin, op, args string) (map[string]any,
 // WORKDIR_RECOVERY_REQUIRED until `hostlink agent recover a`, and then
 // accepts them.
 func TestAgentKill9Serve(t *testing.T) {
+	t.Parallel()
 	bin := build(t)
 	_, env := agentHome(t)
 	serve, _ := startServe(t, bin, env)
@@ -106,6 +100,7 @@ func TestAgentKill9Serve(t *testing.T) {
 // Streamable HTTP: submit, idempotency, approval, question, steer, result,
 // events, cancel mid-turn, and the writer lease against write_file.
 func TestAgentsWithTypeScriptClient(t *testing.T) {
+	t.Parallel()
 	bin := build(t)
 	_, env := agentHome(t)
 	_, url := startServe(t, bin, env)

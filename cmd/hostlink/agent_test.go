@@ -15,6 +15,7 @@ import (
 // writer holds the workdir's lease, clears the guard a dead writer left,
 // and says so when there is nothing to recover.
 func TestAgentRecover(t *testing.T) {
+	t.Parallel()
 	bin := build(t)
 	home, env := hostlinkEnv(t)
 	dir := agent.LeaseDir(daemon.AgentsDir(filepath.Join(home, "state")))

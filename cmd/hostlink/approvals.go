@@ -23,7 +23,7 @@ type approvalsCmd struct {
 	Show    approvalsShowCmd `cmd:"" help:"Show one approval: the exact action it covers."`
 	Approve approveCmd       `cmd:"" help:"Approve pending approvals: the identical request then runs once, and --scope lets more like it run unasked (under confirm_in_person: proposes it, for you to confirm on the desktop)."`
 	Deny    denyCmd          `cmd:"" help:"Deny pending approvals."`
-	Grants  grantsCmd        `cmd:"" help:"List the grants in force: what each covers and when it ends."`
+	Grants  grantsCmd        `cmd:"" help:"List the grants in force (what each covers and when it ends), then those that ended lately, with when and why."`
 	Revoke  revokeCmd        `cmd:"" help:"End a grant now."`
 	Save    saveCmd          `cmd:"" help:"Show the TOML that saving a grant to the configuration writes; --apply writes it and reloads."`
 }
@@ -231,16 +231,29 @@ func (c *grantsCmd) Run(ctx context.Context) error {
 	return nil
 }
 
-// printGrants shows each grant: what it covers, when it ends, its uses.
+// printGrants shows each grant in force (what it covers, when it ends,
+// its uses), then the ones that ended lately, marked ended.
 func printGrants(w io.Writer, list []approvals.Grant) {
-	if len(list) == 0 {
-		fmt.Fprintln(w, "no grants in force")
-		return
+	inForce := slices.IndexFunc(list, func(g approvals.Grant) bool { return !g.Ended.IsZero() })
+	if inForce < 0 {
+		inForce = len(list)
 	}
-	for _, g := range list {
-		fmt.Fprintf(w, "%s  %s\n", textsafe.Line(g.ID), textsafe.Line(string(g.Scope)))
+	if inForce == 0 {
+		fmt.Fprintln(w, "no grants in force")
+	}
+	for i, g := range list {
+		if i == inForce {
+			fmt.Fprintln(w, "\nended lately:")
+		}
+		state := ""
+		if !g.Ended.IsZero() {
+			state = "  ENDED " + g.Ended.Local().Format(time.DateTime) + ": " + textsafe.Line(g.EndedWhy)
+		}
+		fmt.Fprintf(w, "%s  %s%s\n", textsafe.Line(g.ID), textsafe.Line(string(g.Scope)), state)
 		fmt.Fprintf(w, "  covers: %s\n", textsafe.Line(g.Covers))
-		fmt.Fprintf(w, "  ends:   %s\n", textsafe.Line(g.Ends))
+		if g.Ended.IsZero() {
+			fmt.Fprintf(w, "  ends:   %s\n", textsafe.Line(g.Ends))
+		}
 		fmt.Fprintf(w, "  uses:   %d (granted %s by %s via %s)\n", g.Uses, g.Created.Local().Format(time.RFC3339),
 			textsafe.Line(g.GrantedBy), textsafe.Line(g.GrantedVia))
 	}
@@ -319,6 +332,10 @@ func (c *reloadCmd) Run(ctx context.Context) error {
 	}
 	slices.Sort(parts)
 	fmt.Printf("policy reloaded from %s: %s\n", textsafe.Line(r.Config), textsafe.Line(strings.Join(parts, " ")))
+	if len(r.RestartNeeded) > 0 {
+		fmt.Printf("not applied: %s changed too, which takes a restart of the daemon (hostlink stop, then start it again); a reload applies [policy] only\n",
+			textsafe.Line(strings.Join(r.RestartNeeded, ", ")))
+	}
 	return nil
 }
 

@@ -68,33 +68,41 @@ func (a *auditTailCmd) Run() error {
 	if err != nil {
 		return err
 	}
-	lines, err := audit.Tail(dirs.Audit, a.N)
+	return a.print(os.Stdout, dirs.Audit)
+}
+
+// print writes the last records of the log in dir to w.
+func (a *auditTailCmd) print(w io.Writer, dir string) error {
+	lines, err := audit.Tail(dir, a.N)
 	if err != nil {
 		return err
 	}
-	for _, l := range lines {
+	recorded := audit.Recorded(lines)
+	for i, l := range lines {
 		if a.JSON {
 			b, err := json.Marshal(l)
 			if err != nil {
 				return err
 			}
-			if _, err := os.Stdout.Write(textsafe.JSON(append(b, '\n'))); err != nil {
+			if _, err := w.Write(textsafe.JSON(append(b, '\n'))); err != nil {
 				return err
 			}
 			continue
 		}
-		printAuditLine(os.Stdout, l)
+		printAuditLine(w, l, recorded[i])
 	}
 	return nil
 }
 
-// printAuditLine shows one record. Paths and workdirs are what a caller
-// asked for, so every field goes through textsafe.
-func printAuditLine(w io.Writer, l audit.Line) {
+// printAuditLine shows one record with the time it was recorded (see
+// audit.Recorded: the times then follow the records' order, as the start
+// times of calls that waited do not). Paths and workdirs are what a
+// caller asked for, so every field goes through textsafe.
+func printAuditLine(w io.Writer, l audit.Line, recorded time.Time) {
 	paths := make([]string, len(l.Paths))
 	for i, p := range l.Paths {
 		paths[i] = textsafe.Line(p)
 	}
-	fmt.Fprintf(w, "%6d %s %-10s %-22s %-26s %s %s\n", l.Seq, l.Time.Local().Format(time.DateTime), textsafe.Line(string(l.Transport)),
+	fmt.Fprintf(w, "%6d %s %-10s %-22s %-26s %s %s\n", l.Seq, recorded.Local().Format(time.DateTime), textsafe.Line(string(l.Transport)),
 		textsafe.Line(l.Op), textsafe.Line(l.Code), textsafe.Line(l.Workdir), strings.Join(paths, " "))
 }

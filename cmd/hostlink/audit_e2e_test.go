@@ -54,6 +54,7 @@ func refuseMany(t *testing.T, url string, n int, srcs []net.IP) {
 // 5 MB, 500 bytes a refusal), and by less than 128 KiB from 1,000
 // addresses (at most 64 sources are counted apart). The counts add up.
 func TestRefusedRequestsBoundedAudit(t *testing.T) {
+	t.Parallel()
 	bin := build(t)
 	home, env := hostlinkEnv(t)
 	cmd, url := startServe(t, bin, env)
@@ -105,6 +106,7 @@ func TestRefusedRequestsBoundedAudit(t *testing.T) {
 // under checkpoints, and `hostlink audit verify` verifies the rest; after
 // a checkpoint is altered it fails.
 func TestAuditRetentionVerifies(t *testing.T) {
+	t.Parallel()
 	bin := build(t)
 	home, env := hostlinkEnv(t)
 	cfg := filepath.Join(home, "config", "config.toml")

@@ -89,7 +89,29 @@ func daemonCallProgress(ctx context.Context, method string, params json.RawMessa
 	defer cl.Close()
 	stop := context.AfterFunc(ctx, func() { cl.Close() })
 	defer stop()
-	return cl.CallProgress(ctx, method, params, progress)
+	res, err := cl.CallProgress(ctx, method, params, progress)
+	if err != nil && ctx.Err() != nil {
+		// The connection was closed under the call: what the user needs
+		// is why, not the closed socket's error.
+		return nil, cancelledCall(ctx)
+	}
+	return res, err
+}
+
+// interruptedError is a call the user interrupted (Ctrl+C) or that got
+// no answer in time; closing the connection cancelled it in the daemon.
+type interruptedError struct{ msg string }
+
+func (e *interruptedError) Error() string { return e.msg }
+
+// ExitCode is the shell's for a process ended by SIGINT.
+func (e *interruptedError) ExitCode() int { return 130 }
+
+func cancelledCall(ctx context.Context) error {
+	if errors.Is(ctx.Err(), context.DeadlineExceeded) {
+		return errors.New("the daemon did not answer within 10 minutes; the call is cancelled there")
+	}
+	return &interruptedError{"interrupted: the call is cancelled in the daemon (an approval it waited for is withdrawn)"}
 }
 
 // errSilent makes hostlink exit non-zero without printing anything more:

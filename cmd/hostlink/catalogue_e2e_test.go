@@ -33,6 +33,7 @@ func catalogueOf(t *testing.T, home string) mcpfront.Catalogue {
 // served from it (and leaves it as it was: the daemon agreed), and a
 // changed configuration names another daemon, whose catalogue replaces it.
 func TestAutoStartCatalogue(t *testing.T) {
+	t.Parallel()
 	bin := build(t)
 	home, env := hostlinkEnv(t)
 	for i := range 3 {
@@ -63,6 +64,7 @@ func TestAutoStartCatalogue(t *testing.T) {
 // the catalogue and left) still starts and serves: writing its ready line
 // to the closed pipe does not end it.
 func TestStartedDaemonOutlivesItsFrontEnd(t *testing.T) {
+	t.Parallel()
 	bin := build(t)
 	_, env := defaultEnv(t)
 	stopDaemonAtEnd(t, env, bin)

@@ -27,6 +27,7 @@ import (
 // policy; its approval, its audit record and its console row name
 // "claude-code", the client Claude Code declares.
 func TestClaudeCodeIsNamed(t *testing.T) {
+	t.Parallel()
 	clis := agenttest.CLIs(t)
 	argv, err := agentcli.Find(claude.Program, clis)
 	if err != nil {
@@ -132,7 +133,7 @@ func TestClaudeCodeIsNamed(t *testing.T) {
 			row = r
 		}
 	}
-	if !strings.Contains(row, "<td>claude-code ") {
+	if !strings.Contains(row, `<td class="client">claude-code `) {
 		t.Fatalf("the console's activity row of the write does not name claude-code: %q\n%s", row, page)
 	}
 	var res map[string]any

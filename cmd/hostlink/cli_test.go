@@ -9,6 +9,7 @@ import (
 )
 
 func TestConfigErrorsStopStartup(t *testing.T) {
+	t.Parallel()
 	bin := build(t)
 	home, env := hostlinkEnv(t)
 	ws := filepath.Join(home, "ws")
@@ -42,6 +43,7 @@ func TestConfigErrorsStopStartup(t *testing.T) {
 }
 
 func TestListenFlagMustBeLoopback(t *testing.T) {
+	t.Parallel()
 	bin := build(t)
 	_, env := hostlinkEnv(t)
 	for _, addr := range []string{"0.0.0.0:0", "[::]:0", "example.com:80"} {
@@ -52,6 +54,7 @@ func TestListenFlagMustBeLoopback(t *testing.T) {
 }
 
 func TestAuditVerifyDetectsTampering(t *testing.T) {
+	t.Parallel()
 	bin := build(t)
 	home, env := hostlinkEnv(t)
 	seen := nodeClient(t, env, "stdio", bin)
@@ -91,6 +94,7 @@ func TestAuditVerifyDetectsTampering(t *testing.T) {
 }
 
 func TestInfo(t *testing.T) {
+	t.Parallel()
 	bin := build(t)
 	home, env := hostlinkEnv(t)
 	out, err := run(t, env, bin, "info", "--json")

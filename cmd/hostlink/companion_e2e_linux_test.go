@@ -43,6 +43,7 @@ func freeLoopbackPort(t *testing.T) string {
 // on the runtime disconnects the companion and its credential is refused
 // from then on.
 func TestCompanionTwoProcesses(t *testing.T) {
+	t.Parallel()
 	x := xvfbtest.Start(t, 640, 480)
 	bin := build(t)
 	addr := freeLoopbackPort(t)

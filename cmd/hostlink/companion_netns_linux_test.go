@@ -20,6 +20,7 @@ import (
 // the host namespace reaches it only through a forwarder on the host's
 // loopback, as Docker's published port does. Needs root and ip(8).
 func TestCompanionNetworkNamespace(t *testing.T) {
+	t.Parallel()
 	tstest.Root(t) // to create a network namespace
 	ipTool := xvfbtest.Need(t, "ip")
 	x := xvfbtest.Start(t, 640, 480)

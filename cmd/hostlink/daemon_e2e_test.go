@@ -172,6 +172,7 @@ func (c *waitClient) heldFor(t *testing.T) string {
 // held call finish, a killed stdio client's approval is abandoned and
 // cannot be approved, and the audit log is one verified chain.
 func TestStdioClientsShareTheDaemon(t *testing.T) {
+	t.Parallel()
 	bin := build(t)
 	home, env := defaultEnv(t)
 	stopDaemonAtEnd(t, env, bin)
@@ -334,6 +335,7 @@ func (s *syncBuffer) String() string {
 // client has used it for that long, and records why; one without never
 // does (every other test's serve).
 func TestServeIdleExit(t *testing.T) {
+	t.Parallel()
 	bin := build(t)
 	home, env := defaultEnv(t)
 	cmd := exec.Command(bin, "serve", "--idle-exit", "1s")
@@ -361,6 +363,7 @@ func TestServeIdleExit(t *testing.T) {
 // TestMCPNoStart: with --no-start and no daemon, hostlink mcp fails with
 // DAEMON_NOT_RUNNING naming what to do, and starts nothing.
 func TestMCPNoStart(t *testing.T) {
+	t.Parallel()
 	bin := build(t)
 	_, env := defaultEnv(t)
 	out, err := run(t, env, bin, "mcp", "--no-start")
@@ -377,6 +380,7 @@ func TestMCPNoStart(t *testing.T) {
 // config key, on the control channel (`hostlink call`), MCP over HTTP and
 // MCP over stdio (the Go SDK client through `hostlink mcp`).
 func TestDisabledCapabilityNamesTheFix(t *testing.T) {
+	t.Parallel()
 	bin := build(t)
 	home, env := defaultEnv(t)
 	_, url := startServe(t, bin, env)
@@ -423,6 +427,7 @@ func TestDisabledCapabilityNamesTheFix(t *testing.T) {
 // TestTakenPortNamesTheFix: a taken HTTP address answers
 // LISTEN_ADDRESS_IN_USE naming --listen and the config key.
 func TestTakenPortNamesTheFix(t *testing.T) {
+	t.Parallel()
 	bin := build(t)
 	_, env := defaultEnv(t)
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
@@ -440,6 +445,7 @@ func TestTakenPortNamesTheFix(t *testing.T) {
 
 // TestRootRedirectsToConsole: the HTTP address itself leads to the console.
 func TestRootRedirectsToConsole(t *testing.T) {
+	t.Parallel()
 	bin := build(t)
 	_, env := defaultEnv(t)
 	_, url := startServe(t, bin, env)
@@ -468,6 +474,7 @@ func TestRootRedirectsToConsole(t *testing.T) {
 // approved, it prints the result; killed while waiting, its approval is
 // abandoned.
 func TestCallSaysWhatItWaitsFor(t *testing.T) {
+	t.Parallel()
 	bin := build(t)
 	home, env := defaultEnv(t)
 	startServe(t, bin, env)

@@ -18,6 +18,7 @@ import (
 // SDK: image content arrives as PNG of the screen's size, acts return
 // receipts and fresh images, a used reference is refused.
 func TestComputerToolsWithTypeScriptClient(t *testing.T) {
+	t.Parallel()
 	modules := tstest.Env(t, "HOSTLINK_NODE_MODULES", ".ci/run installs the MCP TypeScript SDK and sets it")
 	x := xvfbtest.Start(t, 800, 600)
 	x.Xterm("e2e-term", 30, 40, t.TempDir())

@@ -4,12 +4,14 @@ import (
 	"bufio"
 	"bytes"
 	"encoding/json"
+	"flag"
 	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
 	"runtime"
+	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -34,12 +36,57 @@ var built struct {
 	out      []byte
 }
 
+// fake is the fake agent runtime's program, built once for the test
+// binary as hostlink is.
+var fake struct {
+	sync.Once
+	dir, bin string
+	err      error
+	out      []byte
+}
+
+// e2eParallel is how many tests run at once unless -test.parallel says:
+// the end-to-end tests mostly wait for the programs they start, so more of
+// them than the machine has cores keep it busy (GOMAXPROCS, the default,
+// is 2 on a small CI machine, and left the package near go test's
+// ten-minute limit).
+const e2eParallel = 4
+
 func TestMain(m *testing.M) {
+	flag.Parse()
+	set := false
+	flag.Visit(func(f *flag.Flag) { set = set || f.Name == "test.parallel" })
+	if !set && runtime.GOMAXPROCS(0) < e2eParallel {
+		flag.Set("test.parallel", strconv.Itoa(e2eParallel))
+	}
 	code := m.Run()
-	if built.dir != "" {
-		os.RemoveAll(built.dir)
+	for _, dir := range []string{built.dir, fake.dir} {
+		if dir != "" {
+			os.RemoveAll(dir)
+		}
 	}
 	os.Exit(code)
+}
+
+// fakeAgent returns the fake agent runtime's program
+// (internal/agent/fakeruntime/fakeagent), which fakeRuntimeEnv names to a
+// hostlink from build. Tests must not change the file.
+func fakeAgent(t *testing.T) string {
+	t.Helper()
+	fake.Do(func() {
+		if fake.dir, fake.err = os.MkdirTemp("", "hostlink-e2e-fakeagent"); fake.err != nil {
+			return
+		}
+		fake.bin = filepath.Join(fake.dir, "fakeagent")
+		if runtime.GOOS == "windows" {
+			fake.bin += ".exe"
+		}
+		fake.out, fake.err = exec.Command("go", "build", "-o", fake.bin, "../../internal/agent/fakeruntime/fakeagent").CombinedOutput()
+	})
+	if fake.err != nil {
+		t.Fatalf("building the fake runtime: %v\n%s", fake.err, fake.out)
+	}
+	return fake.bin
 }
 
 // build returns the hostlink program, compiled with tag hostlinktest: it
@@ -127,6 +174,7 @@ func lastLineOf(b []byte) []byte {
 }
 
 func TestMCPStdioWithTypeScriptClient(t *testing.T) {
+	t.Parallel()
 	bin := build(t)
 	home, env := hostlinkEnv(t)
 	seen := nodeClient(t, env, "stdio", bin)
@@ -181,6 +229,7 @@ func startServeCmd(t *testing.T, cmd *exec.Cmd) string {
 }
 
 func TestMCPHTTPWithTypeScriptClient(t *testing.T) {
+	t.Parallel()
 	bin := build(t)
 	_, env := hostlinkEnv(t)
 	cmd, url := startServe(t, bin, env)

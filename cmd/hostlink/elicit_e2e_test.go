@@ -64,6 +64,7 @@ func elicitClient(t *testing.T, env []string, bin, path, content, answer string)
 // client without the capability, no elicitation is sent and the call
 // waits for the local user.
 func TestApproveInClient(t *testing.T) {
+	t.Parallel()
 	bin := build(t)
 	tests := []struct {
 		name      string

@@ -149,6 +149,7 @@ func setNofile(t *testing.T, soft, hard uint64) {
 // grows by a bounded amount. The daemon starts with a soft descriptor
 // limit below its hard one and must have raised it.
 func TestFloodFromAnotherUser(t *testing.T) {
+	t.Parallel()
 	tstest.Root(t)
 	u, err := user.Lookup("nobody")
 	if err != nil {

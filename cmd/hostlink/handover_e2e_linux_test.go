@@ -20,6 +20,7 @@ import (
 // input ends the session and the front end (exit 0), by when the daemon
 // has let go of the pipe.
 func TestMCPStdioHandOver(t *testing.T) {
+	t.Parallel()
 	bin := build(t)
 	home := t.TempDir()
 	os.MkdirAll(filepath.Join(home, "config"), 0o700)
@@ -84,6 +85,7 @@ func descriptors(t *testing.T, pid int, what string) int {
 // line among them served by the daemon from what the front end had read,
 // and the daemon then holds the client's stdin.
 func TestMCPStdioHandOverAfterStart(t *testing.T) {
+	t.Parallel()
 	bin := build(t)
 	_, env := defaultEnv(t)
 	for _, round := range []string{"first start", "from the catalogue"} {

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 
+	"github.com/hostlink/hostlink/internal/config"
 	"github.com/hostlink/hostlink/internal/daemon"
 	"github.com/hostlink/hostlink/internal/hostinfo"
 	"github.com/hostlink/hostlink/internal/paths"
@@ -58,4 +59,13 @@ func (tc *tokenCmd) Run(ctx context.Context) error {
 	fmt.Println(tok)
 	fmt.Fprintf(os.Stderr, "(the token of the hostlink whose state directory is %s)\n", dirs.State)
 	return nil
+}
+
+type defaultsCmd struct{}
+
+// Run prints the built-in defaults.toml: what a release user has in place
+// of the source tree's internal/config/defaults.toml.
+func (defaultsCmd) Run() error {
+	_, err := fmt.Print(config.DefaultTOML())
+	return err
 }

@@ -14,6 +14,7 @@ import (
 // temporary directory it installs, and uninstall then prints stop and
 // disable before the unit's removal, leaving the unit for them.
 func TestInstallRefusesATemporaryBinary(t *testing.T) {
+	t.Parallel()
 	bin := build(t)
 	home, env := defaultEnv(t)
 	env = append(env, "HOME="+filepath.Join(home, "user"), "XDG_CONFIG_HOME="+filepath.Join(home, "user", ".config"))

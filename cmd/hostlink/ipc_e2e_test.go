@@ -32,6 +32,7 @@ func runSplit(t *testing.T, env []string, bin string, args ...string) (stdout, s
 var spaces = regexp.MustCompile(` +`)
 
 func TestStatusAndCallAgainstServe(t *testing.T) {
+	t.Parallel()
 	bin := build(t)
 	home, env := hostlinkEnv(t)
 
@@ -108,6 +109,7 @@ func TestStatusAndCallAgainstServe(t *testing.T) {
 // TestSecondServeRefuses: with a daemon running, another `hostlink serve`
 // for the same user and home says so and exits.
 func TestSecondServeRefuses(t *testing.T) {
+	t.Parallel()
 	bin := build(t)
 	_, env := hostlinkEnv(t)
 	startServe(t, bin, env)
@@ -120,6 +122,7 @@ func TestSecondServeRefuses(t *testing.T) {
 // TestStaleSocketAfterKill: a daemon killed with SIGKILL leaves its socket
 // behind; the next `hostlink serve` proves it stale, replaces it and serves.
 func TestStaleSocketAfterKill(t *testing.T) {
+	t.Parallel()
 	bin := build(t)
 	home, env := hostlinkEnv(t)
 	first, _ := startServe(t, bin, env)

@@ -29,6 +29,7 @@ import (
 // reparented to init and left running. (The companion helper, which
 // hostlink starts only under WSL, has its own test in internal/companion.)
 func TestNothingOutlivesKill9(t *testing.T) {
+	t.Parallel()
 	clis := agenttest.CLIs(t)
 	x := xvfbtest.Start(t, 800, 600)
 	xvfbtest.Need(t, "xterm")
@@ -174,6 +175,7 @@ agent_mode = "workspace-write"
 // and the next `hostlink serve` has ended it by the time it reports its
 // address: before it reconciles or reports anything.
 func TestLedgerEndsLeftoversAtStart(t *testing.T) {
+	t.Parallel()
 	bin := build(t)
 	home, env := hostlinkEnv(t)
 	work := filepath.Join(home, "a")

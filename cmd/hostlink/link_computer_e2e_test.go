@@ -24,6 +24,7 @@ import (
 
 // The protocol's computer-use messages, on a real X server.
 func TestLinkComputerUse(t *testing.T) {
+	t.Parallel()
 	x := xvfbtest.Start(t, 1024, 768)
 	bin := build(t)
 	p := startPlatform(t, devplatform.Config{})

@@ -168,6 +168,7 @@ func activate(t *testing.T, p *platform, ctrl *devplatform.Peer, session string)
 }
 
 func TestLinkHandshakeSessionsAndFiles(t *testing.T) {
+	t.Parallel()
 	bin := build(t)
 	p := startPlatform(t, devplatform.Config{})
 	home, env := linkEnv(t, p)
@@ -423,6 +424,7 @@ func TestLinkHandshakeSessionsAndFiles(t *testing.T) {
 }
 
 func TestLinkOverloadAndFrames(t *testing.T) {
+	t.Parallel()
 	if runtime.GOOS == "windows" {
 		t.Skip("uses sleep")
 	}
@@ -498,6 +500,7 @@ func eventsOf(p *platform, peer, kind string) []devplatform.Event {
 }
 
 func TestLinkReconnectAndTerminalCloses(t *testing.T) {
+	t.Parallel()
 	bin := build(t)
 	p := startPlatform(t, devplatform.Config{})
 	_, env := linkEnv(t, p)
@@ -539,6 +542,7 @@ func TestLinkReconnectAndTerminalCloses(t *testing.T) {
 }
 
 func TestLinkExactlyOnce(t *testing.T) {
+	t.Parallel()
 	if runtime.GOOS == "windows" {
 		t.Skip("POSIX shell append")
 	}
@@ -646,6 +650,7 @@ func TestLinkExactlyOnce(t *testing.T) {
 }
 
 func TestDevPlatformCLI(t *testing.T) {
+	t.Parallel()
 	bin := build(t)
 	dir := t.TempDir()
 	tokFile, addrFile := filepath.Join(dir, "token"), filepath.Join(dir, "addr")

@@ -21,6 +21,7 @@ import (
 // commands had been off. The real binary is run against the reference
 // platform with the default [commands] (off).
 func TestLinkCannotReachHostlinkHome(t *testing.T) {
+	t.Parallel()
 	bin := build(t)
 	p := startPlatform(t, devplatform.Config{})
 	home, _ := filepath.EvalSymlinks(t.TempDir())

@@ -16,6 +16,7 @@ import (
 // refused as not granted; once a reload makes commands ask, the next
 // session's HELLO offers them again (an approval can let them run).
 func TestLinkAdvertisesOnlyAllowedShell(t *testing.T) {
+	t.Parallel()
 	bin := build(t)
 	p := startPlatform(t, devplatform.Config{})
 	home, env := linkEnv(t, p)

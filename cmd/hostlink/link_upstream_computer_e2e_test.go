@@ -18,6 +18,7 @@ import (
 // computer-use message to hostlink on a real X server; every reply is
 // upstream's, or differs only as the table says.
 func TestUpstreamPlatformComputerUse(t *testing.T) {
+	t.Parallel()
 	x := xvfbtest.Start(t, 1024, 768)
 	bin := build(t)
 	// One request at a time: each reply frees the last slot, so STATUS

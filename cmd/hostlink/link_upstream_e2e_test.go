@@ -238,6 +238,7 @@ func (u *upstreamEnv) checkPeer(peer *devplatform.Peer) {
 // against hostlink on its default configuration, the local user approving
 // each step in the console, and sees only codes upstream has.
 func TestUpstreamPlatformOnDefaults(t *testing.T) {
+	t.Parallel()
 	u := newUpstreamEnv(t)
 	ctrl := waitPeer(t, u.p, devplatform.ControlPeer, u.started)
 	u.checkPeer(ctrl)
@@ -350,6 +351,7 @@ func TestUpstreamPlatformOnDefaults(t *testing.T) {
 // control channels and their error paths; every reply is upstream's, or
 // differs only as the table says.
 func TestUpstreamPlatformAllowAll(t *testing.T) {
+	t.Parallel()
 	// One request at a time: each reply frees the last slot, so STATUS
 	// follows it.
 	u := newUpstreamEnvConfig(t, allowPolicy, devplatform.Config{Deny: hostlinkAdditions, MaxConcurrent: 1})

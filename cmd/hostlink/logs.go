@@ -2,7 +2,9 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -39,6 +41,14 @@ func (l *logsCmd) Run(ctx context.Context) error {
 				fmt.Fprintln(os.Stderr, "hostlink: the systemd service logs to the journal: journalctl --user -u "+autostart.SystemdUnit)
 			}
 		}
+	}
+	if _, err := os.Stat(path); errors.Is(err, fs.ErrNotExist) {
+		// Nothing to show is not an empty log: say why.
+		why := fmt.Sprintf("no log at %s yet: no hostlink daemon has run with this state directory (hostlink serve starts one; hostlink info shows the directories)", path)
+		if !l.Follow {
+			return errors.New(why)
+		}
+		fmt.Fprintln(os.Stderr, "hostlink: "+why+"; waiting for it")
 	}
 	print := func(b []byte) { os.Stdout.Write(textsafe.JSON(b)) }
 	off, err := logging.Tail(path, l.N, print)

@@ -64,6 +64,7 @@ next:
 // --json` prints one object per line under the on-disk names, and doctor
 // reports each concern once.
 func TestLogTellsTheDaemonsStory(t *testing.T) {
+	t.Parallel()
 	bin := build(t)
 	home, env := defaultEnv(t)
 	cmd, url := startServe(t, bin, env)

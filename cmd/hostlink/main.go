@@ -17,6 +17,7 @@ import (
 
 	"github.com/alecthomas/kong"
 
+	"github.com/hostlink/hostlink/internal/config"
 	"github.com/hostlink/hostlink/internal/fds"
 	"github.com/hostlink/hostlink/internal/textsafe"
 	"github.com/hostlink/hostlink/internal/version"
@@ -28,6 +29,7 @@ type cli struct {
 	Serve       serveCmd       `cmd:"" help:"Run the daemon: MCP over Streamable HTTP on loopback, with a bearer token."`
 	MCP         mcpCmd         `cmd:"" name:"mcp" help:"Serve MCP on stdin/stdout, for a local MCP client that starts hostlink."`
 	Info        infoCmd        `cmd:"" help:"Show host facts: platform, arch, machine ID and directories."`
+	Defaults    defaultsCmd    `cmd:"" help:"Print a config.toml that documents every key and sets each to its default."`
 	Status      statusCmd      `cmd:"" help:"Show the running daemon: version, uptime, endpoints, capabilities, workdirs, running work."`
 	Call        callCmd        `cmd:"" help:"Run one operation on the running daemon: hostlink call OP '{json}'."`
 	Token       tokenCmd       `cmd:"" help:"Print the bearer token for the HTTP endpoint, naming its instance (state directory); --create makes one where no daemon has run."`
@@ -61,18 +63,29 @@ func main() {
 		os.Exit(1)
 	}
 	var c cli
-	kctx := kong.Parse(&c,
-		kong.Name("hostlink"),
-		kong.Description("A local PC executor for AI agents: jailed file operations over MCP, every call audited."),
-		kong.UsageOnError(),
-		kong.Vars{"version": strings.TrimSuffix(version.Get().Long(), "\n")},
-	)
+	k, err := parser(&c)
+	if err != nil {
+		panic(err) // the command line's own definition is wrong
+	}
+	kctx, err := k.Parse(os.Args[1:])
+	k.FatalIfErrorf(err)
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	kctx.BindTo(ctx, (*context.Context)(nil))
 	if err := kctx.Run(&c); err != nil {
 		exitError(err)
 	}
+}
+
+// parser is the command line's parser, also for its help, completions
+// and README's reference (docgen).
+func parser(c *cli) (*kong.Kong, error) {
+	return kong.New(c,
+		kong.Name("hostlink"),
+		kong.Description("A local PC executor for AI agents: jailed file operations over MCP, every call audited."),
+		kong.UsageOnError(),
+		kong.Vars{"version": strings.TrimSuffix(version.Get().Long(), "\n"), "default_sandbox": config.Default().Commands.Sandbox},
+	)
 }
 
 // printJSON prints v as indented JSON, with the characters a terminal

@@ -101,6 +101,7 @@ func check(r *doctor.Report, name string) doctor.Check {
 	return doctor.Check{}
 }
 
+// Not parallel: the Secret Service's bus is set in the environment (sstest).
 func TestPairServeRefreshUnpair(t *testing.T) {
 	bin := build(t)
 	t.Run("encrypted-file", func(t *testing.T) { pairServeRefreshUnpair(t, bin, false) })
@@ -263,6 +264,7 @@ func pairServeRefreshUnpair(t *testing.T, bin string, keychain bool) {
 }
 
 func TestPairDeviceCLI(t *testing.T) {
+	t.Parallel()
 	bin := build(t)
 	p := startPlatform(t, devplatform.Config{})
 	p.SetOAuthConfig(devplatform.OAuthConfig{DeviceInterval: 1})
@@ -300,6 +302,7 @@ func TestPairDeviceCLI(t *testing.T) {
 }
 
 func TestDoctorBrokenSetup(t *testing.T) {
+	t.Parallel()
 	bin := build(t)
 	hlHome, _, env := pairEnv(t)
 	cfgDir := filepath.Join(hlHome, "config")

@@ -13,6 +13,7 @@ import (
 // deny, ask (approved, denied, changed after approval, expired) and allow,
 // on a real X server; the approval names the window under the pointer.
 func TestPolicyComputer(t *testing.T) {
+	t.Parallel()
 	x := xvfbtest.Start(t, 1024, 768)
 	e := newPolicyEnvWith(t, "[computer]\nenabled = true\n", x.Env())
 	x.Xterm("policy-target", 100, 100, t.TempDir())

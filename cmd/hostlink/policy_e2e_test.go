@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"net/http"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"runtime"
 	"slices"
@@ -54,13 +53,7 @@ func newPolicyEnvWith(t *testing.T, extraConfig string, extraEnv []string) *poli
 	os.MkdirAll(e.proj, 0o755)
 	os.MkdirAll(filepath.Join(e.hl, "config"), 0o700)
 	os.WriteFile(filepath.Join(e.proj, "r.txt"), []byte("readable"), 0o644)
-	fake := filepath.Join(t.TempDir(), "fakeagent")
-	if runtime.GOOS == "windows" {
-		fake += ".exe"
-	}
-	if out, err := exec.Command("go", "build", "-o", fake, "../../internal/agent/fakeruntime/fakeagent").CombinedOutput(); err != nil {
-		t.Fatalf("building the fake runtime: %v\n%s", err, out)
-	}
+	fake := fakeAgent(t)
 	// Later entries win: ours over extraEnv's (a display's full environment).
 	e.env = append(append(os.Environ(), extraEnv...), "HOSTLINK_HOME="+e.hl, "HOME="+home, "USERPROFILE="+home,
 		"HOSTLINK_PLATFORM_TOKEN="+p.token, fakeRuntimeEnv+"="+fake)
@@ -238,6 +231,7 @@ func policyCases(bin string) []capabilityCase {
 // the user approves that exact action (a changed request asks again),
 // denies it, or lets it expire.
 func TestPolicyEveryCapability(t *testing.T) {
+	t.Parallel()
 	e := newPolicyEnv(t)
 	transports := map[string]func(string, map[string]any) result{"mcp": e.callMCP, "link": e.callLink}
 	each := func(phase string, fn func(t *testing.T, c capabilityCase, name string, call func(string, map[string]any) result)) {
@@ -357,6 +351,7 @@ func TestPolicyEveryCapability(t *testing.T) {
 // session that contains them; deciding approvals and reloading are not
 // operations at all.
 func TestRemoteCannotReachPolicy(t *testing.T) {
+	t.Parallel()
 	e := newPolicyEnv(t)
 	e.setPolicy("files_read = \"allow\"\nfiles_write = \"allow\"\ncommands = \"allow\"\nagents = \"allow\"\n", true)
 	before, _ := os.ReadFile(e.cfg)
@@ -467,6 +462,7 @@ func TestRemoteCannotReachPolicy(t *testing.T) {
 // approved the session activates, a denied one does not, and under deny
 // none does and browsing is refused.
 func TestPolicyPlatformFolder(t *testing.T) {
+	t.Parallel()
 	e := newPolicyEnv(t)
 	home := filepath.Dir(e.proj)
 	for _, d := range []string{"f1", "f2", "f3"} {

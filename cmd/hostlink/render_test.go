@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -107,7 +108,7 @@ func TestAuditTailEscapes(t *testing.T) {
 	printAuditLine(&b, audit.Line{Seq: 7, Record: audit.Record{
 		Time: time.Now(), Transport: "mcp-http", Op: "read_file", Code: "OK", Workdir: "w\u202e",
 		Paths: []string{"a\rb.txt", "evil\u2066.go\x1b[8m"},
-	}})
+	}}, time.Now())
 	out := b.String()
 	noHidden(t, out)
 	if !strings.Contains(out, `w\u202e a\rb.txt evil\u2066.go\x1b[8m`) {
@@ -120,6 +121,7 @@ func TestAuditTailEscapes(t *testing.T) {
 // both indented and with --json, and the --json output still decodes to
 // the file's content.
 func TestCallOutputEscapes(t *testing.T) {
+	t.Parallel()
 	bin := build(t)
 	home, env := hostlinkEnv(t)
 	content := "make test\u202e\u2066\u200b\x7f\u0085\x1b[2J end"
@@ -143,5 +145,61 @@ func TestCallOutputEscapes(t *testing.T) {
 				t.Fatalf("--json output decodes to %q, %v", res.Content, err)
 			}
 		}
+	}
+}
+
+// TestGrantsListEnded: the grants in force first, then the ended ones,
+// each marked ended with when and why (escaped), without an "ends" line.
+func TestGrantsListEnded(t *testing.T) {
+	var b bytes.Buffer
+	ended := time.Date(2026, 12, 2, 4, 52, 53, 0, time.Local)
+	printGrants(&b, []approvals.Grant{
+		{ID: "grt_live", Scope: "class", Covers: "files_write in workdir w", Ends: "at noon"},
+		{ID: "grt_gone", Scope: "session", Covers: "files_write from the session", Ends: "when the session ends", Ended: ended, EndedWhy: "its client session ended\u202e"},
+	})
+	out := b.String()
+	noHidden(t, out)
+	live, gone := strings.Index(out, "grt_live  class\n"), strings.Index(out, `grt_gone  session  ENDED 2026-12-02 04:52:53: its client session ended\u202e`)
+	if live < 0 || gone < live || !strings.Contains(out[live:gone], "ended lately:") || strings.Contains(out[gone:], "ends:") {
+		t.Fatalf("grants:\n%s", out)
+	}
+	b.Reset()
+	printGrants(&b, []approvals.Grant{{ID: "grt_gone", Ended: ended}})
+	if !strings.HasPrefix(b.String(), "no grants in force\n\nended lately:\n") {
+		t.Fatalf("only ended grants:\n%s", b.String())
+	}
+}
+
+// TestAuditTailInOrder: a call that waited for its approval is shown at
+// the time it was recorded, after the decision it waited for, so that
+// the times follow the records' order.
+func TestAuditTailInOrder(t *testing.T) {
+	dir := t.TempDir()
+	log, err := audit.Open(audit.Options{Dir: dir, Key: make([]byte, 32)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	start := time.Now().Add(-time.Hour).Truncate(time.Second)
+	for _, r := range []audit.Record{
+		{Time: start.Add(time.Second), Op: "approval_requested"},
+		{Time: start.Add(20 * time.Second), Op: "approval_decided"},
+		{Time: start, Duration: 21 * time.Second, Op: "write_file"},
+	} {
+		if err := log.Append(r); err != nil {
+			t.Fatal(err)
+		}
+	}
+	log.Close()
+	var b bytes.Buffer
+	if err := (&auditTailCmd{N: 3}).print(&b, dir); err != nil {
+		t.Fatal(err)
+	}
+	var times []string
+	for _, line := range strings.Split(strings.TrimSpace(b.String()), "\n") {
+		f := strings.Fields(line)
+		times = append(times, f[1]+" "+f[2])
+	}
+	if !slices.IsSorted(times) || times[2] != start.Add(21*time.Second).Local().Format(time.DateTime) {
+		t.Fatalf("times %q:\n%s", times, b.String())
 	}
 }

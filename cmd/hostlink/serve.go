@@ -21,7 +21,7 @@ import (
 
 type serveCmd struct {
 	AllowedRoot string        `help:"Serve this directory as the workdir 'workspace' instead of the default." type:"path"`
-	EnableShell bool          `help:"Allow command execution (run_command and friends), as commands.enabled does. Commands run with your permissions."`
+	EnableShell bool          `help:"Allow command execution (run_command and friends), as commands.enabled does. Commands run in the sandbox ([commands] sandbox, default \"${default_sandbox}\": they write only in their workdir and TMPDIR, read none of hostlink's files or your credential stores, have no network); hostlink status says what this OS enforces."`
 	Listen      string        `help:"Loopback address for Streamable HTTP (default from config: 127.0.0.1:7717)."`
 	IdleExit    time.Duration `help:"Stop after this long with no client (what hostlink mcp starts a daemon with); 0, the default, never stops."`
 	ReadyStdout bool          `hidden:"" help:"Write one line on stdout once serving, then nothing more (for hostlink mcp's auto-start)."`

@@ -105,6 +105,7 @@ func (m *rawMCP) call(id int, tool string, args any) json.RawMessage {
 // line that used to end it (exit 1, no reply) or desynchronise it: each is
 // answered with its JSON-RPC error and the call after it succeeds.
 func TestMCPStdioBadLines(t *testing.T) {
+	t.Parallel()
 	bin := build(t)
 	_, env := hostlinkEnv(t)
 	cmd := exec.Command(bin, "mcp")
@@ -151,6 +152,7 @@ func TestMCPStdioBadLines(t *testing.T) {
 // reached through `hostlink call`) with an extra descriptor it inherits
 // without close-on-exec, holding a secret; run_command must not see it.
 func TestInheritedDescriptorsStayOut(t *testing.T) {
+	t.Parallel()
 	if runtime.GOOS == "windows" {
 		t.Skip("Windows passes children only the handles os/exec lists")
 	}

@@ -49,6 +49,7 @@ func stateDir(t *testing.T, env []string, bin string) string {
 // daemon's token and names the state directory, as the console's login
 // page does.
 func TestTokenNamesItsInstance(t *testing.T) {
+	t.Parallel()
 	bin := build(t)
 
 	_, env := defaultEnv(t)

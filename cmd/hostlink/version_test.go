@@ -17,6 +17,7 @@ import (
 // TestVersion builds hostlink as a release does (the version, commit and
 // date set with -X) and checks `version`, `version --json` and `--version`.
 func TestVersion(t *testing.T) {
+	t.Parallel()
 	bin := filepath.Join(t.TempDir(), "hostlink")
 	if runtime.GOOS == "windows" {
 		bin += ".exe"
@@ -64,6 +65,7 @@ func TestVersion(t *testing.T) {
 // TestCompletionScripts checks the scripts hostlink generates for itself:
 // bash completes its real commands and flags; zsh parses.
 func TestCompletionScripts(t *testing.T) {
+	t.Parallel()
 	bash := tstest.Tool(t, "bash")
 	bin := build(t)
 	dir := t.TempDir()

@@ -1,6 +1,11 @@
 package agent
 
-import "github.com/hostlink/hostlink/internal/errcode"
+import (
+	"errors"
+
+	"github.com/hostlink/hostlink/internal/agent/agentcli"
+	"github.com/hostlink/hostlink/internal/errcode"
+)
 
 // Codes this package adds to internal/errcode's (and internal/lease's
 // WORKDIR_BUSY and WORKDIR_RECOVERY_REQUIRED, which agent operations also
@@ -17,9 +22,11 @@ const (
 	// CodeRuntimeUnavailable: the runtime is not allowed, or failed to
 	// answer.
 	CodeRuntimeUnavailable errcode.Code = "RUNTIME_UNAVAILABLE"
-	// CodeRuntimeNotReady: submit_agent_task for a runtime that is not
-	// installed or is known not ready (its readiness check says why, in
-	// the error's readiness detail); queue_if_not_ready submits anyway.
+	// CodeRuntimeNotReady: a runtime that is not installed or is known
+	// not ready (its readiness check says why, in the error's readiness
+	// detail), whichever operation finds it so: submit_agent_task (where
+	// queue_if_not_ready submits anyway), list_agent_models, or a task's
+	// start.
 	CodeRuntimeNotReady errcode.Code = "RUNTIME_NOT_READY"
 	// CodeRuntimeTimeout: the runtime did not answer within a configured
 	// limit; the message and the "limit" detail name its config key.
@@ -44,3 +51,13 @@ const (
 	// CodeTooManyTasks: max_concurrent_tasks tasks are active.
 	CodeTooManyTasks errcode.Code = "TOO_MANY_TASKS"
 )
+
+// StartCode is the code of a failure to find a runtime's CLI:
+// RUNTIME_NOT_READY when it is not installed, the condition's one code
+// everywhere, else RUNTIME_UNAVAILABLE.
+func StartCode(err error) errcode.Code {
+	if errors.Is(err, agentcli.ErrNotInstalled) {
+		return CodeRuntimeNotReady
+	}
+	return CodeRuntimeUnavailable
+}

@@ -41,6 +41,11 @@ func (e *Engine) Models(ctx context.Context, name string) ([]Model, error) {
 	if err != nil {
 		return nil, err
 	}
+	// A runtime known not to work is refused as submit_agent_task
+	// refuses it, with the same code and readiness.
+	if rd := e.readiness(ctx, name, rt); !rd.Ready && rd.known() {
+		return nil, notReady(name, rd, "")
+	}
 	e.mu.Lock()
 	if e.closed {
 		e.mu.Unlock()

@@ -75,10 +75,15 @@ func (e *Engine) checkReady(ctx context.Context, name string) error {
 	if rd.Ready || !rd.known() {
 		return nil
 	}
+	return notReady(name, rd, " (queue_if_not_ready submits anyway)")
+}
+
+// notReady is the error for a runtime whose readiness check says it
+// cannot work, with hint after the reason.
+func notReady(name string, rd Readiness, hint string) error {
 	why := rd.Reason
 	if !rd.Installed && why == "" {
 		why = "not installed"
 	}
-	return errcode.New(CodeRuntimeNotReady, "runtime %q is not ready: %s (queue_if_not_ready submits anyway)", name, why).
-		With("readiness", rd)
+	return errcode.New(CodeRuntimeNotReady, "runtime %q is not ready: %s%s", name, why, hint).With("readiness", rd)
 }

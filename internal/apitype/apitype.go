@@ -246,6 +246,10 @@ type ReloadArgs struct{}
 type ReloadResult struct {
 	Config string         `json:"config"`
 	Policy map[string]any `json:"policy"`
+	// RestartNeeded are the keys outside [policy] that differ from the
+	// configuration the daemon started with ("server.listen"): a reload
+	// applies only [policy], so they take effect at the next start.
+	RestartNeeded []string `json:"restart_needed,omitempty"`
 }
 
 // StopArgs is stop's (empty) request.

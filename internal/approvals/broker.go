@@ -151,6 +151,9 @@ type Approval struct {
 	// confirm_in_person, waiting for the person's confirmation (kept once
 	// decided, to show who proposed it).
 	Proposal *Proposal `json:"proposal,omitempty"`
+	// SessionEnded: the client session that asked has ended (it
+	// disconnected), so a "this session" grant would cover nothing.
+	SessionEnded bool `json:"session_ended,omitempty"`
 }
 
 // Auditor is where a Broker records; audit.Log implements it.
@@ -190,6 +193,7 @@ type Broker struct {
 
 	grants  map[string]*Grant // by id
 	gorder  []string          // grant ids, oldest first
+	ended   []Grant           // the grants that ended most recently, oldest first
 	resolve Resolver
 
 	inPerson bool // [policy] confirm_in_person: see Proposal
@@ -342,10 +346,13 @@ func (b *Broker) createLocked(act Action, now time.Time) *entry {
 	b.order = append(b.order, id)
 	b.trimLocked()
 	e.timer = time.AfterFunc(b.opts.Timeout, func() { b.expire(id) })
+	details := map[string]any{"approval_id": id, "op": act.Op, "class": act.Class, "summary": act.Summary,
+		"action_sha256": act.SHA256, "deadline": e.a.Deadline.UTC().Format(time.RFC3339)}
+	if act.Session != "" {
+		details["session"] = audit.SessionRef(act.Session)
+	}
 	b.auditLocked(audit.Record{
-		Transport: act.Transport, Peer: act.Peer, Op: "approval_requested", Workdir: act.Workdir, Code: "OK",
-		Details: map[string]any{"approval_id": id, "op": act.Op, "class": act.Class, "summary": act.Summary,
-			"action_sha256": act.SHA256, "deadline": e.a.Deadline.UTC().Format(time.RFC3339)},
+		Transport: act.Transport, Peer: act.Peer, Op: "approval_requested", Workdir: act.Workdir, Code: "OK", Details: details,
 	})
 	b.changedLocked()
 	if b.opts.Notify != nil {

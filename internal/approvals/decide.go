@@ -259,6 +259,9 @@ func (b *Broker) addGrantLocked(g *Grant, a Approval) *Grant {
 
 func grantDetails(g *Grant) map[string]any {
 	d := map[string]any{"grant_id": g.ID, "scope": string(g.Scope), "covers": g.Covers, "ends": g.Ends, "class": g.Class, "approval_id": g.Approval}
+	if g.Session != "" {
+		d["session"] = audit.SessionRef(g.Session)
+	}
 	if !g.Expires.IsZero() {
 		d["expires"] = g.Expires.UTC().Format(time.RFC3339)
 	}
@@ -303,10 +306,37 @@ func (b *Broker) dropEndedLocked(now time.Time) {
 			return false
 		}
 		delete(b.grants, id)
+		b.keepEndedLocked(g, g.Expires, "its time ran out")
 		b.auditLocked(audit.Record{Transport: audit.Internal, Op: "grant_expired", Workdir: g.Workdir, Code: "OK", Details: grantDetails(g)})
 		b.changedLocked()
 		return true
 	})
+}
+
+// keepEnded is how many ended grants are kept to be shown as ended.
+const keepEnded = 50
+
+// keepEndedLocked keeps g, ended at when for why, to be shown as ended.
+func (b *Broker) keepEndedLocked(g *Grant, when time.Time, why string) {
+	e := *g
+	e.ArgvPrefix = slices.Clone(g.ArgvPrefix)
+	e.Ended, e.EndedWhy = when, why
+	b.ended = append(b.ended, e)
+	if len(b.ended) > keepEnded {
+		b.ended = slices.Delete(b.ended, 0, len(b.ended)-keepEnded)
+	}
+}
+
+// EndedGrants returns the grants that ended most recently (at most
+// keepEnded), newest first: what a user who saw a grant in force finds
+// it became.
+func (b *Broker) EndedGrants() []Grant {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.dropEndedLocked(b.opts.Now())
+	out := slices.Clone(b.ended)
+	slices.Reverse(out)
+	return out
 }
 
 // Grants returns the grants in force, oldest first.
@@ -347,7 +377,7 @@ func (b *Broker) Revoke(id, by string, via audit.Transport) (Grant, error) {
 	if g == nil {
 		return Grant{}, errcode.New(CodeGrantNotFound, "no grant in force has id %q", trunc(id))
 	}
-	b.endLocked(g, "grant_revoked", by, via)
+	b.endLocked(g, "grant_revoked", by, via, "revoked by "+by+" via "+string(via))
 	return *g, nil
 }
 
@@ -360,17 +390,19 @@ func (b *Broker) EndSession(session string) {
 	defer b.mu.Unlock()
 	for _, id := range slices.Clone(b.gorder) {
 		if g := b.grants[id]; g.Session == session {
-			b.endLocked(g, "grant_ended", "", audit.Internal)
+			b.endLocked(g, "grant_ended", "", audit.Internal, "its client session ended")
 		}
 	}
-	for _, e := range b.live {
-		if e.a.Action.Session == session {
-			e.ended = true
+	for _, e := range b.all {
+		if e.a.Action.Session == session && !e.ended {
+			e.ended, e.a.SessionEnded = true, true
+			b.changedLocked()
 		}
 	}
 }
 
-func (b *Broker) endLocked(g *Grant, op, by string, via audit.Transport) {
+func (b *Broker) endLocked(g *Grant, op, by string, via audit.Transport, why string) {
+	b.keepEndedLocked(g, b.opts.Now(), why)
 	delete(b.grants, g.ID)
 	b.gorder = slices.DeleteFunc(b.gorder, func(id string) bool { return id == g.ID })
 	b.auditLocked(audit.Record{Transport: via, Peer: by, Op: op, Workdir: g.Workdir, Code: "OK", Details: grantDetails(g)})

@@ -83,6 +83,10 @@ type Grant struct {
 	Approval   string `json:"approval"`
 	GrantedBy  string `json:"granted_by"`
 	GrantedVia string `json:"granted_via"`
+	// Ended is when a grant no longer in force ended, and EndedWhy why:
+	// its session ended, it was revoked, its window passed.
+	Ended    time.Time `json:"ended,omitzero"`
+	EndedWhy string    `json:"ended_why,omitempty"`
 }
 
 // covers reports whether g lets act run at now.

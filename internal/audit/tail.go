@@ -171,3 +171,21 @@ type lineJSON struct {
 	entry
 	MAC string `json:"mac"`
 }
+
+// Recorded returns when each of lines (oldest first, as Tail returns
+// them) was recorded, as far as the log tells: the end of its call (Time
+// plus Duration), or the time of the record before it if that is later,
+// since a record is written after every record before it in the chain.
+// Unlike the start times, these follow the chain's order.
+func Recorded(lines []Line) []time.Time {
+	out := make([]time.Time, len(lines))
+	var last time.Time
+	for i, l := range lines {
+		t := l.Time.Add(l.Duration)
+		if t.Before(last) {
+			t = last
+		}
+		out[i], last = t, t
+	}
+	return out
+}

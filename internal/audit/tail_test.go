@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+	"time"
 )
 
 // TestLineJSONIsTheLineOnDisk: a tailed line encodes back to the bytes of
@@ -45,6 +46,26 @@ func TestLineJSONIsTheLineOnDisk(t *testing.T) {
 		}
 		if again, _ := json.Marshal(back); !bytes.Equal(again, got) {
 			t.Errorf("line %d decoded and encoded again:\n got %s\nwant %s", i, again, got)
+		}
+	}
+}
+
+// TestRecorded: a record's time is its call's end, never before the
+// record before it.
+func TestRecorded(t *testing.T) {
+	t0 := time.Date(2026, 12, 2, 4, 52, 53, 0, time.UTC)
+	lines := []Line{
+		{Record: Record{Time: t0}},
+		{Record: Record{Time: t0.Add(time.Second)}},                                        // an approval asked
+		{Record: Record{Time: t0.Add(20 * time.Second)}},                                   // and decided
+		{Record: Record{Time: t0.Add(500 * time.Millisecond), Duration: 20 * time.Second}}, // the call that waited
+		{Record: Record{Time: t0.Add(20*time.Second + 300*time.Millisecond)}},              // recorded before that call's record was
+	}
+	want := []time.Time{t0, t0.Add(time.Second), t0.Add(20 * time.Second), t0.Add(20*time.Second + 500*time.Millisecond), t0.Add(20*time.Second + 500*time.Millisecond)}
+	got := Recorded(lines)
+	for i := range want {
+		if !got[i].Equal(want[i]) {
+			t.Errorf("record %d: %v, want %v", i, got[i], want[i])
 		}
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -53,7 +54,7 @@ func TestLoadErrors(t *testing.T) {
 		{
 			name: "unknown nested key",
 			doc:  "[limits]\nmax_read_bytes = 1\nmax_read_byte = 5\n",
-			want: []string{`config.toml:3: unknown key "limits.max_read_byte"`},
+			want: []string{`config.toml:3: unknown key "limits.max_read_byte" (did you mean "limits.max_read_bytes"?)`},
 		},
 		{
 			name: "unknown dotted key",
@@ -75,7 +76,7 @@ path = 'ABS'
 alias = "b"
 paht = 'ABS'
 `,
-			want: []string{`config.toml:7: unknown key "workdirs[1].paht"`},
+			want: []string{`config.toml:7: unknown key "workdirs[1].paht" (did you mean "workdirs[1].path"?)`},
 		},
 		{
 			name: "unknown key in an inline workdir",
@@ -85,7 +86,17 @@ paht = 'ABS'
 		{
 			name: "several unknown keys",
 			doc:  "[server]\nlisen = \"x\"\n[audit]\nmax_bytes = 1\n",
-			want: []string{`config.toml:2: unknown key "server.lisen"`, `config.toml:4: unknown key "audit.max_bytes"`},
+			want: []string{`config.toml:2: unknown key "server.lisen" (did you mean "server.listen"?)`, `config.toml:4: unknown key "audit.max_bytes"`},
+		},
+		{
+			name: "misspelt table",
+			doc:  "[comands]\nenabled = true\n",
+			want: []string{`config.toml:1: unknown key "comands" (did you mean "commands"?)`},
+		},
+		{
+			name: "misspelt key of a workdir's policy",
+			doc:  "[[workdirs]]\nalias = \"a\"\npath = 'ABS'\n[policy.workdirs.a]\nfile_write = \"allow\"\n",
+			want: []string{`unknown key "policy.workdirs.a.file_write" (did you mean "policy.workdirs.a.files_write"?)`},
 		},
 		{
 			name: "string for integer",
@@ -476,5 +487,24 @@ func TestUpdateConfig(t *testing.T) {
 		case tt.wantErr == "" && c.Update != tt.want:
 			t.Errorf("%q: %+v, want %+v", tt.doc, c.Update, tt.want)
 		}
+	}
+}
+
+// TestChanged: the keys whose values differ, as TOML names them; a list
+// or map of tables is one key.
+func TestChanged(t *testing.T) {
+	a := Default()
+	if got := Changed(a, Default()); len(got) != 0 {
+		t.Fatalf("defaults against defaults: %q", got)
+	}
+	b := Default()
+	b.Server.Listen = "127.0.0.1:9999"
+	b.Commands.Enabled = true
+	b.Workdirs = []Workdir{{Alias: "x", Path: "/x"}}
+	b.Policy.FilesWrite = "allow" // an embedded table's key
+	b.Policy.Workdirs = map[string]PolicyRules{"x": {Commands: "deny"}}
+	want := []string{"workdirs", "server.listen", "commands.enabled", "policy.files_write", "policy.workdirs"}
+	if got := Changed(a, b); !slices.Equal(got, want) {
+		t.Fatalf("Changed: %q, want %q", got, want)
 	}
 }

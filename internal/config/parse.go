@@ -115,6 +115,9 @@ func decodeError(name string, ix *keyIndex, err error) error {
 		for i := range strict.Errors {
 			key, line := ix.locate(&strict.Errors[i])
 			probs[i] = problem{line: line, text: fmt.Sprintf("unknown key %q", key)}
+			if s := suggest(key); s != "" {
+				probs[i].text += fmt.Sprintf(" (did you mean %q?)", s)
+			}
 		}
 		return fileError(name, probs)
 	case errors.As(err, &de):

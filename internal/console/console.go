@@ -13,6 +13,7 @@ import (
 	"html/template"
 	"io/fs"
 	"log/slog"
+	"maps"
 	"net/http"
 	"os"
 	"slices"
@@ -81,6 +82,8 @@ type Options struct {
 	// Now is the clock login links are judged by (default time.Now);
 	// tests move it instead of sleeping.
 	Now func() time.Time
+	// Sessions are the client sessions open now, shown connected.
+	Sessions *ops.Sessions
 	// Instance is the daemon's state directory, named on the login page:
 	// `hostlink console` run in another environment opens another
 	// instance's console.
@@ -172,6 +175,7 @@ func (s *Server) parsePages() {
 	funcs := template.FuncMap{"json": prettyJSON, "short": short, "join": join, "local": local, "size": size,
 		"isDiff": isDiff, "diffLines": diffLines, "scopes": scopeChoices,
 		"pair": func(a approvals.Approval, csrf string) formData { return formData{a, csrf} }, "inc": func(n int) int { return n + 1 }}
+	maps.Copy(funcs, formatFuncs)
 	s.pages = map[string]*template.Template{}
 	names, _ := fs.Glob(templateFS, "templates/*.html")
 	for _, n := range names {

@@ -28,7 +28,7 @@ type scopeChoice struct {
 func scopeChoices(a approvals.Approval) []scopeChoice {
 	act := a.Action
 	out := []scopeChoice{{Scope: approvals.ScopeOnce, Label: "once: this exact action"}}
-	if act.Session != "" {
+	if act.Session != "" && !a.SessionEnded { // an ended session is granted nothing
 		out = append(out, scopeChoice{Scope: approvals.ScopeSession, Label: "this session: " + act.Class + " from this client until it disconnects"})
 	}
 	if len(act.Targets) == 0 {
@@ -110,18 +110,6 @@ func (s *Server) decision(r *http.Request, sess *session, a *approvals.Approval)
 		d.ArgvPrefix = a.Action.Argv[:n]
 	}
 	return d, ""
-}
-
-// grantsFor are the grants in force for a client session (ScopeSession
-// grants made for it).
-func (s *Server) grantsFor(c *clientSession) []approvals.Grant {
-	var out []approvals.Grant
-	for _, g := range s.o.Broker.Grants() {
-		if g.Client == string(c.Transport)+" "+c.Peer {
-			out = append(out, g)
-		}
-	}
-	return out
 }
 
 func (s *Server) revoke(w http.ResponseWriter, r *http.Request, sess *session, id string) {

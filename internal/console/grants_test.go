@@ -169,3 +169,24 @@ func TestRootFileOffersNoPath(t *testing.T) {
 		t.Error("the path scope does not say it leaves the directory itself out")
 	}
 }
+
+// TestEndedSessionOffersNoSessionScope: an approval whose client session
+// has ended is not offered "this session", which would cover nothing.
+func TestEndedSessionOffersNoSessionScope(t *testing.T) {
+	srv, b, _ := newConsole(t)
+	gone, live := writeAction("gone.go"), writeAction("live.go")
+	gone.Session = "sess-gone"
+	for _, a := range []approvals.Action{gone, live} {
+		go b.Require(t.Context(), a)
+	}
+	tstest.WaitFor(t, 10*time.Second, "two approvals", func() bool { return len(b.List(true)) == 2 })
+	b.EndSession("sess-gone")
+	c, _ := login(t, srv)
+	page := get(t, c, srv.URL+"/console/approvals")
+	for _, a := range b.List(true) {
+		offered := strings.Contains(page, `id="scope-`+a.ID+`-session"`)
+		if want := a.Action.Session != "sess-gone"; offered != want {
+			t.Errorf("%s (session %s): session scope offered %v, want %v", a.Action.Summary, a.Action.Session, offered, want)
+		}
+	}
+}

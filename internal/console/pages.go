@@ -3,10 +3,13 @@ package console
 import (
 	"encoding/json"
 	"net/http"
+	"net/url"
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 
+	"github.com/hostlink/hostlink/internal/approvals"
 	"github.com/hostlink/hostlink/internal/audit"
 	"github.com/hostlink/hostlink/internal/textsafe"
 )
@@ -61,16 +64,29 @@ func (s *Server) route(w http.ResponseWriter, r *http.Request, sess *session, pa
 
 func (s *Server) approvalsPage(w http.ResponseWriter, r *http.Request, sess *session) {
 	all := s.o.Broker.List(false)
-	var pending, done []any
+	var pending []approvals.Approval
+	var done []approvals.Approval
 	for _, a := range all {
 		if a.State == "pending" {
 			pending = append(pending, a)
-		} else if len(done) < 50 {
+		} else {
 			done = append(done, a)
 		}
 	}
+	ended := s.o.Broker.EndedGrants()
+	// Newest decision first, by when it was decided (an expiry at its
+	// deadline), whatever order the requests came in.
+	slices.SortStableFunc(done, func(a, b approvals.Approval) int { return decidedAt(b).Compare(decidedAt(a)) })
+	done = done[:min(len(done), 50)]
 	data := map[string]any{"Title": "Approvals", "Pending": pending, "Done": done, "Grants": s.o.Broker.Grants(),
-		"CanSave": s.o.SaveGrant != nil}
+		"Ended": ended[:min(len(ended), 10)], "CanSave": s.o.SaveGrant != nil}
+	// What the last decision did, said once after it (decide redirects
+	// here with its ids).
+	for _, id := range r.URL.Query()["decided"] {
+		if a, ok := s.o.Broker.Get(id); ok && a.State != approvals.Pending {
+			data["Decided"] = append(asApprovals(data["Decided"]), a)
+		}
+	}
 	switch r.URL.Query().Get("fragment") {
 	case "":
 	case "recent":
@@ -109,7 +125,7 @@ func (s *Server) decide(w http.ResponseWriter, r *http.Request, sess *session, i
 		http.Error(w, textsafe.Line(err.Error()), http.StatusConflict)
 		return
 	}
-	http.Redirect(w, r, Prefix+"approvals", http.StatusSeeOther)
+	http.Redirect(w, r, Prefix+"approvals?"+url.Values{"decided": {id}}.Encode(), http.StatusSeeOther)
 }
 
 // confirm confirms the decision proposed for an approval on the control
@@ -138,16 +154,19 @@ func (s *Server) decideBatch(w http.ResponseWriter, r *http.Request, sess *sessi
 		return
 	}
 	var failed []string
+	decided := url.Values{}
 	for _, res := range s.o.Broker.DecideBatch(ids, d) {
 		if res.Error != nil {
 			failed = append(failed, textsafe.Line(res.Error.Error()))
+		} else {
+			decided.Add("decided", res.ID)
 		}
 	}
 	if len(failed) > 0 {
 		http.Error(w, strings.Join(failed, "\n"), http.StatusConflict)
 		return
 	}
-	http.Redirect(w, r, Prefix+"approvals", http.StatusSeeOther)
+	http.Redirect(w, r, Prefix+"approvals?"+decided.Encode(), http.StatusSeeOther)
 }
 
 // decider is who a console decision is recorded as.
@@ -208,15 +227,17 @@ func (s *Server) auditPage(w http.ResponseWriter, r *http.Request, sess *session
 	s.render(w, "audit", sess, data)
 }
 
-// sessionsPage lists client connections; with transport and client set,
-// it shows that one with its timeline.
+// sessionsPage lists client sessions, filtered; with session (or, for
+// records that name none, transport and peer) set, it shows that one with
+// its timeline.
 func (s *Server) sessionsPage(w http.ResponseWriter, r *http.Request, sess *session) {
 	list, err := s.clientSessions()
-	f := filterFrom(r.URL.Query())
-	data := map[string]any{"Title": "Sessions", "Sessions": list, "Err": err}
-	if f.Transport != "" && f.Client != "" {
+	q := r.URL.Query()
+	f := filterFrom(q)
+	data := map[string]any{"Title": "Sessions", "Err": err}
+	if f.Session != "" || f.Peer != "" {
 		for _, c := range list {
-			if string(c.Transport) == f.Transport && c.Peer == f.Client {
+			if f.Session != "" && c.Ref == f.Session || f.Session == "" && c.Ref == "" && c.Peer == f.Peer && string(c.Transport) == f.Transport {
 				f.Calls = true
 				rows, _, rerr := s.rows(500, f)
 				data["Title"], data["One"], data["Rows"], data["F"] = "Session", c, rows, f
@@ -229,8 +250,23 @@ func (s *Server) sessionsPage(w http.ResponseWriter, r *http.Request, sess *sess
 			http.NotFound(w, r)
 			return
 		}
+	} else {
+		sf := sessionFilter{Client: q.Get("client"), Transport: q.Get("transport"), Connected: q.Get("connected") != ""}
+		var shown []*clientSession
+		var transports []string
+		for _, c := range list {
+			if !slices.Contains(transports, string(c.Transport)) {
+				transports = append(transports, string(c.Transport))
+			}
+			if sf.keep(c) {
+				shown = append(shown, c)
+			}
+		}
+		slices.Sort(transports)
+		data["Sessions"], data["SF"], data["All"], data["Transports"] = shown, sf, len(list), transports
+		data["Query"] = r.URL.Query().Encode()
 	}
-	if r.URL.Query().Get("fragment") != "" {
+	if q.Get("fragment") != "" {
 		data["Fragment"] = "rows"
 		if data["One"] == nil {
 			data["Fragment"] = "sessions-live"
@@ -253,6 +289,15 @@ func (s *Server) commandsPage(w http.ResponseWriter, r *http.Request, sess *sess
 func (s *Server) commandPage(w http.ResponseWriter, r *http.Request, sess *session, id string) {
 	st, err := s.call(r.Context(), r, "command_status", map[string]any{"capture_id": id})
 	data := map[string]any{"Title": "Command " + id, "ID": id, "Status": st, "Err": err}
+	// The command line, workdir and directory are in its list entry.
+	if list, _ := s.call(r.Context(), r, "list_commands", map[string]any{"limit": 500}); list != nil {
+		entries, _ := list["commands"].([]any)
+		for _, e := range entries {
+			if m, _ := e.(map[string]any); m["capture_id"] == id {
+				data["Entry"] = m
+			}
+		}
+	}
 	for _, stream := range []string{"stdout", "stderr"} {
 		out, err := s.call(r.Context(), r, "read_command_output", map[string]any{"capture_id": id, "stream": stream, "text": true})
 		if err == nil && out != nil {
@@ -367,4 +412,21 @@ func generic(v any) any {
 	b, _ := json.Marshal(v)
 	json.Unmarshal(b, &out)
 	return out
+}
+
+// decidedAt is when a's decision was made: its decision, or its expiry at
+// the deadline; a pending one's request.
+func decidedAt(a approvals.Approval) time.Time {
+	switch {
+	case !a.Decided.IsZero():
+		return a.Decided
+	case a.State == approvals.Expired:
+		return a.Deadline
+	}
+	return a.Created
+}
+
+func asApprovals(v any) []approvals.Approval {
+	l, _ := v.([]approvals.Approval)
+	return l
 }

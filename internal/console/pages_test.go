@@ -12,6 +12,7 @@ import (
 	"github.com/hostlink/hostlink/internal/approvals"
 	"github.com/hostlink/hostlink/internal/audit"
 	"github.com/hostlink/hostlink/internal/console"
+	"github.com/hostlink/hostlink/internal/ops"
 	"github.com/hostlink/hostlink/internal/tstest"
 )
 
@@ -30,7 +31,7 @@ func appendRecords(t *testing.T, dir string, recs ...audit.Record) {
 	}
 }
 
-var opCell = regexp.MustCompile(`<tr data-seq="\d+"[^>]*>\s*<td[^>]*>[^<]*</td>\s*<td>[^<]*<span class="muted">[^<]*</span></td>\s*<td>([a-z_]+)`)
+var opCell = regexp.MustCompile(`<tr data-seq="\d+"[^>]* data-op="([a-z_.]+)"`)
 
 // ops lists the operations of a page's rows, in order.
 func opsOf(body string) []string {
@@ -90,41 +91,77 @@ func TestActivityFilters(t *testing.T) {
 	}
 }
 
-// TestSessionsView: each client connection is listed with its client
-// name, peer, counts by class, failures and pending approvals, and its
-// page shows its own timeline only.
+// TestSessionsView: each client session is one row, whatever connection
+// carried its calls, with its client name, addresses, counts by class,
+// failures, pending approvals, its "this session" grants (ended ones as
+// ended) and whether it is connected; the local user's own controls are
+// no session; the list filters by client, transport and connected; a
+// session's page shows its own timeline only.
 func TestSessionsView(t *testing.T) {
-	srv, b, dir := newConsoleWith(t, func(o *console.Options) { o.Registry = testRegistry(t, o.Audit) })
-	const claude, codex = "claude-code 2.1 (127.0.0.1:5000)", "codex 0.9 (127.0.0.1:6000)"
+	live := ops.NewSessions()
+	srv, b, dir := newConsoleWith(t, func(o *console.Options) { o.Registry, o.Sessions = testRegistry(t, o.Audit), live })
+	claudeKey, codexKey := ops.NewSessionKey(audit.MCPHTTP), ops.NewSessionKey(audit.MCPHTTP)
+	claudeRef, codexRef := audit.SessionRef(claudeKey), audit.SessionRef(codexKey)
+	in := func(ref string) map[string]any { return map[string]any{"session": ref} }
 	appendRecords(t, dir,
-		audit.Record{Transport: "mcp-http", Peer: claude, Op: "read_file", Code: "OK"},
-		audit.Record{Transport: "mcp-http", Peer: claude, Op: "read_file", Code: "PATH_NOT_FOUND"},
-		audit.Record{Transport: "mcp-http", Peer: codex, Op: "run_command", Code: "OK"},
+		audit.Record{Transport: "mcp-http", Peer: "claude-code 2.1 (127.0.0.1:5000)", Op: "read_file", Code: "OK", Details: in(claudeRef)},
+		audit.Record{Transport: "mcp-http", Peer: "claude-code 2.1 (127.0.0.1:5001)", Op: "read_file", Code: "PATH_NOT_FOUND", Details: in(claudeRef)},
+		audit.Record{Transport: "ipc", Peer: "uid 0 pid 11", Op: "status", Code: "OK", Details: in("s_cli1")},
+		audit.Record{Transport: "ipc", Peer: "uid 0 pid 12", Op: "status", Code: "OK", Details: in("s_cli2")},
+		audit.Record{Transport: "link", Peer: "platform", Op: "read_file", Code: "OK"},
+		audit.Record{Transport: "mcp-http", Peer: "codex 0.9 (127.0.0.1:6000)", Op: "run_command", Code: "OK", Details: in(codexRef)},
 	)
-	go b.Require(t.Context(), approvals.Action{Op: "run_command", Summary: "run make deploy", SHA256: "y", Transport: "mcp-http", Peer: codex})
+	live.Begin(codexKey)
+	// Claude's session held a "this session" grant, which ended with it.
+	go b.Require(t.Context(), approvals.Action{Op: "read_file", Class: "files_read", Summary: "read x", SHA256: "g", Transport: "mcp-http", Peer: "claude-code 2.1 (127.0.0.1:5001)", Session: claudeKey})
+	tstest.WaitFor(t, 10*time.Second, "the approval", func() bool { return len(b.List(true)) == 1 })
+	if _, err := b.DecideWith(b.List(true)[0].ID, approvals.Decision{Approve: true, Scope: approvals.ScopeSession, By: "t", Via: "ipc"}); err != nil {
+		t.Fatal(err)
+	}
+	b.EndSession(claudeKey)
+	go b.Require(t.Context(), approvals.Action{Op: "run_command", Summary: "run make deploy", SHA256: "y", Transport: "mcp-http", Peer: "codex 0.9 (127.0.0.1:6000)", Session: codexKey})
 	tstest.WaitFor(t, 10*time.Second, "the approval", func() bool { return len(b.List(true)) == 1 })
 	c, _ := login(t, srv)
-	body := get(t, c, srv.URL+"/console/sessions")
-	cards := strings.Split(body, `<article class="session">`)[1:]
-	if len(cards) != 2 {
-		t.Fatalf("%d sessions:\n%s", len(cards), body)
+	rowsOf := func(query string) []string {
+		body := get(t, c, srv.URL+"/console/sessions?"+query)
+		_, table, _ := strings.Cut(body, `<table id="session-table"`)
+		return strings.Split(table, "<tr data-last=")[1:]
 	}
-	// The most recently active first: codex asked for an approval last.
+	rows := rowsOf("")
+	if len(rows) != 3 {
+		t.Fatalf("%d sessions:\n%s", len(rows), strings.Join(rows, "\n"))
+	}
+	// The most recently active first: codex asked last, claude's grant
+	// came after the link's call.
 	for i, want := range [][]string{
-		{"codex 0.9", "127.0.0.1:6000", "commands 1", "run make deploy"},
-		{"claude-code 2.1", "127.0.0.1:5000", "files_read 2", "1 refused or failed"},
+		{"codex 0.9", "127.0.0.1:6000", "connected", "commands 1", "run make deploy"},
+		{"claude-code 2.1", "127.0.0.1:5000 and 1 more", "ended", "files_read 2", "1 refused or failed", "files_read, ended"},
+		{"platform", "link", "not known", "files_read 1"},
 	} {
 		for _, w := range want {
-			if !strings.Contains(cards[i], w) {
-				t.Errorf("session %d lacks %q:\n%s", i, w, cards[i])
+			if !strings.Contains(rows[i], w) {
+				t.Errorf("session %d lacks %q:\n%s", i, w, rows[i])
 			}
 		}
 	}
-	timeline := get(t, c, srv.URL+"/console/sessions?transport=mcp-http&client="+url.QueryEscape(claude))
-	if got := opsOf(timeline); !slices.Equal(got, []string{"read_file", "read_file"}) {
+	for query, want := range map[string]int{"connected=1": 1, "client=claude": 1, "client=127.0.0.1": 2, "transport=link": 1, "transport=ipc": 0} {
+		if got := rowsOf(query); len(got) != want {
+			t.Errorf("sessions?%s: %d rows, want %d", query, len(got), want)
+		}
+	}
+	page := get(t, c, srv.URL+"/console/sessions?session="+claudeRef)
+	if got := opsOf(page); !slices.Equal(got, []string{"grant_created", "approval_requested", "read_file", "read_file"}) {
 		t.Errorf("claude's timeline: %q", got)
 	}
-	resp, err := c.Get(srv.URL + "/console/sessions?transport=mcp-http&client=nobody")
+	for _, w := range []string{"127.0.0.1:5000, 127.0.0.1:5001", "ended", "its client session ended"} {
+		if !strings.Contains(page, w) {
+			t.Errorf("claude's page lacks %q", w)
+		}
+	}
+	if got := opsOf(get(t, c, srv.URL+"/console/sessions?transport=link&peer=platform")); !slices.Equal(got, []string{"read_file"}) {
+		t.Errorf("the link's timeline: %q", got)
+	}
+	resp, err := c.Get(srv.URL + "/console/sessions?session=s_nobody")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -194,5 +231,23 @@ func TestBatchDecide(t *testing.T) {
 	// Deciding one that is no longer pending is reported.
 	if got := post(url.Values{"id": ids[:1], "decision": {"approve"}, "csrf": {csrf}}); got != http.StatusConflict {
 		t.Errorf("re-deciding: %d", got)
+	}
+}
+
+// TestFavicon: the console has an icon, served from its own static files.
+func TestFavicon(t *testing.T) {
+	srv, _, _ := newConsole(t)
+	c, _ := login(t, srv)
+	page := get(t, c, srv.URL+"/console/approvals")
+	if !strings.Contains(page, `<link rel="icon" href="/console/static/favicon.svg"`) {
+		t.Fatal("the layout names no icon")
+	}
+	resp, err := c.Get(srv.URL + "/console/static/favicon.svg")
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusOK || resp.Header.Get("Content-Type") != "image/svg+xml" {
+		t.Fatalf("favicon: %d %s", resp.StatusCode, resp.Header.Get("Content-Type"))
 	}
 }

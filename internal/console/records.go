@@ -4,12 +4,14 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"net/url"
 	"slices"
 	"strings"
 	"time"
 
 	"github.com/hostlink/hostlink/internal/audit"
+	"github.com/hostlink/hostlink/internal/ops"
 )
 
 // scanDepth is how many of the newest audit records the activity, audit
@@ -20,9 +22,14 @@ const scanDepth = 5000
 // it: one line per call with its result, its details expandable.
 type row struct {
 	Seq       uint64
-	Time      time.Time
+	Time      time.Time // when the call started
+	End       time.Time // when it ended and was recorded: the time shown, in the log's order
 	Transport audit.Transport
 	Client    string // the caller, as the transport measured it (and the client's declared name)
+	Name      string // the client's declared name and version, if any
+	Address   string // the measured peer
+	Session   string // the client session's audit.SessionRef, if the transport has sessions
+	Local     bool   // one of hostlink's own controls (status, approvals, reload), not a client's action
 	Op        string
 	Class     string // the policy class of the operation, "" for hostlink's own events
 	Workdir   string
@@ -43,15 +50,19 @@ type filter struct {
 	Client, Workdir, Class, Result string
 	// For the audit page only.
 	Op, Transport, Text string
-	// Calls leaves out the console's own page views and logins, and
-	// hostlink's internal events: what clients did.
+	// Session is a client session's audit.SessionRef, or Peer the exact
+	// measured peer of records that name no session (a session's page).
+	Session, Peer string
+	// Calls leaves out the console's own page views and logins,
+	// hostlink's internal events and the local user's own controls
+	// (`hostlink approvals`, status): what clients did.
 	Calls bool
 	After uint64
 }
 
 func filterFrom(q url.Values) filter {
 	f := filter{Client: q.Get("client"), Workdir: q.Get("workdir"), Class: q.Get("class"), Result: q.Get("result"),
-		Op: q.Get("op"), Transport: q.Get("transport"), Text: q.Get("q")}
+		Op: q.Get("op"), Transport: q.Get("transport"), Text: q.Get("q"), Session: q.Get("session"), Peer: q.Get("peer")}
 	fmt.Sscan(q.Get("after"), &f.After)
 	return f
 }
@@ -60,7 +71,7 @@ func filterFrom(q url.Values) filter {
 func (f filter) Query() string {
 	v := url.Values{}
 	for k, s := range map[string]string{"client": f.Client, "workdir": f.Workdir, "class": f.Class, "result": f.Result,
-		"op": f.Op, "transport": f.Transport, "q": f.Text} {
+		"op": f.Op, "transport": f.Transport, "q": f.Text, "session": f.Session, "peer": f.Peer} {
 		if s != "" {
 			v.Set(k, s)
 		}
@@ -72,9 +83,11 @@ func (f filter) keep(r *row, l audit.Line) bool {
 	switch {
 	case r.Seq <= f.After:
 		return false
-	case f.Calls && (r.Transport == audit.Console || r.Transport == audit.Internal || r.Transport == audit.Notification):
+	case f.Calls && (r.Transport == audit.Console || r.Transport == audit.Internal || r.Transport == audit.Notification || r.Local):
 		return false
 	case f.Client != "" && !strings.Contains(strings.ToLower(r.Client), strings.ToLower(f.Client)):
+		return false
+	case f.Session != "" && r.Session != f.Session, f.Peer != "" && (r.Client != f.Peer || r.Session != ""):
 		return false
 	case f.Workdir != "" && r.Workdir != f.Workdir, f.Class != "" && r.Class != f.Class,
 		f.Op != "" && r.Op != f.Op, f.Transport != "" && string(r.Transport) != f.Transport:
@@ -121,9 +134,11 @@ func (s *Server) rows(n int, f filter) ([]row, choices, error) {
 	if err != nil {
 		return nil, ch, err
 	}
+	recorded := audit.Recorded(lines)
 	var out []row
 	for i := len(lines) - 1; i >= 0; i-- {
 		r := s.row(lines[i])
+		r.End = recorded[i]
 		if f.Calls && !(filter{Calls: true}).keep(&r, lines[i]) {
 			continue
 		}
@@ -137,15 +152,29 @@ func (s *Server) rows(n int, f filter) ([]row, choices, error) {
 }
 
 func (s *Server) row(l audit.Line) row {
-	r := row{Seq: l.Seq, Time: l.Time, Transport: l.Transport, Client: l.Peer, Op: l.Op, Workdir: l.Workdir,
+	r := row{Seq: l.Seq, Time: l.Time, End: l.Time.Add(l.Duration), Transport: l.Transport, Client: l.Peer, Op: l.Op, Workdir: l.Workdir,
 		Code: l.Code, OK: l.Code == "" || l.Code == "OK", Bytes: l.Bytes, Duration: l.Duration, Class: s.classOf(l)}
+	r.Name, r.Address = splitPeer(l.Peer)
+	r.Session, _ = l.Details["session"].(string)
+	if s.o.Registry != nil {
+		if op, ok := s.o.Registry.Lookup(l.Op); ok && op.Capability == ops.Local {
+			r.Local = true
+		}
+	}
 	r.Target = strings.Join(l.Paths, ", ")
 	if asked, ok := l.Details["requested_paths"].([]any); ok && r.Target == "" {
 		r.Target, r.Asked = join(asked, ", "), true
 	}
 	if len(l.Details) > 0 {
 		r.Details = prettyJSON(l.Details)
-		r.Brief = short(compactJSON(l.Details), 120)
+		// The one-line brief leaves out the session, which the client
+		// column and the session's page stand for.
+		brief := maps.Clone(l.Details)
+		delete(brief, "session")
+		r.Brief = short(compactJSON(brief), 120)
+		if len(brief) == 0 {
+			r.Brief = "session " + r.Session
+		}
 	}
 	return r
 }

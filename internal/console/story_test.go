@@ -162,6 +162,10 @@ func TestBrowserApprovalStory(t *testing.T) {
 	if r := done(t, first, "the approved write"); r.code != "" {
 		t.Fatalf("the approved write: %s", r.code)
 	}
+	// The page says what the click did.
+	if f := text("#decided"); !strings.Contains(f, "Approved") || !strings.Contains(f, "notes.txt") || !strings.Contains(f, "lets more like it run unasked") {
+		t.Errorf("after approving, the page says %q", f)
+	}
 	for _, f := range []string{"a.txt", "b.txt"} {
 		if r := done(t, claude.write(f, "by claude\n"), "a write in the session"); r.code != "" {
 			t.Fatalf("write %s in the granted session: %s", f, r.code)
@@ -282,7 +286,7 @@ func TestBrowserApprovalStory(t *testing.T) {
 	// The other pages, each kept as a screenshot.
 	for _, p := range []struct{ path, wait, name string }{
 		{"/console/approvals/" + a.ID, "#state", "approval-denied-act"},
-		{"/console/sessions", "article.session", "sessions"},
+		{"/console/sessions", "#session-table tbody tr", "sessions"},
 		{"/console/activity", "#rows tr", "activity"},
 		{"/console/activity?class=files_write&result=ok", "#rows tr", "activity-filtered"},
 		{"/console/audit?verify=1", "#verify", "audit"},
@@ -294,7 +298,7 @@ func TestBrowserApprovalStory(t *testing.T) {
 	}
 	do("a session's timeline",
 		chromedp.Navigate(base+"/console/sessions"),
-		chromedp.Click(chromedp.CSS("article.session h2 a")),
+		chromedp.Click(chromedp.CSS("#session-table tbody a")),
 		chromedp.WaitVisible(chromedp.CSS("#rows tr")),
 		shot("session-timeline"))
 	if tl := text("#rows"); !strings.Contains(tl, "write_file") {

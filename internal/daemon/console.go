@@ -40,6 +40,7 @@ func (d *Daemon) consoleHandler(origin string) *console.Server {
 		Status:    func() any { return d.Status() },
 		SaveGrant: d.SaveGrant,
 		Thumbs:    d.thumbs,
+		Sessions:  d.sessions,
 		Policy: func() any {
 			p := d.Policy()
 			return map[string]any{"default": p.Default, "workdirs": p.Workdirs,

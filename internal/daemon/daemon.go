@@ -67,7 +67,8 @@ type Daemon struct {
 	thumbs  *console.Thumbs // the latest observations, small, for the console's desktop page
 	console consoleHolder   // the console, once ServeHTTP serves it
 
-	configFile  string // the configuration file in force (it may not exist)
+	configFile  string         // the configuration file in force (it may not exist)
+	loaded      *config.Config // that file as loaded at the start, before flags
 	roots       []*jail.Root
 	transports  transports
 	captures    *capture.Store
@@ -77,6 +78,7 @@ type Daemon struct {
 	companion   companionState
 	browse      *browse.Service // the link control connection's folder browser
 	budgets     *ops.Budgets    // shared by every registry: the machine's limits
+	sessions    *ops.Sessions   // the client sessions open now
 	assembled   registries      // every registry assemble built (assemble.go)
 	updates     *update.Checker // the update check, while [update] check is on
 }
@@ -97,6 +99,9 @@ func Open(o Options) (*Daemon, error) {
 	if err != nil {
 		return nil, err
 	}
+	// The file as loaded, before the flags below: what a reload compares
+	// the file with.
+	loaded := *cfg
 	if o.Listen != "" {
 		cfg.Server.Listen = o.Listen
 		if err := cfg.Validate(); err != nil {
@@ -107,7 +112,7 @@ func Open(o Options) (*Daemon, error) {
 	if err != nil {
 		return nil, err
 	}
-	d := &Daemon{Dirs: dirs, Config: cfg, Info: info, Started: time.Now(), configFile: cfgPath}
+	d := &Daemon{Dirs: dirs, Config: cfg, Info: info, Started: time.Now(), configFile: cfgPath, loaded: &loaded}
 	ok := false
 	defer func() {
 		if !ok {
@@ -145,6 +150,7 @@ func Open(o Options) (*Daemon, error) {
 		return nil, err
 	}
 	d.browse = browse.New(browse.Options{})
+	d.sessions = ops.NewSessions()
 	d.budgets = ops.NewBudgets()
 	d.thumbs = console.NewThumbs()
 	a := d.assemble(d.Files)

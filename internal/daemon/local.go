@@ -70,9 +70,9 @@ func (d *Daemon) registerLocal(reg *ops.Registry) {
 			c.Detail("approval_ids", a.IDs)
 			return d.Approvals().DecideBatch(a.IDs, decision(a.Decision, a.DecideScope, c)), nil
 		})
-	ops.Register(reg, local(apitype.MethodGrantsList, "List grants", "The grants in force: what each covers and when it ends.", true),
+	ops.Register(reg, local(apitype.MethodGrantsList, "List grants", "The grants in force, what each covers and when it ends; then the ones that ended lately, newest first, each with when and why (ended, ended_why).", true),
 		func(context.Context, *ops.Call, grantsArgs) ([]approvals.Grant, error) {
-			return d.Approvals().Grants(), nil
+			return append(d.Approvals().Grants(), d.Approvals().EndedGrants()...), nil
 		})
 	ops.Register(reg, local(apitype.MethodGrantsRevoke, "Revoke grant", "End a grant now, as the local user.", false),
 		func(_ context.Context, c *ops.Call, a grantArgs) (approvals.Grant, error) {

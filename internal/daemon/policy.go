@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"log/slog"
+	"maps"
 	"os"
 	"path/filepath"
 	"strings"
@@ -101,10 +102,20 @@ func (d *Daemon) Reload(by string) (apitype.ReloadResult, error) {
 		return apitype.ReloadResult{}, errcode.New(errcode.InvalidArgument, "the configuration was not reloaded: %v", err)
 	}
 	summary := policySummary(cfg.Policy)
+	var restart []string
+	for _, k := range config.Changed(d.loaded, cfg) {
+		if k != "policy" && !strings.HasPrefix(k, "policy.") {
+			restart = append(restart, k)
+		}
+	}
+	details := maps.Clone(summary)
+	if len(restart) > 0 {
+		details["restart_needed"] = restart
+	}
 	// The record comes first: a policy change the log cannot show does
 	// not happen.
 	if err := d.Audit.Append(audit.Record{Time: time.Now(), Transport: audit.Internal, Peer: by, Op: "policy_reload", Code: "OK",
-		Details: summary}); err != nil {
+		Details: details}); err != nil {
 		return apitype.ReloadResult{}, errcode.New(errcode.AuditUnavailable, "the audit log cannot be written; the policy was not reloaded")
 	}
 	was := d.Policy().ConfirmInPerson
@@ -117,7 +128,7 @@ func (d *Daemon) Reload(by string) (apitype.ReloadResult, error) {
 		c.srv.EndSessions()
 	}
 	slog.Info("configuration reloaded", "by", by, "config", d.pol.cfgPath, "policy", summary)
-	return apitype.ReloadResult{Config: d.pol.cfgPath, Policy: summary}, nil
+	return apitype.ReloadResult{Config: d.pol.cfgPath, Policy: summary, RestartNeeded: restart}, nil
 }
 
 // checkPolicyWorkdirs refuses overrides for workdirs this daemon does not

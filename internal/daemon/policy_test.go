@@ -2,6 +2,7 @@ package daemon
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -160,5 +161,34 @@ func testOwnFilesThroughTheDaemon(t *testing.T, allow bool) {
 	}
 	if pending := d.Approvals().List(true); len(pending) != 0 {
 		t.Errorf("asked about what would be refused: %+v", pending)
+	}
+}
+
+// TestReloadNamesWhatNeedsARestart: a reload applies [policy] only; the
+// other keys that changed since the start (not those a flag set) are
+// named, in the result and the audit record.
+func TestReloadNamesWhatNeedsARestart(t *testing.T) {
+	home := t.TempDir()
+	t.Setenv("HOSTLINK_HOME", home)
+	cfg := filepath.Join(home, "c.toml")
+	os.WriteFile(cfg, []byte("[server]\nlisten = \"127.0.0.1:7717\"\n"), 0o600)
+	// --listen differs from the file: not a change of the file.
+	d, err := Open(Options{ConfigPath: cfg, Listen: "127.0.0.1:0"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer d.Close()
+	os.WriteFile(cfg, []byte("[server]\nlisten = \"127.0.0.1:7717\"\n[policy]\nfiles_write = \"allow\"\n"), 0o600)
+	if r, err := d.Reload("test"); err != nil || len(r.RestartNeeded) != 0 {
+		t.Fatalf("a policy change: %+v, %v", r, err)
+	}
+	os.WriteFile(cfg, []byte("[server]\nlisten = \"127.0.0.1:7718\"\n[commands]\nenabled = true\n[policy]\nfiles_write = \"allow\"\n"), 0o600)
+	r, err := d.Reload("test")
+	if err != nil || strings.Join(r.RestartNeeded, " ") != "server.listen commands.enabled" {
+		t.Fatalf("listen and commands changed: %+v, %v", r, err)
+	}
+	lines, _ := audit.Tail(d.Dirs.Audit, 1)
+	if got := fmt.Sprint(lines[0].Details["restart_needed"]); lines[0].Op != "policy_reload" || got != "[server.listen commands.enabled]" {
+		t.Fatalf("audit record %s %v", lines[0].Op, lines[0].Details)
 	}
 }

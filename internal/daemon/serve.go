@@ -90,7 +90,8 @@ func (d *Daemon) ServeHTTP(ctx context.Context, ready func(addr net.Addr)) error
 	if err != nil {
 		return err
 	}
-	h := mcpserve.NewHTTPHandler(d.Registry, mcpserve.HTTPOptions{Token: tok, MaxBodyBytes: d.maxMessageBytes(), Refusals: d.Refusals})
+	h := mcpserve.NewHTTPHandler(d.Registry, mcpserve.HTTPOptions{Token: tok, MaxBodyBytes: d.maxMessageBytes(), Refusals: d.Refusals,
+		SessionStarted: d.sessions.Begin, SessionEnded: d.sessionEnded})
 	mux := http.NewServeMux()
 	mux.Handle("/mcp", h)
 	mux.Handle(console.Prefix, d.consoleHandler("http://"+ln.Addr().String()))
@@ -111,7 +112,7 @@ func (d *Daemon) ServeHTTP(ctx context.Context, ready func(addr net.Addr)) error
 	defer stopIPC()
 	defer d.transports.down()
 	ipcSrv := &ipc.Server{Registry: d.Registry, Refusals: d.Refusals, MCP: d.serveMCPSession, ConnState: idle.conn,
-		SessionEnded: d.Approvals().EndSession}
+		SessionStarted: d.sessions.Begin, SessionEnded: d.sessionEnded}
 	ipcDone := make(chan error, 1)
 	go func() { ipcDone <- ipcSrv.Serve(ctx, ipcLn) }()
 	if ready != nil {
@@ -199,8 +200,9 @@ func (d *Daemon) maxMessageBytes() int64 {
 func (d *Daemon) serveMCPSession(ctx context.Context, peer ipc.Peer, hello ipc.MCPHello, r io.ReadCloser, w io.Writer) error {
 	who := fmt.Sprintf("client pid %d via hostlink mcp %s", hello.ClientPID, peer)
 	session := ops.NewSessionKey(audit.MCPStdio)
+	d.sessions.Begin(session)
 	// A "this session" grant ends with the session.
-	defer d.Approvals().EndSession(session)
+	defer d.sessionEnded(session)
 	var resumed *mcpserve.Resumed
 	if rs := hello.Resume; rs != nil && rs.Initialize != nil {
 		resumed = &mcpserve.Resumed{Initialize: rs.Initialize, Initialized: rs.Initialized}
@@ -214,6 +216,13 @@ func (d *Daemon) serveMCPSession(ctx context.Context, peer ipc.Peer, hello ipc.M
 		return nil
 	}
 	return err
+}
+
+// sessionEnded ends a client session: it is no longer shown connected,
+// and its "this session" grants end with it.
+func (d *Daemon) sessionEnded(session string) {
+	d.sessions.End(session)
+	d.Approvals().EndSession(session)
 }
 
 // nopWriteCloser leaves closing the connection to the control channel.

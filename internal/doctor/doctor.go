@@ -131,7 +131,7 @@ func (e *env) checkConfig() bool {
 	}
 	cfg, err := config.Load(path, explicit)
 	if err != nil {
-		e.add("config", Fail, err.Error(), "correct the key named above in "+path+" (internal/config/defaults.toml documents every key and its default)")
+		e.add("config", Fail, err.Error(), "correct the key named above in "+path+" (hostlink defaults prints every key with its default)")
 		return false
 	}
 	e.cfg, e.configPath = cfg, path

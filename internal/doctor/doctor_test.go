@@ -37,7 +37,7 @@ func TestDirsAndWorkdirs(t *testing.T) {
 	r := Run(context.Background(), Options{Getenv: func(k string) string {
 		return map[string]string{"KEYCHAIN_PASSPHRASE": "p", "HOSTLINK_CREDENTIAL_BACKEND": "encrypted-file"}[k]
 	}})
-	want := map[string]Status{"version": OK, "workdir file": Fail, "workdir ro": OK, "workdir rw": OK, "state dir": OK, "credential store": OK, "pairing": Warn, "platform link": OK}
+	want := map[string]Status{"version": OK, "workdir file": Fail, "workdir ro": OK, "workdir rw": OK, "state dir": OK, "credential store": OK, "pairing": OK, "platform link": OK}
 	if runtime.GOOS != "windows" {
 		want["audit log"] = Fail
 		want["audit head"] = Fail
@@ -187,4 +187,57 @@ func TestUpdateCheck(t *testing.T) {
 			t.Errorf("no update check among %+v", r.Checks)
 		})
 	}
+}
+
+// TestCredentialStoreOnlyWherePairing: without a keychain or passphrase,
+// a hostlink that pairs with nothing gets no warning about them; one with
+// a platform link configured does (a failure: the link needs them).
+func TestCredentialStoreOnlyWherePairing(t *testing.T) {
+	for _, tc := range []struct {
+		name, cfg string
+		store     Status
+	}{
+		{"no link", "", OK},
+		{"link configured", "[link]\nurl = \"wss://platform.example/ws/local-executor\"\n", Fail},
+		{"companion listener", "[companion]\nlisten = \"127.0.0.1:7718\"\n", Warn},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			hl := t.TempDir()
+			t.Setenv("HOSTLINK_HOME", hl)
+			t.Setenv("HOME", t.TempDir())
+			private.MkdirAll(filepath.Join(hl, "config"))
+			os.WriteFile(filepath.Join(hl, "config", "config.toml"), []byte(tc.cfg), 0o600)
+			// The encrypted file without its passphrase: no store, on every OS.
+			r := Run(context.Background(), Options{Getenv: func(k string) string {
+				return map[string]string{"HOSTLINK_CREDENTIAL_BACKEND": "encrypted-file"}[k]
+			}})
+			for _, c := range r.Checks {
+				if c.Name == "credential store" && c.Status != tc.store {
+					t.Errorf("%+v, want %s", c, tc.store)
+				}
+				if c.Name == "credential store" && c.Status == OK && !strings.Contains(c.Detail, "not needed") {
+					t.Errorf("%+v", c)
+				}
+			}
+		})
+	}
+}
+
+// TestConfigFixNamesWhatUsersHave: the fix for a bad key points to
+// `hostlink defaults`, not to a file of the source tree.
+func TestConfigFixNamesWhatUsersHave(t *testing.T) {
+	hl := t.TempDir()
+	t.Setenv("HOSTLINK_HOME", hl)
+	private.MkdirAll(filepath.Join(hl, "config"))
+	os.WriteFile(filepath.Join(hl, "config", "config.toml"), []byte("[server]\nlisen = \"x\"\n"), 0o600)
+	r := Run(context.Background(), Options{})
+	for _, c := range r.Checks {
+		if c.Name == "config" {
+			if c.Status != Fail || !strings.Contains(c.Fix, "hostlink defaults") || strings.Contains(c.Fix, "internal/") || !strings.Contains(c.Detail, `did you mean "server.listen"`) {
+				t.Fatalf("%+v", c)
+			}
+			return
+		}
+	}
+	t.Fatal("no config check")
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net/http"
 	"os"
+	"path/filepath"
 	"strings"
 	"time"
 
@@ -27,10 +28,24 @@ func (e *env) explicitToken() bool {
 // needsPairing is true when the configured link will use the pairing.
 func (e *env) needsPairing() bool { return e.cfg.Link.URL != "" && !e.explicitToken() }
 
+// pairs reports whether this hostlink uses the credential store: a
+// platform link or a companion listener is configured, or the encrypted
+// file holds credentials.
+func (e *env) pairs() bool {
+	_, err := os.Stat(filepath.Join(e.dirs.State, credstore.FileName))
+	return e.cfg.Link.URL != "" || e.cfg.Companion.Listen != "" || err == nil
+}
+
 // checkCredentials checks the credential backend and the pairing in it.
+// Only pairing needs them: for a hostlink that does not pair, a missing
+// keychain or pairing is said, not warned about.
 func (e *env) checkCredentials(ctx context.Context) *credstore.Store {
 	st, err := credstore.Open(credstore.Options{StateDir: e.dirs.State, Getenv: e.o.Getenv})
 	if err != nil {
+		if !e.pairs() {
+			e.add("credential store", OK, "not needed: no platform link is configured (pairing would need one: "+err.Error()+")", "")
+			return nil
+		}
 		status := Warn
 		if e.needsPairing() {
 			status = Fail
@@ -41,6 +56,8 @@ func (e *env) checkCredentials(ctx context.Context) *credstore.Store {
 	e.add("credential store", OK, st.Describe(), "")
 	c, err := pairing.Status(ctx, st)
 	switch {
+	case errors.Is(err, pairing.ErrNotPaired) && !e.pairs():
+		e.add("pairing", OK, "not paired: no platform link is configured (hostlink pair connects one)", "")
 	case errors.Is(err, pairing.ErrNotPaired):
 		status := Warn
 		if e.needsPairing() {

@@ -38,9 +38,10 @@ const (
 // Server serves the control channel.
 type Server struct {
 	Registry *ops.Registry
-	// SessionEnded, if set, is told the session key of each connection
-	// that closed (see ops.Caller.Session), to end its grants.
-	SessionEnded func(session string)
+	// SessionStarted and SessionEnded, if set, are told the session key
+	// of each connection (see ops.Caller.Session) when it opens and when
+	// it closes, to end its grants.
+	SessionStarted, SessionEnded func(session string)
 	// Refusals records refused peers (counted per uid, so that a flood of
 	// them does not grow the audit log). Calls are audited by Registry.
 	Refusals *audit.Refusals
@@ -171,6 +172,9 @@ func (s *Server) refuseAsync(c net.Conn, peer Peer, why error) {
 func (s *Server) serveConn(ctx context.Context, c *connlimit.Conn, peer Peer) {
 	r := bufio.NewReaderSize(c, 64<<10)
 	session := ops.NewSessionKey(audit.IPC)
+	if s.SessionStarted != nil {
+		s.SessionStarted(session)
+	}
 	if s.SessionEnded != nil {
 		defer s.SessionEnded(session)
 	}

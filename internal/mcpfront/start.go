@@ -105,9 +105,13 @@ func (s Start) failed(waitErr error, from int64) error {
 		b = b[len(b)-2048:]
 	}
 	var ee *exec.ExitError
-	status := "exited"
+	status := "ended"
 	if errors.As(waitErr, &ee) {
-		status = ee.String()
+		status = "ended (" + ee.String() + ")"
 	}
-	return errcode.New(CodeStartFailed, "the hostlink daemon that `hostlink mcp` started %s before serving (fix what it says, or start it yourself with `hostlink serve`): %s", status, strings.TrimSpace(string(b)))
+	said := strings.TrimSpace(string(b))
+	if said == "" {
+		said = "nothing; its log may say more (hostlink logs)"
+	}
+	return errcode.New(CodeStartFailed, "hostlink mcp started a hostlink daemon, which %s before serving. It said: %s\nFix that, or start the daemon yourself with hostlink serve.", status, said)
 }

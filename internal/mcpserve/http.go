@@ -1,11 +1,13 @@
 package mcpserve
 
 import (
+	"cmp"
 	"crypto/subtle"
 	"net"
 	"net/http"
 	"net/url"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -25,7 +27,18 @@ type HTTPOptions struct {
 	// Refusals, if set, records refused requests (counted, so that a
 	// flood of them does not grow the audit log).
 	Refusals *audit.Refusals
+	// SessionStarted and SessionEnded, if set, are told the key of each
+	// MCP session (see ops.Caller.Session) at its first call and when it
+	// ends: the client deleted it, or it was idle for SessionTimeout.
+	SessionStarted, SessionEnded func(session string)
+	// SessionTimeout is how long a session may be idle before it ends
+	// (DefaultSessionTimeout when zero).
+	SessionTimeout time.Duration
 }
+
+// DefaultSessionTimeout is how long an HTTP MCP session may be idle
+// before it ends, and its "this session" grants with it.
+const DefaultSessionTimeout = 30 * time.Minute
 
 // NewHTTPHandler returns the Streamable HTTP handler for reg. Each request
 // must come from a loopback address, name a loopback Host, carry no foreign
@@ -37,14 +50,15 @@ type HTTPOptions struct {
 // than the call it would serve. Each call is attributed to the address of
 // the connection that carried it, which the guard passes on in peerHeader.
 func NewHTTPHandler(reg *ops.Registry, o HTTPOptions) http.Handler {
+	w := &sessionWatch{started: o.SessionStarted, ended: o.SessionEnded, seen: map[*mcp.ServerSession]bool{}}
 	srv := newServer(reg, audit.MCPHTTP, func(req *mcp.CallToolRequest) string {
 		if req.Extra != nil {
 			return req.Extra.Header.Get(peerHeader)
 		}
 		return ""
-	}, httpSession, nil)
+	}, w.key, nil)
 	mcpHandler := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return srv },
-		&mcp.StreamableHTTPOptions{MaxRequestBodyBytes: o.MaxBodyBytes, SessionTimeout: 30 * time.Minute})
+		&mcp.StreamableHTTPOptions{MaxRequestBodyBytes: o.MaxBodyBytes, SessionTimeout: cmp.Or(o.SessionTimeout, DefaultSessionTimeout)})
 	return &guard{next: mcpHandler, opts: o}
 }
 
@@ -56,6 +70,41 @@ func httpSession(ss *mcp.ServerSession) string {
 		return ""
 	}
 	return string(audit.MCPHTTP) + ":" + ss.ID()
+}
+
+// sessionWatch reports each HTTP session's start, at its first call, and
+// its end, when the SDK closes it (a DELETE, the idle timeout).
+type sessionWatch struct {
+	started, ended func(string)
+	mu             sync.Mutex
+	seen           map[*mcp.ServerSession]bool
+}
+
+// key is httpSession, watching the session from its first call.
+func (w *sessionWatch) key(ss *mcp.ServerSession) string {
+	key := httpSession(ss)
+	if key == "" {
+		return ""
+	}
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.seen[ss] {
+		return key
+	}
+	w.seen[ss] = true
+	if w.started != nil {
+		w.started(key)
+	}
+	go func() {
+		ss.Wait()
+		w.mu.Lock()
+		delete(w.seen, ss)
+		w.mu.Unlock()
+		if w.ended != nil {
+			w.ended(key)
+		}
+	}()
+	return key
 }
 
 // peerHeader carries the client's address (as the connection measured it)

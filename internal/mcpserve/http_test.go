@@ -204,3 +204,71 @@ func TestHTTPPeer(t *testing.T) {
 		}
 	}
 }
+
+// TestHTTPSessionEnds: an HTTP session is reported started at its first
+// call, under the key its calls carry (its audit records name the key's
+// SessionRef), and ended when the client deletes it or it idles out.
+func TestHTTPSessionEnds(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		idle time.Duration
+	}{{"deleted", 0}, {"idle", 200 * time.Millisecond}} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			key := make([]byte, 32)
+			rand.Read(key)
+			log, err := audit.Open(audit.Options{Dir: dir, Key: key})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer log.Close()
+			reg := ops.New(ops.Options{Audit: log})
+			ops.Register(reg, ops.Spec{Name: "noop", Description: "noop", Class: policy.FilesRead, Transports: ops.AllTransports, ReadOnly: true}, func(context.Context, *ops.Call, waitArgs) (waitResult, error) {
+				return waitResult{}, nil
+			})
+			started, ended := make(chan string, 2), make(chan string, 2)
+			srv := httptest.NewServer(NewHTTPHandler(reg, HTTPOptions{Token: "tok-tok-tok-tok", SessionTimeout: tc.idle,
+				SessionStarted: func(k string) { started <- k }, SessionEnded: func(k string) { ended <- k }}))
+			defer srv.Close()
+			client := mcp.NewClient(&mcp.Implementation{Name: "t", Version: "1"}, nil)
+			sess, err := client.Connect(context.Background(), &mcp.StreamableClientTransport{
+				Endpoint: srv.URL, HTTPClient: &http.Client{Transport: bearer{"tok-tok-tok-tok"}}, DisableStandaloneSSE: true,
+			}, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer sess.Close()
+			for range 2 {
+				if res, err := sess.CallTool(context.Background(), &mcp.CallToolParams{Name: "noop", Arguments: map[string]any{}}); err != nil || res.IsError {
+					t.Fatalf("call: %v %+v", err, res)
+				}
+			}
+			var k string
+			select {
+			case k = <-started:
+			default:
+				t.Fatal("no start reported at the first call")
+			}
+			if len(started) != 0 || !strings.HasPrefix(k, "mcp-http:") {
+				t.Fatalf("started %q, then %d more", k, len(started))
+			}
+			lines, _ := audit.Tail(dir, 2)
+			for _, l := range lines {
+				if l.Details["session"] != audit.SessionRef(k) {
+					t.Errorf("record %d names session %v, want %s", l.Seq, l.Details["session"], audit.SessionRef(k))
+				}
+			}
+			if tc.idle == 0 {
+				sess.Close() // the client's DELETE
+			}
+			select {
+			case e := <-ended:
+				if e != k {
+					t.Fatalf("ended %q, started %q", e, k)
+				}
+			case <-time.After(time.Minute):
+				t.Fatal("the session's end was not reported")
+			}
+		})
+	}
+}

@@ -130,6 +130,15 @@ func (c *Call) record(op string, start time.Time, err error) audit.Record {
 		code = string(errcode.CodeOf(err))
 	}
 	details := c.details
+	if c.Session != "" {
+		// Which client session made the call, for grouping its records
+		// (an HTTP session's calls arrive on several connections).
+		details = maps.Clone(details)
+		if details == nil {
+			details = map[string]any{}
+		}
+		details["session"] = audit.SessionRef(c.Session)
+	}
 	if err != nil && len(c.paths) == 0 {
 		// Refused before the handler named its target (outside the
 		// workdir, through a link, denied): the record says which path

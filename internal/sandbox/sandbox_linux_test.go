@@ -355,7 +355,7 @@ func TestOrdinaryWork(t *testing.T) {
 		// replaces), the build is refused, and the hint says where and
 		// how to allow it.
 		pol.Writable = nil
-		spec.Env["GOCACHE"] = userCacheDir(t)
+		spec.Env["GOCACHE"] = outsideTmpDir(t)
 		_, errOut, code = w.run(t, spec, &pol)
 		if code == 0 {
 			t.Fatal("go build wrote its cache outside the workdir")
@@ -368,21 +368,41 @@ func TestOrdinaryWork(t *testing.T) {
 	})
 }
 
-// userCacheDir returns a fresh directory below the user's cache
-// directory: outside /tmp, so the sandbox keeps it where it is.
-func userCacheDir(t *testing.T) string {
+// outsideTmpDir returns a fresh directory outside /tmp (so that the
+// sandbox keeps it where it is, not writable) and outside the test's
+// temporary directory: below the user's cache directory, or, when HOME
+// is below /tmp itself, below /var/tmp.
+func outsideTmpDir(t *testing.T) string {
 	t.Helper()
-	c, err := os.UserCacheDir()
+	tmp, err := filepath.EvalSymlinks("/tmp")
 	if err != nil {
 		t.Fatal(err)
 	}
-	mkdir(t, c)
-	d, err := os.MkdirTemp(c, "hostlink-sandbox-test-")
-	if err != nil {
-		t.Fatal(err)
+	var tried []string
+	candidates := []string{"/var/tmp"}
+	if c, err := os.UserCacheDir(); err == nil {
+		candidates = append([]string{c}, candidates...)
 	}
-	t.Cleanup(func() { os.RemoveAll(d) })
-	return d
+	for _, c := range candidates {
+		if err := os.MkdirAll(c, 0o700); err != nil {
+			tried = append(tried, err.Error())
+			continue
+		}
+		real, err := filepath.EvalSymlinks(c)
+		if err != nil || real == tmp || strings.HasPrefix(real, tmp+"/") {
+			tried = append(tried, c+" is below /tmp")
+			continue
+		}
+		d, err := os.MkdirTemp(real, "hostlink-sandbox-test-")
+		if err != nil {
+			tried = append(tried, err.Error())
+			continue
+		}
+		t.Cleanup(func() { os.RemoveAll(d) })
+		return d
+	}
+	t.Fatalf("no writable directory outside /tmp: %s", strings.Join(tried, "; "))
+	return ""
 }
 
 // The command's /tmp is its own: what it writes there never reaches the
@@ -393,8 +413,9 @@ func TestPrivateTmp(t *testing.T) {
 		tstest.Missing(t, "no private /tmp without namespaces")
 	}
 	name := fmt.Sprintf("hostlink-sandbox-test-%d", time.Now().UnixNano())
-	host := filepath.Join(os.TempDir(), name)
-	theirs := filepath.Join(os.TempDir(), name+"-theirs")
+	// The machine's /tmp, whatever TMPDIR says.
+	host := filepath.Join("/tmp", name)
+	theirs := filepath.Join("/tmp", name+"-theirs")
 	write(t, theirs, secret)
 	defer os.Remove(theirs)
 	out, errOut, code := w.run(t, sh("echo x > /tmp/"+name+" && cat /tmp/"+name+"-theirs"), &w.pol)

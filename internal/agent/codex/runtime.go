@@ -83,7 +83,7 @@ func (r *Runtime) Name() string { return Name }
 func (r *Runtime) argv() ([]string, error) {
 	argv, err := agentcli.Find(Program, r.Path)
 	if err != nil {
-		return nil, errcode.New(agent.CodeRuntimeUnavailable, "codex: %v", err)
+		return nil, errcode.New(agent.StartCode(err), "codex: %v", err)
 	}
 	return argv, nil
 }

@@ -39,8 +39,12 @@ func TestMissingRuntimes(t *testing.T) {
 	if r := got["claude"]; r["installed"] != true || r["ready"] != true || r["version"] != claude.TestedVersion {
 		t.Errorf("claude: %v", r)
 	}
-	if _, code := e.Call("list_agent_models", map[string]any{"runtime": "codex"}); code == "" {
-		t.Error("models of a missing runtime: no error")
+	// One condition, one code: a missing runtime's models are refused
+	// as its tasks are.
+	for _, n := range []string{"codex", "qoder"} {
+		if _, code := e.Call("list_agent_models", map[string]any{"runtime": n}); code != agent.CodeRuntimeNotReady {
+			t.Errorf("models of missing %s: %q, want %s", n, code, agent.CodeRuntimeNotReady)
+		}
 	}
 	id := e.Submit("claude", "hello", "read-only", nil)
 	p := e.Pending(id, "approval")

@@ -38,12 +38,12 @@ type CLI struct {
 	DefaultModel string
 }
 
-// Argv is the command that runs the CLI, or a runtime_unavailable error
-// saying why there is none.
+// Argv is the command that runs the CLI, or an error saying why there is
+// none (RUNTIME_NOT_READY when it is not installed).
 func (c CLI) Argv() ([]string, error) {
 	argv, err := agentcli.Find(c.Program, c.Path)
 	if err != nil {
-		return nil, errcode.New(agent.CodeRuntimeUnavailable, "%s: %v", c.Dialect.Name, err)
+		return nil, errcode.New(agent.StartCode(err), "%s: %v", c.Dialect.Name, err)
 	}
 	return argv, nil
 }
