@@ -56,6 +56,13 @@ func (s *serveCmd) Run(ctx context.Context, c *cli) error {
 		defer wait()
 		defer stop()
 	}
+	if d.Config.Mesh.Enabled {
+		stopMesh, err := d.StartMesh(ctx)
+		if err != nil {
+			return err
+		}
+		defer stopMesh()
+	}
 	var console string
 	return d.ServeHTTP(ctx, func(addr net.Addr) {
 		fmt.Fprintf(os.Stderr, "hostlink %s serving MCP at http://%s/mcp\n", d.Info.Version, addr)

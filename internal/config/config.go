@@ -16,6 +16,7 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"slices"
 )
 
 // Config is hostlink's configuration.
@@ -32,6 +33,8 @@ type Config struct {
 	Policy   Policy    `toml:"policy"`
 	// Companion: this hostlink as a runtime that companions connect to.
 	Companion Companion `toml:"companion"`
+	// Mesh: this machine as an executor on a hostlink mesh.
+	Mesh Mesh `toml:"mesh"`
 }
 
 // Workdir is a directory that clients may work in, named by an alias.
@@ -159,6 +162,7 @@ func Default() *Config {
 		Agents:    defaultAgents(),
 		Policy:    defaultPolicy(),
 		Companion: defaultCompanion(),
+		Mesh:      Mesh{Classes: slices.Clone(DefaultMeshClasses), MaxConcurrent: 16},
 	}
 }
 

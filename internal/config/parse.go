@@ -81,6 +81,7 @@ func (c *Config) fillDefaults() {
 	c.fillAgentDefaults()
 	c.fillPolicyDefaults()
 	c.fillCompanionDefaults()
+	c.fillMeshDefaults()
 }
 
 func setIfZero[T comparable](p *T, def T) {

@@ -12,6 +12,7 @@ import (
 	"github.com/hostlink/hostlink/internal/approvals"
 	"github.com/hostlink/hostlink/internal/audit"
 	"github.com/hostlink/hostlink/internal/errcode"
+	"github.com/hostlink/hostlink/internal/policy"
 )
 
 // Caller says who is calling, as the transport measured it.
@@ -35,6 +36,10 @@ type Caller struct {
 	// Bounds are the connection's negotiated limits, applied to every
 	// call it makes (zero: none beyond the operations' own).
 	Bounds Bounds
+	// Classes, if not nil, are the only policy classes the caller may use
+	// at all, whatever the policy's modes: the machine's [mesh] classes
+	// for callers over the mesh.
+	Classes []policy.Class
 }
 
 // AskFunc asks the client application's user to approve a: true to
