@@ -81,6 +81,9 @@ func (s *serveCmd) Run(ctx context.Context, c *cli) error {
 			if t.Name == audit.IPC {
 				fmt.Fprintf(os.Stderr, "  control channel: %s (`hostlink status`, `hostlink call`)\n", t.Address)
 			}
+			if t.Name == audit.Mesh {
+				fmt.Fprintf(os.Stderr, "  mesh: %s\n", t.Address)
+			}
 			if t.Name == audit.Console {
 				fmt.Fprintf(os.Stderr, "  web console: %s (approvals, activity, audit; log in with the token)\n", t.Address)
 				console = t.Address

@@ -40,6 +40,9 @@ func (d *Daemon) StartMesh(ctx context.Context) (stop func(), err error) {
 	}
 	name := mc.Name
 	if name == "" {
+		name = enr.Name
+	}
+	if name == "" {
 		name = d.Info.Hostname
 	}
 	idem, err := mesh.OpenIdemStore(filepath.Join(d.Dirs.State, "mesh.db"))

@@ -27,6 +27,7 @@ const EnrolmentFile = "mesh.json"
 // trust` changes; nothing on the mesh writes it.
 type Enrolment struct {
 	Key     string            `json:"machine"` // the machine key
+	Name    string            `json:"name"`    // as the hub enrolled it
 	Servers []string          `json:"servers"`
 	JWT     string            `json:"jwt"`
 	Labels  map[string]string `json:"labels,omitempty"`
