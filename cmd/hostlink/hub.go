@@ -250,4 +250,3 @@ func (hubMCPCmd) Run(ctx context.Context) error {
 	}
 	return meshhub.ServeStdio(ctx, keys, gw, run.Servers, os.Stdin, os.Stdout)
 }
-

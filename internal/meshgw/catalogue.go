@@ -14,7 +14,7 @@ import (
 // noAudit is the catalogue's auditor: the catalogue is never called.
 type noAudit struct{}
 
-func (noAudit) Check() error               { return errors.New("the gateway's catalogue runs nothing") }
+func (noAudit) Check() error              { return errors.New("the gateway's catalogue runs nothing") }
 func (noAudit) Append(audit.Record) error { return errors.New("the gateway's catalogue runs nothing") }
 
 // Catalogue is every operation an executor may serve on the mesh, from

@@ -157,7 +157,6 @@ func (g *Gateway) call(ctx context.Context, nameOrKey string, op *ops.Op, args [
 	return res, err
 }
 
-
 type listMachinesArgs struct {
 	Selector string `json:"selector,omitempty"`
 }
@@ -336,4 +335,3 @@ func (g *Gateway) Fanout(ctx context.Context, a fanoutArgs) (FanoutReply, error)
 	}
 	return reply, nil
 }
-
