@@ -18,8 +18,11 @@ import (
 	"github.com/nats-io/nkeys"
 
 	"github.com/hostlink/hostlink/internal/credstore"
+	"github.com/hostlink/hostlink/internal/mesh"
+	"github.com/hostlink/hostlink/internal/meshgw"
 	"github.com/hostlink/hostlink/internal/meshhub"
 	"github.com/hostlink/hostlink/internal/paths"
+	"github.com/hostlink/hostlink/internal/textsafe"
 )
 
 type hubCmd struct {
@@ -28,6 +31,7 @@ type hubCmd struct {
 	Token  hubTokenCmd  `cmd:"" help:"Print the hub's bearer token (for the gateway's MCP endpoint)."`
 	Caller hubCallerCmd `cmd:"" help:"Issue a caller's credentials (a tool of yours), scoped to some machines or all."`
 	MCP    hubMCPCmd    `cmd:"" name:"mcp" help:"Serve the gateway's MCP on stdin/stdout, through the running hub's bus."`
+	Audit  hubAuditCmd  `cmd:"" help:"Read the fleet's aggregated audit (machines with [mesh] export_audit), or --verify that each machine's copy is complete."`
 }
 
 // hubDir is the hub's state directory.
@@ -249,4 +253,105 @@ func (hubMCPCmd) Run(ctx context.Context) error {
 		return err
 	}
 	return meshhub.ServeStdio(ctx, keys, gw, run.Servers, os.Stdin, os.Stdout)
+}
+
+type hubAuditCmd struct {
+	Machine string `help:"Only this machine (name or key)."`
+	Client  string `help:"Only records whose caller contains this text."`
+	Class   string `help:"Only operations of this policy class."`
+	Op      string `help:"Only this operation."`
+	N       int    `short:"n" help:"The last N records (0: all)." default:"50"`
+	Verify  bool   `help:"Instead of records, show per machine whether the copy is complete (linked records up to a checkpoint the machine signed)."`
+	JSON    bool   `help:"Print JSON."`
+}
+
+// Run reads the aggregated audit from the running hub's stream.
+func (a *hubAuditCmd) Run(ctx context.Context) error {
+	dir, err := hubDir()
+	if err != nil {
+		return err
+	}
+	run, err := meshhub.ReadRunning(dir)
+	if err != nil {
+		return err
+	}
+	keys, _, err := hubKeys(ctx)
+	if err != nil {
+		return err
+	}
+	enrolled, err := meshhub.LoadEnrolled(dir)
+	if err != nil {
+		return err
+	}
+	names := map[string]string{}
+	for _, m := range enrolled {
+		names[m.Key] = m.Name
+	}
+	key := a.Machine
+	if key != "" && !mesh.ValidMachine(key) {
+		if ks := meshhub.Select(enrolled, []string{key}, nil); len(ks) == 1 {
+			key = ks[0]
+		} else {
+			return fmt.Errorf("%d enrolled machines are named %q", len(ks), key)
+		}
+	}
+	js, closeJS, err := meshhub.AdminJetStream(keys, run.Servers)
+	if err != nil {
+		return err
+	}
+	defer closeJS()
+	entries, err := meshhub.ReadAudit(ctx, js, key)
+	if err != nil {
+		return err
+	}
+	if a.Verify {
+		vs := meshhub.Verify(entries)
+		if a.JSON {
+			return printJSON(vs)
+		}
+		bad := 0
+		for _, v := range vs {
+			state := "complete"
+			if !v.Complete {
+				state, bad = "NOT PROVEN", bad+1
+			}
+			fmt.Printf("%-12s %s records %d..%d (%d), signed through %d: %s\n", names[v.Machine], v.Machine, v.First, v.Last, v.Records, v.Proven, state)
+			for _, b := range v.Breaks {
+				fmt.Printf("    %s\n", textsafe.Line(b))
+			}
+		}
+		if bad > 0 {
+			return fmt.Errorf("%d machines' copies are not proven complete", bad)
+		}
+		return nil
+	}
+	classes := map[string]string{}
+	for _, op := range meshgw.Catalogue() {
+		classes[op.Name] = string(op.Class)
+	}
+	var out []meshhub.AuditEntry
+	for _, e := range entries {
+		r := e.Record
+		if r == nil || (a.Op != "" && r.Op != a.Op) || (a.Client != "" && !strings.Contains(r.Peer, a.Client)) ||
+			(a.Class != "" && classes[r.Op] != a.Class) {
+			continue
+		}
+		out = append(out, e)
+	}
+	if a.N > 0 && len(out) > a.N {
+		out = out[len(out)-a.N:]
+	}
+	if a.JSON {
+		var lines []any
+		for _, e := range out {
+			lines = append(lines, map[string]any{"machine": e.Machine, "name": names[e.Machine], "record": e.Record})
+		}
+		return printJSON(lines)
+	}
+	for _, e := range out {
+		r := e.Record
+		fmt.Printf("%-10s %6d %s %-10s %-22s %-26s %s %s\n", textsafe.Line(names[e.Machine]), r.Seq, r.Time.Local().Format("2006-01-02 15:04:05"),
+			r.Transport, textsafe.Line(r.Op), r.Code, textsafe.Line(r.Peer), textsafe.Line(strings.Join(r.Paths, " ")))
+	}
+	return nil
 }

@@ -144,7 +144,7 @@ func TestManyMachines(t *testing.T) {
 		if i == 2 {
 			labels = "team=b"
 		}
-		home, env, _ := enrolMachine(t, bin, hubEnv, name, labels, "hello from "+name+"\n", "classes = [\"files_read\", \"files_write\"]\npublish_approvals = true\n")
+		home, env, _ := enrolMachine(t, bin, hubEnv, name, labels, "hello from "+name+"\n", "classes = [\"files_read\", \"files_write\"]\npublish_approvals = true\nexport_audit = true\n")
 		ms = append(ms, machine{name, home, env})
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
@@ -210,5 +210,17 @@ func TestManyMachines(t *testing.T) {
 		if out, err := run(t, m.env, bin, "audit", "verify"); err != nil {
 			t.Fatalf("audit verify on %s: %v %s", m.name, err, out)
 		}
+	}
+	// The hub's aggregate has all of it, proven complete per machine.
+	tstest.WaitFor(t, time.Minute, "every machine's audit exported and proven", func() bool {
+		out, err := run(t, hubEnv, bin, "hub", "audit", "--verify")
+		return err == nil && strings.Count(out, ": complete") == 3
+	})
+	out2, err := run(t, hubEnv, bin, "hub", "audit", "--machine", "beta", "--class", "files_write", "-n", "0")
+	if err != nil {
+		t.Fatalf("hub audit: %v %s", err, out2)
+	}
+	if !strings.Contains(out2, "write_file") || !strings.Contains(out2, "APPROVAL_PENDING") || strings.Contains(out2, "read_file") || strings.Contains(out2, "alpha") {
+		t.Fatalf("hub audit of beta's writes:\n%s", out2)
 	}
 }

@@ -49,7 +49,7 @@ func (d *Daemon) StartMesh(ctx context.Context) (stop func(), err error) {
 	if err != nil {
 		return nil, err
 	}
-	ex, err := mesh.StartExecutor(mesh.ExecutorOptions{
+	eo := mesh.ExecutorOptions{
 		Dial: mesh.Dial{Servers: servers, Creds: mesh.Creds{JWT: enr.JWT, Seed: seed}, CA: mc.CA, Log: slog.Default()},
 		Machine: mesh.Machine{Name: name, OS: d.Info.Platform, Arch: d.Info.Arch, Version: d.Info.Version,
 			Labels: enr.Labels},
@@ -63,7 +63,11 @@ func (d *Daemon) StartMesh(ctx context.Context) (stop func(), err error) {
 			return a.Action.Summary, a.Deadline, ok
 		},
 		PublishApprovals: mc.PublishApprovals,
-	})
+	}
+	if mc.ExportAudit {
+		eo.AuditDir = d.Dirs.Audit
+	}
+	ex, err := mesh.StartExecutor(eo)
 	if err != nil {
 		idem.Close()
 		return nil, err

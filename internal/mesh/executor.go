@@ -63,6 +63,12 @@ type ExecutorOptions struct {
 	// hub's bucket ([mesh] publish_approvals).
 	Approval         func(id string) (summary string, deadline time.Time, ok bool)
 	PublishApprovals bool
+	// AuditDir, if set, is the audit log whose records are exported to
+	// the hub's stream ([mesh] export_audit).
+	AuditDir string
+	// ExportPoll is how often the exporter looks for new records
+	// (default 200 ms).
+	ExportPoll time.Duration
 }
 
 // Executor serves a registry on the mesh.
@@ -77,7 +83,9 @@ type Executor struct {
 	ctx      context.Context
 	stop     context.CancelFunc
 	running  sync.WaitGroup
-	log      *slog.Logger
+	// stopExport ends the audit exporter, if one runs.
+	stopExport func()
+	log        *slog.Logger
 }
 
 // StartExecutor connects to the bus and serves o.Registry on the
@@ -135,6 +143,21 @@ func StartExecutor(o ExecutorOptions) (*Executor, error) {
 		return nil, fmt.Errorf("mesh: %w", err)
 	}
 	e.svc = svc
+	if o.AuditDir != "" {
+		poll := o.ExportPoll
+		if poll <= 0 {
+			poll = 200 * time.Millisecond
+		}
+		x := &exporter{nc: nc, kp: kp, key: key, dir: o.AuditDir, poll: poll,
+			onError: func(err error) { o.Log.Warn("mesh: the audit export waits", "err", err) }}
+		ctx, stop := context.WithCancel(context.Background())
+		done := make(chan struct{})
+		go func() {
+			defer close(done)
+			x.run(ctx)
+		}()
+		e.stopExport = func() { stop(); <-done }
+	}
 	// The server knows of the subscriptions once this returns (when
 	// connected): a call right after start finds the executor.
 	nc.Flush()
@@ -159,6 +182,9 @@ func (e *Executor) Close() {
 	e.nc.Flush()
 	e.running.Wait()
 	e.stop()
+	if e.stopExport != nil {
+		e.stopExport()
+	}
 	e.nc.Close()
 }
 

@@ -205,19 +205,21 @@ func (h *Hub) Close() {
 	}
 }
 
-// makeStreams makes (or updates) the approval notices' bucket and the
-// audit stream, replicated as the hub is.
-func (h *Hub) makeStreams(ctx context.Context) error {
+func (h *Hub) makeStreams(ctx context.Context) error { return MakeStreams(ctx, h.JS, h.o.Replicas) }
+
+// MakeStreams makes (or updates) the approval notices' bucket and the
+// audit stream, with replicas each.
+func MakeStreams(ctx context.Context, js jetstream.JetStream, replicas int) error {
 	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
 	defer cancel()
-	_, err := h.JS.CreateOrUpdateKeyValue(ctx, jetstream.KeyValueConfig{
+	_, err := js.CreateOrUpdateKeyValue(ctx, jetstream.KeyValueConfig{
 		Bucket: mesh.ApprovalsBucket, Description: "what pending approvals on each machine ask, and where they are decided",
-		History: 1, TTL: time.Hour, Replicas: h.o.Replicas, Storage: jetstream.FileStorage, MaxValueSize: 64 << 10,
+		History: 1, TTL: time.Hour, Replicas: replicas, Storage: jetstream.FileStorage, MaxValueSize: 64 << 10,
 	})
 	if err != nil {
 		return fmt.Errorf("hub: approvals bucket: %w", err)
 	}
-	_, err = h.JS.CreateOrUpdateStream(ctx, AuditStreamConfig(h.o.Replicas))
+	_, err = js.CreateOrUpdateStream(ctx, AuditStreamConfig(replicas))
 	if err != nil {
 		return fmt.Errorf("hub: audit stream: %w", err)
 	}

@@ -4,6 +4,7 @@
 package hubtest
 
 import (
+	"context"
 	"fmt"
 	"net"
 	"net/url"
@@ -11,6 +12,8 @@ import (
 	"testing"
 
 	"github.com/nats-io/nats-server/v2/server"
+	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
 
 	"github.com/hostlink/hostlink/internal/mesh"
 	"github.com/hostlink/hostlink/internal/meshhub"
@@ -122,6 +125,26 @@ func FreePorts(t testing.TB, n int) []int {
 		ln.Close()
 	}
 	return out
+}
+
+// Streams makes the hub's bucket and stream (replicated on every node)
+// and returns a JetStream context of the hub's own user.
+func (h *Hub) Streams(t testing.TB) jetstream.JetStream {
+	t.Helper()
+	creds := h.Admin(t)
+	nc, err := nats.Connect(h.Servers[0].ClientURL(), nats.UserJWTAndSeed(creds.JWT, string(creds.Seed)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(nc.Close)
+	js, err := jetstream.New(nc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := meshhub.MakeStreams(context.Background(), js, len(h.Servers)); err != nil {
+		t.Fatal(err)
+	}
+	return js
 }
 
 // Machine issues a machine's credentials.
