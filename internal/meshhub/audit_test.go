@@ -108,4 +108,3 @@ func TestAuditExport(t *testing.T) {
 }
 
 func itoa(n uint64) string { return strconv.FormatUint(n, 10) }
-
