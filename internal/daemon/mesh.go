@@ -65,7 +65,7 @@ func (d *Daemon) StartMesh(ctx context.Context) (stop func(), err error) {
 		PublishApprovals: mc.PublishApprovals,
 	}
 	if mc.ExportAudit {
-		eo.AuditDir = d.Dirs.Audit
+		eo.AuditDir, eo.ExportState = d.Dirs.Audit, filepath.Join(d.Dirs.State, "mesh-export.json")
 	}
 	ex, err := mesh.StartExecutor(eo)
 	if err != nil {

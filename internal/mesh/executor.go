@@ -64,8 +64,9 @@ type ExecutorOptions struct {
 	Approval         func(id string) (summary string, deadline time.Time, ok bool)
 	PublishApprovals bool
 	// AuditDir, if set, is the audit log whose records are exported to
-	// the hub's stream ([mesh] export_audit).
-	AuditDir string
+	// the hub's stream ([mesh] export_audit); ExportState is the file
+	// where the exporter keeps its place.
+	AuditDir, ExportState string
 	// ExportPoll is how often the exporter looks for new records
 	// (default 200 ms).
 	ExportPoll time.Duration
@@ -148,7 +149,7 @@ func StartExecutor(o ExecutorOptions) (*Executor, error) {
 		if poll <= 0 {
 			poll = 200 * time.Millisecond
 		}
-		x := &exporter{nc: nc, kp: kp, key: key, dir: o.AuditDir, poll: poll,
+		x := &exporter{nc: nc, kp: kp, key: key, dir: o.AuditDir, state: o.ExportState, poll: poll,
 			onError: func(err error) { o.Log.Warn("mesh: the audit export waits", "err", err) }}
 		ctx, stop := context.WithCancel(context.Background())
 		done := make(chan struct{})

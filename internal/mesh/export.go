@@ -5,22 +5,26 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"os"
 	"strconv"
-	"strings"
 	"time"
 
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nkeys"
 
 	"github.com/hostlink/hostlink/internal/audit"
+	"github.com/hostlink/hostlink/internal/private"
 )
 
 // Audit export. Each record of the machine's chain is published, as the
 // line it is in the local log, to AuditSubject(machine) with message id
 // <machine>:<seq>, so that the stream stores each once however often it
-// is sent. The exporter resumes from the last record the stream holds
-// for the machine, so a restart, a partition or a lost majority only
-// delays the copy: the local log is the buffer, and it is authoritative.
+// is sent. A record counts as exported once the stream acknowledged it;
+// the exporter keeps the last acknowledged seq in the state directory at
+// each checkpoint and resumes after it, so a restart, a partition or a
+// lost majority only delays the copy (what was acknowledged after the
+// last checkpoint is sent again and dropped as a duplicate). The local
+// log is the buffer, and it is authoritative.
 // Every CheckpointEvery records, and whenever it has caught up with the
 // log (at most once per CheckpointInterval), it publishes a checkpoint:
 // the seq and MAC of the last record exported, signed with the machine's
@@ -81,6 +85,7 @@ type exporter struct {
 	kp      nkeys.KeyPair
 	key     string
 	dir     string
+	state   string // the file keeping the last acknowledged seq
 	poll    time.Duration
 	onError func(error)
 
@@ -97,11 +102,7 @@ func (x *exporter) run(ctx context.Context) {
 	for ctx.Err() == nil {
 		err := func() error {
 			if cur == nil {
-				last, err := x.lastExported(ctx)
-				if err != nil {
-					return err
-				}
-				cur = audit.NewCursor(x.dir, last)
+				cur = audit.NewCursor(x.dir, x.lastExported())
 			}
 			if len(pending) == 0 {
 				lines, err := cur.Next(256)
@@ -169,7 +170,14 @@ func (x *exporter) checkpoint(ctx context.Context) error {
 		return err
 	}
 	x.since, x.lastCkpt = 0, time.Now()
-	return nil
+	b, _ := json.Marshal(exportState{Machine: x.key, Seq: x.head.Seq})
+	return private.WriteFile(x.state, b)
+}
+
+// exportState is what the exporter keeps between runs.
+type exportState struct {
+	Machine string `json:"machine"`
+	Seq     uint64 `json:"seq"` // the last record the stream acknowledged, at a checkpoint
 }
 
 // send publishes m to the stream and checks its acknowledgement.
@@ -195,25 +203,14 @@ func (x *exporter) send(ctx context.Context, m *nats.Msg) error {
 	return nil
 }
 
-// lastExported is the seq of the last record (or checkpoint) of this
-// machine the stream holds, 0 for none.
-func (x *exporter) lastExported(ctx context.Context) (uint64, error) {
-	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
-	defer cancel()
-	resp, err := x.nc.RequestWithContext(ctx, "$JS.API.DIRECT.GET."+AuditStream+"."+AuditSubject(x.key), nil)
-	if err != nil {
-		return 0, fmt.Errorf("audit export: the stream's last record: %w", err)
+// lastExported is the seq of the last record exported under a
+// checkpoint, 0 for none (or one kept for another machine key: a machine
+// that joined again starts its copy anew).
+func (x *exporter) lastExported() uint64 {
+	var st exportState
+	b, err := os.ReadFile(x.state)
+	if err != nil || json.Unmarshal(b, &st) != nil || st.Machine != x.key {
+		return 0
 	}
-	if st := resp.Header.Get("Status"); st == "404" {
-		return 0, nil
-	} else if st != "" {
-		return 0, fmt.Errorf("audit export: the stream's last record: status %s %s", st, resp.Header.Get("Description"))
-	}
-	id := resp.Header.Get(msgIDHeader)
-	i := strings.LastIndexByte(id, ':')
-	seq, err := strconv.ParseUint(id[i+1:], 10, 64)
-	if i < 0 || err != nil || !strings.HasPrefix(id, x.key+":") {
-		return 0, fmt.Errorf("audit export: the stream's last record has id %q", id)
-	}
-	return seq, nil
+	return st.Seq
 }

@@ -41,6 +41,9 @@ func ReadAudit(ctx context.Context, js jetstream.JetStream, machine string) ([]A
 	if err != nil {
 		return nil, fmt.Errorf("the audit stream: %w", err)
 	}
+	// An ordered consumer would linger until inactive; a reader that
+	// polls would pile them up.
+	defer js.DeleteConsumer(context.WithoutCancel(ctx), mesh.AuditStream, info.Name)
 	var out []AuditEntry
 	if info.NumPending == 0 {
 		return out, nil

@@ -35,7 +35,7 @@ func TestAuditExport(t *testing.T) {
 	start := func() *mesh.Executor {
 		ex, err := mesh.StartExecutor(mesh.ExecutorOptions{Dial: mesh.Dial{Servers: h.URLs(), Creds: creds}, Machine: mesh.Machine{Name: "m"},
 			Registry: d.Registry, Classes: []policy.Class{policy.FilesRead}, Callers: func() map[string]mesh.Caller { return nil },
-			AuditDir: d.Dirs.Audit, ExportPoll: 20 * time.Millisecond})
+			AuditDir: d.Dirs.Audit, ExportState: filepath.Join(home, "export.json"), ExportPoll: 20 * time.Millisecond})
 		if err != nil {
 			t.Fatal(err)
 		}

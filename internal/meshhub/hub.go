@@ -208,9 +208,26 @@ func (h *Hub) Close() {
 func (h *Hub) makeStreams(ctx context.Context) error { return MakeStreams(ctx, h.JS, h.o.Replicas) }
 
 // MakeStreams makes (or updates) the approval notices' bucket and the
-// audit stream, with replicas each.
+// audit stream, with replicas each. A cluster that is still electing its
+// JetStream leader is waited for, up to a minute.
 func MakeStreams(ctx context.Context, js jetstream.JetStream, replicas int) error {
-	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+	ctx, cancel := context.WithTimeout(ctx, time.Minute)
+	defer cancel()
+	for {
+		err := makeStreams(ctx, js, replicas)
+		if err == nil {
+			return nil
+		}
+		select {
+		case <-ctx.Done():
+			return err
+		case <-time.After(500 * time.Millisecond):
+		}
+	}
+}
+
+func makeStreams(ctx context.Context, js jetstream.JetStream, replicas int) error {
+	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 	defer cancel()
 	_, err := js.CreateOrUpdateKeyValue(ctx, jetstream.KeyValueConfig{
 		Bucket: mesh.ApprovalsBucket, Description: "what pending approvals on each machine ask, and where they are decided",
@@ -219,8 +236,7 @@ func MakeStreams(ctx context.Context, js jetstream.JetStream, replicas int) erro
 	if err != nil {
 		return fmt.Errorf("hub: approvals bucket: %w", err)
 	}
-	_, err = js.CreateOrUpdateStream(ctx, AuditStreamConfig(replicas))
-	if err != nil {
+	if _, err = js.CreateOrUpdateStream(ctx, AuditStreamConfig(replicas)); err != nil {
 		return fmt.Errorf("hub: audit stream: %w", err)
 	}
 	return nil

@@ -136,13 +136,7 @@ func (k Keys) Machine(key, name string) (string, error) {
 		"$SRV.*."+mesh.ServiceName, "$SRV.*."+mesh.ServiceName+".*",
 		mesh.InboxPrefix(key)+".>",
 	)
-	p.Pub.Allow.Add(
-		mesh.AuditSubject(key),
-		mesh.ApprovalKeys(key),
-		// The exporter's resume point: the last record of its own
-		// subject in the stream.
-		"$JS.API.DIRECT.GET."+mesh.AuditStream+"."+mesh.AuditSubject(key),
-	)
+	p.Pub.Allow.Add(mesh.AuditSubject(key), mesh.ApprovalKeys(key))
 	p.Resp = &jwt.ResponsePermission{MaxMsgs: 1, Expires: replyTTL}
 	return k.user(key, name, p, "role:machine")
 }

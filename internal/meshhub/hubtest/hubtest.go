@@ -23,7 +23,9 @@ import (
 type Hub struct {
 	Keys    meshhub.Keys
 	Servers []*server.Server
-	Leaf    *server.Server // nil unless WithLeaf
+	Leaf    *server.Server // nil unless withLeaf
+	nodes   []meshhub.Node
+	t       testing.TB
 }
 
 // URLs are the client URLs of every node (the leaf's last).
@@ -56,15 +58,18 @@ func Start(t testing.TB) *Hub {
 // a leaf node dialling the first node.
 func Cluster(t testing.TB, n int, withLeaf bool) *Hub {
 	t.Helper()
-	h := &Hub{Keys: meshhub.NewKeys()}
-	ports := FreePorts(t, n+1)
+	h := &Hub{Keys: meshhub.NewKeys(), t: t}
+	ports := FreePorts(t, 2*n+1)
+	clients := ports[n+1:]
 	var routes []*url.URL
 	for _, p := range ports[:n] {
 		routes = append(routes, &url.URL{Scheme: "nats", Host: fmt.Sprintf("127.0.0.1:%d", p)})
 	}
 	leafPort := ports[n]
 	for i := 0; i < n; i++ {
-		node := meshhub.Node{Name: fmt.Sprintf("n%d", i+1), Listen: "127.0.0.1:0", StoreDir: filepath.Join(t.TempDir(), "js")}
+		// Fixed client ports, so that a restarted node is where its
+		// clients look for it.
+		node := meshhub.Node{Name: fmt.Sprintf("n%d", i+1), Listen: fmt.Sprintf("127.0.0.1:%d", clients[i]), StoreDir: filepath.Join(t.TempDir(), "js")}
 		node.Cluster.Name, node.Cluster.Listen, node.Cluster.Routes = "hl", routes[i].Host, routes
 		if i == 0 && withLeaf {
 			node.LeafListen = fmt.Sprintf("127.0.0.1:%d", leafPort)
@@ -74,6 +79,7 @@ func Cluster(t testing.TB, n int, withLeaf bool) *Hub {
 			t.Fatal(err)
 		}
 		h.Servers = append(h.Servers, start(t, o))
+		h.nodes = append(h.nodes, node)
 	}
 	if withLeaf {
 		// The leaf dials the hub as a user of the account, with a
@@ -105,6 +111,20 @@ func start(t testing.TB, o *server.Options) *server.Server {
 	}
 	t.Cleanup(s.Shutdown)
 	return s
+}
+
+// Restart shuts node i down and starts it again with the same
+// configuration and store.
+func (h *Hub) Restart(i int) {
+	h.t.Helper()
+	h.Servers[i].Shutdown()
+	h.Servers[i].WaitForShutdown()
+	// Options anew: the server writes into those it was given.
+	o, err := h.Keys.Options(h.nodes[i])
+	if err != nil {
+		h.t.Fatal(err)
+	}
+	h.Servers[i] = start(h.t, o)
 }
 
 // FreePorts returns n loopback ports free a moment ago (for routes,
