@@ -43,13 +43,14 @@ func (h *Hub) URLs() []string {
 // Start starts one node with JetStream.
 func Start(t testing.TB) *Hub {
 	t.Helper()
-	h := &Hub{Keys: meshhub.NewKeys()}
-	o, err := h.Keys.Options(meshhub.Node{Name: "hub", Listen: "127.0.0.1:0", StoreDir: filepath.Join(t.TempDir(), "js")})
+	h := &Hub{Keys: meshhub.NewKeys(), t: t}
+	node := meshhub.Node{Name: "hub", Listen: fmt.Sprintf("127.0.0.1:%d", FreePorts(t, 1)[0]), StoreDir: filepath.Join(t.TempDir(), "js")}
+	o, err := h.Keys.Options(node)
 	if err != nil {
 		t.Fatal(err)
 	}
 	s := start(t, o)
-	h.Servers = []*server.Server{s}
+	h.Servers, h.nodes = []*server.Server{s}, []meshhub.Node{node}
 	return h
 }
 
