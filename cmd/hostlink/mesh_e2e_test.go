@@ -26,7 +26,7 @@ func meshEnv(home string) []string {
 
 // startHub runs `hostlink hub serve` on ephemeral ports and returns its
 // gateway MCP URL and token.
-func startHub(t *testing.T, bin string, env []string, args ...string) (*exec.Cmd, string, string) {
+func startHub(t testing.TB, bin string, env []string, args ...string) (*exec.Cmd, string, string) {
 	t.Helper()
 	cmd := exec.Command(bin, append([]string{"hub", "serve", "--listen", "127.0.0.1:0", "--http", "127.0.0.1:0"}, args...)...)
 	cmd.Env = env

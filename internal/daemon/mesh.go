@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"log/slog"
 	"path/filepath"
+	"runtime/debug"
 	"strings"
 	"time"
 
@@ -34,6 +35,9 @@ func (d *Daemon) StartMesh(ctx context.Context) (stop func(), err error) {
 	if err != nil {
 		return nil, fmt.Errorf("mesh: the machine's key cannot be read (%s): %w; join again with `hostlink mesh join`", st.Describe(), err)
 	}
+	// The encrypted file's key derivation (Argon2id) used 64 MiB that the
+	// runtime would otherwise hold for as long as the daemon idles.
+	debug.FreeOSMemory()
 	servers := mc.Servers
 	if len(servers) == 0 {
 		servers = enr.Servers

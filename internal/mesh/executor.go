@@ -284,7 +284,7 @@ func (e *Executor) pending(op string, err error) error {
 	if e.o.PublishApprovals && e.o.Approval != nil && id != "" {
 		if summary, deadline, ok := e.o.Approval(id); ok {
 			n := ApprovalNotice{Machine: e.key, Name: e.o.Machine.Name, ID: id, Op: op, Summary: summary, Expires: deadline, DecideOn: where}
-			ctx, cancel := context.WithTimeout(e.ctx, 5*time.Second)
+			ctx, cancel := context.WithTimeout(e.ctx, 2*time.Second)
 			if perr := publishNotice(ctx, e.nc, n); perr != nil {
 				e.log.Warn("mesh: an approval notice was not published", "approval", id, "err", perr)
 			}
