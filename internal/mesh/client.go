@@ -180,16 +180,41 @@ type Directory struct {
 	Client *Client
 	Wait   time.Duration // how long one discovery waits (default 500 ms)
 
-	mu    sync.Mutex
-	known map[string]Machine
+	mu     sync.Mutex
+	known  map[string]Machine
+	online map[string]bool // as the last discovery found them
+	at     time.Time       // when that was
+}
+
+// Recent is List, answered from the last discovery when it is younger
+// than maxAge: a fan-out need not wait out a discovery of its own each
+// time (a machine that went away since answers EXECUTOR_OFFLINE).
+func (d *Directory) Recent(ctx context.Context, maxAge time.Duration) ([]Discovered, error) {
+	d.mu.Lock()
+	fresh := !d.at.IsZero() && time.Since(d.at) < maxAge
+	var out []Discovered
+	if fresh {
+		for _, m := range d.known {
+			out = append(out, Discovered{Machine: m, Online: d.online[m.Key]})
+		}
+	}
+	d.mu.Unlock()
+	if !fresh {
+		return d.List(ctx)
+	}
+	sortDiscovered(out)
+	return out, nil
+}
+
+func sortDiscovered(out []Discovered) {
+	sort.Slice(out, func(i, j int) bool {
+		return out[i].Name < out[j].Name || out[i].Name == out[j].Name && out[i].Key < out[j].Key
+	})
 }
 
 // List discovers the machines and returns every one known, online or
 // not.
 func (d *Directory) List(ctx context.Context) ([]Discovered, error) {
-	d.mu.Lock()
-	expect := len(d.known)
-	d.mu.Unlock()
 	wait := d.Wait
 	if wait <= 0 {
 		wait = 500 * time.Millisecond
@@ -198,7 +223,6 @@ func (d *Directory) List(ctx context.Context) ([]Discovered, error) {
 	if err != nil {
 		return nil, err
 	}
-	_ = expect
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	if d.known == nil {
@@ -209,13 +233,12 @@ func (d *Directory) List(ctx context.Context) ([]Discovered, error) {
 		d.known[m.Key] = m
 		online[m.Key] = true
 	}
+	d.online, d.at = online, time.Now()
 	out := make([]Discovered, 0, len(d.known))
 	for _, m := range d.known {
 		out = append(out, Discovered{Machine: m, Online: online[m.Key]})
 	}
-	sort.Slice(out, func(i, j int) bool {
-		return out[i].Name < out[j].Name || out[i].Name == out[j].Name && out[i].Key < out[j].Key
-	})
+	sortDiscovered(out)
 	return out, nil
 }
 

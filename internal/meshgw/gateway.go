@@ -33,6 +33,9 @@ const (
 	DefaultFanoutMachines = 100
 	MaxFanoutMachines     = 1000
 	fanoutConcurrency     = 32
+	// fanoutDiscoveryAge is how old a discovery a fan-out reuses rather
+	// than waiting for one of its own (list_machines always asks anew).
+	fanoutDiscoveryAge = 5 * time.Second
 )
 
 // Gateway is the MCP face of the mesh.
@@ -278,7 +281,7 @@ func (g *Gateway) Fanout(ctx context.Context, a fanoutArgs) (FanoutReply, error)
 	if err != nil {
 		return FanoutReply{}, err
 	}
-	all, err := g.o.Directory.List(ctx)
+	all, err := g.o.Directory.Recent(ctx, fanoutDiscoveryAge)
 	if err != nil {
 		return FanoutReply{}, err
 	}
