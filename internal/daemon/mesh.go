@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/hostlink/hostlink/internal/approvals"
 	"github.com/hostlink/hostlink/internal/audit"
 	"github.com/hostlink/hostlink/internal/credstore"
 	"github.com/hostlink/hostlink/internal/mesh"
@@ -67,6 +68,10 @@ func (d *Daemon) StartMesh(ctx context.Context) (stop func(), err error) {
 			return a.Action.Summary, a.Deadline, ok
 		},
 		PublishApprovals: mc.PublishApprovals,
+		StateDir:         d.Dirs.State,
+		Decide: func(id string, approve bool, by string) (any, error) {
+			return d.Approvals().DecideWith(id, approvals.Decision{Approve: approve, By: by, Via: audit.Mesh})
+		},
 	}
 	if mc.ExportAudit {
 		eo.AuditDir, eo.ExportState = d.Dirs.Audit, filepath.Join(d.Dirs.State, "mesh-export.json")

@@ -66,6 +66,12 @@ func (c *Client) now() time.Time {
 // ctx's deadline, PAYLOAD_TOO_LARGE over the bus's maximum, and the
 // executor's own errors as it sent them.
 func (c *Client) Call(ctx context.Context, machine, op string, args []byte, idem string) (json.RawMessage, error) {
+	return c.CallAs(ctx, c.kp, machine, op, args, idem)
+}
+
+// CallAs is Call with the assertion signed by kp rather than the
+// connection's key: an approver's pairing and decisions.
+func (c *Client) CallAs(ctx context.Context, kp nkeys.KeyPair, machine, op string, args []byte, idem string) (json.RawMessage, error) {
 	if !ValidMachine(machine) {
 		return nil, errcode.New(CodeUnknownMachine, "%q is not a machine key", machine)
 	}
@@ -81,7 +87,8 @@ func (c *Client) Call(ctx context.Context, machine, op string, args []byte, idem
 			With("max_payload", max)
 	}
 	now := c.now()
-	tok, err := Sign(c.kp, Claims{Caller: c.key, Machine: machine, Op: op, Request: BodyHash(args), Nonce: NewNonce(),
+	signer, _ := kp.PublicKey()
+	tok, err := Sign(kp, Claims{Caller: signer, Machine: machine, Op: op, Request: BodyHash(args), Nonce: NewNonce(),
 		Issued: now.UnixMilli(), Expires: now.Add(AssertionLifetime).UnixMilli(), Idempotency: idem})
 	if err != nil {
 		return nil, err

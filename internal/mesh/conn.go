@@ -2,9 +2,12 @@ package mesh
 
 import (
 	"errors"
+	"fmt"
 	"log/slog"
+	"os"
 	"time"
 
+	"github.com/nats-io/jwt/v2"
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nkeys"
 )
@@ -91,4 +94,22 @@ func joinURLs(us []string) string {
 		out += u
 	}
 	return out
+}
+
+// ReadCreds reads a NATS credentials file (`hostlink hub caller --creds`).
+func ReadCreds(path string) (Creds, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return Creds{}, err
+	}
+	userJWT, err := jwt.ParseDecoratedJWT(b)
+	if err != nil {
+		return Creds{}, fmt.Errorf("%s: %w", path, err)
+	}
+	kp, err := jwt.ParseDecoratedNKey(b)
+	if err != nil {
+		return Creds{}, fmt.Errorf("%s: %w", path, err)
+	}
+	seed, err := kp.Seed()
+	return Creds{JWT: userJWT, Seed: seed}, err
 }

@@ -70,6 +70,12 @@ type ExecutorOptions struct {
 	// ExportPoll is how often the exporter looks for new records
 	// (default 200 ms).
 	ExportPoll time.Duration
+	// StateDir and Decide, if set, let approvers the local user paired
+	// decide this machine's approvals (see PairOp): StateDir holds the
+	// enrolment and the open pairing, and Decide decides approval id as
+	// by.
+	StateDir string
+	Decide   func(id string, approve bool, by string) (any, error)
 }
 
 // Executor serves a registry on the mesh.
@@ -86,6 +92,7 @@ type Executor struct {
 	running  sync.WaitGroup
 	// stopExport ends the audit exporter, if one runs.
 	stopExport func()
+	approvers  *approvers // nil unless approvers may decide here
 	log        *slog.Logger
 }
 
@@ -110,6 +117,11 @@ func StartExecutor(o ExecutorOptions) (*Executor, error) {
 	e := &Executor{o: o, key: key, kp: kp, sem: make(chan struct{}, o.MaxConcurrent), log: o.Log,
 		verifier: &Verifier{Machine: key, Callers: o.Callers}}
 	e.ctx, e.stop = context.WithCancel(context.Background())
+	if o.StateDir != "" && o.Decide != nil {
+		e.approvers = &approvers{stateDir: o.StateDir, decide: o.Decide,
+			verifier: &Verifier{Machine: key, Callers: Trusted(o.StateDir, true)},
+			pairing:  &Verifier{Machine: key, Callers: func() map[string]Caller { return nil }, AnyCaller: true}}
+	}
 	nc, err := o.connect()
 	if err != nil {
 		return nil, fmt.Errorf("mesh: %w", err)
@@ -232,6 +244,10 @@ func (e *Executor) handle(req micro.Request) {
 
 // serve verifies a request's assertion and runs it through the registry.
 func (e *Executor) serve(op string, req micro.Request) {
+	if op == PairOp || op == DecideOp {
+		e.serveApprover(op, req)
+		return
+	}
 	body := req.Data()
 	claims, who, err := e.verifier.Verify(req.Headers().Get(AssertionHeader), op, body)
 	caller := ops.Caller{Transport: audit.Mesh, Peer: peer(who, claims), RequestID: claims.Nonce,
@@ -292,6 +308,57 @@ func (e *Executor) pending(op string, err error) error {
 		}
 	}
 	return ee
+}
+
+// serveApprover answers an approver's pairing or decision.
+func (e *Executor) serveApprover(op string, req micro.Request) {
+	reg := e.o.Registry
+	a := e.approvers
+	if a == nil {
+		err := errcode.New(errcode.UnknownOperation, "this machine takes no decisions over the mesh")
+		e.respond(req, nil, reg.Refuse(ops.Caller{Transport: audit.Mesh, Peer: "(not verified)"}, op, err, nil), false)
+		return
+	}
+	v := a.verifier
+	if op == PairOp {
+		v = a.pairing
+	}
+	body := req.Data()
+	claims, who, err := v.Verify(req.Headers().Get(AssertionHeader), op, body)
+	caller := ops.Caller{Transport: audit.Mesh, Peer: approverPeer(who), RequestID: claims.Nonce}
+	if err != nil {
+		if errcode.CodeOf(err) == CodeCallerUnknown {
+			err = errcode.New(CodeCallerUnknown, "key %s is not an approver of this machine: its user pairs approvers with `hostlink mesh approver pair`", claims.Caller)
+		}
+		e.respond(req, nil, reg.Refuse(caller, op, err, map[string]any{"approver": claims.Caller}), false)
+		return
+	}
+	if op == PairOp {
+		who, err = a.pair(claims.Caller, body)
+		if err == nil {
+			caller.Peer = approverPeer(who)
+		}
+		if aerr := reg.Record(caller, "approver_paired", err, map[string]any{"approver": claims.Caller}); aerr != nil {
+			err = aerr
+		}
+		res, _ := json.Marshal(who)
+		e.respond(req, res, err, false)
+		return
+	}
+	var d DecideRequest
+	if err := json.Unmarshal(body, &d); err != nil || d.ApprovalID == "" {
+		e.respond(req, nil, reg.Refuse(caller, op, errcode.New(errcode.InvalidArgument, "a decision names its approval_id"), nil), false)
+		return
+	}
+	// The broker records the decision (approval_decided, transport mesh,
+	// by the approver), as it does the console's.
+	out, err := a.decide(d.ApprovalID, d.Approve, approverPeer(who))
+	if err != nil {
+		e.respond(req, nil, reg.Refuse(caller, op, err, map[string]any{"approval_id": d.ApprovalID}), false)
+		return
+	}
+	res, err := encodeResult(out)
+	e.respond(req, res, err, false)
 }
 
 // readOnly reports whether op is an operation that changes nothing: its

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/hostlink/hostlink/internal/apitype"
+	"github.com/hostlink/hostlink/internal/approvals"
 	"github.com/hostlink/hostlink/internal/audit"
 	"github.com/hostlink/hostlink/internal/daemon"
 	"github.com/hostlink/hostlink/internal/daemon/daemontest"
@@ -42,8 +43,17 @@ func newFixture(t *testing.T, toml string, classes []policy.Class) *fixture {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { idem.Close() })
+	machine := hub.Machine(t, "m1")
+	enr := &mesh.Enrolment{Key: hubtest.Key(machine), Name: "m1", JWT: machine.JWT, Callers: []mesh.Caller{trusted[hubtest.Key(callerCreds)]}}
+	if err := enr.Save(d.Dirs.State); err != nil {
+		t.Fatal(err)
+	}
 	ex, err := mesh.StartExecutor(mesh.ExecutorOptions{
-		Dial:        mesh.Dial{Servers: hub.URLs(), Creds: hub.Machine(t, "m1")},
+		Dial:     mesh.Dial{Servers: hub.URLs(), Creds: machine},
+		StateDir: d.Dirs.State,
+		Decide: func(id string, approve bool, by string) (any, error) {
+			return d.Approvals().DecideWith(id, approvals.Decision{Approve: approve, By: by, Via: audit.Mesh})
+		},
 		Machine:     mesh.Machine{Name: "m1", OS: "linux", Arch: "x86_64", Version: "test", Labels: map[string]string{"team": "a"}},
 		Registry:    d.Registry,
 		Classes:     classes,

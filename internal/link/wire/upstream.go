@@ -64,6 +64,7 @@ var UpstreamCode = map[errcode.Code]errcode.Code{
 	"MESH_TIMEOUT":           errcode.Internal,
 	"MESH_BUSY":              errcode.Overloaded,
 	"MESH_UNAVAILABLE":       errcode.Internal,
+	"PAIRING_INVALID":        errcode.AuthFailed,
 
 	// Files (internal/jail, internal/errcode).
 	"NOT_A_FILE": errcode.Internal,
