@@ -12,6 +12,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"runtime/debug"
 	"strings"
 	"time"
 
@@ -92,6 +93,9 @@ func (h *hubServeCmd) Run(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	// The encrypted credential file's key derivation used 64 MiB the
+	// runtime would otherwise hold while the hub runs.
+	debug.FreeOSMemory()
 	tok, err := meshhub.Token(dir)
 	if err != nil {
 		return err
