@@ -161,6 +161,18 @@ func TestManyMachines(t *testing.T) {
 		}
 		return n == 3
 	})
+	// The gateway on stdio, through the running hub's bus.
+	stdio := exec.Command(bin, "hub", "mcp")
+	stdio.Env = hubEnv
+	ss, err := mcp.NewClient(&mcp.Implementation{Name: "mesh-e2e-stdio", Version: "1"}, nil).Connect(ctx, &mcp.CommandTransport{Command: stdio}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, code := callTool(t, ctx, ss, "read_file", map[string]any{"machine": "gamma", "path": "f.txt"})
+	ss.Close()
+	if code != "" || out["text"] != "hello from gamma\n" {
+		t.Fatalf("read_file on gamma through hub mcp: %s %v", code, out)
+	}
 	tools, err := s.ListTools(ctx, nil)
 	if err != nil {
 		t.Fatal(err)
@@ -176,7 +188,7 @@ func TestManyMachines(t *testing.T) {
 			t.Fatalf("read_file on %s: %s %v", m.name, code, out)
 		}
 	}
-	out, code := callTool(t, ctx, s, "fanout", map[string]any{"op": "search_text", "args": map[string]any{"query": "hello"}, "selector": "team=a"})
+	out, code = callTool(t, ctx, s, "fanout", map[string]any{"op": "search_text", "args": map[string]any{"query": "hello"}, "selector": "team=a"})
 	if code != "" || out["ok"] != float64(2) || out["failed"] != float64(0) {
 		t.Fatalf("fanout over team=a: %s %v", code, out)
 	}
