@@ -92,7 +92,7 @@ func fakeAgent(t *testing.T) string {
 // build returns the hostlink program, compiled with tag hostlinktest: it
 // can run the fake agent runtime when fakeRuntimeEnv names it, and is
 // otherwise the release program. Tests must not change the file.
-func build(t *testing.T) string {
+func build(t testing.TB) string {
 	t.Helper()
 	built.Do(func() {
 		if built.dir, built.err = os.MkdirTemp("", "hostlink-e2e"); built.err != nil {
@@ -130,7 +130,7 @@ func hostlinkEnv(t *testing.T) (home string, env []string) {
 // the configs of tests that are not about the policy.
 const allowPolicy = "\n[policy]\nfiles_write = \"allow\"\ncommands = \"allow\"\ncomputer = \"allow\"\nagents = \"allow\"\nplatform_folders = \"allow\"\n"
 
-func run(t *testing.T, env []string, bin string, args ...string) (string, error) {
+func run(t testing.TB, env []string, bin string, args ...string) (string, error) {
 	t.Helper()
 	cmd := exec.Command(bin, args...)
 	cmd.Env = env
@@ -193,7 +193,7 @@ func TestMCPStdioWithTypeScriptClient(t *testing.T) {
 
 // startServe runs `hostlink serve` on an ephemeral loopback port and
 // returns its MCP URL.
-func startServe(t *testing.T, bin string, env []string, args ...string) (*exec.Cmd, string) {
+func startServe(t testing.TB, bin string, env []string, args ...string) (*exec.Cmd, string) {
 	t.Helper()
 	cmd := exec.Command(bin, append([]string{"serve", "--listen", "127.0.0.1:0"}, args...)...)
 	cmd.Env = env
@@ -202,7 +202,7 @@ func startServe(t *testing.T, bin string, env []string, args ...string) (*exec.C
 
 // startServeCmd starts cmd, a `hostlink serve --listen 127.0.0.1:0`, and
 // returns its MCP URL.
-func startServeCmd(t *testing.T, cmd *exec.Cmd) string {
+func startServeCmd(t testing.TB, cmd *exec.Cmd) string {
 	t.Helper()
 	stderr, _ := cmd.StderrPipe()
 	if err := cmd.Start(); err != nil {

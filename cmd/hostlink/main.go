@@ -46,6 +46,8 @@ type cli struct {
 	Install     installCmd     `cmd:"" help:"Write the autostart unit (launchd, systemd user unit, Task Scheduler) and print the command that registers it."`
 	Uninstall   uninstallCmd   `cmd:"" help:"Print the commands that stop, disable and remove the autostart unit, removing only what they do not need."`
 	Doctor      doctorCmd      `cmd:"" help:"Check the installation: each line OK, WARN or FAIL with a fix; exits 1 on a failure."`
+	Hub         hubCmd         `cmd:"" help:"Run and manage a hub: one MCP endpoint for a fleet of hostlink machines, over a NATS bus."`
+	Mesh        meshCmd        `cmd:"" help:"Enrol this machine in a hub's mesh and choose which callers it trusts ([mesh] in the config turns it on)."`
 	Companion   companionCmd   `cmd:"" help:"Reach this host's desktop and commands from a hostlink in Docker or WSL (the companion), and manage its pairing."`
 	Update      updateCmd      `cmd:"" help:"Install the latest release (verified with the hostlink release key) in place of this binary, and restart the daemon."`
 	Version     versionCmd     `cmd:"" help:"Print the version, commit, build date, Go version and target."`

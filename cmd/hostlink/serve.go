@@ -56,6 +56,13 @@ func (s *serveCmd) Run(ctx context.Context, c *cli) error {
 		defer wait()
 		defer stop()
 	}
+	if d.Config.Mesh.Enabled {
+		stopMesh, err := d.StartMesh(ctx)
+		if err != nil {
+			return err
+		}
+		defer stopMesh()
+	}
 	var console string
 	return d.ServeHTTP(ctx, func(addr net.Addr) {
 		fmt.Fprintf(os.Stderr, "hostlink %s serving MCP at http://%s/mcp\n", d.Info.Version, addr)
@@ -73,6 +80,9 @@ func (s *serveCmd) Run(ctx context.Context, c *cli) error {
 		for _, t := range d.Transports() {
 			if t.Name == audit.IPC {
 				fmt.Fprintf(os.Stderr, "  control channel: %s (`hostlink status`, `hostlink call`)\n", t.Address)
+			}
+			if t.Name == audit.Mesh {
+				fmt.Fprintf(os.Stderr, "  mesh: %s\n", t.Address)
 			}
 			if t.Name == audit.Console {
 				fmt.Fprintf(os.Stderr, "  web console: %s (approvals, activity, audit; `hostlink console` opens it logged in)\n", t.Address)

@@ -12,6 +12,7 @@ const (
 	IPC       Transport = "ipc"       // the local control channel: the CLI and local tools
 	Console   Transport = "console"   // the web console
 	Link      Transport = "link"      // the outbound platform link
+	Mesh      Transport = "mesh"      // callers on the NATS mesh (package mesh), each verified by its signed assertion
 	Companion Transport = "companion" // a companion serving its runtime, recorded on its host
 	// WSLInterop is a companion started by its runtime over WSL interop
 	// ([companion] wsl_helper), recorded on its host.

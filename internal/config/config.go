@@ -16,6 +16,7 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"slices"
 )
 
 // Config is hostlink's configuration.
@@ -33,6 +34,8 @@ type Config struct {
 	// Companion: this hostlink as a runtime that companions connect to.
 	Companion Companion `toml:"companion"`
 	Update    Update    `toml:"update"`
+	// Mesh: this machine as an executor on a hostlink mesh.
+	Mesh Mesh `toml:"mesh"`
 }
 
 // Workdir is a directory that clients may work in, named by an alias.
@@ -161,6 +164,7 @@ func Default() *Config {
 		Policy:    defaultPolicy(),
 		Companion: defaultCompanion(),
 		Update:    Update{URL: DefaultUpdateURL},
+		Mesh:      Mesh{Classes: slices.Clone(DefaultMeshClasses), MaxConcurrent: 16},
 	}
 }
 

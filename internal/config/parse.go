@@ -83,6 +83,7 @@ func (c *Config) fillDefaults() {
 	c.fillPolicyDefaults()
 	c.fillCompanionDefaults()
 	setIfZero(&c.Update.URL, d.Update.URL)
+	c.fillMeshDefaults()
 }
 
 func setIfZero[T comparable](p *T, def T) {

@@ -66,6 +66,7 @@ func (c *Config) problems() []problem {
 	probs = append(probs, c.policyProblems()...)
 	probs = append(probs, c.companionProblems()...)
 	probs = append(probs, c.updateProblems()...)
+	probs = append(probs, c.meshProblems()...)
 	if err := checkListen(c.Server.Listen); err != nil {
 		probs = append(probs, keyProblem("server.listen", "%v", err))
 	}

@@ -13,18 +13,22 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/hostlink/hostlink/internal/audit"
+	"github.com/hostlink/hostlink/internal/credstore"
 	"github.com/hostlink/hostlink/internal/devplatform"
 	"github.com/hostlink/hostlink/internal/errcode"
 	"github.com/hostlink/hostlink/internal/ipc"
 	"github.com/hostlink/hostlink/internal/link"
 	"github.com/hostlink/hostlink/internal/mcpserve"
+	"github.com/hostlink/hostlink/internal/mesh"
+	"github.com/hostlink/hostlink/internal/meshhub/hubtest"
 	"github.com/hostlink/hostlink/internal/policy"
 )
 
 // TestOperationOnEveryTransport: an operation is listed, runs, is policed
 // and is audited the same way whichever transport calls it: MCP on stdio
-// and on HTTP, the control channel and the platform link (OPERATION_CALL
-// on a session's data connection). hash_file is the operation added as
+// and on HTTP, the control channel, the platform link (OPERATION_CALL on
+// a session's data connection) and the mesh (a caller the machine trusts,
+// through a hub, to the executor StartMesh runs). hash_file is the operation added as
 // one file (files/hash.go) with no edit here or in the link.
 func TestOperationOnEveryTransport(t *testing.T) {
 	home := t.TempDir()
@@ -110,6 +114,13 @@ func TestOperationOnEveryTransport(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// The mesh: this machine enrolled with a hub, trusting one caller.
+	meshCaller := enrolInMesh(t, d)
+	stopMesh, err := d.StartMesh(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer stopMesh()
 
 	// Each transport's hash_file, as its result's sha256 or its error code.
 	args := map[string]any{"path": "f.txt"}
@@ -134,6 +145,18 @@ func TestOperationOnEveryTransport(t *testing.T) {
 		audit.IPC: func() (string, string) {
 			raw, _ := json.Marshal(args)
 			res, err := ipcClient.Call(ctx, "hash_file", raw)
+			if err != nil {
+				return "", string(errcode.CodeOf(err))
+			}
+			var out struct {
+				SHA256 string `json:"sha256"`
+			}
+			json.Unmarshal(res, &out)
+			return out.SHA256, ""
+		},
+		audit.Mesh: func() (string, string) {
+			raw, _ := json.Marshal(args)
+			res, err := meshCaller.client.Call(ctx, meshCaller.machine, "hash_file", raw, "")
 			if err != nil {
 				return "", string(errcode.CodeOf(err))
 			}
@@ -208,6 +231,44 @@ func TestOperationOnEveryTransport(t *testing.T) {
 			t.Errorf("%s: hash_file audited as %v, want [OK POLICY_DENIED]", tr, c)
 		}
 	}
+}
+
+// meshCaller is a caller on a one-node hub that the daemon's machine
+// trusts, and the machine's key.
+type meshCaller struct {
+	client  *mesh.Client
+	machine string
+}
+
+// enrolInMesh enrols d's machine with a fresh hub as `hostlink mesh join`
+// would (the seed in the credential store, the enrolment in the state
+// directory, trusting one caller) and turns [mesh] on.
+func enrolInMesh(t *testing.T, d *Daemon) meshCaller {
+	t.Helper()
+	t.Setenv(credstore.BackendEnv, string(credstore.EncryptedFile))
+	t.Setenv(credstore.PassphraseEnv, "test passphrase")
+	h := hubtest.Start(t)
+	creds := h.Machine(t, "here")
+	caller := h.Caller(t, "gateway", nil)
+	st, err := credstore.Open(credstore.Options{StateDir: d.Dirs.State})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := st.Set(context.Background(), mesh.SeedName, creds.Seed); err != nil {
+		t.Fatal(err)
+	}
+	enr := &mesh.Enrolment{Key: hubtest.Key(creds), Name: "here", Servers: h.URLs(), JWT: creds.JWT,
+		Callers: []mesh.Caller{{Name: "gateway", Key: hubtest.Key(caller)}}}
+	if err := enr.Save(d.Dirs.State); err != nil {
+		t.Fatal(err)
+	}
+	d.Config.Mesh.Enabled = true
+	c, err := mesh.NewClient(mesh.Dial{Servers: h.URLs(), Creds: caller})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(c.Close)
+	return meshCaller{client: c, machine: enr.Key}
 }
 
 type bearer string

@@ -42,6 +42,10 @@ type Caller struct {
 	// call only what agents may (Spec.AgentSafe; USER_ONLY otherwise), and
 	// is never asked to approve anything (Ask is ignored).
 	Child bool
+	// Classes, if not nil, are the only policy classes the caller may use
+	// at all, whatever the policy's modes: the machine's [mesh] classes
+	// for callers over the mesh.
+	Classes []policy.Class
 }
 
 // AskFunc asks the client application's user to approve a: true to

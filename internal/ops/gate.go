@@ -25,7 +25,7 @@ func (g gate) Allow(ctx context.Context, c *Call, op *Op, in any) error {
 	d, err := g.e.Decide(ctx, policy.Request{
 		Op: op.Name, Title: op.Title, Class: op.Class, NoAsk: op.NoAsk,
 		Transport: c.Transport, Peer: c.Peer, Session: c.Session, Ask: ask(c.Caller), OwnApproval: slices.Contains(Remote, c.Transport),
-		In: in, Hooks: g.h,
+		In: in, Hooks: g.h, Offered: c.Classes,
 		Waiting: func(a approvals.Approval) { c.Progress(0, 0, WaitingMessage(a)) },
 	})
 	if d.Rule != "" {

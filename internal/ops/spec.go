@@ -26,13 +26,13 @@ const (
 // Transport sets for Spec.Transports.
 var (
 	// AllTransports is every transport a caller can use.
-	AllTransports = []audit.Transport{audit.MCPStdio, audit.MCPHTTP, audit.IPC, audit.Console, audit.Link}
+	AllTransports = []audit.Transport{audit.MCPStdio, audit.MCPHTTP, audit.IPC, audit.Console, audit.Link, audit.Mesh}
 	// LocalUser is the local user's control channel only: what no agent
 	// or platform may call (approval decisions, reload).
 	LocalUser = []audit.Transport{audit.IPC}
 	// Remote are the callers on another machine. Their approvals are
 	// their own (bound to the peer), and the link's budgets bind them.
-	Remote = []audit.Transport{audit.Link}
+	Remote = []audit.Transport{audit.Link, audit.Mesh}
 )
 
 // Spec declares an operation: identity, policy class, transports, limits

@@ -15,6 +15,11 @@ import (
 // CodeDenied: the local policy denies this operation (in this workdir).
 const CodeDenied errcode.Code = "POLICY_DENIED"
 
+// CodeClassNotOffered: the transport offers the caller only some classes
+// (Request.Offered, the machine's [mesh] classes) and the action needs
+// another; details.class names it.
+const CodeClassNotOffered errcode.Code = "CLASS_NOT_OFFERED"
+
 // Engine holds the policy in force and the approvals it asks for.
 type Engine struct {
 	cfg    atomic.Pointer[Config]
@@ -67,6 +72,10 @@ type Request struct {
 	// Ask, if set, puts an approval to the client application's own
 	// prompt; it is used only under approve_in_client.
 	Ask func(ctx context.Context, a approvals.Approval) (bool, error)
+	// Offered, if not nil, are the only classes the caller's transport
+	// may use at all (ops.Caller.Classes): an action needing another is
+	// refused whatever the modes say, before anyone is asked.
+	Offered []Class
 }
 
 // Decision is how a call was let through, for the audit record.
@@ -86,6 +95,11 @@ type Decision struct {
 // the call was let through, and on an ask which approval it concerned.
 func (e *Engine) Decide(ctx context.Context, r Request) (Decision, error) {
 	cfg := e.cfg.Load()
+	if r.Offered != nil {
+		if err := notOffered(r); err != nil {
+			return Decision{}, err
+		}
+	}
 	if cfg.allowsAll() {
 		return Decision{}, nil
 	}
@@ -240,6 +254,29 @@ func denied(cfg *Config, r Request, act Action) error {
 	}
 	return errcode.New(CodeDenied, "the local policy denies %s here (%s = deny); only the user at this computer can change that", r.Op, class).
 		With("class", string(class))
+}
+
+// notOffered refuses an action needing a class outside r.Offered: the
+// operation's own class and every class a touch needs.
+func notOffered(r Request) error {
+	act, err := describe(r)
+	if err != nil {
+		return err
+	}
+	need := []Class{r.Class}
+	if act.Class != "" {
+		need = append(need, act.Class)
+	}
+	for _, t := range act.Touches {
+		need = append(need, t.Classes...)
+	}
+	for _, c := range need {
+		if !slices.Contains(r.Offered, c) {
+			return errcode.New(CodeClassNotOffered, "%s needs %s, which this computer does not offer over %s: only its local user can add it", r.Op, c, r.Transport).
+				With("class", string(c))
+		}
+	}
+	return nil
 }
 
 // allowedByRule reports whether an allow rule covers the action: every

@@ -26,6 +26,7 @@ var UpstreamCode = map[errcode.Code]errcode.Code{
 	"READ_ONLY":                errcode.CapabilityNotGranted,
 	"AGENT_NOT_ALLOWED":        errcode.CapabilityNotGranted,
 	"APPROVAL_NOT_FOUND":       errcode.Internal,
+	"CLASS_NOT_OFFERED":        errcode.CapabilityNotGranted, // the mesh's classes; never on the link
 	"APPROVAL_ALREADY_DECIDED": errcode.Internal,
 	// Grants are the local user's (the control channel's), never the link's.
 	"APPROVAL_BAD_SCOPE": errcode.Internal,
@@ -50,6 +51,20 @@ var UpstreamCode = map[errcode.Code]errcode.Code{
 	"AUDIT_UNAVAILABLE":           errcode.Internal,
 	"IDEMPOTENCY_KEY_REUSED":      errcode.Internal,
 	"IDEMPOTENCY_OUTCOME_UNKNOWN": errcode.Internal,
+
+	// The mesh (internal/mesh); never on the link, whose calls are not
+	// the mesh's.
+	"EXECUTOR_OFFLINE":       errcode.Internal,
+	"UNKNOWN_MACHINE":        errcode.Internal,
+	"MESH_ASSERTION_INVALID": errcode.AuthFailed,
+	"MESH_CALLER_UNKNOWN":    errcode.AuthFailed,
+	"CLOCK_SKEW":             errcode.AuthFailed,
+	"MESH_REPLAY":            errcode.AuthFailed,
+	"PAYLOAD_TOO_LARGE":      errcode.FileTooLarge,
+	"MESH_TIMEOUT":           errcode.Internal,
+	"MESH_BUSY":              errcode.Overloaded,
+	"MESH_UNAVAILABLE":       errcode.Internal,
+	"PAIRING_INVALID":        errcode.AuthFailed,
 
 	// Files (internal/jail, internal/errcode).
 	"NOT_A_FILE": errcode.Internal,
