@@ -17,7 +17,8 @@ func TestInstalledMatchesPackaging(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, m := range regexp.MustCompile(`install_file "\$tmp/x/completions/[^"]+" "\$share/([^"]+)"`).FindAllStringSubmatch(string(sh), -1) {
+	// install.sh stages each "completions/FILE:PLACE" below $share.
+	for _, m := range regexp.MustCompile(`"completions/hostlink\.\w+:([^"]+)"`).FindAllStringSubmatch(string(sh), -1) {
 		want = append(want, "share/"+m[1])
 	}
 	gr, err := os.ReadFile("../../.goreleaser.yaml")
