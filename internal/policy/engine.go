@@ -244,7 +244,10 @@ func denied(cfg *Config, r Request, act Action) error {
 
 // allowedByRule reports whether an allow rule covers the action: every
 // command line in allow_commands (and no environment), or every path, as
-// written and as resolved, matching allow_paths of its workdir.
+// written and as resolved, matching allow_paths of its workdir. A path
+// rule vouches for file operations only: another action that names a
+// directory (an agent task's, which runs a program that can do anything
+// the user can) is not a file operation there, whatever its path matches.
 func allowedByRule(cfg *Config, act Action) bool {
 	if len(act.Touches) == 0 {
 		return false
@@ -258,6 +261,8 @@ func allowedByRule(cfg *Config, act Action) bool {
 			}
 		case t.Real == "":
 			// Not resolvable: no rule can vouch for what it reaches.
+			return false
+		case slices.ContainsFunc(t.Classes, func(c Class) bool { return c != FilesRead && c != FilesWrite }):
 			return false
 		default:
 			if !glob.MatchAny(globs, t.Rel, false) || !glob.MatchAny(globs, t.Real, false) {
