@@ -149,9 +149,12 @@ func (e *Engine) Decide(ctx context.Context, r Request) (Decision, error) {
 		a.StateSHA256 = approvals.Digest(act.State)
 	}
 	// A grant is consulted only here, where the mode is ask: it never
-	// lets through what deny refuses.
-	if g, ok := e.broker.Covered(a); ok {
-		return Decision{Rule: "grant", GrantID: g.ID}, nil
+	// lets through what deny refuses. It answers for its own class only,
+	// so not for an action that also needs another class that asks.
+	if othersAllowed(cfg, act, r.Class) {
+		if g, ok := e.broker.Covered(a); ok {
+			return Decision{Rule: "grant", GrantID: g.ID}, nil
+		}
 	}
 	waiting := r.Waiting
 	if cfg.ApproveInClient && !cfg.ConfirmInPerson && r.Ask != nil {
@@ -168,6 +171,22 @@ func (e *Engine) Decide(ctx context.Context, r Request) (Decision, error) {
 		d.State = act.State
 	}
 	return d, err
+}
+
+// othersAllowed reports whether every class act needs besides class is
+// allowed where it needs it: a grant of class (which the user made for
+// that class) then answers for the whole action. Where files_read asks, a
+// grant for writes must not let an edit show a file's lines or a move
+// carry a file out of its workdir. Unsandboxed commands are commands.
+func othersAllowed(cfg *Config, act Action, class Class) bool {
+	for _, t := range act.Touches {
+		for _, c := range t.Classes {
+			if c != class && !(class == CommandsUnsandboxed && c == Commands) && cfg.Mode(c, t.Workdir) != Allow {
+				return false
+			}
+		}
+	}
+	return true
 }
 
 // askClient puts approval ap to the asking client's own prompt, once per
