@@ -193,6 +193,13 @@ func (s *Service) start(c *ops.Call, op string, a RunArgs, keepStdin bool) (*job
 	}
 	c.Detail("capture_id", cp.ID())
 	spec := procs.Spec{Argv: a.Argv, Command: a.Command, Shell: a.Shell, Dir: dir.Abs, Env: a.Env, Stdin: keepStdin || a.Stdin != nil, Sandbox: sb}
+	// Last before it starts: the directory is still the one its approval
+	// showed.
+	if err := s.files.CheckShownDir(c, "cwd", a.Workdir, a.Cwd); err != nil {
+		cp.Discard()
+		release()
+		return nil, nil, err
+	}
 	p, err := procs.Start(spec, cp.Stdout(), cp.Stderr())
 	if err != nil {
 		cp.Discard()
