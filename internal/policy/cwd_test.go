@@ -36,13 +36,22 @@ func TestApprovalBindsWorkingDirectory(t *testing.T) {
 		change func(t *testing.T, p func(string) string)
 	}{
 		{name: "command: another directory moved into its place", op: "run_command", args: run,
-			change: func(t *testing.T, p func(string) string) { os.Rename(p("build"), p("build.old")); os.Rename(p("src"), p("build")) }},
+			change: func(t *testing.T, p func(string) string) {
+				os.Rename(p("build"), p("build.old"))
+				os.Rename(p("src"), p("build"))
+			}},
 		{name: "command: a link to another directory put in its place", op: "run_command", args: run, links: true,
-			change: func(t *testing.T, p func(string) string) { os.Rename(p("build"), p("build.old")); link(t, "src", p("build")) }},
+			change: func(t *testing.T, p func(string) string) {
+				os.Rename(p("build"), p("build.old"))
+				link(t, "src", p("build"))
+			}},
 		{name: "command: the link it named now leads elsewhere", op: "run_command", args: run, links: true,
 			change: func(t *testing.T, p func(string) string) { os.Remove(p("build")); link(t, "src", p("build")) }},
 		{name: "agent task: another directory moved into its place", op: "submit_agent_task", args: task,
-			change: func(t *testing.T, p func(string) string) { os.Rename(p("build"), p("build.old")); os.Rename(p("src"), p("build")) }},
+			change: func(t *testing.T, p func(string) string) {
+				os.Rename(p("build"), p("build.old"))
+				os.Rename(p("src"), p("build"))
+			}},
 	}
 	for i, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
