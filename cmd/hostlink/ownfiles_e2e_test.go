@@ -56,13 +56,23 @@ func TestOwnFilesInHomeWorkdir(t *testing.T) {
 	os.WriteFile(filepath.Join(home, "evil"), []byte("EVIL"), 0o755)
 
 	progRel := ".local/bin/" + filepath.Base(prog)
-	for _, c := range []struct{ op, args string }{
+	cases := []struct{ op, args string }{
 		{"write_file", `{"path":"` + progRel + `","content":"EVIL"}`},
 		{"move", `{"src":"evil","dst":"` + progRel + `","overwrite":true}`},
 		{"move", `{"src":".local/bin","dst":"oldbin"}`},
 		{"edit_file", `{"path":"` + unit + `","edits":[{"old_text":"serve","new_text":"serve --evil"}]}`},
 		{"write_file", `{"path":"` + unit + `","content":"EVIL"}`},
-	} {
+	}
+	if runtime.GOOS == "linux" {
+		// What the unit starts in: the next start would read its
+		// configuration from a directory the agent chose.
+		for _, p := range []string{".config/environment.d/50-evil.conf", ".config/systemd/user/service.d/evil.conf",
+			".config/systemd/user.conf", ".config/systemd/user.conf.d/evil.conf"} {
+			cases = append(cases, struct{ op, args string }{"write_file",
+				`{"path":"` + p + `","content":"HOSTLINK_HOME=/tmp/evil\n","create_parents":true}`})
+		}
+	}
+	for _, c := range cases {
 		out, err := run(t, env, built, "call", c.op, c.args)
 		if err == nil || !(strings.Contains(out, "READ_ONLY") || strings.Contains(out, "PATH_OUTSIDE_ALLOWED_ROOT")) {
 			t.Errorf("%s %s: %v %s, want it refused", c.op, c.args, err, out)

@@ -36,6 +36,13 @@ func (a SubmitArgs) Describe(dc policy.DescribeContext) (policy.Action, error) {
 	dir := orDefault(a.Cwd, ".")
 	if loc, ok, err := dc.Locate(a.Workdir, dir); ok {
 		dir = act.Touch(loc)
+		if real, ok := loc.Resolved(); ok {
+			dir += " (links resolved: " + real + ")"
+		}
+		// The directory it works in is bound, as a command's is.
+		if ext, ok, err := dc.MeasureDir(a.Workdir, a.Cwd); ok && err == nil {
+			act.Bind("cwd", ext)
+		}
 	} else if err != nil {
 		// The engine reports a bad workdir its own way.
 		dir = a.Workdir
@@ -165,6 +172,9 @@ func (e *Engine) submitOp(ctx context.Context, c *ops.Call, a SubmitArgs) (Submi
 	c.Target(a.Workdir, a.Cwd)
 	c.Detail("runtime", a.Runtime)
 	c.Detail("access", a.Access)
+	if err := e.o.Files.CheckShownDir(c, "cwd", a.Workdir, a.Cwd); err != nil {
+		return SubmitResult{}, err
+	}
 	t, existed, err := e.Submit(ctx, a)
 	if err != nil {
 		return SubmitResult{}, err

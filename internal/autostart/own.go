@@ -16,7 +16,9 @@ import (
 // PATH, with what they resolve to and the shell completions beside them
 // (programFiles), and the unit Install writes for this user, with for
 // systemd its drop-in directory and the same names where systemd would
-// prefer them (user.control) or use them instead (the data directory). A
+// prefer them (user.control) or use them instead (the data directory),
+// with what else configures it and the environment it starts in (every
+// service's drop-ins, the user manager's user.conf and environment.d). A
 // replaced program or unit runs unconfined at the next start, a
 // completion in the user's shell, so file operations and commands may
 // read these but never change them (jail.Options.Guarded,
@@ -43,8 +45,16 @@ func OwnFiles(dirs paths.Dirs, home string, getenv func(string) string) []string
 		control := filepath.Join(filepath.Dir(units[0])+".control", SystemdUnit)
 		units = append(units, control, filepath.Join(data, "systemd", "user", SystemdUnit))
 		for _, u := range units[:3] {
-			units = append(units, u+".d")
+			// The unit's own drop-ins, and the drop-ins of every service
+			// (service.d), which change it as much.
+			units = append(units, u+".d", filepath.Join(filepath.Dir(u), "service.d"))
 		}
+		// The user manager's environment, which the unit starts in: a
+		// HOSTLINK_HOME or XDG_CONFIG_HOME set there is where the next
+		// start reads its configuration from.
+		cfg := filepath.Dir(filepath.Dir(units[0])) // $XDG_CONFIG_HOME/systemd
+		units = append(units, filepath.Join(cfg, "user.conf"), filepath.Join(cfg, "user.conf.d"),
+			filepath.Join(filepath.Dir(cfg), "environment.d"))
 	}
 	out = append(out, units...)
 	slices.Sort(out)

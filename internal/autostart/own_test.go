@@ -43,7 +43,10 @@ func TestProgramFiles(t *testing.T) {
 }
 
 // TestOwnFiles: the running program and every unit path of this OS, the
-// systemd ones with their drop-in directories.
+// systemd ones with their drop-in directories, every service's drop-ins
+// and the user manager's configuration and environment (a
+// HOSTLINK_HOME=… in environment.d moves the next start's configuration
+// to wherever an agent wrote one).
 func TestOwnFiles(t *testing.T) {
 	home := t.TempDir()
 	dirs := paths.Dirs{State: filepath.Join(home, "state")}
@@ -58,8 +61,10 @@ func TestOwnFiles(t *testing.T) {
 			filepath.Join(home, "cfg", "systemd", "user.control", SystemdUnit),
 			filepath.Join(home, ".local", "share", "systemd", "user", SystemdUnit),
 		} {
-			want = append(want, u, u+".d")
+			want = append(want, u, u+".d", filepath.Join(filepath.Dir(u), "service.d"))
 		}
+		want = append(want, filepath.Join(home, "cfg", "systemd", "user.conf"), filepath.Join(home, "cfg", "systemd", "user.conf.d"),
+			filepath.Join(home, "cfg", "environment.d"))
 	case "darwin":
 		want = append(want, filepath.Join(home, "Library", "LaunchAgents", LaunchdLabel+".plist"))
 	case "windows":

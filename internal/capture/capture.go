@@ -99,12 +99,15 @@ func (s *Store) insert(id string, meta Meta) error {
 	if err != nil {
 		return err
 	}
-	var key, sandbox any
+	var key, sandbox, root any
 	if meta.IdempotencyKey != "" {
 		key = meta.IdempotencyKey
 	}
 	if meta.Sandbox != "" {
 		sandbox = meta.Sandbox
+	}
+	if meta.Root != "" {
+		root = meta.Root
 	}
 	now := s.now()
 	tx, err := s.db.Begin()
@@ -113,10 +116,10 @@ func (s *Store) insert(id string, meta Meta) error {
 	}
 	defer tx.Rollback()
 	if _, err := tx.Exec(`INSERT INTO captures (id, op, argv, command, shell, workdir, cwd, env_keys,
-		idempotency_key, sandbox, status, created_at, retention, expires_at)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'pending', ?, ?, ?)`,
+		idempotency_key, sandbox, root, status, created_at, retention, expires_at)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'pending', ?, ?, ?)`,
 		id, meta.Op, argv, meta.Command, meta.Shell, meta.Workdir, meta.Cwd, string(envKeys),
-		key, sandbox, now.UnixNano(), int64(s.retention), now.Add(s.retention).UnixNano()); err != nil {
+		key, sandbox, root, now.UnixNano(), int64(s.retention), now.Add(s.retention).UnixNano()); err != nil {
 		return err
 	}
 	for _, name := range streamNames {

@@ -34,6 +34,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -242,6 +243,9 @@ type Meta struct {
 	EnvKeys        []string `json:"env_keys,omitempty"`
 	IdempotencyKey string   `json:"idempotency_key,omitempty"`
 	Sandbox        string   `json:"sandbox,omitempty"` // the confinement it runs in (sandbox.Status.String)
+	// Root is the workdir's directory (absolute); "" for a capture made
+	// before it was recorded.
+	Root string `json:"root,omitempty"`
 }
 
 // Info is a capture's receipt and stream summaries.
@@ -293,6 +297,21 @@ func (s *Store) Get(id string) (*Info, error) {
 type Filter struct {
 	Status Status // only captures in this state; "" for all
 	Limit  int    // most captures returned, newest first; 0 means 100
+	// Roots, if not nil, keeps only captures of commands run in these
+	// workdir directories (Meta.Root), and of those made before roots
+	// were recorded, the ones whose workdir alias is in Aliases.
+	Roots, Aliases []string
+}
+
+// Keeps reports whether f's Roots and Aliases keep info.
+func (f Filter) Keeps(info *Info) bool {
+	if f.Roots == nil {
+		return true
+	}
+	if info.Meta.Root == "" {
+		return slices.Contains(f.Aliases, info.Meta.Workdir)
+	}
+	return slices.Contains(f.Roots, info.Meta.Root)
 }
 
 // List returns captures, newest first.
@@ -300,8 +319,14 @@ func (s *Store) List(f Filter) ([]Info, error) {
 	if f.Limit <= 0 {
 		f.Limit = 100
 	}
-	rows, err := s.db.Query(`SELECT id FROM captures WHERE ? = '' OR status = ? ORDER BY created_at DESC, id LIMIT ?`,
-		string(f.Status), string(f.Status), f.Limit)
+	q, args := `SELECT id FROM captures WHERE (? = '' OR status = ?)`, []any{string(f.Status), string(f.Status)}
+	if f.Roots != nil {
+		q += ` AND (root IN (SELECT value FROM json_each(?)) OR (root IS NULL AND workdir IN (SELECT value FROM json_each(?))))`
+		roots, _ := json.Marshal(f.Roots)
+		aliases, _ := json.Marshal(nonNil(f.Aliases))
+		args = append(args, string(roots), string(aliases))
+	}
+	rows, err := s.db.Query(q+` ORDER BY created_at DESC, id LIMIT ?`, append(args, f.Limit)...)
 	if err != nil {
 		return nil, err
 	}
@@ -358,14 +383,14 @@ func (s *Store) load(id string) (*Info, error) {
 		info                          Info
 		argv, command, shell, workdir sql.NullString
 		cwd, key, reason, signal      sql.NullString
-		sandbox                       sql.NullString
+		sandbox, root                 sql.NullString
 		envKeys                       string
 		pid, exitCode, started, ended sql.NullInt64
 		created, expires              int64
 	)
-	err := s.db.QueryRow(`SELECT op, argv, command, shell, workdir, cwd, env_keys, idempotency_key, sandbox,
+	err := s.db.QueryRow(`SELECT op, argv, command, shell, workdir, cwd, env_keys, idempotency_key, sandbox, root,
 		status, reason, pid, exit_code, signal, created_at, started_at, ended_at, expires_at
-		FROM captures WHERE id = ?`, id).Scan(&info.Meta.Op, &argv, &command, &shell, &workdir, &cwd, &envKeys, &key, &sandbox,
+		FROM captures WHERE id = ?`, id).Scan(&info.Meta.Op, &argv, &command, &shell, &workdir, &cwd, &envKeys, &key, &sandbox, &root,
 		&info.Status, &reason, &pid, &exitCode, &signal, &created, &started, &ended, &expires)
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, notFound(id)
@@ -384,7 +409,7 @@ func (s *Store) load(id string) (*Info, error) {
 	}
 	info.Meta.Command, info.Meta.Shell = command.String, shell.String
 	info.Meta.Workdir, info.Meta.Cwd, info.Meta.IdempotencyKey = workdir.String, cwd.String, key.String
-	info.Meta.Sandbox = sandbox.String
+	info.Meta.Sandbox, info.Meta.Root = sandbox.String, root.String
 	info.Reason, info.Signal, info.Pid = reason.String, signal.String, int(pid.Int64)
 	if exitCode.Valid {
 		code := int(exitCode.Int64)

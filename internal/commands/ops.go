@@ -28,7 +28,7 @@ func (s *Service) runCommand(ctx context.Context, c *ops.Call, a RunArgs) (Recei
 		return Receipt{}, err
 	}
 	if reused != nil {
-		return s.receiptInline(reused.ID, true, a.InlineHead)
+		return s.receiptInline(c, reused.ID, true, a.InlineHead)
 	}
 	select {
 	case <-j.done:
@@ -39,7 +39,7 @@ func (s *Service) runCommand(ctx context.Context, c *ops.Call, a RunArgs) (Recei
 		<-j.done
 		return Receipt{}, ctx.Err()
 	}
-	r, err := s.receiptInline(j.id, false, a.InlineHead)
+	r, err := s.receiptInline(c, j.id, false, a.InlineHead)
 	if err == nil {
 		c.Detail("status", r.Status)
 		c.AddBytes(r.Stdout.Bytes + r.Stderr.Bytes)
@@ -85,7 +85,7 @@ func (a CaptureArgs) Describe(dc policy.DescribeContext) (policy.Action, error) 
 
 func (s *Service) commandStatus(_ context.Context, c *ops.Call, a CaptureArgs) (Receipt, error) {
 	c.Detail("capture_id", a.CaptureID)
-	return s.receipt(a.CaptureID, false)
+	return s.receipt(c, a.CaptureID, false)
 }
 
 // InputArgs is send_command_input's request.
@@ -185,7 +185,7 @@ func (s *Service) killCommand(_ context.Context, c *ops.Call, a KillArgs) (Recei
 	}
 	j := s.lookup(a.CaptureID)
 	if j == nil {
-		if _, err := s.store.Get(a.CaptureID); err != nil {
+		if _, err := s.get(c, a.CaptureID); err != nil {
 			return Receipt{}, err
 		}
 		return Receipt{}, notRunning(a.CaptureID)
@@ -193,7 +193,7 @@ func (s *Service) killCommand(_ context.Context, c *ops.Call, a KillArgs) (Recei
 	j.killed.Store(true)
 	j.proc.Terminate(grace)
 	<-j.done
-	return s.receipt(a.CaptureID, false)
+	return s.receipt(c, a.CaptureID, false)
 }
 
 // ListArgs is list_commands' request.
@@ -234,14 +234,16 @@ type ListResult struct {
 	Commands []ListEntry `json:"commands"`
 }
 
-func (s *Service) listCommands(_ context.Context, _ *ops.Call, a ListArgs) (ListResult, error) {
+func (s *Service) listCommands(_ context.Context, c *ops.Call, a ListArgs) (ListResult, error) {
 	if a.Limit < 0 || a.Limit > 500 {
 		return ListResult{}, errcode.New(errcode.InvalidArgument, "limit must be 0 to 500")
 	}
 	if a.Limit == 0 {
 		a.Limit = 50
 	}
-	infos, err := s.store.List(capture.Filter{Status: capture.Status(a.Status), Limit: a.Limit})
+	f := s.mine(c)
+	f.Status, f.Limit = capture.Status(a.Status), a.Limit
+	infos, err := s.store.List(f)
 	if err != nil {
 		return ListResult{}, err
 	}
@@ -300,6 +302,9 @@ func (s *Service) readOutput(_ context.Context, c *ops.Call, a ReadArgs) (ReadRe
 	c.Detail("offset", a.Offset)
 	if a.Length == 0 {
 		a.Length = capture.MaxChunk
+	}
+	if _, err := s.get(c, a.CaptureID); err != nil {
+		return ReadResult{}, err
 	}
 	read := s.store.Read
 	if a.Text {

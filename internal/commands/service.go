@@ -7,6 +7,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/hostlink/hostlink/internal/audit"
 	"github.com/hostlink/hostlink/internal/capture"
 	"github.com/hostlink/hostlink/internal/errcode"
 	"github.com/hostlink/hostlink/internal/files"
@@ -180,11 +181,15 @@ func (s *Service) start(c *ops.Call, op string, a RunArgs, keepStdin bool) (*job
 	release := func() { <-s.slots }
 	cp, reused, err := s.store.Create(capture.Meta{
 		Op: op, Argv: a.Argv, Command: a.Command, Shell: a.Shell,
-		Workdir: dir.Workdir, Cwd: dir.Rel, EnvKeys: keys, IdempotencyKey: a.IdempotencyKey, Sandbox: sbDesc,
+		Workdir: dir.Workdir, Cwd: dir.Rel, EnvKeys: keys, IdempotencyKey: a.IdempotencyKey, Sandbox: sbDesc, Root: dir.Root,
 	})
 	if err != nil {
 		release()
 		return nil, nil, err
+	}
+	if reused != nil && !s.mine(c).Keeps(reused) {
+		release()
+		return nil, nil, errcode.New(errcode.Conflict, "the idempotency key was used for a command elsewhere; use another key")
 	}
 	if reused != nil {
 		release()
@@ -193,6 +198,13 @@ func (s *Service) start(c *ops.Call, op string, a RunArgs, keepStdin bool) (*job
 	}
 	c.Detail("capture_id", cp.ID())
 	spec := procs.Spec{Argv: a.Argv, Command: a.Command, Shell: a.Shell, Dir: dir.Abs, Env: a.Env, Stdin: keepStdin || a.Stdin != nil, Sandbox: sb}
+	// Last before it starts: the directory is still the one its approval
+	// showed.
+	if err := s.files.CheckShownDir(c, "cwd", a.Workdir, a.Cwd); err != nil {
+		cp.Discard()
+		release()
+		return nil, nil, err
+	}
 	p, err := procs.Start(spec, cp.Stdout(), cp.Stderr())
 	if err != nil {
 		cp.Discard()
@@ -291,6 +303,35 @@ func (s *Service) timeout(seconds float64) (time.Duration, error) {
 	return secondsDuration(seconds), nil
 }
 
+// mine keeps only the captures of commands run in this service's workdirs:
+// a platform session's registry (its folder) does not see, read or reuse
+// the commands local clients ran in the configured workdirs, nor they its.
+// The web console is the user's, and sees every command.
+func (s *Service) mine(c *ops.Call) capture.Filter {
+	if c != nil && c.Transport == audit.Console {
+		return capture.Filter{}
+	}
+	f := capture.Filter{Roots: []string{}}
+	for _, wd := range s.files.Workdirs() {
+		f.Roots = append(f.Roots, wd.Root.Dir())
+		f.Aliases = append(f.Aliases, wd.Alias)
+	}
+	return f
+}
+
+// get is the capture id if c may see it (mine), else CAPTURE_NOT_FOUND
+// as for an id that expired.
+func (s *Service) get(c *ops.Call, id string) (*capture.Info, error) {
+	info, err := s.store.Get(id)
+	if err != nil {
+		return nil, err
+	}
+	if !s.mine(c).Keeps(info) {
+		return nil, errcode.New(capture.CodeNotFound, "no capture %s (it may have expired)", id)
+	}
+	return info, nil
+}
+
 // lookup returns the running job for a capture id, or nil if it is not
 // running (it may still be a known, finished capture).
 func (s *Service) lookup(id string) *job {
@@ -300,14 +341,14 @@ func (s *Service) lookup(id string) *job {
 }
 
 // receipt builds the response for a capture.
-func (s *Service) receipt(id string, reused bool) (Receipt, error) {
-	return s.receiptInline(id, reused, 0)
+func (s *Service) receipt(c *ops.Call, id string, reused bool) (Receipt, error) {
+	return s.receiptInline(c, id, reused, 0)
 }
 
 // receiptInline is receipt with each stream's inline view its first head
 // bytes when head > 0 (RunArgs.InlineHead).
-func (s *Service) receiptInline(id string, reused bool, head int64) (Receipt, error) {
-	info, err := s.store.Get(id)
+func (s *Service) receiptInline(c *ops.Call, id string, reused bool, head int64) (Receipt, error) {
+	info, err := s.get(c, id)
 	if err != nil {
 		return Receipt{}, err
 	}

@@ -41,6 +41,14 @@ func (a RunArgs) Describe(dc policy.DescribeContext) (policy.Action, error) {
 	}
 	if ok {
 		dir = act.Touch(loc)
+		if real, ok := loc.Resolved(); ok {
+			dir += " (links resolved: " + real + ")"
+		}
+		// The directory it runs in is bound: an approved command runs in
+		// the directory shown, never in one moved or linked into its place.
+		if ext, ok, err := dc.MeasureDir(a.Workdir, a.Cwd); ok && err == nil {
+			act.Bind("cwd", ext)
+		}
 	}
 	act.CommandLine = policy.CommandLine(a.Command, a.Argv)
 	act.HasEnv = len(a.Env) > 0

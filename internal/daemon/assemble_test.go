@@ -2,12 +2,15 @@ package daemon
 
 import (
 	"context"
+	"encoding/json"
 	"os"
 	"path/filepath"
+	"slices"
 	"testing"
 	"time"
 
 	"github.com/hostlink/hostlink/internal/audit"
+	"github.com/hostlink/hostlink/internal/capture"
 	"github.com/hostlink/hostlink/internal/errcode"
 	"github.com/hostlink/hostlink/internal/lease"
 	"github.com/hostlink/hostlink/internal/ops"
@@ -171,5 +174,81 @@ func TestSessionRegistryHonoursWriterLease(t *testing.T) {
 	writer.Release()
 	if c := write(d.Registry, audit.MCPStdio); c != "" {
 		t.Errorf("after the writer: %q", c)
+	}
+}
+
+// TestSessionSeesOnlyItsCommands: the command output store is the
+// daemon's, but a registry sees only the commands run in its own
+// workdirs: a platform session (on another folder) cannot list, read,
+// kill or reuse by idempotency key the command a local client ran in a
+// configured workdir (whose output may be anything the user approved for
+// that client), nor the local clients the session's; the web console,
+// the user's, sees both.
+func TestSessionSeesOnlyItsCommands(t *testing.T) {
+	d, home := openFull(t)
+	other := filepath.Join(home, "other")
+	os.MkdirAll(other, 0o755)
+	rt, err := d.SessionRuntime(other)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rt.Close()
+	call := func(reg *ops.Registry, tr audit.Transport, op, args string) (map[string]any, errcode.Code) {
+		out, err := reg.Call(context.Background(), ops.Caller{Transport: tr}, op, []byte(args), nil)
+		var m map[string]any
+		b, _ := json.Marshal(out)
+		json.Unmarshal(b, &m)
+		return m, errcode.CodeOf(err)
+	}
+	local, code := call(d.Registry, audit.MCPStdio, "run_command", `{"workdir":"w","command":"echo the-local-secret","idempotency_key":"k1"}`)
+	if code != "" {
+		t.Fatalf("local run_command: %q", code)
+	}
+	mine, code := call(rt.Registry, audit.Link, "run_command", `{"command":"echo the-session-output"}`)
+	if code != "" {
+		t.Fatalf("session run_command: %q", code)
+	}
+	ids := func(reg *ops.Registry, tr audit.Transport) []string {
+		m, code := call(reg, tr, "list_commands", `{}`)
+		if code != "" {
+			t.Fatalf("list_commands: %q", code)
+		}
+		var out []string
+		for _, c := range m["commands"].([]any) {
+			out = append(out, c.(map[string]any)["capture_id"].(string))
+		}
+		return out
+	}
+	localID, sessionID := local["capture_id"].(string), mine["capture_id"].(string)
+	if got := ids(rt.Registry, audit.Link); !slices.Equal(got, []string{sessionID}) {
+		t.Errorf("the session lists %v, want only its own %s", got, sessionID)
+	}
+	if got := ids(d.Registry, audit.MCPStdio); !slices.Equal(got, []string{localID}) {
+		t.Errorf("a local client lists %v, want only %s", got, localID)
+	}
+	if got := ids(d.Registry, audit.Console); len(got) != 2 {
+		t.Errorf("the console lists %v, want both", got)
+	}
+	for _, c := range []struct {
+		reg *ops.Registry
+		tr  audit.Transport
+		id  string
+	}{
+		{rt.Registry, audit.Link, localID}, {d.Registry, audit.MCPStdio, sessionID},
+	} {
+		for _, op := range []string{"command_status", "kill_command"} {
+			if _, code := call(c.reg, c.tr, op, `{"capture_id":"`+c.id+`"}`); code != capture.CodeNotFound {
+				t.Errorf("%s %s of another's command: %q, want %s", c.tr, op, code, capture.CodeNotFound)
+			}
+		}
+		if _, code := call(c.reg, c.tr, "read_command_output", `{"capture_id":"`+c.id+`","stream":"stdout","text":true}`); code != capture.CodeNotFound {
+			t.Errorf("%s read_command_output of another's command: %q, want %s", c.tr, code, capture.CodeNotFound)
+		}
+	}
+	if m, code := call(rt.Registry, audit.Link, "run_command", `{"command":"echo the-local-secret","idempotency_key":"k1"}`); code != errcode.Conflict {
+		t.Errorf("the session reusing the local idempotency key: %q %v, want CONFLICT", code, m)
+	}
+	if _, code := call(d.Registry, audit.Console, "read_command_output", `{"capture_id":"`+sessionID+`","stream":"stdout","text":true}`); code != "" {
+		t.Errorf("the console reading the session's command: %q", code)
 	}
 }

@@ -20,6 +20,7 @@ import (
 	"github.com/hostlink/hostlink/internal/errcode"
 	"github.com/hostlink/hostlink/internal/paths"
 	"github.com/hostlink/hostlink/internal/policy"
+	"github.com/hostlink/hostlink/internal/rootgrant"
 )
 
 // policyState is the approval policy in force, where it was loaded from,
@@ -31,7 +32,7 @@ type policyState struct {
 	explicit bool
 
 	foldersMu sync.Mutex
-	folders   map[string]bool // platform folders the user approved, for this process's life
+	folders   map[string]bool // platform folders the user approved (rootgrant fingerprints), for this process's life
 
 	quiet atomic.Bool // notifications = "off"
 }
@@ -243,22 +244,29 @@ func (d *Daemon) approveFolder(root string) error {
 			return nil
 		}
 	}
+	// What is approved is the directory, by its canonical path and
+	// identity (rootgrant's fingerprint): another directory put at the
+	// path later is asked about anew.
+	dir, err := rootgrant.Check(root)
+	if err != nil {
+		return err
+	}
 	d.pol.foldersMu.Lock()
 	defer d.pol.foldersMu.Unlock()
-	if d.pol.folders[root] {
+	if d.pol.folders[dir.Fingerprint] {
 		return nil
 	}
 	act := approvals.Action{Op: "platform_folder", Class: string(policy.PlatformFolders), Transport: audit.Link,
 		Summary: "a platform session may work in " + root,
 		Fields: []approvals.Field{{Label: "Folder", Value: root},
 			{Label: "Means", Value: "the platform may use this folder as its session's root, under the policy's rules for files and commands"}},
-		SHA256: approvals.Digest(map[string]any{"op": "platform_folder", "root": root})}
+		SHA256: approvals.Digest(map[string]any{"op": "platform_folder", "root": root, "fingerprint": dir.Fingerprint})}
 	if _, err := d.Approvals().Check(act); err != nil {
 		return err
 	}
 	if d.pol.folders == nil {
 		d.pol.folders = map[string]bool{}
 	}
-	d.pol.folders[root] = true
+	d.pol.folders[dir.Fingerprint] = true
 	return nil
 }

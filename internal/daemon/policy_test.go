@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/hostlink/hostlink/internal/approvals"
 	"github.com/hostlink/hostlink/internal/audit"
 	"github.com/hostlink/hostlink/internal/errcode"
 	"github.com/hostlink/hostlink/internal/ops"
@@ -190,5 +191,57 @@ func TestReloadNamesWhatNeedsARestart(t *testing.T) {
 	lines, _ := audit.Tail(d.Dirs.Audit, 1)
 	if got := fmt.Sprint(lines[0].Details["restart_needed"]); lines[0].Op != "policy_reload" || got != "[server.listen commands.enabled]" {
 		t.Fatalf("audit record %s %v", lines[0].Op, lines[0].Details)
+	}
+}
+
+// TestPlatformFolderApprovalBindsTheFolder: approving a folder for
+// platform sessions approves that directory, not its path: once another
+// directory has been put at the path (the approved one moved away), a
+// session there is asked about again (#37 item 4, for folders).
+func TestPlatformFolderApprovalBindsTheFolder(t *testing.T) {
+	home := t.TempDir()
+	if h, err := filepath.EvalSymlinks(home); err == nil {
+		home = h
+	}
+	t.Setenv("HOSTLINK_HOME", home)
+	cfg := filepath.Join(home, "c.toml")
+	os.WriteFile(cfg, []byte("[policy]\nwait_seconds = 1\n"), 0o600)
+	d, err := Open(Options{ConfigPath: cfg})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer d.Close()
+	share := filepath.Join(home, "share")
+	os.MkdirAll(share, 0o755)
+	open := func() errcode.Code {
+		rt, err := d.SessionRuntime(share)
+		if err == nil {
+			rt.Close()
+		}
+		return errcode.CodeOf(err)
+	}
+	if c := open(); c != approvals.CodePending {
+		t.Fatalf("first session: %q, want it asked", c)
+	}
+	p := d.Approvals().List(true)
+	if len(p) != 1 {
+		t.Fatalf("pending: %+v", p)
+	}
+	if _, err := d.Approvals().Decide(p[0].ID, true, "tester", audit.IPC); err != nil {
+		t.Fatal(err)
+	}
+	if c := open(); c != "" {
+		t.Fatalf("the approved folder: %q", c)
+	}
+	if c := open(); c != "" {
+		t.Fatalf("the approved folder again: %q", c)
+	}
+	// Another directory at the same path.
+	if err := os.Rename(share, share+".old"); err != nil {
+		t.Fatal(err)
+	}
+	os.MkdirAll(share, 0o755)
+	if c := open(); c != approvals.CodePending {
+		t.Errorf("another directory at the approved path: %q, want it asked", c)
 	}
 }

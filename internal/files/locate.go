@@ -2,6 +2,7 @@ package files
 
 import (
 	"github.com/hostlink/hostlink/internal/errcode"
+	"github.com/hostlink/hostlink/internal/ops"
 	"github.com/hostlink/hostlink/internal/policy"
 )
 
@@ -57,4 +58,39 @@ func (s *Service) Measure(alias, path string) (policy.Extent, error) {
 	}
 	sn, err := s.probe(t, false, false)
 	return sn.ext, err
+}
+
+// MeasureDir says what the directory a command or an agent task would
+// work in is: what the path reaches, following links as ResolveDir does,
+// with its identity and the directory holding it, but not its contents
+// (the work itself changes them). An approval binds it, so that what runs
+// runs in the directory the user was shown (CheckShownDir).
+func (s *Service) MeasureDir(alias, path string) (policy.Extent, error) {
+	t, err := s.resolve(alias, path)
+	if err != nil {
+		return policy.Extent{}, err
+	}
+	sn, err := s.probe(t, true, false)
+	return sn.ext, err
+}
+
+// CheckShownDir fails with CONFLICT when the call runs on an approval that
+// showed the directory at role (MeasureDir) and alias and path no longer
+// reach that directory: moved, replaced, or a link on the way swapped
+// since. A command or task is started right after it; the path is
+// resolved again as it starts, so a swap in between (microseconds) stays
+// possible, as for renames on Unix.
+func (s *Service) CheckShownDir(c *ops.Call, role, alias, path string) error {
+	if _, bound := c.Shown(role); !bound {
+		return nil
+	}
+	if path == "" {
+		path = "."
+	}
+	t, err := s.resolve(alias, path)
+	if err != nil {
+		return err
+	}
+	_, _, _, err = s.shown(c, role, t, true)
+	return err
 }

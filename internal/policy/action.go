@@ -49,6 +49,9 @@ type Hooks struct {
 	Image func(transport audit.Transport, observationID string, marks []approvals.Mark) (png []byte, w, h int, ok bool)
 	// Measure says what is at a path: see files.Service.Measure.
 	Measure func(workdir, path string) (Extent, error)
+	// MeasureDir says what the directory a command or task would work in
+	// is: see files.Service.MeasureDir.
+	MeasureDir func(workdir, path string) (Extent, error)
 	// Window describes the window an input would reach: see
 	// desktop.Service.ActTarget.
 	Window func(transport audit.Transport, observationID string, x, y *int, windowRef string) (string, error)
@@ -78,6 +81,16 @@ func (l Location) HostPath() string {
 		return l.Dir
 	}
 	return filepath.Join(l.Dir, filepath.FromSlash(l.Rel))
+}
+
+// Resolved is where the location's links lead, as a host path, when that
+// is another place than HostPath (and known): what a command or task
+// working there is shown besides the path it names.
+func (l Location) Resolved() (string, bool) {
+	if l.Real == "" || l.Real == l.Rel {
+		return "", false
+	}
+	return Location{Dir: l.Dir, Rel: l.Real}.HostPath(), true
 }
 
 // Locate resolves workdir and path (see Hooks.Locate). ok is false when
@@ -156,6 +169,20 @@ func (dc DescribeContext) Measure(workdir, path string) (ext Extent, ok bool, er
 	return ext, err == nil, err
 }
 
+// MeasureDir says what the directory at workdir and path is, for a
+// command or task that would work in it (following links, without its
+// contents); ok is false without workdirs.
+func (dc DescribeContext) MeasureDir(workdir, path string) (ext Extent, ok bool, err error) {
+	if dc.hooks.MeasureDir == nil {
+		return Extent{}, false, nil
+	}
+	if path == "" {
+		path = "."
+	}
+	ext, err = dc.hooks.MeasureDir(workdir, path)
+	return ext, err == nil, err
+}
+
 // Window describes the window an input at (x, y) of an observation, or
 // the window a reference names, would reach; "unknown" without a desktop.
 // An observation the act could not use (unknown, used, expired) is the
@@ -216,7 +243,8 @@ type Action struct {
 	// transport and the directories touched; nil means the whole request.
 	Binding any
 	// State is what the action's targets are as it was described, by
-	// role ("path", "src", "dst"): an approval binds it, an approved call
+	// role ("path", "src", "dst"; "cwd", the directory a command or an
+	// agent task works in): an approval binds it, an approved call
 	// runs only while it holds, and the operation compares it with what
 	// it finds at the moment it acts (ops.Call.Shown).
 	State map[string]Extent

@@ -163,9 +163,12 @@ func (e *Engine) Decide(ctx context.Context, r Request) (Decision, error) {
 		a.StateSHA256 = approvals.Digest(act.State)
 	}
 	// A grant is consulted only here, where the mode is ask: it never
-	// lets through what deny refuses.
-	if g, ok := e.broker.Covered(a); ok {
-		return Decision{Rule: "grant", GrantID: g.ID}, nil
+	// lets through what deny refuses. It answers for its own class only,
+	// so not for an action that also needs another class that asks.
+	if othersAllowed(cfg, act, r.Class) {
+		if g, ok := e.broker.Covered(a); ok {
+			return Decision{Rule: "grant", GrantID: g.ID}, nil
+		}
 	}
 	waiting := r.Waiting
 	if cfg.ApproveInClient && !cfg.ConfirmInPerson && r.Ask != nil {
@@ -182,6 +185,22 @@ func (e *Engine) Decide(ctx context.Context, r Request) (Decision, error) {
 		d.State = act.State
 	}
 	return d, err
+}
+
+// othersAllowed reports whether every class act needs besides class is
+// allowed where it needs it: a grant of class (which the user made for
+// that class) then answers for the whole action. Where files_read asks, a
+// grant for writes must not let an edit show a file's lines or a move
+// carry a file out of its workdir. Unsandboxed commands are commands.
+func othersAllowed(cfg *Config, act Action, class Class) bool {
+	for _, t := range act.Touches {
+		for _, c := range t.Classes {
+			if c != class && !(class == CommandsUnsandboxed && c == Commands) && cfg.Mode(c, t.Workdir) != Allow {
+				return false
+			}
+		}
+	}
+	return true
 }
 
 // askClient puts approval ap to the asking client's own prompt, once per
@@ -281,7 +300,10 @@ func notOffered(r Request) error {
 
 // allowedByRule reports whether an allow rule covers the action: every
 // command line in allow_commands (and no environment), or every path, as
-// written and as resolved, matching allow_paths of its workdir.
+// written and as resolved, matching allow_paths of its workdir. A path
+// rule vouches for file operations only: another action that names a
+// directory (an agent task's, which runs a program that can do anything
+// the user can) is not a file operation there, whatever its path matches.
 func allowedByRule(cfg *Config, act Action) bool {
 	if len(act.Touches) == 0 {
 		return false
@@ -295,6 +317,8 @@ func allowedByRule(cfg *Config, act Action) bool {
 			}
 		case t.Real == "":
 			// Not resolvable: no rule can vouch for what it reaches.
+			return false
+		case slices.ContainsFunc(t.Classes, func(c Class) bool { return c != FilesRead && c != FilesWrite }):
 			return false
 		default:
 			if !glob.MatchAny(globs, t.Rel, false) || !glob.MatchAny(globs, t.Real, false) {

@@ -311,3 +311,33 @@ func TestPathGrantNeverTheWorkdir(t *testing.T) {
 		}
 	}
 }
+
+// TestGrantCoversOnlyItsClass: a grant lets through its own class and
+// nothing else an action needs: where files_read asks, a grant for writes
+// (of a session, a workdir or a directory) does not let an edit show the
+// file's lines, a write with if_revision its revision, or a move carry a
+// file out, since reading those was never approved.
+func TestGrantCoversOnlyItsClass(t *testing.T) {
+	for _, d := range []approvals.Decision{{Scope: approvals.ScopeSession}, {Scope: approvals.ScopeClass, Minutes: 10}, {Scope: approvals.ScopePath}} {
+		t.Run(string(d.Scope), func(t *testing.T) {
+			f := newFixture(t, "files_read = \"ask\"\n")
+			os.MkdirAll(filepath.Join(f.dirs["a"], "sub"), 0o755)
+			os.WriteFile(filepath.Join(f.dirs["a"], "sub", "secret.txt"), []byte("the secret\n"), 0o600)
+			f.grantNext(t, "s1", "write_file", write("a", "sub/first"), d)
+			f.run(t, []step{
+				{"a plain write is the grant's", "s1", "write_file", write("a", "sub/second"), ""},
+				{"an edit shows the lines", "s1", "edit_file", map[string]any{"workdir": "a", "path": "sub/secret.txt",
+					"edits": []any{map[string]any{"old_text": "the", "new_text": "a"}}}, approvals.CodePending},
+				{"a write with if_revision may show the revision", "s1", "write_file", map[string]any{"workdir": "a",
+					"path": "sub/secret.txt", "content": "x", "if_revision": "nope"}, approvals.CodePending},
+			})
+			if d.Scope == approvals.ScopeSession {
+				f.run(t, []step{{"a move out carries the content away", "s1", "move", map[string]any{"workdir": "a",
+					"src": "sub/secret.txt", "dst": "s.txt", "dst_workdir": "b"}, approvals.CodePending}})
+			}
+			if b, _ := os.ReadFile(filepath.Join(f.dirs["a"], "sub", "secret.txt")); string(b) != "the secret\n" {
+				t.Errorf("secret.txt was changed: %q", b)
+			}
+		})
+	}
+}
