@@ -15,11 +15,15 @@ import (
 	"github.com/hostlink/hostlink/internal/lease"
 	"github.com/hostlink/hostlink/internal/ops"
 	"github.com/hostlink/hostlink/internal/policy"
+	"github.com/hostlink/hostlink/internal/tstest"
 )
 
 // openFull opens a daemon with every capability hostlink has enabled
 // (commands, the desktop with its clipboard, agents in workdir "w",
-// companions), everything allowed, in a fresh home.
+// companions), everything allowed, in a fresh home. Under Wine, which
+// cannot label a directory low integrity, the command sandbox is failed
+// and refuses commands (TestProbeHonest), so commands run unconfined
+// there; everywhere else they run in the default sandbox.
 func openFull(t *testing.T) (*Daemon, string) {
 	t.Helper()
 	home := t.TempDir()
@@ -30,7 +34,11 @@ func openFull(t *testing.T) (*Daemon, string) {
 	w := filepath.Join(home, "w")
 	os.MkdirAll(w, 0o755)
 	cfg := filepath.Join(home, "c.toml")
-	os.WriteFile(cfg, []byte("[commands]\nenabled = true\nmax_timeout_seconds = 604800\n[computer]\nenabled = true\nclipboard = true\n"+
+	sandbox := ""
+	if tstest.UnderWine() {
+		sandbox = "sandbox = \"off\"\n"
+	}
+	os.WriteFile(cfg, []byte("[commands]\nenabled = true\nmax_timeout_seconds = 604800\n"+sandbox+"[computer]\nenabled = true\nclipboard = true\n"+
 		"[companion]\nlisten = \"127.0.0.1:0\"\n[agents]\nenabled = true\n"+
 		"[[workdirs]]\nalias = \"w\"\npath = '"+w+"'\nagent_mode = \"workspace-write\"\n"+
 		"[policy]\nfiles_write = \"allow\"\ncommands = \"allow\"\ncomputer = \"allow\"\nagents = \"allow\"\nplatform_folders = \"allow\"\n"), 0o600)

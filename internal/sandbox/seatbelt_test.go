@@ -1,3 +1,9 @@
+//go:build unix
+
+// Seatbelt profiles hold macOS paths, which the plan's path arithmetic
+// (filepath) reads as macOS does on every Unix, and differently on
+// Windows, where no profile is ever made.
+
 package sandbox
 
 import (
