@@ -101,9 +101,23 @@ type Error struct {
 	Code    Code           `json:"code"`
 	Message string         `json:"message"`
 	Details map[string]any `json:"details,omitempty"`
+	// cause is the error this one stands for, kept for errors.Is/As and
+	// the daemon's log; it never reaches a caller or the audit record
+	// (it is not marshalled, and Error does not print it).
+	cause error
 }
 
 func (e *Error) Error() string { return string(e.Code) + ": " + e.Message }
+
+// Unwrap returns the error e stands for, if any.
+func (e *Error) Unwrap() error { return e.cause }
+
+// Wrap returns e with cause as the error it stands for.
+func (e *Error) Wrap(cause error) *Error {
+	c := *e
+	c.cause = cause
+	return &c
+}
 
 // New returns an *Error with a formatted message.
 func New(code Code, format string, args ...any) *Error {
@@ -134,9 +148,9 @@ func As(err error) *Error {
 		return e
 	}
 	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
-		return New(Cancelled, "the operation was cancelled")
+		return New(Cancelled, "the operation was cancelled").Wrap(err)
 	}
-	return New(Internal, "internal error")
+	return New(Internal, "internal error").Wrap(err)
 }
 
 // CodeOf returns the code of err, or "" for nil.

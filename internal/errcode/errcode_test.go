@@ -2,8 +2,11 @@ package errcode
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
+	"os"
+	"strings"
 	"testing"
 )
 
@@ -28,6 +31,26 @@ func TestAs(t *testing.T) {
 	}
 	if As(nil) != nil || CodeOf(nil) != "" {
 		t.Error("nil must stay nil")
+	}
+}
+
+// TestAsKeepsCause: an untyped error becomes INTERNAL_ERROR that still
+// unwraps to it, while neither its text nor its JSON carries the cause.
+func TestAsKeepsCause(t *testing.T) {
+	cause := fmt.Errorf("open /home/ada/.ssh/id: %w", os.ErrPermission)
+	e := As(cause)
+	if !errors.Is(e, os.ErrPermission) || e.Unwrap() != cause {
+		t.Fatalf("As lost the cause: %v", e.Unwrap())
+	}
+	if c := As(fmt.Errorf("x: %w", context.Canceled)); !errors.Is(c, context.Canceled) {
+		t.Fatal("a cancellation lost its cause")
+	}
+	b, _ := json.Marshal(e.With("k", 1))
+	if strings.Contains(string(b), ".ssh") || strings.Contains(e.Error(), ".ssh") {
+		t.Fatalf("the cause leaks: %s / %s", b, e)
+	}
+	if e.With("k", 1).Unwrap() != cause {
+		t.Fatal("With dropped the cause")
 	}
 }
 

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"log/slog"
 	"reflect"
 	"slices"
 	"strings"
@@ -327,6 +328,7 @@ func (r *Registry) call(ctx context.Context, caller Caller, name string, decode 
 	if err != nil {
 		if !Retryable(err) {
 			err = errcode.As(err)
+			logInternal(name, caller, err)
 		}
 		out = nil
 	}
@@ -417,4 +419,17 @@ func truncate(s string, n int) string {
 		return s
 	}
 	return s[:n] + "…"
+}
+
+// logInternal puts the cause of an INTERNAL_ERROR in the daemon's log,
+// the one place it may go: the caller and the audit record see only
+// "internal error", since an untyped error's text may name paths or
+// values the caller must not learn. (The log redacts secret-looking
+// attributes and values.)
+func logInternal(op string, caller Caller, err error) {
+	e := errcode.As(err)
+	if e.Code != errcode.Internal || e.Unwrap() == nil {
+		return
+	}
+	slog.Error("operation failed with an untyped error", "op", op, "transport", string(caller.Transport), "cause", e.Unwrap().Error())
 }

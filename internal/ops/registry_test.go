@@ -1,9 +1,11 @@
 package ops
 
 import (
+	"bytes"
 	"context"
 	"crypto/rand"
 	"errors"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -126,6 +128,30 @@ func TestUntypedErrorsDoNotLeak(t *testing.T) {
 	b, _ := os.ReadFile(filepath.Join(dir, "audit.log"))
 	if strings.Contains(string(b), "token=abc") {
 		t.Fatal("audit log holds the untyped error's text")
+	}
+}
+
+// TestInternalCauseIsLogged: the cause of an INTERNAL_ERROR reaches the
+// daemon's log (and only it), and stays reachable with errors.Is/As.
+func TestInternalCauseIsLogged(t *testing.T) {
+	var buf bytes.Buffer
+	prev := slog.Default()
+	slog.SetDefault(slog.New(slog.NewTextHandler(&buf, nil)))
+	t.Cleanup(func() { slog.SetDefault(prev) })
+	r, _, _, _ := newRegistry(t, nil)
+	_, err := r.Call(context.Background(), Caller{Transport: audit.IPC}, "echo", []byte(`{"name":"leak"}`), nil)
+	if errcode.CodeOf(err) != errcode.Internal || errors.Unwrap(err) == nil || !strings.Contains(errors.Unwrap(err).Error(), "/secret/path") {
+		t.Fatalf("the error does not wrap its cause: %v (%v)", err, errors.Unwrap(err))
+	}
+	if !strings.Contains(buf.String(), "open /secret/path") || !strings.Contains(buf.String(), "op=echo") {
+		t.Fatalf("the cause is not in the log: %q", buf.String())
+	}
+	buf.Reset()
+	if _, err := r.Call(context.Background(), Caller{Transport: audit.IPC}, "echo", []byte(`{"name":"fail"}`), nil); errcode.CodeOf(err) != errcode.PathNotFound {
+		t.Fatal(err)
+	}
+	if buf.Len() != 0 {
+		t.Fatalf("a typed error was logged as internal: %q", buf.String())
 	}
 }
 
