@@ -1,3 +1,8 @@
+// Built on every Unix, not only macOS, so that the profile's tests run on
+// Linux CI too; only spawn_darwin.go uses it in the binary.
+
+//go:build unix
+
 package sandbox
 
 import (
