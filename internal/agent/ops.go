@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/hostlink/hostlink/internal/textsafe"
 	"time"
 
 	"github.com/hostlink/hostlink/internal/ops"
@@ -490,7 +491,7 @@ func describeTask(dc policy.DescribeContext, taskID, requestID string, sent map[
 	act.Add("Request", requestID)
 	for _, k := range []string{"message", "text", "decision", "answers"} {
 		if v, ok := sent[k]; ok {
-			act.Add(k, policy.Clip(policy.Compact(v), 4096))
+			act.Add(k, textsafe.Clip(policy.Compact(v), 4096))
 		}
 	}
 	act.Summary = fmt.Sprintf("%s for task %s", dc.Op, taskID)

@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"github.com/hostlink/hostlink/internal/textsafe"
 	"log/slog"
 	"slices"
 	"sync"
@@ -475,7 +476,7 @@ func (b *Broker) decideLocked(id string, d Decision, g *Grant) (Approval, error)
 	approve, by, via := d.Approve, d.By, d.Via
 	e := b.all[id]
 	if e == nil {
-		return Approval{}, errcode.New(CodeNotFound, "no approval has id %q", trunc(id))
+		return Approval{}, errcode.New(CodeNotFound, "no approval has id %q", textsafe.Clip(id, 64))
 	}
 	now := time.Now()
 	b.expireLocked(e, now)
@@ -578,11 +579,4 @@ func (b *Broker) auditLocked(r audit.Record) {
 		// a decision or expiry stands, and says so here.
 		slog.Warn("approval not recorded in the audit log", "op", r.Op, "err", err)
 	}
-}
-
-func trunc(s string) string {
-	if len(s) > 64 {
-		return s[:64] + "…"
-	}
-	return s
 }

@@ -1,6 +1,7 @@
 package approvals
 
 import (
+	"github.com/hostlink/hostlink/internal/textsafe"
 	"slices"
 	"time"
 
@@ -60,7 +61,7 @@ func (b *Broker) ConfirmInPerson() bool {
 func (b *Broker) proposeLocked(id string, d Decision) (Approval, error) {
 	e := b.all[id]
 	if e == nil {
-		return Approval{}, errcode.New(CodeNotFound, "no approval has id %q", trunc(id))
+		return Approval{}, errcode.New(CodeNotFound, "no approval has id %q", textsafe.Clip(id, 64))
 	}
 	b.expireLocked(e, time.Now())
 	if e.a.State != Pending {
@@ -99,7 +100,7 @@ func (b *Broker) Confirm(id, proposal, by string, via audit.Transport) (Approval
 	defer b.mu.Unlock()
 	e := b.all[id]
 	if e == nil {
-		return Approval{}, errcode.New(CodeNotFound, "no approval has id %q", trunc(id))
+		return Approval{}, errcode.New(CodeNotFound, "no approval has id %q", textsafe.Clip(id, 64))
 	}
 	p := e.a.Proposal
 	if e.a.State == Pending && (p == nil || p.ID != proposal) {

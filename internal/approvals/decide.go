@@ -3,6 +3,7 @@ package approvals
 import (
 	"crypto/rand"
 	"encoding/hex"
+	"github.com/hostlink/hostlink/internal/textsafe"
 	"path"
 	"slices"
 	"strings"
@@ -76,7 +77,7 @@ func (b *Broker) decideWithLocked(id string, d Decision) (Approval, error) {
 	}
 	e := b.all[id]
 	if e == nil {
-		return Approval{}, errcode.New(CodeNotFound, "no approval has id %q", trunc(id))
+		return Approval{}, errcode.New(CodeNotFound, "no approval has id %q", textsafe.Clip(id, 64))
 	}
 	var g *Grant
 	if d.Approve && d.Scope != "" && d.Scope != ScopeOnce {
@@ -375,7 +376,7 @@ func (b *Broker) Revoke(id, by string, via audit.Transport) (Grant, error) {
 	b.dropEndedLocked(b.opts.Now())
 	g := b.grants[id]
 	if g == nil {
-		return Grant{}, errcode.New(CodeGrantNotFound, "no grant in force has id %q", trunc(id))
+		return Grant{}, errcode.New(CodeGrantNotFound, "no grant in force has id %q", textsafe.Clip(id, 64))
 	}
 	b.endLocked(g, "grant_revoked", by, via, "revoked by "+by+" via "+string(via))
 	return *g, nil

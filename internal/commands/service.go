@@ -1,6 +1,7 @@
 package commands
 
 import (
+	"github.com/hostlink/hostlink/internal/textsafe"
 	"sort"
 	"strings"
 	"sync"
@@ -131,7 +132,7 @@ func (s *Service) start(c *ops.Call, op string, a RunArgs, keepStdin bool) (*job
 	}
 	for k, v := range a.Env {
 		if k == "" || strings.ContainsAny(k, "=\x00") || strings.ContainsRune(v, 0) {
-			return nil, nil, errcode.New(errcode.InvalidArgument, "env has an invalid name or value (for %q)", truncate(k, 64))
+			return nil, nil, errcode.New(errcode.InvalidArgument, "env has an invalid name or value (for %q)", textsafe.Clip(k, 64))
 		}
 	}
 	dir, err := s.files.ResolveDir(a.Workdir, a.Cwd)
@@ -164,14 +165,14 @@ func (s *Service) start(c *ops.Call, op string, a RunArgs, keepStdin bool) (*job
 	if len(a.Argv) > 0 {
 		c.Detail("argv", truncateAll(a.Argv, 1024))
 	} else {
-		c.Detail("command", truncate(a.Command, 1024))
+		c.Detail("command", textsafe.Clip(a.Command, 1024))
 		c.Detail("shell", a.Shell)
 		if _, err := procs.ResolveShell(a.Shell); err != nil {
 			return nil, nil, err
 		}
 	}
 	if a.IdempotencyKey != "" {
-		c.Detail("idempotency_key", truncate(a.IdempotencyKey, 128))
+		c.Detail("idempotency_key", textsafe.Clip(a.IdempotencyKey, 128))
 	}
 	select {
 	case s.slots <- struct{}{}:
@@ -221,7 +222,7 @@ func (s *Service) start(c *ops.Call, op string, a RunArgs, keepStdin bool) (*job
 	if desc == "" {
 		desc = strings.Join(a.Argv, " ")
 	}
-	j := &job{id: cp.ID(), desc: truncate(desc, 256), started: started, proc: p, done: make(chan struct{})}
+	j := &job{id: cp.ID(), desc: textsafe.Clip(desc, 256), started: started, proc: p, done: make(chan struct{})}
 	s.mu.Lock()
 	if s.closed {
 		s.mu.Unlock()
@@ -424,17 +425,10 @@ func (s *Service) sandboxFor(requested, root string) (*sandbox.Policy, string, e
 	return &p, desc, nil
 }
 
-func truncate(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	return s[:n] + "…"
-}
-
 func truncateAll(ss []string, n int) []string {
 	out := make([]string, len(ss))
 	for i, s := range ss {
-		out[i] = truncate(s, n)
+		out[i] = textsafe.Clip(s, n)
 	}
 	return out
 }

@@ -3,6 +3,7 @@ package commands
 import (
 	"cmp"
 	"fmt"
+	"github.com/hostlink/hostlink/internal/textsafe"
 
 	"github.com/hostlink/hostlink/internal/policy"
 )
@@ -70,7 +71,7 @@ func (a RunArgs) Describe(dc policy.DescribeContext) (policy.Action, error) {
 	case d > 0:
 		act.Add("Timeout", fmt.Sprintf("%gs (the configured default)", d.Seconds()))
 	}
-	act.Summary = fmt.Sprintf("%s: %s (in %s)", dc.Op, policy.Clip(act.CommandLine, 200), dir)
+	act.Summary = fmt.Sprintf("%s: %s (in %s)", dc.Op, textsafe.Clip(act.CommandLine, 200), dir)
 	// A command the configured sandbox would confine, where it cannot be
 	// set up, is refused before anyone is asked: it would not run.
 	failed := dc.CommandSandboxFailed()

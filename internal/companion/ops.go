@@ -5,6 +5,7 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"fmt"
+	"github.com/hostlink/hostlink/internal/textsafe"
 	"slices"
 	"sort"
 
@@ -50,7 +51,7 @@ func (a RunArgs) Describe(dc policy.DescribeContext) (policy.Action, error) {
 	}
 	act.Add("Directory", dir)
 	act.Add("Environment names", policy.EnvNames(a.Env))
-	act.Summary = fmt.Sprintf("%s: %s (in %s on the companion's host)", dc.Op, policy.Clip(act.CommandLine, 200), dir)
+	act.Summary = fmt.Sprintf("%s: %s (in %s on the companion's host)", dc.Op, textsafe.Clip(act.CommandLine, 200), dir)
 	return act, nil
 }
 

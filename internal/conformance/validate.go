@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"github.com/hostlink/hostlink/internal/textsafe"
 	"math"
 	"sort"
 	"strconv"
@@ -163,7 +164,7 @@ func (m *Model) value(out *[]Difference, path string, f *Field, t *Type, v any) 
 		return
 	}
 	bad := func(what string) {
-		*out = append(*out, Difference{ID: path + "!" + what, Detail: fmt.Sprintf("upstream wants %s, not %s", t, trunc(fmt.Sprint(v), 40)), Rejected: true})
+		*out = append(*out, Difference{ID: path + "!" + what, Detail: fmt.Sprintf("upstream wants %s, not %s", t, textsafe.Clip(fmt.Sprint(v), 40)), Rejected: true})
 	}
 	if !m.is(t, v) {
 		bad("type")
@@ -328,11 +329,4 @@ func (m *Model) fullValue(t *Type, v any) any {
 		}
 	}
 	return v
-}
-
-func trunc(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	return s[:n] + "…"
 }

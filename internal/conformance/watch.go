@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"github.com/hostlink/hostlink/internal/textsafe"
 	"os"
 	"regexp"
 	"slices"
@@ -148,7 +149,7 @@ func (r *Recorder) Frame(conn uint64, peer string, fromExecutor bool, b []byte) 
 	for _, d := range diffs {
 		if !r.allowed(w, d.ID) {
 			r.problems = append(r.problems, fmt.Sprintf("%s: hostlink sent %s, which upstream's parser rejects: %s (%s); frame %s",
-				peer, prefix(req, typ), d.ID, d.Detail, trunc(string(b), 300)))
+				peer, prefix(req, typ), d.ID, d.Detail, textsafe.Clip(string(b), 300)))
 		}
 	}
 	if typ == "ERROR" && !w.granted["hostlink_errors"] {

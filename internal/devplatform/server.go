@@ -8,6 +8,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/hostlink/hostlink/internal/textsafe"
 	"net"
 	"net/http"
 	"slices"
@@ -260,7 +261,7 @@ func (s *Server) handshake(ctx context.Context, conn *tapConn, name, session str
 	}
 	if err != nil || (theirs.Major != ours.Major && !cfg.AckAnyMajor) {
 		reason, _ := json.Marshal(map[string]string{"error": "PROTOCOL_VERSION_MISMATCH",
-			"shim_max": trunc(hello.ProtocolVersion, 8), "platform_max": cfg.ProtocolVersion})
+			"shim_max": textsafe.Clip(hello.ProtocolVersion, 8), "platform_max": cfg.ProtocolVersion})
 		conn.Close(wire.CloseVersionMismatch, string(reason))
 		return nil, errors.New("protocol major mismatch")
 	}
@@ -308,13 +309,6 @@ func (s *Server) handshake(ctx context.Context, conn *tapConn, name, session str
 		go p.pinger(ctx, time.Duration(cfg.PingIntervalSeconds*float64(time.Second)))
 	}
 	return p, nil
-}
-
-func trunc(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	return s[:n]
 }
 
 // Listen listens on addr, which must be a loopback address: the reference

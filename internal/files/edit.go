@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"github.com/hostlink/hostlink/internal/textsafe"
 	"io"
 
 	"github.com/aymanbagabas/go-udiff"
@@ -63,7 +64,7 @@ func (a EditFileArgs) Describe(dc policy.DescribeContext) (policy.Action, error)
 		act.Refuse = err
 	default:
 		for i, e := range a.Edits {
-			act.Add(fmt.Sprintf("Edit %d", i+1), fmt.Sprintf("replace %q with %q", policy.Clip(e.OldText, 400), policy.Clip(e.NewText, 400)))
+			act.Add(fmt.Sprintf("Edit %d", i+1), fmt.Sprintf("replace %q with %q", textsafe.Clip(e.OldText, 400), textsafe.Clip(e.NewText, 400)))
 		}
 	}
 	if a.DryRun {

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/hostlink/hostlink/internal/textsafe"
 	"io"
 
 	"github.com/hostlink/hostlink/internal/errcode"
@@ -85,7 +86,7 @@ func DecodeFrame(line []byte) (Request, *errcode.Error) {
 	}
 	for name := range fields {
 		if !isRequestField(name) {
-			return req, errcode.New(ProtocolError, "unknown request field %q (a request has exactly protocol_version, request_id, method, params)", truncate(name, 64))
+			return req, errcode.New(ProtocolError, "unknown request field %q (a request has exactly protocol_version, request_id, method, params)", textsafe.Clip(name, 64))
 		}
 	}
 	for _, name := range requestFields {
@@ -100,7 +101,7 @@ func DecodeFrame(line []byte) (Request, *errcode.Error) {
 		return req, errcode.New(ProtocolError, "protocol_version must be a number")
 	}
 	if version != "1" {
-		return req, errcode.New(UnsupportedVersion, "protocol_version %s is not supported; this daemon speaks %d", truncate(version, 32), ProtocolVersion)
+		return req, errcode.New(UnsupportedVersion, "protocol_version %s is not supported; this daemon speaks %d", textsafe.Clip(version, 32), ProtocolVersion)
 	}
 	req.ProtocolVersion = ProtocolVersion
 	if err := json.Unmarshal(fields["method"], &req.Method); err != nil || req.Method == "" {
@@ -138,7 +139,7 @@ func topLevel(b []byte) (map[string]json.RawMessage, error) {
 			return nil, err
 		}
 		if _, dup := out[name]; dup {
-			return nil, fmt.Errorf("duplicate field %q", truncate(name, 64))
+			return nil, fmt.Errorf("duplicate field %q", textsafe.Clip(name, 64))
 		}
 		out[name] = v
 	}
@@ -175,11 +176,4 @@ func encodeResponse(r Response) []byte {
 			Error: errcode.New(FrameTooLarge, "the response is over %d bytes; ask for less (e.g. a byte range or a page)", MaxFrame)})
 	}
 	return append(b, '\n')
-}
-
-func truncate(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	return s[:n] + "…"
 }

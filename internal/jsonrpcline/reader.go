@@ -25,6 +25,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/hostlink/hostlink/internal/textsafe"
 	"io"
 	"strconv"
 
@@ -197,7 +198,7 @@ func Parse(line []byte) (Message, *LineError) {
 	}
 	m, dup := members(line)
 	if dup != "" {
-		return Message{}, invalid(nil, fmt.Sprintf("member %q appears twice", truncate(dup, 64)))
+		return Message{}, invalid(nil, fmt.Sprintf("member %q appears twice", textsafe.Clip(dup, 64)))
 	}
 	msg := Message{Line: line}
 	// The id first, so that every later error can echo it.
@@ -285,11 +286,4 @@ func validError(raw json.RawMessage) bool {
 	msg, ok := m["message"]
 	var s string
 	return ok && json.Unmarshal(msg, &s) == nil
-}
-
-func truncate(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	return s[:n] + "…"
 }

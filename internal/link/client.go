@@ -5,6 +5,7 @@ import (
 	"crypto/rand"
 	"errors"
 	"fmt"
+	"github.com/hostlink/hostlink/internal/textsafe"
 	"log/slog"
 	"math/big"
 	"net"
@@ -411,7 +412,7 @@ func (c *Client) checkAck(helloID string, advertised []ops.Capability, e *wire.E
 	granted := map[ops.Capability]bool{}
 	for _, g := range ack.GrantedCapabilities {
 		if !slices.Contains(advertised, ops.Capability(g)) {
-			return nil, fmt.Errorf("HELLO_ACK grants %q, which hostlink did not advertise", trunc(g, 32))
+			return nil, fmt.Errorf("HELLO_ACK grants %q, which hostlink did not advertise", textsafe.Clip(g, 32))
 		}
 		granted[ops.Capability(g)] = true
 	}

@@ -3,6 +3,7 @@ package link
 import (
 	"context"
 	"encoding/base64"
+	"github.com/hostlink/hostlink/internal/textsafe"
 	"time"
 
 	"github.com/hostlink/hostlink/internal/audit"
@@ -285,7 +286,7 @@ func (d *dataChannel) inputAction(ctx context.Context, r *request) (string, any,
 			return "", nil, errcode.New(errcode.InvalidArgument, "scroll direction must be up, down, left or right")
 		}
 	default:
-		return "", nil, errcode.New(errcode.FeatureNotSupported, "INPUT_ACTION %q is not supported", trunc(p.Action, 32))
+		return "", nil, errcode.New(errcode.FeatureNotSupported, "INPUT_ACTION %q is not supported", textsafe.Clip(p.Action, 32))
 	}
 	obs, err := d.observe(ctx, r, desktop.ObserveArgs{Monitor: ptr(-1), Format: "jpeg", Quality: 10})
 	if err != nil {

@@ -3,6 +3,7 @@ package link
 import (
 	"context"
 	"encoding/json"
+	"github.com/hostlink/hostlink/internal/textsafe"
 	"path/filepath"
 	"strings"
 	"unicode/utf8"
@@ -285,7 +286,7 @@ func (d *dataChannel) operationCall(ctx context.Context, r *request) (string, an
 	if err != nil {
 		return "", nil, err
 	}
-	r.name = trunc(p.Op, 64)
+	r.name = textsafe.Clip(p.Op, 64)
 	if op, ok := d.rt.Registry.LookupFor(r.caller(false).Transport, p.Op); ok && !d.c.Granted(op.Capability) {
 		return "", nil, errcode.New(errcode.CapabilityNotGranted, "capability %q was not granted", op.Capability)
 	}

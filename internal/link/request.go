@@ -83,11 +83,3 @@ func (r *request) replayed(typ string, payload any) error {
 	}
 	return r.reg.Record(r.caller(false), r.name, outcome, map[string]any{"message_type": r.e.Type, "idempotency": "replayed"})
 }
-
-// trunc cuts s to n bytes for a message or a log line.
-func trunc(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	return s[:n] + "…"
-}

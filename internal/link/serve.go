@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/hostlink/hostlink/internal/textsafe"
 	"runtime/debug"
 	"time"
 
@@ -56,11 +57,11 @@ func (c *Client) serve(ctx context.Context, conn *wire.Conn) error {
 			continue
 		case wire.TypeError:
 			p, _ := wire.DecodePayload[wire.ErrorPayload](e)
-			c.Log.Warn("platform reported an error", "code", trunc(p.Code, 64), "message", trunc(p.Message, 200))
+			c.Log.Warn("platform reported an error", "code", textsafe.Clip(p.Code, 64), "message", textsafe.Clip(p.Message, 200))
 			continue
 		case wire.TypeSessionRevoked:
 			p, _ := wire.DecodePayload[wire.SessionRevoked](e)
-			c.event("session_revoked", map[string]any{"reason": trunc(p.Reason, 64)})
+			c.event("session_revoked", map[string]any{"reason": textsafe.Clip(p.Reason, 64)})
 			conn.Close(wire.CloseRevoked, "session revoked")
 			return errRevoked
 		}

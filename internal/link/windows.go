@@ -2,6 +2,7 @@ package link
 
 import (
 	"context"
+	"github.com/hostlink/hostlink/internal/textsafe"
 	"sync"
 
 	"github.com/hostlink/hostlink/internal/desktop"
@@ -59,8 +60,8 @@ func (d *dataChannel) window(ctx context.Context, r *request, id string) (deskto
 // staleWindow is the protocol's answer to a window id this connection
 // did not list (or listed before a reconnect).
 func staleWindow(id string) error {
-	return errcode.New(errcode.WindowStale, "window_id %s no longer maps to a live window", trunc(id, 64)).
-		With("window_id", trunc(id, 64)).With("hint", "re-list windows")
+	return errcode.New(errcode.WindowStale, "window_id %s no longer maps to a live window", textsafe.Clip(id, 64)).
+		With("window_id", textsafe.Clip(id, 64)).With("hint", "re-list windows")
 }
 
 func (d *dataChannel) windowList(ctx context.Context, r *request) (string, any, error) {
@@ -140,7 +141,7 @@ func (d *dataChannel) windowRegion(ctx context.Context, r *request, id string) (
 		reg = [4]int{min(reg[0], x1), min(reg[1], y1), max(reg[2], x2), max(reg[3], y2)}
 	}
 	if !found || w.Minimized {
-		return [4]int{}, errcode.New(CodeWindowNotVisible, "window %s is minimized or off every display", trunc(id, 64)).With("window_id", trunc(id, 64))
+		return [4]int{}, errcode.New(CodeWindowNotVisible, "window %s is minimized or off every display", textsafe.Clip(id, 64)).With("window_id", textsafe.Clip(id, 64))
 	}
 	return reg, nil
 }

@@ -10,7 +10,6 @@ import (
 	"github.com/hostlink/hostlink/internal/approvals"
 	"github.com/hostlink/hostlink/internal/errcode"
 	"github.com/hostlink/hostlink/internal/ops"
-	"github.com/hostlink/hostlink/internal/policy"
 	"github.com/hostlink/hostlink/internal/textsafe"
 )
 
@@ -66,7 +65,7 @@ func elicitMessage(a approvals.Approval) string {
 		fmt.Fprintf(&b, "%s: %s\n", textsafe.Line(f.Label), textsafe.Block(f.Value))
 	}
 	if a.Action.Diff != "" {
-		fmt.Fprintf(&b, "Diff:\n%s\n", textsafe.Block(policy.Clip(a.Action.Diff, maxElicitDiff)))
+		fmt.Fprintf(&b, "Diff:\n%s\n", textsafe.Block(textsafe.Clip(a.Action.Diff, maxElicitDiff)))
 	}
 	fmt.Fprintf(&b, "Approval %s; approving runs it once.", textsafe.Line(a.ID))
 	return b.String()

@@ -5,6 +5,7 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"encoding/json"
+	"github.com/hostlink/hostlink/internal/textsafe"
 	"maps"
 	"sync"
 	"time"
@@ -159,8 +160,8 @@ func (c *Call) record(op string, start time.Time, err error) audit.Record {
 		Time:      start,
 		Transport: c.Transport,
 		Peer:      c.Peer,
-		Op:        truncate(op, 64),
-		RequestID: truncate(c.RequestID, 128),
+		Op:        textsafe.Clip(op, 64),
+		RequestID: textsafe.Clip(c.RequestID, 128),
 		Workdir:   c.workdir,
 		Paths:     c.paths,
 		Code:      code,
@@ -187,7 +188,7 @@ func requestedPaths(req any) []string {
 	var out []string
 	for _, k := range []string{"path", "src", "dst"} {
 		if p, ok := fields[k].(string); ok && p != "" {
-			out = append(out, truncate(p, 512))
+			out = append(out, textsafe.Clip(p, 512))
 		}
 	}
 	return out

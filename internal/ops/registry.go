@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/hostlink/hostlink/internal/textsafe"
 	"log/slog"
 	"reflect"
 	"slices"
@@ -236,7 +237,7 @@ func (r *Registry) unknown(t audit.Transport, name string) error {
 		return errcode.New(errcode.CapabilityDisabled, "%s is part of the %s capability, which is disabled on this computer: %s", name, d.spec.Capability, d.enable).
 			With("capability", string(d.spec.Capability))
 	}
-	return errcode.New(errcode.UnknownOperation, "no operation named %q", truncate(name, 64))
+	return errcode.New(errcode.UnknownOperation, "no operation named %q", textsafe.Clip(name, 64))
 }
 
 // Disabled reports whether name is an operation of a disabled capability
@@ -412,13 +413,6 @@ func (r *Registry) Record(caller Caller, name string, outcome error, details map
 		return retry(errcode.New(errcode.AuditUnavailable, "the audit log cannot be written"))
 	}
 	return nil
-}
-
-func truncate(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	return s[:n] + "…"
 }
 
 // logInternal puts the cause of an INTERNAL_ERROR in the daemon's log,

@@ -5,6 +5,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"github.com/hostlink/hostlink/internal/textsafe"
 	"path/filepath"
 	"regexp"
 	"slices"
@@ -326,23 +327,12 @@ func EnvNames(env map[string]string) string {
 	return strings.Join(names, ", ")
 }
 
-// Clip cuts s to at most n bytes at a character boundary, marking the cut.
-func Clip(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	for n > 0 && !utf8.RuneStart(s[n]) {
-		n--
-	}
-	return s[:n] + "…"
-}
-
 // Preview shows the start of content as text, or says it is binary.
 func Preview(content []byte, n int) string {
 	if !utf8.Valid(content) {
 		return "(binary)"
 	}
-	return Clip(string(content), n)
+	return textsafe.Clip(string(content), n)
 }
 
 // ShortHash is the first 16 hex digits of content's SHA-256.
@@ -372,12 +362,12 @@ func ArgsFields(a *Action, in any) string {
 	var line []string
 	for _, k := range keys {
 		v := Compact(args[k])
-		a.Add(k, Clip(v, 4096))
+		a.Add(k, textsafe.Clip(v, 4096))
 		switch k {
 		case "text", "content", "data", "prompt", "message", "stdin":
 			line = append(line, k+"=("+strconv.Itoa(len(v))+" bytes)")
 		default:
-			line = append(line, k+"="+Clip(v, 60))
+			line = append(line, k+"="+textsafe.Clip(v, 60))
 		}
 	}
 	return strings.Join(line, " ")

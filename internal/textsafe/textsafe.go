@@ -135,3 +135,17 @@ func writeHex(b *strings.Builder, prefix string, v uint32, digits int) {
 		b.WriteByte(hexDigits[v>>shift&0xf])
 	}
 }
+
+// Clip cuts s to at most n bytes at a character boundary and marks the
+// cut with "…" (so the result may be up to n+3 bytes): a bound on text
+// that must never split a character, such as an audit record's fields or
+// a name quoted back in an error.
+func Clip(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n] + "…"
+}

@@ -124,3 +124,24 @@ func BenchmarkLinePlain(b *testing.B) {
 		Line(s)
 	}
 }
+
+func TestClip(t *testing.T) {
+	tests := []struct {
+		s    string
+		n    int
+		want string
+	}{
+		{"", 0, ""},
+		{"abc", 3, "abc"}, // at the limit: unchanged
+		{"abcd", 3, "abc…"},
+		{"ab€", 4, "ab…"}, // '€' is 3 bytes: never split
+		{"ab€", 5, "ab€"},
+		{"€€", 1, "…"},
+		{"ab\xffcd", 3, "ab\xff…"},
+	}
+	for _, tt := range tests {
+		if got := Clip(tt.s, tt.n); got != tt.want {
+			t.Errorf("Clip(%q, %d) = %q, want %q", tt.s, tt.n, got, tt.want)
+		}
+	}
+}

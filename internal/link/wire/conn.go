@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/hostlink/hostlink/internal/textsafe"
 	"io"
 	"regexp"
 	"time"
@@ -92,7 +93,7 @@ func (c *Conn) SendRaw(ctx context.Context, b []byte, limit int) error {
 
 // Close closes the connection with a status code and reason.
 func (c *Conn) Close(code websocket.StatusCode, reason string) error {
-	return c.ws.Close(code, trunc(reason, 120))
+	return c.ws.Close(code, textsafe.Clip(reason, 120))
 }
 
 // CloseNow closes the connection without a closing handshake.
@@ -115,8 +116,8 @@ const CloseInvalidHandshake websocket.StatusCode = 4400
 // JSON with the error, both sides' maximum versions and a hint (short
 // enough for a close frame).
 func VersionMismatchReason(ours, theirs string) string {
-	b, _ := json.Marshal(map[string]string{"error": "PROTOCOL_VERSION_MISMATCH", "shim_max": trunc(ours, 8),
-		"platform_max": trunc(theirs, 8), "hint": "update the older side"})
+	b, _ := json.Marshal(map[string]string{"error": "PROTOCOL_VERSION_MISMATCH", "shim_max": textsafe.Clip(ours, 8),
+		"platform_max": textsafe.Clip(theirs, 8), "hint": "update the older side"})
 	return string(b)
 }
 

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/hostlink/hostlink/internal/textsafe"
 	"strconv"
 	"strings"
 	"time"
@@ -168,12 +169,12 @@ func (v ProtoVersion) String() string { return fmt.Sprintf("%d.%d", v.Major, v.M
 func ParseVersion(s string) (ProtoVersion, error) {
 	maj, min, ok := strings.Cut(s, ".")
 	if !ok {
-		return ProtoVersion{}, fmt.Errorf("version %q is not major.minor", trunc(s, 16))
+		return ProtoVersion{}, fmt.Errorf("version %q is not major.minor", textsafe.Clip(s, 16))
 	}
 	a, err1 := parseSmall(maj)
 	b, err2 := parseSmall(min)
 	if err1 != nil || err2 != nil {
-		return ProtoVersion{}, fmt.Errorf("version %q is not major.minor", trunc(s, 16))
+		return ProtoVersion{}, fmt.Errorf("version %q is not major.minor", textsafe.Clip(s, 16))
 	}
 	return ProtoVersion{a, b}, nil
 }
@@ -204,13 +205,6 @@ func Negotiate(ours, theirs ProtoVersion) (ProtoVersion, error) {
 		return ProtoVersion{}, &ErrMajorMismatch{ours, theirs}
 	}
 	return ProtoVersion{ours.Major, min(ours.Minor, theirs.Minor)}, nil
-}
-
-func trunc(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	return s[:n] + "…"
 }
 
 // NewID returns a random UUID v4 for envelope ids.
