@@ -52,7 +52,6 @@ type Entry struct {
 	Mtime       *float64 `json:"mtime,omitempty" jsonschema:"with details: seconds since the Unix epoch"`
 	LinkTarget  string   `json:"link_target,omitempty" jsonschema:"with details, for a symlink inside the workdir: its target, relative to the workdir"`
 	LinkOutside bool     `json:"link_outside,omitempty" jsonschema:"with details: the symlink points outside the workdir; it is never followed"`
-	rel         string   // Path relative to the listed directory
 }
 
 // ListDirectoryResult is list_directory's response: typed entries for
@@ -65,7 +64,6 @@ type ListDirectoryResult struct {
 	Truncated  bool    `json:"truncated" jsonschema:"more entries remain; pass next_cursor to get them"`
 	NextCursor string  `json:"next_cursor,omitempty"`
 	Entries    []Entry `json:"entries"`
-	details    bool
 }
 
 func (s *Service) listDirectory(ctx context.Context, c *ops.Call, a ListDirectoryArgs) (ListDirectoryResult, error) {
@@ -88,7 +86,7 @@ func (s *Service) listDirectory(ctx context.Context, c *ops.Call, a ListDirector
 	}
 	c.Detail("entries_returned", len(entries))
 	return ListDirectoryResult{Workdir: t.wd.Alias, Path: t.String(), Count: len(entries),
-		Truncated: next != "", NextCursor: next, Entries: entries, details: a.Details}, nil
+		Truncated: next != "", NextCursor: next, Entries: entries}, nil
 }
 
 // listingKey names a listing for its cursors (see cursors.take): the
@@ -236,15 +234,13 @@ func describeItems(root *jail.Root, dir jail.Path, prefix string, page []item, d
 			p := prefix + it.rel
 			typ := fs.FileMode(it.typ)
 			if !details {
-				entries = append(entries, Entry{Name: name, Path: p, Type: typeName(typ), rel: it.rel})
+				entries = append(entries, Entry{Name: name, Path: p, Type: typeName(typ)})
 				continue
 			}
 			if infos[k] == nil {
 				continue
 			}
-			e := describeEntry(root, p, name, infos[k].Mode().Type(), infos[k])
-			e.rel = it.rel
-			entries = append(entries, e)
+			entries = append(entries, describeEntry(root, p, name, infos[k].Mode().Type(), infos[k]))
 		}
 		i = j
 	}
@@ -342,7 +338,6 @@ type FindFilesResult struct {
 	Truncated  bool    `json:"truncated"`
 	NextCursor string  `json:"next_cursor,omitempty"`
 	Matches    []Entry `json:"matches"`
-	details    bool
 }
 
 func (s *Service) findFiles(ctx context.Context, c *ops.Call, a FindFilesArgs) (FindFilesResult, error) {
@@ -366,5 +361,5 @@ func (s *Service) findFiles(ctx context.Context, c *ops.Call, a FindFilesArgs) (
 	}
 	c.Detail("matches", len(matches))
 	return FindFilesResult{Workdir: t.wd.Alias, Path: t.String(), Count: len(matches),
-		Truncated: next != "", NextCursor: next, Matches: matches, details: a.Details}, nil
+		Truncated: next != "", NextCursor: next, Matches: matches}, nil
 }

@@ -44,8 +44,10 @@ import (
 // stat. Programs (the control channel, the link, the mesh) get the typed
 // result: its JSON, with entries as objects.
 
-// appendEntry appends one line (without its newline).
-func appendEntry(b []byte, e Entry, name string, details bool) []byte {
+// appendEntry appends one line (without its newline), with details when
+// the entry has them.
+func appendEntry(b []byte, e Entry, name string) []byte {
+	details := e.SizeBytes != nil || e.Mtime != nil
 	switch {
 	case e.Type == "file":
 		b = append(b, 'f')
@@ -131,7 +133,7 @@ type listingHead struct {
 // AppendText appends the result as MCP clients get it (see TextOnly): the
 // head line, then one line per entry.
 func (r ListDirectoryResult) AppendText(b []byte) []byte {
-	return appendListingText(b, listingHead{r.Workdir, r.Path, r.Count, r.Truncated, r.NextCursor}, r.Entries, r.details)
+	return appendListingText(b, listingHead{r.Workdir, r.Path, r.Count, r.Truncated, r.NextCursor}, r.Entries)
 }
 
 // TextOnly marks ListDirectoryResult as sent to MCP clients as its text
@@ -140,24 +142,32 @@ func (ListDirectoryResult) TextOnly() {}
 
 // AppendText: see ListDirectoryResult.AppendText.
 func (r FindFilesResult) AppendText(b []byte) []byte {
-	return appendListingText(b, listingHead{r.Workdir, r.Path, r.Count, r.Truncated, r.NextCursor}, r.Matches, r.details)
+	return appendListingText(b, listingHead{r.Workdir, r.Path, r.Count, r.Truncated, r.NextCursor}, r.Matches)
 }
 
 // TextOnly: see ListDirectoryResult.TextOnly.
 func (FindFilesResult) TextOnly() {}
 
-func appendListingText(b []byte, h listingHead, entries []Entry, details bool) []byte {
+// appendListingText renders a listing from its typed form alone (the
+// mesh gateway renders a result it decoded from another machine's JSON):
+// names are the entries' paths below the listed path, with details when
+// the entries have them.
+func appendListingText(b []byte, h listingHead, entries []Entry) []byte {
 	head, _ := json.Marshal(h)
 	per := 24
-	if details {
+	if len(entries) > 0 && entries[0].SizeBytes != nil {
 		per = 40
 	}
 	if n := len(b) + len(head) + 1 + len(entries)*per; cap(b) < n {
 		b = append(make([]byte, 0, n), b...)
 	}
 	b = append(append(b, head...), '\n')
+	prefix := h.Path + "/"
+	if h.Path == "." {
+		prefix = ""
+	}
 	for _, e := range entries {
-		b = appendEntry(b, e, e.rel, details)
+		b = appendEntry(b, e, strings.TrimPrefix(e.Path, prefix))
 		b = append(b, '\n')
 	}
 	return b

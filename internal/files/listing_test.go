@@ -130,51 +130,50 @@ func f64(x float64) *float64 { return &x }
 func TestListingLines(t *testing.T) {
 	mtime := f64(1764620000.75)
 	cases := []struct {
-		e       Entry
-		details bool
-		want    string
+		e    Entry
+		want string
 	}{
-		{Entry{Type: "file", rel: "a.txt"}, false, "f a.txt"},
-		{Entry{Type: "dir", rel: "sub/dir"}, false, "d sub/dir"},
-		{Entry{Type: "symlink", rel: "ln"}, false, "l ln"},
-		{Entry{Type: "other", rel: "fifo"}, false, "o fifo"},
-		{Entry{Type: "file", SizeBytes: i64(12), Mtime: mtime, rel: "a.txt"}, true, "f 12 1764620000 a.txt"},
-		{Entry{Type: "dir", SizeBytes: i64(0), Mtime: mtime, rel: "sub/dir"}, true, "d - 1764620000 sub/dir"},
-		{Entry{Type: "symlink", SizeBytes: i64(5), Mtime: mtime, rel: "ln", LinkTarget: "docs/x"}, true, "l 5 1764620000 ln -> docs/x"},
-		{Entry{Type: "symlink", SizeBytes: i64(9), Mtime: mtime, rel: "out", LinkOutside: true}, true, "L 9 1764620000 out"},
-		{Entry{Type: "symlink", SizeBytes: i64(9), Mtime: mtime, rel: "broken"}, true, "l 9 1764620000 broken"},
-		{Entry{Type: "other", SizeBytes: i64(0), Mtime: mtime, rel: "fifo"}, true, "o 0 1764620000 fifo"},
-		{Entry{Type: "file", SizeBytes: i64(0), Mtime: f64(-1.5), rel: "old"}, true, "f 0 -2 old"},
+		{Entry{Type: "file", Path: "a.txt"}, "f a.txt"},
+		{Entry{Type: "dir", Path: "sub/dir"}, "d sub/dir"},
+		{Entry{Type: "symlink", Path: "ln"}, "l ln"},
+		{Entry{Type: "other", Path: "fifo"}, "o fifo"},
+		{Entry{Type: "file", SizeBytes: i64(12), Mtime: mtime, Path: "a.txt"}, "f 12 1764620000 a.txt"},
+		{Entry{Type: "dir", SizeBytes: i64(0), Mtime: mtime, Path: "sub/dir"}, "d - 1764620000 sub/dir"},
+		{Entry{Type: "symlink", SizeBytes: i64(5), Mtime: mtime, Path: "ln", LinkTarget: "docs/x"}, "l 5 1764620000 ln -> docs/x"},
+		{Entry{Type: "symlink", SizeBytes: i64(9), Mtime: mtime, Path: "out", LinkOutside: true}, "L 9 1764620000 out"},
+		{Entry{Type: "symlink", SizeBytes: i64(9), Mtime: mtime, Path: "broken"}, "l 9 1764620000 broken"},
+		{Entry{Type: "other", SizeBytes: i64(0), Mtime: mtime, Path: "fifo"}, "o 0 1764620000 fifo"},
+		{Entry{Type: "file", SizeBytes: i64(0), Mtime: f64(-1.5), Path: "old"}, "f 0 -2 old"},
 		// Without details a symlink's target is not read, nor shown.
-		{Entry{Type: "symlink", rel: "ln", LinkTarget: "docs/x"}, false, "l ln"},
+		{Entry{Type: "symlink", Path: "ln", LinkTarget: "docs/x"}, "l ln"},
 		// Names that are not plain text are JSON strings, with or without details.
-		{Entry{Type: "file", rel: "with space.txt"}, false, "f with space.txt"},
-		{Entry{Type: "file", rel: "línea—ünïcode"}, false, "f línea—ünïcode"},
-		{Entry{Type: "file", rel: "new\nline"}, false, `f "new\nline"`},
-		{Entry{Type: "file", rel: "new\nf forged"}, false, `f "new\nf forged"`},
-		{Entry{Type: "file", rel: "cr\rline"}, false, `f "cr\rline"`},
-		{Entry{Type: "file", rel: "tab\there"}, false, `f "tab\there"`},
-		{Entry{Type: "file", rel: `back\slash`}, false, `f "back\\slash"`},
-		{Entry{Type: "file", rel: `"quoted"`}, false, `f "\"quoted\""`},
-		{Entry{Type: "file", rel: " lead"}, false, `f " lead"`},
-		{Entry{Type: "file", rel: "trail "}, false, `f "trail "`},
-		{Entry{Type: "file", rel: "a -> b"}, false, `f "a -> b"`},
-		{Entry{Type: "file", rel: "a->b"}, false, "f a->b"},
-		{Entry{Type: "file", rel: "bad\xffutf8"}, false, `f "bad\ufffdutf8"`},
-		{Entry{Type: "file", rel: "del\x7f"}, false, `f "del\u007f"`},
-		{Entry{Type: "file", rel: "nel\u0085"}, false, `f "nel\u0085"`},
-		{Entry{Type: "file", rel: "sep\u2028"}, false, `f "sep\u2028"`},
-		{Entry{Type: "file", SizeBytes: i64(1), Mtime: mtime, rel: "new\nline"}, true, `f 1 1764620000 "new\nline"`},
-		{Entry{Type: "file", SizeBytes: i64(1), Mtime: mtime, rel: "bad\xfe"}, true, `f 1 1764620000 "bad\ufffd"`},
-		{Entry{Type: "symlink", SizeBytes: i64(0), Mtime: mtime, rel: "x -> y", LinkTarget: "t\n"}, true, `l 0 1764620000 "x -> y" -> "t\n"`},
+		{Entry{Type: "file", Path: "with space.txt"}, "f with space.txt"},
+		{Entry{Type: "file", Path: "línea—ünïcode"}, "f línea—ünïcode"},
+		{Entry{Type: "file", Path: "new\nline"}, `f "new\nline"`},
+		{Entry{Type: "file", Path: "new\nf forged"}, `f "new\nf forged"`},
+		{Entry{Type: "file", Path: "cr\rline"}, `f "cr\rline"`},
+		{Entry{Type: "file", Path: "tab\there"}, `f "tab\there"`},
+		{Entry{Type: "file", Path: `back\slash`}, `f "back\\slash"`},
+		{Entry{Type: "file", Path: `"quoted"`}, `f "\"quoted\""`},
+		{Entry{Type: "file", Path: " lead"}, `f " lead"`},
+		{Entry{Type: "file", Path: "trail "}, `f "trail "`},
+		{Entry{Type: "file", Path: "a -> b"}, `f "a -> b"`},
+		{Entry{Type: "file", Path: "a->b"}, "f a->b"},
+		{Entry{Type: "file", Path: "bad\xffutf8"}, `f "bad\ufffdutf8"`},
+		{Entry{Type: "file", Path: "del\x7f"}, `f "del\u007f"`},
+		{Entry{Type: "file", Path: "nel\u0085"}, `f "nel\u0085"`},
+		{Entry{Type: "file", Path: "sep\u2028"}, `f "sep\u2028"`},
+		{Entry{Type: "file", SizeBytes: i64(1), Mtime: mtime, Path: "new\nline"}, `f 1 1764620000 "new\nline"`},
+		{Entry{Type: "file", SizeBytes: i64(1), Mtime: mtime, Path: "bad\xfe"}, `f 1 1764620000 "bad\ufffd"`},
+		{Entry{Type: "symlink", SizeBytes: i64(0), Mtime: mtime, Path: "x -> y", LinkTarget: "t\n"}, `l 0 1764620000 "x -> y" -> "t\n"`},
 	}
 	for _, c := range cases {
-		got := string(appendEntry(nil, c.e, c.e.rel, c.details))
+		got := string(appendEntry(nil, c.e, c.e.Path))
 		if got != c.want {
-			t.Errorf("%q (details %v): got %s, want %s", c.e.rel, c.details, got, c.want)
+			t.Errorf("%q: got %s, want %s", c.e.Path, got, c.want)
 		}
 		if strings.ContainsAny(got, "\n\r\u0085\u2028\u2029") {
-			t.Errorf("%q: line %q holds a line break", c.e.rel, got)
+			t.Errorf("%q: line %q holds a line break", c.e.Path, got)
 		}
 	}
 }
@@ -184,19 +183,26 @@ func TestListingLines(t *testing.T) {
 func TestListingRoundTrip(t *testing.T) {
 	names := []string{"a", "with space", " lead", "trail ", "a -> b", "x->y", `"q`, `q"`, "tab\t", "nl\n", "nl\nf 1 2 forged", `\`, "é", "\u2029", "-", "0", "\x7f"}
 	for _, details := range []bool{false, true} {
+		// Typed entries as a listing of "sub" has them: paths relative to
+		// the workdir; lines name them relative to sub.
 		var entries []Entry
 		for i, n := range names {
-			entries = append(entries, Entry{Type: "file", SizeBytes: i64(int64(i)), Mtime: f64(100), rel: n})
-			entries = append(entries, Entry{Type: "symlink", SizeBytes: i64(1), Mtime: f64(100), rel: n + "l", LinkTarget: n})
+			f := Entry{Type: "file", Path: "sub/" + n}
+			l := Entry{Type: "symlink", Path: "sub/" + n + "l", LinkTarget: n}
+			if details {
+				f.SizeBytes, f.Mtime = i64(int64(i)), f64(100)
+				l.SizeBytes, l.Mtime = i64(1), f64(100)
+			}
+			entries = append(entries, f, l)
 		}
-		r := ListDirectoryResult{Workdir: "w", Path: ".", Count: len(entries), Entries: entries, details: details}
+		r := ListDirectoryResult{Workdir: "w", Path: "sub", Count: len(entries), Entries: entries}
 		_, got, err := parseText(string(r.AppendText(nil)), details)
 		if err != nil {
 			t.Fatal(err)
 		}
 		for i, e := range entries {
 			g := got[i]
-			if g["path"] != e.rel {
+			if g["path"] != e.Path {
 				t.Errorf("details %v, entry %d: %v, want %+v", details, i, g, e)
 			}
 			if !details {
@@ -219,10 +225,30 @@ func TestListingRoundTrip(t *testing.T) {
 // entries) and a line per entry.
 func TestListingText(t *testing.T) {
 	r := FindFilesResult{Workdir: "w", Path: "d", Count: 1, Truncated: true, NextCursor: "c",
-		Matches: []Entry{{Type: "file", rel: "a"}}}
+		Matches: []Entry{{Type: "file", Path: "d/a"}}}
 	head, rest, ok := strings.Cut(string(r.AppendText(nil)), "\n")
 	if !ok || rest != "f a\n" {
 		t.Fatalf("text = %q", r.AppendText(nil))
+	}
+	// The typed result renders the same after a trip through its JSON
+	// (the mesh gateway renders what another machine sent), with or
+	// without details.
+	d := ListDirectoryResult{Workdir: "w", Path: "d", Count: 2, Entries: []Entry{
+		{Name: "a", Path: "d/a", Type: "file", SizeBytes: i64(3), Mtime: f64(7)},
+		{Name: "l", Path: "d/l", Type: "symlink", SizeBytes: i64(1), Mtime: f64(7), LinkTarget: "x\ny"}}}
+	for _, r := range []ListDirectoryResult{d, {Workdir: "w", Path: ".", Count: 1, Entries: []Entry{{Name: "a", Path: "a", Type: "dir"}}}} {
+		raw, _ := json.Marshal(r)
+		var back ListDirectoryResult
+		if err := json.Unmarshal(raw, &back); err != nil {
+			t.Fatal(err)
+		}
+		if a, b := string(r.AppendText(nil)), string(back.AppendText(nil)); a != b {
+			t.Errorf("text %q, after JSON %q", a, b)
+		}
+	}
+	if got, want := string(d.AppendText(nil)), `{"workdir":"w","path":"d","count":2,"truncated":false}`+"\n"+
+		"f 3 7 a\n"+`l 1 7 l -> "x\ny"`+"\n"; got != want {
+		t.Errorf("text with details %q, want %q", got, want)
 	}
 	var h map[string]any
 	if err := json.Unmarshal([]byte(head), &h); err != nil {
