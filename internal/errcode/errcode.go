@@ -89,6 +89,10 @@ const (
 	// AuditUnavailable: the audit record could not be written, so the
 	// operation was refused (or its result withheld).
 	AuditUnavailable Code = "AUDIT_UNAVAILABLE"
+	// CursorExpired: a listing's cursor (list_directory, find_files) is
+	// unknown, expired, already used or another client's; listing again
+	// from the start gets a new one.
+	CursorExpired Code = "CURSOR_EXPIRED"
 	// UserOnly: the operation is the local user's alone (it decides,
 	// configures or escalates), and the caller acts for an agent: a
 	// process hostlink started, or one of its descendants.

@@ -85,7 +85,8 @@ func itoa3(i int) string {
 	return string([]byte{byte('0' + i/100%10), byte('0' + i/10%10), byte('0' + i%10)})
 }
 
-func BenchmarkListDirectory10k(b *testing.B) {
+// bigDirEnv is an env whose workdir holds big, a directory of 10,000 files.
+func bigDirEnv(b *testing.B) *env {
 	lim := testLimits
 	lim.MaxListEntries = 10000
 	e := newEnv(b, lim)
@@ -94,7 +95,42 @@ func BenchmarkListDirectory10k(b *testing.B) {
 	for i := range 10000 {
 		os.WriteFile(filepath.Join(dir, fmt.Sprintf("f%05d.txt", i)), nil, 0o644)
 	}
-	benchCall(b, e, "list_directory", map[string]any{"path": "big", "max_entries": 10000})
+	return e
+}
+
+func BenchmarkListDirectory10k(b *testing.B) {
+	benchCall(b, bigDirEnv(b), "list_directory", map[string]any{"path": "big", "max_entries": 10000})
+}
+
+// BenchmarkListDirectory10kDetails: with size and mtime, one lstat per
+// entry (what every listing cost before details were asked for).
+func BenchmarkListDirectory10kDetails(b *testing.B) {
+	benchCall(b, bigDirEnv(b), "list_directory", map[string]any{"path": "big", "max_entries": 10000, "details": true})
+}
+
+// BenchmarkListDirectory10kPaged reads the whole directory in pages of
+// 1,000 (the default page size): one op is ten calls, the directory read
+// once.
+func BenchmarkListDirectory10kPaged(b *testing.B) {
+	e := bigDirEnv(b)
+	caller := ops.Caller{Transport: audit.MCPStdio}
+	for b.Loop() {
+		cursor, pages := "", 0
+		for {
+			raw, _ := json.Marshal(map[string]any{"path": "big", "max_entries": 1000, "cursor": cursor})
+			out, err := e.reg.Call(context.Background(), caller, "list_directory", raw, nil)
+			if err != nil {
+				b.Fatal(err)
+			}
+			pages++
+			if cursor = out.(ListDirectoryResult).NextCursor; cursor == "" {
+				break
+			}
+		}
+		if pages != 10 {
+			b.Fatalf("%d pages", pages)
+		}
+	}
 }
 
 func BenchmarkListDirectory10kBareOS(b *testing.B) {

@@ -94,16 +94,8 @@ func flag(m map[string]any, k string) bool {
 	return b
 }
 
-// list returns m[k] as a list of objects; a listing (list_directory,
-// find_files) is parsed into objects (see parseListing).
+// list returns m[k] as a list of objects.
 func list(m map[string]any, k string) []map[string]any {
-	if l, ok := m["listing"].(string); ok {
-		out, err := parseListing(l, str(m, "path"))
-		if err != nil {
-			panic(err)
-		}
-		return out
-	}
 	raw, _ := m[k].([]any)
 	out := make([]map[string]any, 0, len(raw))
 	for _, r := range raw {

@@ -2,6 +2,7 @@ package files
 
 import (
 	"context"
+	"fmt"
 	"io/fs"
 	"path"
 	"slices"
@@ -21,14 +22,16 @@ type ListDirectoryArgs struct {
 	Glob          string `json:"glob,omitempty" jsonschema:"only entries whose name (not path) matches this glob"`
 	Recursive     bool   `json:"recursive,omitempty" jsonschema:"descend into subdirectories (never through symlinks)"`
 	IncludeHidden bool   `json:"include_hidden,omitempty" jsonschema:"include names starting with a dot"`
+	Details       bool   `json:"details,omitempty" jsonschema:"also size, modification time and symlink target of each entry (one stat per entry)"`
 	MaxEntries    int    `json:"max_entries,omitempty" min:"0" max:"100000" jsonschema:"page size; capped by the configured limit"`
-	Cursor        string `json:"cursor,omitempty" jsonschema:"next_cursor from the previous page"`
+	Cursor        string `json:"cursor,omitempty" jsonschema:"next_cursor from the previous page (used once, valid for a minute)"`
 }
 
 func init() {
 	ops.Add(&operations, ops.Spec{Name: "list_directory", Title: "List directory",
 		Description: "List a directory's entries, sorted, paginated with a cursor; optionally recursive and filtered by a name glob. Symlinks are reported, never followed. " +
-			"The listing has one line per entry: TYPE SIZE MTIME NAME (see the output schema).",
+			"Over MCP the result is text: a head line of JSON (count, truncated, next_cursor), then one line per entry: TYPE NAME, " +
+			"or with details TYPE SIZE MTIME NAME (TYPE f file, d directory, l symlink, o other; names that are not plain text as JSON strings).",
 		Capability: ops.Files, Class: policy.FilesRead, Transports: ops.AllTransports, ReadOnly: true, Idempotent: true},
 		(*Service).listDirectory)
 }
@@ -39,30 +42,28 @@ func (a ListDirectoryArgs) Describe(dc policy.DescribeContext) (policy.Action, e
 	return act, err
 }
 
-// Entry is one listed directory entry. Listings carry entries to JSON
-// callers as lines (see appendListing); Entry is their form in this
-// process (the platform link).
+// Entry is one listed directory entry: its name and type as the
+// directory read gives them, and with details what lstat says of it.
 type Entry struct {
-	Name        string  `json:"name"`
-	Path        string  `json:"path" jsonschema:"relative to the workdir"`
-	Type        string  `json:"type" enum:"file,dir,symlink,other"`
-	SizeBytes   int64   `json:"size_bytes"`
-	Mtime       float64 `json:"mtime"`
-	LinkTarget  string  `json:"link_target,omitempty" jsonschema:"for a symlink inside the workdir: its target, relative to the workdir"`
-	LinkOutside bool    `json:"link_outside,omitempty" jsonschema:"the symlink points outside the workdir; it is never followed"`
-	rel         string  // Path relative to the listed directory
+	Name        string   `json:"name"`
+	Path        string   `json:"path" jsonschema:"relative to the workdir"`
+	Type        string   `json:"type" enum:"file,dir,symlink,other"`
+	SizeBytes   *int64   `json:"size_bytes,omitempty" jsonschema:"with details; 0 for a directory"`
+	Mtime       *float64 `json:"mtime,omitempty" jsonschema:"with details: seconds since the Unix epoch"`
+	LinkTarget  string   `json:"link_target,omitempty" jsonschema:"with details, for a symlink inside the workdir: its target, relative to the workdir"`
+	LinkOutside bool     `json:"link_outside,omitempty" jsonschema:"with details: the symlink points outside the workdir; it is never followed"`
 }
 
-// ListDirectoryResult is list_directory's response.
+// ListDirectoryResult is list_directory's response: typed entries for
+// programs (the control channel, the link, the mesh), and over MCP the
+// text of AppendText alone.
 type ListDirectoryResult struct {
-	Workdir    string `json:"workdir"`
-	Path       string `json:"path"`
-	Listing    string `json:"listing" jsonschema:"one line per entry, names sorted: TYPE SIZE MTIME NAME, TYPE f file, d directory, l symlink (NAME -> TARGET, relative to the workdir), L symlink leading outside the workdir (never followed), o other; SIZE in bytes (- for a directory); MTIME whole seconds since the Unix epoch; NAME relative to path, written as a JSON string when it is not plain text"`
-	Count      int    `json:"count" jsonschema:"entries in listing"`
-	Truncated  bool   `json:"truncated" jsonschema:"more entries remain; pass next_cursor to get them"`
-	NextCursor string `json:"next_cursor,omitempty"`
-	// Entries are the listing's entries, for callers in this process.
-	Entries []Entry `json:"-"`
+	Workdir    string  `json:"workdir"`
+	Path       string  `json:"path"`
+	Count      int     `json:"count" jsonschema:"entries in this page"`
+	Truncated  bool    `json:"truncated" jsonschema:"more entries remain; pass next_cursor to get them"`
+	NextCursor string  `json:"next_cursor,omitempty"`
+	Entries    []Entry `json:"entries"`
 }
 
 func (s *Service) listDirectory(ctx context.Context, c *ops.Call, a ListDirectoryArgs) (ListDirectoryResult, error) {
@@ -78,83 +79,220 @@ func (s *Service) listDirectory(ctx context.Context, c *ops.Call, a ListDirector
 		pattern, fold := a.Glob, t.wd.Root.CaseInsensitive()
 		match = func(_, name string) bool { return glob.Match(pattern, name, fold) }
 	}
-	entries, next, err := s.collect(ctx, t, a.Recursive, a.IncludeHidden, a.MaxEntries, a.Cursor, match)
+	key := listingKey("list_directory", t.wd.Alias, a.Glob, a.Recursive, a.IncludeHidden)
+	entries, next, err := s.collect(ctx, c, t, key, a.Recursive, a.IncludeHidden, a.Details, a.MaxEntries, a.Cursor, match)
 	if err != nil {
 		return ListDirectoryResult{}, err
 	}
 	c.Detail("entries_returned", len(entries))
-	return ListDirectoryResult{Workdir: t.wd.Alias, Path: t.String(), Listing: listing(entries), Count: len(entries),
+	return ListDirectoryResult{Workdir: t.wd.Alias, Path: t.String(), Count: len(entries),
 		Truncated: next != "", NextCursor: next, Entries: entries}, nil
 }
 
+// listingKey names a listing for its cursors (see cursors.take): the
+// operation and the filters; collect adds the directory.
+func listingKey(op, workdir, filter string, recursive, hidden bool) string {
+	return fmt.Sprintf("%s\x00%s\x00%q\x00%t\x00%t", op, workdir, filter, recursive, hidden)
+}
+
 // collect lists up to a page of entries below t that match, returning the
-// next page's cursor ("" when done).
-func (s *Service) collect(ctx context.Context, t target, recursive, hidden bool, max int, cursor string,
+// next page's cursor ("" when done). The first page reads the directory
+// (or walks the tree, up to walkAhead entries past the page); the rest
+// are kept as a snapshot under the cursor (see cursors), from which the
+// following pages come, so that no page reads again what another read.
+func (s *Service) collect(ctx context.Context, c *ops.Call, t target, key string, recursive, hidden, details bool, max int, cursor string,
 	match func(rel, name string) bool) ([]Entry, string, error) {
 	root := t.wd.Root
 	dir, err := root.Canonical(t.path)
 	if err != nil {
 		return nil, "", err
 	}
-	if fi, err := root.Stat(dir); err != nil {
-		return nil, "", err
-	} else if !fi.IsDir() {
-		return nil, "", errcode.New(errcode.NotADirectory, "%q is not a directory", t.String())
-	}
-	after, err := decodeCursor(cursor)
-	if err != nil {
-		return nil, "", err
-	}
 	if max <= 0 || max > s.limits.MaxListEntries {
 		max = s.limits.MaxListEntries
 	}
-	if !recursive {
-		return s.collectDir(ctx, root, dir, hidden, max, after, match)
+	key += "\x00" + dir.String()
+	owner := cursorOwner(c)
+	var snap *listSnapshot
+	if cursor != "" {
+		if snap, err = s.cursors.take(cursor, owner, key); err != nil {
+			return nil, "", err
+		}
+	} else {
+		if fi, err := root.Stat(dir); err != nil {
+			return nil, "", err
+		} else if !fi.IsDir() {
+			return nil, "", errcode.New(errcode.NotADirectory, "%q is not a directory", t.String())
+		}
+		snap = &listSnapshot{}
+		if recursive {
+			snap.resume = []string{} // walk from the start
+		} else if snap.items, err = readDirItems(root, dir, hidden, match); err != nil {
+			return nil, "", err
+		}
 	}
-	entries := []Entry{}
+	if snap.resume != nil && len(snap.items) <= max {
+		// Walk on from where the snapshot ends, up to walkAhead past the page.
+		if err := walkItems(ctx, root, dir, hidden, match, snap, max+walkAhead); err != nil {
+			return nil, "", err
+		}
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, "", err
+	}
+	page := snap.items[:min(max, len(snap.items))]
 	next := ""
-	w := &walker{root: root, start: dir, recursive: recursive, includeHidden: hidden, after: after}
-	last := ""
-	err = w.walk(func(rel string, d fs.DirEntry) (bool, error) {
-		if err := ctx.Err(); err != nil {
-			return false, err
-		}
-		if match != nil && !match(rel, d.Name()) {
-			return true, nil
-		}
-		if len(entries) == max {
-			next = encodeCursor(last)
-			return false, nil
-		}
-		p := rel
-		if !dir.IsRoot() {
-			p = dir.String() + "/" + rel
-		}
-		fi, _ := d.Info()
-		e := describeEntry(root, p, d.Name(), d.Type(), fi)
-		e.rel = rel
-		entries = append(entries, e)
-		last = rel
-		return true, nil
-	})
+	if len(snap.items) > len(page) || snap.resume != nil {
+		rest := &listSnapshot{owner: owner, listing: key, items: snap.items[len(page):], resume: snap.resume}
+		next = s.cursors.put(rest)
+	}
+	prefix := "" // entries' paths are relative to the workdir, below the path asked for
+	if !t.path.IsRoot() {
+		prefix = t.String() + "/"
+	}
+	entries, err := describeItems(root, dir, prefix, page, details)
 	if err != nil {
 		return nil, "", err
 	}
 	return entries, next, nil
 }
 
-// describeEntry makes the entry of name at rel, of type typ, from what
-// lstat said of it (fi, nil when it could not). Symlinks are described,
-// not followed.
-func describeEntry(root *jail.Root, rel, name string, typ fs.FileMode, fi fs.FileInfo) Entry {
-	e := Entry{Name: name, Path: rel}
-	if fi != nil {
-		e.SizeBytes = fi.Size()
-		e.Mtime = epoch(fi.ModTime())
+// readDirItems reads the directory dir's entries (names and types, no
+// stat), sorted, without the hidden ones unless hidden, that match.
+func readDirItems(root *jail.Root, dir jail.Path, hidden bool, match func(rel, name string) bool) ([]item, error) {
+	ents, err := root.ReadDirTypes(dir, func(name string, _ fs.FileMode) (bool, bool) {
+		return (hidden || !strings.HasPrefix(name, ".")) && (match == nil || match(name, name)), true
+	})
+	if err != nil {
+		return nil, err
 	}
+	items := make([]item, len(ents))
+	for i, e := range ents {
+		items[i] = item{rel: e.Name, typ: uint32(e.Type)}
+	}
+	return items, nil
+}
+
+// walkItems walks the tree below dir after snap.resume, appending to
+// snap.items what matches until it holds upTo items; snap.resume is then
+// where the walk stopped, or nil when it reached the end.
+func walkItems(ctx context.Context, root *jail.Root, dir jail.Path, hidden bool, match func(rel, name string) bool, snap *listSnapshot, upTo int) error {
+	after := snap.resume
+	if len(after) == 0 {
+		after = nil
+	}
+	snap.resume = nil
+	w := &walker{root: root, start: dir, recursive: true, includeHidden: hidden, after: after}
+	return w.walk(func(rel string, d fs.DirEntry) (bool, error) {
+		if err := ctx.Err(); err != nil {
+			return false, err
+		}
+		if match != nil && !match(rel, d.Name()) {
+			return true, nil
+		}
+		if len(snap.items) == upTo {
+			last := snap.items[len(snap.items)-1].rel
+			snap.resume = strings.Split(last, "/")
+			return false, nil
+		}
+		snap.items = append(snap.items, item{rel: rel, typ: uint32(d.Type())})
+		return true, nil
+	})
+}
+
+// describeItems makes the page's entries below dir (their paths below
+// prefix): name and type, and with details one lstat each (in parallel
+// per directory, see jail.Root.LstatNames); an entry gone since the
+// directory was read is then left out.
+func describeItems(root *jail.Root, dir jail.Path, prefix string, page []item, details bool) ([]Entry, error) {
+	entries := make([]Entry, 0, len(page))
+	for i := 0; i < len(page); {
+		// A run of entries of one directory.
+		parent, _ := splitRel(page[i].rel)
+		j := i + 1
+		for j < len(page) {
+			if p, _ := splitRel(page[j].rel); p != parent {
+				break
+			}
+			j++
+		}
+		var infos []fs.FileInfo
+		if details {
+			pdir, err := joinRel(root, dir, parent)
+			if err != nil {
+				return nil, err
+			}
+			names := make([]string, j-i)
+			for k := range names {
+				_, names[k] = splitRel(page[i+k].rel)
+			}
+			if infos, err = root.LstatNames(pdir, names); err != nil {
+				return nil, err
+			}
+		}
+		for k, it := range page[i:j] {
+			_, name := splitRel(it.rel)
+			p := prefix + it.rel
+			typ := fs.FileMode(it.typ)
+			if !details {
+				entries = append(entries, Entry{Name: name, Path: p, Type: typeName(typ)})
+				continue
+			}
+			if infos[k] == nil {
+				continue
+			}
+			entries = append(entries, describeEntry(root, p, name, infos[k].Mode().Type(), infos[k]))
+		}
+		i = j
+	}
+	return entries, nil
+}
+
+// splitRel splits a listing's relative path into its directory ("" for
+// the listed one) and name.
+func splitRel(rel string) (parent, name string) {
+	if i := strings.LastIndexByte(rel, '/'); i >= 0 {
+		return rel[:i], rel[i+1:]
+	}
+	return "", rel
+}
+
+// joinRel is dir/rel, rel a listing's relative directory.
+func joinRel(root *jail.Root, dir jail.Path, rel string) (jail.Path, error) {
+	p := dir
+	if rel == "" {
+		return p, nil
+	}
+	for _, c := range strings.Split(rel, "/") {
+		var err error
+		if p, err = root.Join(p, c); err != nil {
+			return jail.Path{}, err
+		}
+	}
+	return p, nil
+}
+
+func typeName(typ fs.FileMode) string {
 	switch {
 	case typ&fs.ModeSymlink != 0:
-		e.Type = "symlink"
+		return "symlink"
+	case typ.IsDir():
+		return "dir"
+	case typ.IsRegular():
+		return "file"
+	}
+	return "other"
+}
+
+// describeEntry makes the entry of name at rel, of type typ, from what
+// lstat said of it. Symlinks are described, not followed.
+func describeEntry(root *jail.Root, rel, name string, typ fs.FileMode, fi fs.FileInfo) Entry {
+	e := Entry{Name: name, Path: rel, Type: typeName(typ)}
+	size, mtime := fi.Size(), epoch(fi.ModTime())
+	if e.Type == "dir" {
+		size = 0
+	}
+	e.SizeBytes, e.Mtime = &size, &mtime
+	if e.Type == "symlink" {
 		if p, err := root.Resolve(rel); err == nil {
 			if real, err := root.Canonical(p); err == nil {
 				e.LinkTarget = real.String()
@@ -162,12 +300,6 @@ func describeEntry(root *jail.Root, rel, name string, typ fs.FileMode, fi fs.Fil
 				e.LinkOutside = true
 			}
 		}
-	case typ.IsDir():
-		e.Type, e.SizeBytes = "dir", 0
-	case typ.IsRegular():
-		e.Type = "file"
-	default:
-		e.Type = "other"
 	}
 	return e
 }
@@ -178,14 +310,16 @@ type FindFilesArgs struct {
 	Path          string `json:"path,omitempty" jsonschema:"directory to search below (default: the workdir root)"`
 	Pattern       string `json:"pattern" jsonschema:"glob matched against paths relative to path; ** matches any number of directories, e.g. **/*.go"`
 	IncludeHidden bool   `json:"include_hidden,omitempty"`
+	Details       bool   `json:"details,omitempty" jsonschema:"also size, modification time and symlink target of each match (one stat per match)"`
 	MaxResults    int    `json:"max_results,omitempty" min:"0" max:"100000" jsonschema:"page size; capped by the configured limit"`
-	Cursor        string `json:"cursor,omitempty"`
+	Cursor        string `json:"cursor,omitempty" jsonschema:"next_cursor from the previous page (used once, valid for a minute)"`
 }
 
 func init() {
 	ops.Add(&operations, ops.Spec{Name: "find_files", Title: "Find files",
-		Description: "Find paths matching a glob (** for any depth) below a directory, paginated.",
-		Capability:  ops.Files, Class: policy.FilesRead, Transports: ops.AllTransports, ReadOnly: true, Idempotent: true},
+		Description: "Find paths matching a glob (** for any depth) below a directory, paginated. " +
+			"Over MCP the result is text as list_directory's: a head line of JSON, then one line per match, its path relative to path.",
+		Capability: ops.Files, Class: policy.FilesRead, Transports: ops.AllTransports, ReadOnly: true, Idempotent: true},
 		(*Service).findFiles)
 }
 
@@ -196,16 +330,14 @@ func (a FindFilesArgs) Describe(dc policy.DescribeContext) (policy.Action, error
 	return act, err
 }
 
-// FindFilesResult is find_files' response.
+// FindFilesResult is find_files' response (see ListDirectoryResult).
 type FindFilesResult struct {
-	Workdir    string `json:"workdir"`
-	Path       string `json:"path"`
-	Listing    string `json:"listing" jsonschema:"one line per match, in walk order, as list_directory's listing: TYPE SIZE MTIME NAME with NAME relative to path"`
-	Count      int    `json:"count" jsonschema:"matches in listing"`
-	Truncated  bool   `json:"truncated"`
-	NextCursor string `json:"next_cursor,omitempty"`
-	// Matches are the listing's entries, for callers in this process.
-	Matches []Entry `json:"-"`
+	Workdir    string  `json:"workdir"`
+	Path       string  `json:"path"`
+	Count      int     `json:"count" jsonschema:"matches in this page"`
+	Truncated  bool    `json:"truncated"`
+	NextCursor string  `json:"next_cursor,omitempty"`
+	Matches    []Entry `json:"matches"`
 }
 
 func (s *Service) findFiles(ctx context.Context, c *ops.Call, a FindFilesArgs) (FindFilesResult, error) {
@@ -222,11 +354,12 @@ func (s *Service) findFiles(ctx context.Context, c *ops.Call, a FindFilesArgs) (
 	pattern := path.Clean(strings.ReplaceAll(a.Pattern, `\`, "/"))
 	fold := t.wd.Root.CaseInsensitive()
 	match := func(rel, _ string) bool { return glob.Match(pattern, rel, fold) }
-	matches, next, err := s.collect(ctx, t, true, a.IncludeHidden, a.MaxResults, a.Cursor, match)
+	key := listingKey("find_files", t.wd.Alias, pattern, true, a.IncludeHidden)
+	matches, next, err := s.collect(ctx, c, t, key, true, a.IncludeHidden, a.Details, a.MaxResults, a.Cursor, match)
 	if err != nil {
 		return FindFilesResult{}, err
 	}
 	c.Detail("matches", len(matches))
-	return FindFilesResult{Workdir: t.wd.Alias, Path: t.String(), Listing: listing(matches), Count: len(matches),
+	return FindFilesResult{Workdir: t.wd.Alias, Path: t.String(), Count: len(matches),
 		Truncated: next != "", NextCursor: next, Matches: matches}, nil
 }

@@ -29,7 +29,7 @@ func TestListDirectory(t *testing.T) {
 	all := listTree(e)
 	e.write("root/B-upper.txt", "x") // 'B' < 'a' bytewise
 
-	m := e.ok("list_directory", map[string]any{})
+	m := e.ok("list_directory", map[string]any{"details": true})
 	got := paths(list(m, "entries"))
 	want := []string{"B-upper.txt", "a.txt", "aa.txt", "b", "e", "f.txt", "g", "z.txt"}
 	if !slices.Equal(got, want) {
@@ -42,14 +42,19 @@ func TestListDirectory(t *testing.T) {
 	for _, en := range list(m, "entries") {
 		byName[str(en, "name")] = en
 	}
-	// An entry holds name, path, type, size_bytes and mtime, nothing the type
-	// already says (listings are large; every byte is paid twice over MCP).
+	// With details an entry holds name, path, type, size_bytes and mtime.
 	if a := byName["a.txt"]; str(a, "type") != "file" || len(a) != 5 ||
 		int(num(a, "size_bytes")) != len("content of a.txt") || num(a, "mtime") <= 0 {
 		t.Errorf("a.txt entry = %v", a)
 	}
 	if b := byName["b"]; str(b, "type") != "dir" || len(b) != 5 {
 		t.Errorf("b entry = %v", b)
+	}
+	// Without, name, path and type: what the directory read says.
+	for _, en := range list(e.ok("list_directory", map[string]any{}), "entries") {
+		if len(en) != 3 || en["type"] != byName[str(en, "name")]["type"] {
+			t.Errorf("entry without details = %v", en)
+		}
 	}
 
 	e.ok("delete", map[string]any{"path": "B-upper.txt"})
@@ -69,8 +74,8 @@ func TestListDirectory(t *testing.T) {
 	if len(list(empty, "entries")) != 0 || flag(empty, "truncated") {
 		t.Errorf("empty dir = %v", empty)
 	}
-	if empty["listing"] != "" || num(empty, "count") != 0 {
-		t.Errorf("empty dir = %v, want an empty listing", empty)
+	if num(empty, "count") != 0 {
+		t.Errorf("empty dir = %v, want count 0", empty)
 	}
 }
 
@@ -169,7 +174,7 @@ func TestListDirectorySymlinks(t *testing.T) {
 	e.symlink("nothing", "root/dangling")
 	e.symlink("../t.txt", "root/real/up")
 
-	m := e.ok("list_directory", map[string]any{"recursive": true})
+	m := e.ok("list_directory", map[string]any{"recursive": true, "details": true})
 	got := paths(list(m, "entries"))
 	want := []string{"dangling", "dirlink", "filelink", "outabs", "outlink", "real", "real/inner.txt", "real/up", "t.txt"}
 	if !slices.Equal(got, want) {
@@ -296,19 +301,25 @@ func TestListDirectoryCursorStable(t *testing.T) {
 		t.Fatalf("page 3 = %v", got)
 	}
 
-	// Entries added before the cursor and the cursor's own entry removed:
-	// the next page starts right after where the previous one ended.
+	// Pages come from what the first page read: entries added since are
+	// not listed; one removed since is, without details, and with
+	// details (which describe each entry as the page is made) is not.
 	m = e.ok("list_directory", map[string]any{"recursive": true, "max_entries": 4})
 	if got := paths(list(m, "entries")); !slices.Equal(got, []string{"a.txt", "aa.txt", "b", "b/b1.txt"}) {
 		t.Fatalf("page 1 = %v", got)
 	}
+	md := e.ok("list_directory", map[string]any{"recursive": true, "max_entries": 4, "details": true})
 	e.write("root/0-new.txt", "x")
 	e.write("root/b/b0.txt", "x")
-	os.Remove(filepath.Join(e.root, "b", "b1.txt"))
+	os.Remove(filepath.Join(e.root, "b", "b2.txt"))
 	e.write("root/b/b15.txt", "x")
 	m = e.ok("list_directory", map[string]any{"recursive": true, "max_entries": 4, "cursor": str(m, "next_cursor")})
-	if got := paths(list(m, "entries")); !slices.Equal(got, []string{"b/b15.txt", "b/b2.txt", "b/c", "b/c/c1.txt"}) {
+	if got := paths(list(m, "entries")); !slices.Equal(got, []string{"b/b2.txt", "b/c", "b/c/c1.txt", "b/c/c2.txt"}) {
 		t.Errorf("page 2 after changes = %v", got)
+	}
+	md = e.ok("list_directory", map[string]any{"recursive": true, "max_entries": 4, "details": true, "cursor": str(md, "next_cursor")})
+	if got := paths(list(md, "entries")); !slices.Equal(got, []string{"b/c", "b/c/c1.txt", "b/c/c2.txt"}) {
+		t.Errorf("page 2 with details after changes = %v", got)
 	}
 	// A flat listing's cursor on a directory does not descend into it.
 	m = e.ok("list_directory", map[string]any{"max_entries": 4})
@@ -381,6 +392,8 @@ func TestListDirectoryErrors(t *testing.T) {
 	e := newEnv(t, testLimits)
 	listTree(e)
 	enc := func(s string) string { return base64.RawURLEncoding.EncodeToString([]byte(s)) }
+	// Cursors are the server's: a made-up one (or one of the former
+	// kind, the last path base64-encoded) is unknown.
 	cases := []struct {
 		name string
 		args map[string]any
@@ -388,10 +401,10 @@ func TestListDirectoryErrors(t *testing.T) {
 	}{
 		{"file", map[string]any{"path": "a.txt"}, errcode.NotADirectory},
 		{"missing", map[string]any{"path": "nope"}, errcode.PathNotFound},
-		{"cursor not base64", map[string]any{"cursor": "!!!"}, errcode.InvalidArgument},
-		{"cursor with ..", map[string]any{"cursor": enc("../x")}, errcode.InvalidArgument},
-		{"cursor with empty component", map[string]any{"cursor": enc("a//b")}, errcode.InvalidArgument},
-		{"cursor .", map[string]any{"cursor": enc(".")}, errcode.InvalidArgument},
+		{"cursor not base64", map[string]any{"cursor": "!!!"}, errcode.CursorExpired},
+		{"cursor with ..", map[string]any{"cursor": enc("../x")}, errcode.CursorExpired},
+		{"former cursor", map[string]any{"cursor": enc("b")}, errcode.CursorExpired},
+		{"cursor .", map[string]any{"cursor": enc(".")}, errcode.CursorExpired},
 		{"unknown workdir", map[string]any{"workdir": "x"}, errcode.UnknownWorkdir},
 	}
 	for _, c := range cases {

@@ -42,36 +42,6 @@ func TestReadFileResultAppendJSON(t *testing.T) {
 	}
 }
 
-// TestListingResultsAppendJSON: a listing's AppendJSON writes exactly
-// what encoding/json writes, for awkward names and listings.
-func TestListingResultsAppendJSON(t *testing.T) {
-	texts := []string{"", "f 2 1796315711 a.txt\n", `f 1 2 "q\"uote"` + "\n", "ctl \x00\x1f\x7f <html> & é \u2028 \xff",
-		`"listing":""`, strings.Repeat("f 2 1796315711 entry-000001.txt\n", 10000)}
-	for i, text := range texts {
-		cursor := texts[(i+1)%len(texts)]
-		for _, r := range []interface {
-			AppendJSON([]byte) ([]byte, error)
-		}{
-			ListDirectoryResult{Workdir: texts[(i+2)%len(texts)], Path: cursor, Listing: text, Count: i, Truncated: i%2 == 0, NextCursor: cursor},
-			FindFilesResult{Workdir: cursor, Path: texts[(i+3)%len(texts)], Listing: text, Count: i, NextCursor: cursor},
-		} {
-			var want bytes.Buffer
-			e := json.NewEncoder(&want)
-			e.SetEscapeHTML(false)
-			if err := e.Encode(r); err != nil {
-				t.Fatal(err)
-			}
-			got, err := r.AppendJSON(nil)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if !bytes.Equal(got, bytes.TrimSuffix(want.Bytes(), []byte("\n"))) {
-				t.Fatalf("%T %d:\n got %.300s\nwant %.300s", r, i, got, want.Bytes())
-			}
-		}
-	}
-}
-
 // TestReadFileResultAppendText: the MCP text of a read is the result
 // without its content as one JSON line, a newline, then the content
 // exactly; the line decodes back to every other field.

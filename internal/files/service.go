@@ -36,6 +36,7 @@ type Service struct {
 	limits   Limits
 	locks    [64]sync.Mutex
 	guard    Guard // nil: mutations are not guarded
+	cursors  *cursors
 	// commandSandbox describes the commands' sandbox for list_workdirs.
 	commandSandbox atomic.Pointer[func() string]
 }
@@ -43,7 +44,7 @@ type Service struct {
 // NewService returns a Service over workdirs; the first is the default for
 // requests that name none.
 func NewService(workdirs []*Workdir, limits Limits) *Service {
-	return &Service{workdirs: workdirs, limits: limits}
+	return &Service{workdirs: workdirs, limits: limits, cursors: newCursors()}
 }
 
 // Workdirs returns the configured workdirs, default first.

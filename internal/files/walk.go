@@ -1,11 +1,9 @@
 package files
 
 import (
-	"encoding/base64"
 	"io/fs"
 	"strings"
 
-	"github.com/hostlink/hostlink/internal/errcode"
 	"github.com/hostlink/hostlink/internal/jail"
 )
 
@@ -100,27 +98,4 @@ func isPrefix(a, b []string) bool {
 		}
 	}
 	return true
-}
-
-// encodeCursor and decodeCursor make the opaque pagination cursor: the last
-// returned path, relative to the listed directory.
-func encodeCursor(rel string) string {
-	return base64.RawURLEncoding.EncodeToString([]byte(rel))
-}
-
-func decodeCursor(c string) ([]string, error) {
-	if c == "" {
-		return nil, nil
-	}
-	b, err := base64.RawURLEncoding.DecodeString(c)
-	if err != nil || len(b) == 0 {
-		return nil, errcode.New(errcode.InvalidArgument, "cursor is not valid")
-	}
-	comps := strings.Split(string(b), "/")
-	for _, c := range comps {
-		if c == "" || c == "." || c == ".." {
-			return nil, errcode.New(errcode.InvalidArgument, "cursor is not valid")
-		}
-	}
-	return comps, nil
 }

@@ -4,12 +4,15 @@ import (
 	"io/fs"
 	"runtime"
 	"slices"
+	"strings"
 	"sync"
 )
 
-// DirStat is one entry of ReadDirStat: its name and what Lstat says of it.
+// DirStat is one entry of ReadDirStat: its name, its type as the
+// directory read says it, and what Lstat says of it.
 type DirStat struct {
 	Name string
+	Type fs.FileMode
 	Info fs.FileInfo
 }
 
@@ -23,6 +26,64 @@ type DirStat struct {
 // parallel workers, and entries keep passes over (hidden ones, those before
 // a cursor, past a page) cost nothing.
 func (r *Root) ReadDirStat(p Path, keep func(name string, typ fs.FileMode) (take, more bool)) ([]DirStat, error) {
+	return r.readDir(p, keep, true)
+}
+
+// ReadDirTypes is ReadDirStat that describes nothing: each entry has its
+// name and type from the directory read, and Info only where the read
+// took it anyway (a directory's, which decides whether it is protected).
+// A listing of names and types costs no call per entry.
+func (r *Root) ReadDirTypes(p Path, keep func(name string, typ fs.FileMode) (take, more bool)) ([]DirStat, error) {
+	return r.readDir(p, keep, false)
+}
+
+// LstatNames describes, without following symlinks, the entries names of
+// the directory p (reached as ReadDirStat reaches it), in parallel as
+// ReadDirStat does: one fs.FileInfo per name, nil for a name that is
+// gone or cannot be described. A name must be one entry, not a path.
+func (r *Root) LstatNames(p Path, names []string) ([]fs.FileInfo, error) {
+	if err := r.acquire(); err != nil {
+		return nil, err
+	}
+	defer r.release()
+	d, err := walk(r, p, walkOpts{fast: true}, r.openDir)
+	if err != nil {
+		return nil, translate(err, p)
+	}
+	defer closeHandle(d.h)
+	infos := make([]fs.FileInfo, len(names))
+	inParallel(len(names), func(lo, hi int) {
+		for j := lo; j < hi; j++ {
+			if names[j] == "" || names[j] == "." || names[j] == ".." || strings.Contains(names[j], "/") ||
+				runtime.GOOS == "windows" && strings.Contains(names[j], `\`) {
+				continue
+			}
+			if st, err := lstatAt(d.h, names[j]); err == nil {
+				infos[j] = st.info
+			}
+		}
+	})
+	return infos, nil
+}
+
+// inParallel runs do over [0, n) in ranges, one worker per core, each
+// with at least a few hundred items: below that the hand-off costs more
+// than it saves.
+func inParallel(n int, do func(lo, hi int)) {
+	workers := min(runtime.GOMAXPROCS(0), (n+255)/256)
+	if workers <= 1 {
+		do(0, n)
+		return
+	}
+	var wg sync.WaitGroup
+	per := (n + workers - 1) / workers
+	for lo := 0; lo < n; lo += per {
+		wg.Go(func() { do(lo, min(lo+per, n)) })
+	}
+	wg.Wait()
+}
+
+func (r *Root) readDir(p Path, keep func(name string, typ fs.FileMode) (take, more bool), describe bool) ([]DirStat, error) {
 	if err := r.acquire(); err != nil {
 		return nil, err
 	}
@@ -55,13 +116,16 @@ func (r *Root) ReadDirStat(p Path, keep func(name string, typ fs.FileMode) (take
 		}
 		take, more := keep(name, e.Type())
 		if take {
-			taken = append(taken, DirStat{Name: name, Info: info})
+			taken = append(taken, DirStat{Name: name, Type: e.Type(), Info: info})
 		}
 		if !more {
 			break
 		}
 	}
-	describe := func(lo, hi int) {
+	if !describe {
+		return taken, nil
+	}
+	inParallel(len(taken), func(lo, hi int) {
 		for j := lo; j < hi; j++ {
 			if taken[j].Info != nil {
 				continue
@@ -70,19 +134,6 @@ func (r *Root) ReadDirStat(p Path, keep func(name string, typ fs.FileMode) (take
 				taken[j].Info = st.info
 			}
 		}
-	}
-	// One worker per core, each with at least a few hundred entries to
-	// describe: below that the hand-off costs more than it saves.
-	workers := min(runtime.GOMAXPROCS(0), (len(taken)+255)/256)
-	if workers <= 1 {
-		describe(0, len(taken))
-	} else {
-		var wg sync.WaitGroup
-		per := (len(taken) + workers - 1) / workers
-		for lo := 0; lo < len(taken); lo += per {
-			wg.Go(func() { describe(lo, min(lo+per, len(taken))) })
-		}
-		wg.Wait()
-	}
+	})
 	return slices.DeleteFunc(taken, func(e DirStat) bool { return e.Info == nil }), nil
 }

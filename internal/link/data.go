@@ -126,7 +126,8 @@ func (d *dataChannel) fileList(ctx context.Context, r *request) (string, any, er
 	if err != nil {
 		return "", nil, err
 	}
-	a := files.ListDirectoryArgs{Path: p.Path, Recursive: p.Recursive, IncludeHidden: p.IncludeHidden}
+	// The protocol's entries carry size and mtime: details.
+	a := files.ListDirectoryArgs{Path: p.Path, Recursive: p.Recursive, IncludeHidden: p.IncludeHidden, Details: true}
 	if p.Glob != nil {
 		a.Glob = *p.Glob
 	}
@@ -143,8 +144,15 @@ func (d *dataChannel) fileList(ctx context.Context, r *request) (string, any, er
 	res := out.(files.ListDirectoryResult)
 	resp := wire.FileListResponse{Entries: make([]wire.FileListEntry, 0, len(res.Entries)), Truncated: res.Truncated}
 	for _, en := range res.Entries {
-		resp.Entries = append(resp.Entries, wire.FileListEntry{Name: en.Name, Path: d.abs(en.Path), IsFile: en.Type == "file",
-			IsDir: en.Type == "dir", IsSymlink: en.Type == "symlink", SizeBytes: en.SizeBytes, Mtime: en.Mtime})
+		fe := wire.FileListEntry{Name: en.Name, Path: d.abs(en.Path), IsFile: en.Type == "file",
+			IsDir: en.Type == "dir", IsSymlink: en.Type == "symlink"}
+		if en.SizeBytes != nil {
+			fe.SizeBytes = *en.SizeBytes
+		}
+		if en.Mtime != nil {
+			fe.Mtime = *en.Mtime
+		}
+		resp.Entries = append(resp.Entries, fe)
 	}
 	return wire.TypeFileListResponse, resp, nil
 }

@@ -9,8 +9,11 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/hostlink/hostlink/internal/audit"
 	"github.com/hostlink/hostlink/internal/files"
@@ -160,13 +163,7 @@ func BenchmarkServeWriteFile4K(b *testing.B) {
 }
 
 func BenchmarkServeListDirectory10k(b *testing.B) {
-	c := serveFiles(b, benchLimits, func(root string) {
-		dir := filepath.Join(root, "list")
-		os.Mkdir(dir, 0o755)
-		for i := range 10000 {
-			os.WriteFile(filepath.Join(dir, fmt.Sprintf("entry-%06d.txt", i)), []byte("x\n"), 0o644)
-		}
-	})
+	c := serveFiles(b, benchLimits, listDir10k)
 	benchServe(b, c, "list_directory", map[string]any{"path": "list", "max_entries": 100000})
 }
 
@@ -197,5 +194,104 @@ func BenchmarkSessionStart(b *testing.B) {
 		inW.Close()
 		<-done
 		outR.Close()
+	}
+}
+
+// listDir10k lays out the 10,000-file directory "list" the listing
+// benchmarks read.
+func listDir10k(root string) {
+	dir := filepath.Join(root, "list")
+	os.Mkdir(dir, 0o755)
+	for i := range 10000 {
+		os.WriteFile(filepath.Join(dir, fmt.Sprintf("entry-%06d.txt", i)), []byte("x\n"), 0o644)
+	}
+}
+
+func BenchmarkServeListDirectory10kDetails(b *testing.B) {
+	c := serveFiles(b, benchLimits, listDir10k)
+	benchServe(b, c, "list_directory", map[string]any{"path": "list", "max_entries": 100000, "details": true})
+}
+
+// nextCursor finds the next_cursor in a raw tools/call response line
+// (inside the text block, its quotes escaped).
+var nextCursor = regexp.MustCompile(`next_cursor\\":\\"([A-Za-z0-9_-]+)`)
+
+// BenchmarkServeListDirectory10kPaged is the whole 10,000-entry directory
+// read through pages of 1,000 (the default page size), one op per whole
+// directory.
+func BenchmarkServeListDirectory10kPaged(b *testing.B) {
+	c := serveFiles(b, benchLimits, listDir10k)
+	listAll := func() (calls, bytes int) {
+		args := map[string]any{"path": "list", "max_entries": 1000}
+		for {
+			req, _ := json.Marshal(map[string]any{"method": "tools/call", "params": map[string]any{"name": "list_directory", "arguments": args}})
+			c.id++
+			c.send(b, fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,%s`, c.id, req[1:]))
+			line := c.recv(b)
+			calls, bytes = calls+1, bytes+len(line)
+			if strings.Contains(string(line[:min(len(line), 200)]), `"isError":true`) {
+				b.Fatalf("call failed: %.300s", line)
+			}
+			m := nextCursor.FindSubmatch(line[:min(len(line), 400)])
+			if m == nil {
+				return calls, bytes
+			}
+			args["cursor"] = string(m[1])
+		}
+	}
+	listAll()
+	calls, n := 0, 0
+	for b.Loop() {
+		calls, n = listAll()
+	}
+	if calls != 10 {
+		b.Fatalf("%d pages, want 10", calls)
+	}
+	b.ReportMetric(float64(n), "resp-bytes")
+}
+
+// BenchmarkSDKListDirectory10k is a 10,000-entry listing as a Go SDK
+// client gets it over stdio: the server's work, the client's decoding
+// and its checks of the result.
+func BenchmarkSDKListDirectory10k(b *testing.B) {
+	base := b.TempDir()
+	listDir10k(base)
+	jr, err := jail.Open(base, jail.Options{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { jr.Close() })
+	key := make([]byte, 32)
+	rand.Read(key)
+	log, err := audit.Open(audit.Options{Dir: b.TempDir(), Key: key, MachineID: "bench", Version: "bench"})
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { log.Close() })
+	reg := ops.New(ops.Options{Audit: log})
+	files.Register(reg, files.NewService([]*files.Workdir{{Alias: "main", Root: jr}}, benchLimits))
+	inR, inW := io.Pipe()
+	outR, outW := io.Pipe()
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- mcpserve.Serve(ctx, reg, audit.MCPStdio, "bench", 64<<20, inR, outW) }()
+	b.Cleanup(func() {
+		cancel()
+		inW.Close()
+		outR.Close()
+		<-done
+	})
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "bench", Version: "1"}, nil).Connect(ctx,
+		&mcp.IOTransport{Reader: outR, Writer: inW, MaxLineLength: 1 << 30}, nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { cs.Close() })
+	params := &mcp.CallToolParams{Name: "list_directory", Arguments: map[string]any{"path": "list", "max_entries": 100000}}
+	for b.Loop() {
+		res, err := cs.CallTool(ctx, params)
+		if err != nil || res.IsError {
+			b.Fatal(err, res)
+		}
 	}
 }

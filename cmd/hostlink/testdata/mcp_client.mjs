@@ -58,6 +58,13 @@ async function call(name, args, opts) {
     const nl = text.indexOf("\n");
     return { ...JSON.parse(text.slice(0, nl)), content: text.slice(nl + 1) };
   }
+  if (name === "list_directory" || name === "find_files") {
+    // A listing is text only: a head line of JSON, then one line per entry.
+    expect(!res.structuredContent && res.content.length === 1, `${name}: not text only`);
+    const text = res.content[0].text;
+    const nl = text.indexOf("\n");
+    return { ...JSON.parse(text.slice(0, nl)), lines: text.slice(nl + 1).split("\n").filter((l) => l !== "") };
+  }
   expect(res.structuredContent, `${name}: no structured content`);
   return res.structuredContent;
 }
@@ -72,7 +79,9 @@ const readTool = tools.find((t) => t.name === "read_file");
 expect(readTool.annotations?.readOnlyHint === true, "read_file not annotated read-only");
 expect(tools.find((t) => t.name === "delete").annotations?.destructiveHint === true, "delete not destructive");
 expect(readTool.outputSchema === undefined, "read_file lists an output schema, but its result is text only");
-expect(tools.find((t) => t.name === "list_directory").outputSchema?.type === "object", "list_directory has no output schema");
+for (const name of ["list_directory", "find_files"]) {
+  expect(tools.find((t) => t.name === name).outputSchema === undefined, `${name} lists an output schema, but its result is text only`);
+}
 
 const wds = await call("list_workdirs", {});
 expect(wds.workdirs.length >= 1 && wds.workdirs[0].alias === "workspace", "no workspace workdir");
@@ -103,15 +112,18 @@ expect(s.matches.length === 1 && s.matches[0].path === `${d}/many/f149.txt`, `se
 seen.progress_notifications = wireProgress;
 expect(wireProgress >= 2, `${wireProgress} progress notifications before the result of a 150-file search (want one per 64 files)`);
 
-// Listings are lines: TYPE SIZE MTIME NAME.
-const lines = (r) => r.listing.split("\n").filter((l) => l !== "");
+// Listings are lines: TYPE NAME, or with details TYPE SIZE MTIME NAME.
 const found = await call("find_files", { pattern: `${d}/many/f14*.txt` });
-expect(found.count === 10 && lines(found).length === 10, `find_files found ${found.count}`);
-expect(lines(found)[0] === `f 4 ${lines(found)[0].split(" ")[2]} ${d}/many/f140.txt`, `find_files line ${lines(found)[0]}`);
+expect(found.count === 10 && found.lines.length === 10, `find_files found ${found.count}`);
+expect(found.lines[0] === `f ${d}/many/f140.txt`, `find_files line ${found.lines[0]}`);
+const detailed = await call("find_files", { pattern: `${d}/many/f14*.txt`, details: true });
+expect(detailed.lines[0] === `f 4 ${detailed.lines[0].split(" ")[2]} ${d}/many/f140.txt`, `find_files line with details ${detailed.lines[0]}`);
 const page = await call("list_directory", { path: `${d}/many`, max_entries: 100 });
-expect(page.count === 100 && lines(page).length === 100 && page.truncated && page.next_cursor, "pagination");
+expect(page.count === 100 && page.lines.length === 100 && page.truncated && page.next_cursor, "pagination");
 const page2 = await call("list_directory", { path: `${d}/many`, max_entries: 100, cursor: page.next_cursor });
-expect(page2.count === 50 && !page2.truncated, "second page");
+expect(page2.count === 50 && page2.lines.length === 50 && !page2.truncated, "second page");
+const reused = await call("list_directory", { path: `${d}/many`, max_entries: 100, cursor: page.next_cursor });
+expect(reused.error?.code === "CURSOR_EXPIRED", `a used cursor: ${JSON.stringify(reused)}`);
 
 const esc = await call("read_file", { path: "../outside.txt" });
 expect(esc.error?.code === "PATH_OUTSIDE_ALLOWED_ROOT", `escape: ${JSON.stringify(esc)}`);

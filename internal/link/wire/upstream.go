@@ -73,6 +73,7 @@ var UpstreamCode = map[errcode.Code]errcode.Code{
 	"HARDLINK_REFUSED":  errcode.PathOutsideRoot,
 	"MOUNT_CROSSING":    errcode.PathOutsideRoot,
 	"NOT_A_DIRECTORY":   errcode.Internal,
+	"CURSOR_EXPIRED":    errcode.Internal,         // list again from the start
 	"PATH_TOO_LONG":     errcode.PathInvalidChars, // the path is not one this OS can name
 	"PERMISSION_DENIED": errcode.Internal,
 	"IMAGE_TOO_LARGE":   errcode.FileTooLarge,
