@@ -42,6 +42,13 @@ func (s *Service) act(ctx context.Context, c *ops.Call, a ActArgs) (*ActResult, 
 	if err != nil {
 		return nil, err
 	}
+	// What the backend could never send is refused before the reference
+	// is consumed.
+	if c, ok := d.b.(native.Checker); ok && a.Action != "focus" {
+		if err := c.CheckSteps(steps); err != nil {
+			return nil, notDispatched(nativeErr(err, "checking the input"), len(steps))
+		}
+	}
 	if err := d.lock(ctx); err != nil {
 		return nil, err
 	}
@@ -70,6 +77,9 @@ func (s *Service) act(ctx context.Context, c *ops.Call, a ActArgs) (*ActResult, 
 	res := &ActResult{Receipt: Receipt{Steps: max(1, len(steps))}}
 	if a.Action == "focus" {
 		if err := d.b.Focus(ctx, win); err != nil {
+			if !uncertain(err) {
+				s.refs.release(o.id) // refused before anything was sent
+			}
 			return nil, notDispatched(nativeErr(err, "focusing the window"), res.Receipt.Steps)
 		}
 		res.Receipt.Status, res.Receipt.Dispatched = Accepted, 1
@@ -80,6 +90,9 @@ func (s *Service) act(ctx context.Context, c *ops.Call, a ActArgs) (*ActResult, 
 		case err == nil:
 			res.Receipt.Status = Accepted
 		case n == 0 && !uncertain(err):
+			// The backend refused before sending anything: the
+			// observation still shows the desktop as it is.
+			s.refs.release(o.id)
 			return nil, notDispatched(nativeErr(err, "dispatching input"), len(steps))
 		case n == 0:
 			res.Receipt.Status, res.Receipt.Error = Unknown, nativeErr(err, "dispatching input")

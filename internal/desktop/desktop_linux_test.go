@@ -569,3 +569,47 @@ func TestOneQueuePerDesktop(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// TestRefusedActKeepsReference: input the backend could never send (a
+// fraction of a notch, a control character X11 has no key for, an unknown
+// key, more distinct unmapped characters than spare keycodes) is refused
+// with nothing dispatched and without using up the observation: the same
+// reference then acts.
+func TestRefusedActKeepsReference(t *testing.T) {
+	e := newEnv(t, 640, 480)
+	obs := e.observe(nil)
+	many := []rune{}
+	for r := rune(0x4e00); len(many) < 400; r++ {
+		many = append(many, r)
+	}
+	for _, tt := range []struct {
+		args map[string]any
+		code errcode.Code
+	}{
+		{map[string]any{"action": "scroll", "x": 30, "y": 30, "dy": 60}, FeatureNotSupported},
+		{map[string]any{"action": "type", "text": "ab\x01c"}, KeyUnmapped},
+		{map[string]any{"action": "key", "keys": "ctrl+hyperdrive"}, KeyUnmapped},
+		// Found inside the backend (the keyboard map has too few spare
+		// keycodes), before it sends anything: the reference is given back.
+		{map[string]any{"action": "type", "text": string(many)}, KeyUnmapped},
+	} {
+		tt.args["observation_id"] = obs.ObservationID
+		_, err := e.call("computer_act", tt.args)
+		if err == nil || err.Code != tt.code {
+			t.Fatalf("%v: %v", tt.args["action"], err)
+		}
+		if r, _ := err.Details["receipt"].(Receipt); r.Status != NotDispatched || r.Dispatched != 0 {
+			t.Fatalf("%v: receipt %+v", tt.args["action"], err.Details["receipt"])
+		}
+	}
+	if p := e.pointer(); p == "x:30 y:30" {
+		t.Fatal("a refused scroll moved the pointer")
+	}
+	res := e.act(map[string]any{"observation_id": obs.ObservationID, "action": "move", "x": 31, "y": 32, "settle_ms": 0})
+	if res.Receipt.Status != Accepted {
+		t.Fatalf("act on the kept reference: %+v", res.Receipt)
+	}
+	if p := e.pointer(); p != "x:31 y:32" {
+		t.Fatalf("pointer %s", p)
+	}
+}

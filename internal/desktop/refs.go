@@ -130,6 +130,17 @@ func (s *refStore) consume(id string, transport audit.Transport, now time.Time) 
 	return o, nil
 }
 
+// release gives a consumed reference back: the act that consumed it was
+// refused before anything was dispatched, so the observation still shows
+// the desktop as it is.
+func (s *refStore) release(id string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if o, ok := s.m[id]; ok {
+		o.consumed = false
+	}
+}
+
 func trunc(s string) string {
 	if len(s) > 40 {
 		return s[:40] + "…"

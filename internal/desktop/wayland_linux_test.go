@@ -251,12 +251,16 @@ func TestWaylandOverMCP(t *testing.T) {
 		return false
 	})
 
-	// Scroll in notches; a fraction of one is refused before dispatch.
+	// Scroll in notches; a fraction of one, or a control character, is
+	// refused before dispatch and keeps the reference.
 	if _, _, err := e.call("computer_act", map[string]any{"observation_id": obs.ObservationID, "action": "scroll", "x": 600, "y": 400, "dy": 60}); err == nil ||
 		err.Code != FeatureNotSupported {
 		t.Fatalf("scroll of half a notch: %v", err)
 	}
-	obs, _ = e.observe(nil) // the refusal consumed the reference
+	if _, _, err := e.call("computer_act", map[string]any{"observation_id": obs.ObservationID, "action": "type", "text": "a\x02"}); err == nil ||
+		err.Code != KeyUnmapped {
+		t.Fatalf("control character: %v", err)
+	}
 	res, _ = e.act(map[string]any{"observation_id": obs.ObservationID, "action": "scroll", "x": 600, "y": 400, "dy": 240, "settle_ms": 0})
 	if res.Receipt.Dispatched != 2 {
 		t.Fatalf("scroll receipt %+v", res.Receipt)

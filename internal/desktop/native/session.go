@@ -62,3 +62,13 @@ type AccessibilityTree interface {
 	// at most maxNodes of them.
 	AccessibilityTree(ctx context.Context, maxNodes int) ([]Element, error)
 }
+
+// Checker is implemented by backends that can tell, without sending
+// anything and without reading the desktop, that Dispatch would refuse
+// steps (a key without a mapping, a scroll by a fraction of a notch). The
+// core calls it before it consumes the act's observation, so that input
+// the backend could never send loses nothing. Dispatch still checks: a
+// refusal there, with nothing sent, gives the observation back.
+type Checker interface {
+	CheckSteps(steps []Step) error
+}

@@ -79,6 +79,13 @@ func (b *Backend) Dispatch(ctx context.Context, steps []native.Step) (int, error
 	return len(steps), nil
 }
 
+// CheckSteps implements native.Checker: the refusals that need no session
+// (a key or control character without a keysym, a fraction of a notch, an
+// unknown button).
+func (b *Backend) CheckSteps(steps []native.Step) error {
+	return keysym.CheckSteps(steps, "the portal")
+}
+
 // plan turns one step into portal calls.
 func (b *Backend) plan(s *session, st native.Step) ([]notify, error) {
 	key := func(ks uint32, down bool) notify {
