@@ -71,7 +71,7 @@ func (s *Service) act(ctx context.Context, c *ops.Call, a ActArgs) (*ActResult, 
 			return nil, err
 		}
 	}
-	if err := s.checkDrift(ctx, d, o); err != nil {
+	if err := s.checkDrift(ctx, d, o, max(1, len(steps))); err != nil {
 		return nil, err
 	}
 	res := &ActResult{Receipt: Receipt{Steps: max(1, len(steps))}}
@@ -131,13 +131,14 @@ func notDispatched(e *errcode.Error, steps int) *errcode.Error {
 	return e.With("receipt", Receipt{Status: NotDispatched, Steps: steps})
 }
 
-// checkDrift refuses the act if the session, the monitors or the focused
-// window changed since the observation.
-func (s *Service) checkDrift(ctx context.Context, d *desk, o *observation) error {
+// checkDrift refuses the act of steps input steps if the session, the
+// monitors or the focused window changed since the observation; its
+// receipt says that none of them was dispatched.
+func (s *Service) checkDrift(ctx context.Context, d *desk, o *observation, steps int) error {
 	cur, err := d.b.State(ctx)
 	if err != nil {
 		s.drop(d, err)
-		return notDispatched(nativeErr(err, "reading the desktop state"), 0)
+		return notDispatched(nativeErr(err, "reading the desktop state"), steps)
 	}
 	var what []string
 	if cur.Session != o.state.Session {
@@ -156,7 +157,7 @@ func (s *Service) checkDrift(ctx context.Context, d *desk, o *observation) error
 	}
 	if len(what) > 0 {
 		return errcode.New(DesktopDrift, "the desktop changed since the observation (%s); nothing was dispatched; observe again",
-			strings.Join(what, ", ")).With("changed", what).With("receipt", Receipt{Status: NotDispatched})
+			strings.Join(what, ", ")).With("changed", what).With("receipt", Receipt{Status: NotDispatched, Steps: steps})
 	}
 	return nil
 }

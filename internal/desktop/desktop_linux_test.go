@@ -375,6 +375,9 @@ func TestDriftRefusesBeforeDispatch(t *testing.T) {
 	if err == nil || err.Code != DesktopDrift || !strings.Contains(err.Message, "geometry") {
 		t.Fatalf("moved window: %v", err)
 	}
+	if r, _ := err.Details["receipt"].(Receipt); r.Status != NotDispatched || r.Steps != 3 || r.Dispatched != 0 {
+		t.Fatalf("drift receipt %+v", err.Details["receipt"])
+	}
 	if p := e.pointer(); p == "x:300 y:200" {
 		t.Fatal("a drifted act moved the pointer")
 	}

@@ -38,6 +38,11 @@ func Refuse(err error, reason, detail string) *Refusal {
 	return &Refusal{Err: err, Reason: reason, Detail: detail}
 }
 
+// ReasonInputNotGranted is the refusal reason of a session the person
+// shares without allowing input; the core reports it as
+// INPUT_NOT_GRANTED.
+const ReasonInputNotGranted = "input_not_granted"
+
 // ErrSessionClosed: the desktop session the observation was taken on is
 // gone (a resolution change, a revoked permission, a compositor restart);
 // the observation's references are invalid.

@@ -47,7 +47,7 @@ func (b *Backend) Dispatch(ctx context.Context, steps []native.Step) (int, error
 		return 0, native.Refuse(native.ErrNotSupported, r.Reason, r.Detail)
 	}
 	if !s.remote || s.devices&(deviceKeyboard|devicePointer) != deviceKeyboard|devicePointer {
-		return 0, native.Refuse(native.ErrPermission, "input_not_granted",
+		return 0, native.Refuse(native.ErrPermission, native.ReasonInputNotGranted,
 			"the person did not allow remote interaction (keyboard and pointer) for this session")
 	}
 	plans := make([][]notify, len(steps))
