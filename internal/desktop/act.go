@@ -109,7 +109,7 @@ func (s *Service) act(ctx context.Context, c *ops.Call, a ActArgs) (*ActResult, 
 		res.ObservationError = errcode.As(ctx.Err())
 		return res, nil
 	}
-	fr := framing{rect: o.frame.Origin, scale: o.frame.Scale, monitor: o.monitor}
+	fr := framing{rect: o.frame.Origin, scale: o.frame.Scale, monitor: o.monitor, maxEdge: o.maxEdge}
 	obs, err := s.capture(ctx, c, d, fr, ObserveArgs{})
 	if err != nil {
 		res.ObservationError = errcode.As(err)
