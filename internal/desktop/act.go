@@ -42,6 +42,13 @@ func (s *Service) act(ctx context.Context, c *ops.Call, a ActArgs) (*ActResult, 
 	if err != nil {
 		return nil, err
 	}
+	// What the backend could never send is refused before the reference
+	// is consumed.
+	if c, ok := d.b.(native.Checker); ok && a.Action != "focus" {
+		if err := c.CheckSteps(steps); err != nil {
+			return nil, notDispatched(nativeErr(err, "checking the input"), len(steps))
+		}
+	}
 	if err := d.lock(ctx); err != nil {
 		return nil, err
 	}
@@ -64,12 +71,15 @@ func (s *Service) act(ctx context.Context, c *ops.Call, a ActArgs) (*ActResult, 
 			return nil, err
 		}
 	}
-	if err := s.checkDrift(ctx, d, o); err != nil {
+	if err := s.checkDrift(ctx, d, o, max(1, len(steps))); err != nil {
 		return nil, err
 	}
 	res := &ActResult{Receipt: Receipt{Steps: max(1, len(steps))}}
 	if a.Action == "focus" {
 		if err := d.b.Focus(ctx, win); err != nil {
+			if !uncertain(err) {
+				s.refs.release(o.id) // refused before anything was sent
+			}
 			return nil, notDispatched(nativeErr(err, "focusing the window"), res.Receipt.Steps)
 		}
 		res.Receipt.Status, res.Receipt.Dispatched = Accepted, 1
@@ -80,6 +90,9 @@ func (s *Service) act(ctx context.Context, c *ops.Call, a ActArgs) (*ActResult, 
 		case err == nil:
 			res.Receipt.Status = Accepted
 		case n == 0 && !uncertain(err):
+			// The backend refused before sending anything: the
+			// observation still shows the desktop as it is.
+			s.refs.release(o.id)
 			return nil, notDispatched(nativeErr(err, "dispatching input"), len(steps))
 		case n == 0:
 			res.Receipt.Status, res.Receipt.Error = Unknown, nativeErr(err, "dispatching input")
@@ -96,7 +109,7 @@ func (s *Service) act(ctx context.Context, c *ops.Call, a ActArgs) (*ActResult, 
 		res.ObservationError = errcode.As(ctx.Err())
 		return res, nil
 	}
-	fr := framing{rect: o.frame.Origin, scale: o.frame.Scale, monitor: o.monitor}
+	fr := framing{rect: o.frame.Origin, scale: o.frame.Scale, monitor: o.monitor, maxEdge: o.maxEdge}
 	obs, err := s.capture(ctx, c, d, fr, ObserveArgs{})
 	if err != nil {
 		res.ObservationError = errcode.As(err)
@@ -118,13 +131,14 @@ func notDispatched(e *errcode.Error, steps int) *errcode.Error {
 	return e.With("receipt", Receipt{Status: NotDispatched, Steps: steps})
 }
 
-// checkDrift refuses the act if the session, the monitors or the focused
-// window changed since the observation.
-func (s *Service) checkDrift(ctx context.Context, d *desk, o *observation) error {
+// checkDrift refuses the act of steps input steps if the session, the
+// monitors or the focused window changed since the observation; its
+// receipt says that none of them was dispatched.
+func (s *Service) checkDrift(ctx context.Context, d *desk, o *observation, steps int) error {
 	cur, err := d.b.State(ctx)
 	if err != nil {
 		s.drop(d, err)
-		return notDispatched(nativeErr(err, "reading the desktop state"), 0)
+		return notDispatched(nativeErr(err, "reading the desktop state"), steps)
 	}
 	var what []string
 	if cur.Session != o.state.Session {
@@ -143,7 +157,7 @@ func (s *Service) checkDrift(ctx context.Context, d *desk, o *observation) error
 	}
 	if len(what) > 0 {
 		return errcode.New(DesktopDrift, "the desktop changed since the observation (%s); nothing was dispatched; observe again",
-			strings.Join(what, ", ")).With("changed", what).With("receipt", Receipt{Status: NotDispatched})
+			strings.Join(what, ", ")).With("changed", what).With("receipt", Receipt{Status: NotDispatched, Steps: steps})
 	}
 	return nil
 }

@@ -375,6 +375,9 @@ func TestDriftRefusesBeforeDispatch(t *testing.T) {
 	if err == nil || err.Code != DesktopDrift || !strings.Contains(err.Message, "geometry") {
 		t.Fatalf("moved window: %v", err)
 	}
+	if r, _ := err.Details["receipt"].(Receipt); r.Status != NotDispatched || r.Steps != 3 || r.Dispatched != 0 {
+		t.Fatalf("drift receipt %+v", err.Details["receipt"])
+	}
 	if p := e.pointer(); p == "x:300 y:200" {
 		t.Fatal("a drifted act moved the pointer")
 	}
@@ -437,10 +440,16 @@ func TestSecondMonitor(t *testing.T) {
 	if p := e.pointer(); p != "x:810 y:20" {
 		t.Fatalf("pointer %s", p)
 	}
-	// All monitors stitched.
-	all := e.observe(nil)
+	// All monitors stitched, at full size when max_edge allows, else
+	// scaled down to the default 1280.
+	all := e.observe(map[string]any{"max_edge": 1600})
 	if all.Image.Width != 1600 || len(all.Monitors) != 2 || all.Monitors[1].Bounds.X != 800 {
 		t.Fatalf("stitched %+v %+v", all.Image, all.Monitors)
+	}
+	all = e.observe(nil)
+	if all.Image.Width != 1280 || all.Image.Height != 480 || all.Image.NativeSize != [2]int{1600, 600} || len(all.Monitors) != 2 ||
+		all.Monitors[1].Bounds != (native.Rect{X: 640, W: 640, H: 480}) {
+		t.Fatalf("stitched, scaled %+v %+v", all.Image, all.Monitors)
 	}
 	if _, err := e.call("computer_observe", map[string]any{"monitor": 2}); err == nil || err.Code != errcode.InvalidArgument {
 		t.Fatalf("monitor 2: %v", err)
@@ -568,4 +577,140 @@ func TestOneQueuePerDesktop(t *testing.T) {
 	if _, err := e.s.observe(ctx, &ops.Call{}, ObserveArgs{}); err != nil {
 		t.Fatal(err)
 	}
+}
+
+// TestRefusedActKeepsReference: input the backend could never send (a
+// fraction of a notch, a control character X11 has no key for, an unknown
+// key, more distinct unmapped characters than spare keycodes) is refused
+// with nothing dispatched and without using up the observation: the same
+// reference then acts.
+func TestRefusedActKeepsReference(t *testing.T) {
+	e := newEnv(t, 640, 480)
+	obs := e.observe(nil)
+	many := []rune{}
+	for r := rune(0x4e00); len(many) < 400; r++ {
+		many = append(many, r)
+	}
+	for _, tt := range []struct {
+		args map[string]any
+		code errcode.Code
+	}{
+		{map[string]any{"action": "scroll", "x": 30, "y": 30, "dy": 60}, FeatureNotSupported},
+		{map[string]any{"action": "type", "text": "ab\x01c"}, KeyUnmapped},
+		{map[string]any{"action": "key", "keys": "ctrl+hyperdrive"}, KeyUnmapped},
+		// Found inside the backend (the keyboard map has too few spare
+		// keycodes), before it sends anything: the reference is given back.
+		{map[string]any{"action": "type", "text": string(many)}, KeyUnmapped},
+	} {
+		tt.args["observation_id"] = obs.ObservationID
+		_, err := e.call("computer_act", tt.args)
+		if err == nil || err.Code != tt.code {
+			t.Fatalf("%v: %v", tt.args["action"], err)
+		}
+		if r, _ := err.Details["receipt"].(Receipt); r.Status != NotDispatched || r.Dispatched != 0 {
+			t.Fatalf("%v: receipt %+v", tt.args["action"], err.Details["receipt"])
+		}
+	}
+	if p := e.pointer(); p == "x:30 y:30" {
+		t.Fatal("a refused scroll moved the pointer")
+	}
+	res := e.act(map[string]any{"observation_id": obs.ObservationID, "action": "move", "x": 31, "y": 32, "settle_ms": 0})
+	if res.Receipt.Status != Accepted {
+		t.Fatalf("act on the kept reference: %+v", res.Receipt)
+	}
+	if p := e.pointer(); p != "x:31 y:32" {
+		t.Fatalf("pointer %s", p)
+	}
+}
+
+// TestScaledRoundTrip observes a virtual screen of 8192×4320, over the old
+// per-request limit, which observe now scales down instead of refusing,
+// at three scales (the default max_edge, a larger max_edge and a region of
+// the first image), and checks that every coordinate maps exactly: the
+// pointer lands on the native pixel under the centre of the image pixel
+// clicked, the fresh observation shows the cursor at that image pixel, and
+// window and monitor bounds are the native bounds mapped to the image.
+func TestScaledRoundTrip(t *testing.T) {
+	const W, H = 8192, 4320
+	e := newEnv(t, W, H)
+	e.d.Xterm("scaled", 4000, 2000, t.TempDir())
+	out, err := e.call("computer_desktops", map[string]any{"windows": true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var native0 native.Rect
+	for _, w := range out.(DesktopsResult).Desktops[0].Windows {
+		if w.Title == "scaled" {
+			native0 = w.Bounds
+		}
+	}
+	if native0.Empty() {
+		t.Fatal("the xterm is not listed")
+	}
+	// Native pixel under the centre of image pixel i, and the image pixels
+	// a native span touches, computed apart from the code under test.
+	toNative := func(i, img, nat int) int { return int(math.Floor((float64(i) + 0.5) * float64(nat) / float64(img))) }
+	lo := func(n, img, nat int) int { return int(math.Floor(float64(n) * float64(img) / float64(nat))) }
+	hi := func(n, img, nat int) int { return int(math.Ceil(float64(n) * float64(img) / float64(nat))) }
+
+	check := func(name string, obs *Observation, origin native.Rect, iw, ih int, points [][2]int) {
+		t.Helper()
+		im := obs.Image
+		if im.Width != iw || im.Height != ih || im.Origin != [2]int{origin.X, origin.Y} || im.NativeSize != [2]int{origin.W, origin.H} ||
+			math.Abs(im.Scale-float64(iw)/float64(origin.W)) > 1e-9 {
+			t.Fatalf("%s: image %+v, want %dx%d of %v", name, im, iw, ih, origin)
+		}
+		if origin.X == 0 && origin.Y == 0 && origin.W == W {
+			if m := obs.Monitors[0].Bounds; m != (native.Rect{W: iw, H: ih}) {
+				t.Fatalf("%s: monitor bounds %v", name, m)
+			}
+			want := native.Rect{X: lo(native0.X, iw, W), Y: lo(native0.Y, ih, H)}
+			want.W, want.H = hi(native0.X+native0.W, iw, W)-want.X, hi(native0.Y+native0.H, ih, H)-want.Y
+			if w := window(obs, "scaled"); w == nil || w.Bounds != want {
+				t.Fatalf("%s: window bounds %+v, want %v (native %v)", name, w, want, native0)
+			}
+			// The xterm's white is where its bounds say, the root's black
+			// around it.
+			img := decodeImage(t, obs)
+			if c := img.RGBAAt(want.X+want.W/2, want.Y+want.H/2); c.R < 200 || c.G < 200 || c.B < 200 {
+				t.Fatalf("%s: the window's centre is %v", name, c)
+			}
+			if c := img.RGBAAt(want.X/2, want.Y/2); c.R > 60 {
+				t.Fatalf("%s: the root is %v", name, c)
+			}
+		}
+		for _, p := range points {
+			res := e.act(map[string]any{"observation_id": obs.ObservationID, "action": "move", "x": p[0], "y": p[1], "settle_ms": 0})
+			nx, ny := origin.X+toNative(p[0], iw, origin.W), origin.Y+toNative(p[1], ih, origin.H)
+			if got, want := e.pointer(), fmt.Sprintf("x:%d y:%d", nx, ny); got != want {
+				t.Fatalf("%s: image (%d, %d): pointer %s, want %s", name, p[0], p[1], got, want)
+			}
+			if res.Observation == nil || res.Observation.Cursor == nil || *res.Observation.Cursor != (Point{p[0], p[1]}) {
+				t.Fatalf("%s: image (%d, %d): fresh observation's cursor %+v", name, p[0], p[1], res.Observation)
+			}
+			obs = res.Observation
+		}
+	}
+	screen := native.Rect{W: W, H: H}
+	obs := e.observe(map[string]any{"monitor": 0})
+	check("default max_edge", obs, screen, 1280, 675, [][2]int{{0, 0}, {1279, 674}, {640, 337}, {333, 111}})
+	obs = e.observe(map[string]any{"max_edge": 3000})
+	check("max_edge 3000", obs, screen, 3000, 1582, [][2]int{{2999, 1581}, {1, 1}, {1777, 901}})
+	if obs.Image.CaptureSize != [2]int{W, H} {
+		t.Fatalf("capture size %v", obs.Image.CaptureSize)
+	}
+	// A region of the default image: native (640, 320) to (2688, 1600),
+	// 2048×1280, shown at 1280×800.
+	obs = e.observe(map[string]any{"monitor": 0})
+	reg := e.observe(map[string]any{"region": map[string]any{"observation_id": obs.ObservationID, "x": 100, "y": 50, "w": 320, "h": 200}})
+	check("region", reg, native.Rect{X: 640, Y: 320, W: 2048, H: 1280}, 1280, 800, [][2]int{{0, 0}, {1279, 799}, {401, 203}})
+}
+
+// decodeImage decodes an observation's PNG.
+func decodeImage(t *testing.T, o *Observation) *image.RGBA {
+	t.Helper()
+	if len(o.images) != 1 {
+		t.Fatalf("%d images", len(o.images))
+	}
+	return decodePNG(t, o.images[0].Data)
 }

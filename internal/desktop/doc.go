@@ -6,9 +6,10 @@
 // The core owns everything that must behave the same on every OS:
 //
 //   - Coordinates. A caller only ever sees image coordinates: the pixels
-//     of the observation it names. The core maps them to the backend's
-//     native space (origin plus pixels divided by the monitor scale), and
-//     the bounds it returns beside an image use the image's coordinates.
+//     of the observation it names, whose image is the capture scaled down
+//     to max_edge (default 1280). The core maps them exactly, in integers,
+//     to the backend's native space (see frame), and the bounds it returns
+//     beside an image use the image's coordinates.
 //   - Observation references. Every observation gets a reference that
 //     expires after two minutes, belongs to the transport that asked for
 //     it, and is consumed by the first act that names it. An act on an

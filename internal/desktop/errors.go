@@ -37,6 +37,9 @@ const (
 	// KeyUnmapped: a key or character has no mapping on this keyboard;
 	// nothing was dispatched.
 	KeyUnmapped errcode.Code = "KEY_UNMAPPED"
+	// InputNotGranted: the person shared the screen without allowing
+	// remote input (errcode.InputNotGranted).
+	InputNotGranted = errcode.InputNotGranted
 	// InputFailed: the backend refused the input before dispatching any
 	// of it.
 	InputFailed errcode.Code = "INPUT_FAILED"
@@ -72,6 +75,8 @@ func nativeErr(err error, what string) *errcode.Error {
 func refusal(r *native.Refusal) *errcode.Error {
 	code := DesktopUnavailable
 	switch {
+	case r.Reason == native.ReasonInputNotGranted:
+		code = InputNotGranted
 	case errors.Is(r.Err, native.ErrPermission):
 		code = PermissionPending
 	case errors.Is(r.Err, native.ErrSessionClosed):

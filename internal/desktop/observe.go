@@ -4,30 +4,86 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"image"
+	"math"
 	"strings"
 	"time"
 	"unicode/utf8"
+
+	xdraw "golang.org/x/image/draw"
 
 	"github.com/hostlink/hostlink/internal/desktop/native"
 	"github.com/hostlink/hostlink/internal/errcode"
 	"github.com/hostlink/hostlink/internal/ops"
 )
 
-// framing says what to capture: a native rectangle at a scale, and the
-// monitor it was asked as (-1 for all or a region).
+// framing says what to capture: a native rectangle at a scale, the
+// monitor it was asked as (-1 for all or a region) and the longest image
+// edge wanted.
 type framing struct {
 	rect    native.Rect
 	scale   float64
 	monitor int
+	maxEdge int
 }
 
-// rawBudget bounds the uncompressed capture of one request, so that with
-// its encoding the request stays inside the image limit per request.
+// rawBudget bounds the uncompressed image of one request, so that with its
+// encoding the request stays inside the image limit per request: an image
+// over it is scaled down further.
 const rawBudget = ops.MaxImageBytesTotal - ops.MaxImageBytes
+
+// maxCaptureBytes bounds the native capture an image is scaled from, held
+// only while it is scaled: two 8K monitors' RGBA, more than any desktop
+// measured. Only a capture beyond it is IMAGE_TOO_LARGE.
+const maxCaptureBytes = 2 * 8192 * 4352 * 4
+
+// DefaultMaxEdge is the longest edge of an observation's image unless the
+// request says otherwise: the size computer-use models are commonly
+// given.
+const DefaultMaxEdge = 1280
+
+// MaxMaxEdge bounds max_edge. The platform link asks for it: its wire
+// protocol's coordinates are native, and it wants the capture unscaled
+// (scaled down only past the per-request memory).
+const MaxMaxEdge = 16384
+
+// imageSize is the size of the image of a w×h capture: scaled down, keeping
+// its aspect, so that its longest edge is at most maxEdge and its RGBA
+// fits rawBudget; never scaled up.
+func imageSize(w, h, maxEdge int) (int, int) {
+	k := 1.0
+	if m := max(w, h); m > maxEdge {
+		k = float64(maxEdge) / float64(m)
+	}
+	if px := float64(w) * float64(h) * k * k; px*4 > rawBudget {
+		k *= math.Sqrt(rawBudget / 4 / px)
+	}
+	if k >= 1 {
+		return w, h
+	}
+	return max(1, min(w, int(float64(w)*k))), max(1, min(h, int(float64(h)*k)))
+}
+
+// scaleImage returns img scaled to w×h with a Catmull-Rom filter (img
+// itself if it has that size).
+func scaleImage(img *image.RGBA, w, h int) *image.RGBA {
+	if img.Rect.Dx() == w && img.Rect.Dy() == h {
+		return img
+	}
+	dst := image.NewRGBA(image.Rect(0, 0, w, h))
+	xdraw.CatmullRom.Scale(dst, dst.Rect, img, img.Rect, xdraw.Src, nil)
+	return dst
+}
 
 func (s *Service) observe(ctx context.Context, c *ops.Call, a ObserveArgs) (*Observation, error) {
 	if a.Quality < 0 || a.Quality > 100 {
 		return nil, errcode.New(errcode.InvalidArgument, "quality must be 1-100")
+	}
+	if a.MaxEdge < 0 || a.MaxEdge > MaxMaxEdge {
+		return nil, errcode.New(errcode.InvalidArgument, "max_edge must be 1-%d", MaxMaxEdge)
+	}
+	if a.MaxEdge == 0 {
+		a.MaxEdge = DefaultMaxEdge
 	}
 	var from *observation
 	if a.Region != nil {
@@ -60,6 +116,7 @@ func (s *Service) observe(ctx context.Context, c *ops.Call, a ObserveArgs) (*Obs
 	if err != nil {
 		return nil, err
 	}
+	fr.maxEdge = a.MaxEdge
 	c.Detail("desktop", d.b.ID())
 	c.Detail("rect", fr.rect)
 	return s.capture(ctx, c, d, fr, a)
@@ -79,9 +136,7 @@ func frameFor(a ObserveArgs, from *observation, mons []native.Monitor) (framing,
 			return framing{}, errcode.New(InputOutOfBounds, "region %v is not inside the %dx%d image", sel, f.W, f.H).
 				With("image", img)
 		}
-		x0, y0 := f.toNative(sel.X, sel.Y)
-		x1, y1 := f.toNative(sel.X+sel.W, sel.Y+sel.H)
-		return framing{rect: native.Rect{X: x0, Y: y0, W: max(1, x1-x0), H: max(1, y1-y0)}, scale: f.Scale, monitor: -1}, nil
+		return framing{rect: f.toNativeRect(sel), scale: f.Scale, monitor: -1}, nil
 	case a.Monitor != nil && *a.Monitor != -1:
 		for _, m := range mons {
 			if m.Index == *a.Monitor {
@@ -103,8 +158,8 @@ func frameFor(a ObserveArgs, from *observation, mons []native.Monitor) (framing,
 // desktop's queue.
 func (s *Service) capture(ctx context.Context, c *ops.Call, d *desk, fr framing, a ObserveArgs) (*Observation, error) {
 	w, h := int(float64(fr.rect.W)*fr.scale), int(float64(fr.rect.H)*fr.scale)
-	if w*h*4 > rawBudget {
-		return nil, errcode.New(ops.ImageTooLarge, "a %dx%d capture exceeds the per-request image memory; observe one monitor or a region", w, h)
+	if w*h*4 > maxCaptureBytes {
+		return nil, errcode.New(ops.ImageTooLarge, "a %dx%d capture exceeds the capture memory limit; observe one monitor or a region", w, h)
 	}
 	st, err := d.b.State(ctx)
 	if err != nil {
@@ -118,13 +173,19 @@ func (s *Service) capture(ctx context.Context, c *ops.Call, d *desk, fr framing,
 	if err != nil {
 		return nil, nativeErr(err, "capturing the screen")
 	}
+	cw, ch := img.Rect.Dx(), img.Rect.Dy()
+	if fr.maxEdge <= 0 {
+		fr.maxEdge = DefaultMaxEdge
+	}
+	iw, ih := imageSize(cw, ch, fr.maxEdge)
+	img = scaleImage(img, iw, ih)
 	f := frame{Origin: fr.rect, Scale: fr.scale, W: img.Rect.Dx(), H: img.Rect.Dy()}
 	obs := &Observation{Desktop: d.b.ID()}
 	if cx, cy, err := d.b.Cursor(ctx); err == nil && fr.rect.Contains(cx, cy) {
-		p := f.toImage(native.Rect{X: cx, Y: cy})
-		obs.Cursor = &Point{p.X, p.Y}
+		x, y := f.toImagePoint(cx, cy)
+		obs.Cursor = &Point{x, y}
 		if a.Cursor {
-			drawCursor(img, p.X, p.Y)
+			drawCursor(img, x, y)
 		}
 	}
 	im, err := Encode(img, a.Format, a.Quality)
@@ -134,7 +195,8 @@ func (s *Service) capture(ctx context.Context, c *ops.Call, d *desk, fr framing,
 	img = nil // the raw pixels are not needed past here
 	obs.images = []ops.Image{im}
 	obs.Image = ImageInfo{MIMEType: im.MIMEType, Width: f.W, Height: f.H, Bytes: len(im.Data),
-		Origin: [2]int{fr.rect.X, fr.rect.Y}, Scale: fr.scale}
+		Origin: [2]int{fr.rect.X, fr.rect.Y}, NativeSize: [2]int{fr.rect.W, fr.rect.H},
+		Scale: float64(f.W) / float64(fr.rect.W), CaptureSize: [2]int{cw, ch}}
 	c.AddBytes(int64(len(im.Data)))
 	for _, m := range st.Monitors {
 		obs.Monitors = append(obs.Monitors, MonitorInfo{Index: m.Index, Name: m.Name, Primary: m.Primary,
@@ -142,7 +204,7 @@ func (s *Service) capture(ctx context.Context, c *ops.Call, d *desk, fr framing,
 	}
 	o := &observation{
 		id: newID("obs_"), transport: c.Transport, desktop: d.b.ID(), frame: f,
-		monitor: fr.monitor, state: st, windows: make(map[string]native.Window), image: im,
+		monitor: fr.monitor, maxEdge: fr.maxEdge, state: st, windows: make(map[string]native.Window), image: im,
 	}
 	status := d.b.Status(ctx)
 	if status.Windows.Ready {

@@ -62,7 +62,7 @@ func (s *Service) permissions(ctx context.Context, c *ops.Call, a PermissionsArg
 		return nil
 	}); err != nil {
 		e := errcode.As(err)
-		if e.Code != DesktopUnavailable && e.Code != PermissionPending {
+		if e.Code != DesktopUnavailable && e.Code != PermissionPending && e.Code != InputNotGranted {
 			return nil, err
 		}
 		reachable = false

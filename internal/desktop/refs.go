@@ -16,24 +16,51 @@ import (
 const maxRefs = 256
 
 // frame is what an observation showed and how its image maps to native
-// coordinates: native = Origin + image / Scale.
+// coordinates. The image's W×H pixels cover the native rectangle Origin
+// exactly, whatever the monitors' scale and the scaling down to max_edge
+// made of it: image edge x is native edge Origin.X + x·Origin.W/W (and so
+// in y). Every mapping is in integers, so it is the same on every OS.
 type frame struct {
 	Origin native.Rect // the native rectangle captured
-	Scale  float64     // image pixels per native unit
+	Scale  float64     // the capture's pixels per native unit (the monitors' scale), before scaling to the image
 	W, H   int         // image size
 }
 
-// toNative maps an image point to native coordinates.
-func (f frame) toNative(x, y int) (int, int) {
-	return f.Origin.X + int(float64(x)/f.Scale), f.Origin.Y + int(float64(y)/f.Scale)
+// floorDiv and ceilDiv divide with rounding down and up (b > 0).
+func floorDiv(a, b int) int {
+	q := a / b
+	if a%b != 0 && a < 0 {
+		q--
+	}
+	return q
 }
 
-// toImage maps a native rectangle to image coordinates.
+func ceilDiv(a, b int) int { return -floorDiv(-a, b) }
+
+// toNative maps an image point to the native pixel it denotes: the one
+// under the image pixel's centre.
+func (f frame) toNative(x, y int) (int, int) {
+	return f.Origin.X + floorDiv((2*x+1)*f.Origin.W, 2*f.W), f.Origin.Y + floorDiv((2*y+1)*f.Origin.H, 2*f.H)
+}
+
+// toImagePoint maps a native pixel to the image pixel under its centre.
+func (f frame) toImagePoint(x, y int) (int, int) {
+	return floorDiv((2*(x-f.Origin.X)+1)*f.W, 2*f.Origin.W), floorDiv((2*(y-f.Origin.Y)+1)*f.H, 2*f.Origin.H)
+}
+
+// toImage maps a native rectangle to the image pixels it touches.
 func (f frame) toImage(r native.Rect) native.Rect {
-	return native.Rect{
-		X: int(float64(r.X-f.Origin.X) * f.Scale), Y: int(float64(r.Y-f.Origin.Y) * f.Scale),
-		W: int(float64(r.W) * f.Scale), H: int(float64(r.H) * f.Scale),
-	}
+	x0, y0 := floorDiv((r.X-f.Origin.X)*f.W, f.Origin.W), floorDiv((r.Y-f.Origin.Y)*f.H, f.Origin.H)
+	x1, y1 := ceilDiv((r.X+r.W-f.Origin.X)*f.W, f.Origin.W), ceilDiv((r.Y+r.H-f.Origin.Y)*f.H, f.Origin.H)
+	return native.Rect{X: x0, Y: y0, W: x1 - x0, H: y1 - y0}
+}
+
+// toNativeRect maps an image rectangle to the native rectangle it covers
+// (the smallest holding every native pixel the image pixels show).
+func (f frame) toNativeRect(r native.Rect) native.Rect {
+	x0, y0 := floorDiv(r.X*f.Origin.W, f.W), floorDiv(r.Y*f.Origin.H, f.H)
+	x1, y1 := ceilDiv((r.X+r.W)*f.Origin.W, f.W), ceilDiv((r.Y+r.H)*f.Origin.H, f.H)
+	return native.Rect{X: f.Origin.X + x0, Y: f.Origin.Y + y0, W: x1 - x0, H: y1 - y0}
 }
 
 // observation is a reference's record. It holds no pixels: images belong to
@@ -44,6 +71,7 @@ type observation struct {
 	desktop   string
 	frame     frame
 	monitor   int // the monitor asked for, -1 for all
+	maxEdge   int // the image's longest edge asked for; the act's fresh observation keeps it
 	state     native.State
 	windows   map[string]native.Window // window references
 	expires   time.Time
@@ -128,6 +156,17 @@ func (s *refStore) consume(id string, transport audit.Transport, now time.Time) 
 	}
 	o.consumed = true
 	return o, nil
+}
+
+// release gives a consumed reference back: the act that consumed it was
+// refused before anything was dispatched, so the observation still shows
+// the desktop as it is.
+func (s *refStore) release(id string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if o, ok := s.m[id]; ok {
+		o.consumed = false
+	}
 }
 
 func trunc(s string) string {

@@ -139,8 +139,11 @@ func (s *Service) desk(ctx context.Context, id string) (*desk, error) {
 
 func unavailable(why native.Readiness) *errcode.Error {
 	code := DesktopUnavailable
-	if why.Reason == "permission_pending" {
+	switch why.Reason {
+	case "permission_pending":
 		code = PermissionPending
+	case native.ReasonInputNotGranted:
+		code = InputNotGranted
 	}
 	msg := why.Detail
 	if msg == "" {

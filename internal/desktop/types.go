@@ -74,13 +74,14 @@ type ObserveArgs struct {
 	Region        *Region `json:"region,omitempty" jsonschema:"a rectangle inside an earlier observation's image instead of a monitor"`
 	Format        string  `json:"format,omitempty" enum:"png,jpeg" jsonschema:"image format; png by default"`
 	Quality       int     `json:"quality,omitempty" min:"0" max:"100" jsonschema:"JPEG quality 1-100 (default 80)"`
+	MaxEdge       int     `json:"max_edge,omitempty" min:"0" max:"16384" jsonschema:"longest image edge in pixels (default 1280): a larger capture is scaled down to it, never up; coordinates stay exact"`
 	Cursor        bool    `json:"include_cursor,omitempty" jsonschema:"draw the pointer into the image"`
 	Accessibility bool    `json:"accessibility,omitempty" jsonschema:"include bounded accessibility text where the platform has it"`
 }
 
 func init() {
 	ops.Add(&computerOps, spec("computer_observe", "Observe the screen",
-		"Capture a monitor, all monitors stitched, or a region inside an earlier observation's image, as an image (returned as image content, not in the JSON). Returns an observation_id for computer_act (valid two minutes, used once), window references and, if asked, accessibility text. All coordinates are the image's pixels.",
+		"Capture a monitor, all monitors stitched, or a region inside an earlier observation's image, as an image (returned as image content, not in the JSON) scaled down to max_edge (default 1280; a region zooms in). Returns an observation_id for computer_act (valid two minutes, used once), window references and, if asked, accessibility text. All coordinates are the image's pixels; hostlink maps them exactly to the screen's.",
 		policy.ComputerObserve, ops.Spec{Budget: ScreenshotBudget, ReadOnly: true}), value((*Service).observe))
 }
 
@@ -91,12 +92,14 @@ func (a ObserveArgs) Describe(dc policy.DescribeContext) (policy.Action, error) 
 
 // ImageInfo describes the image returned beside the JSON.
 type ImageInfo struct {
-	MIMEType string  `json:"mime_type"`
-	Width    int     `json:"width"`
-	Height   int     `json:"height"`
-	Bytes    int     `json:"bytes"`
-	Origin   [2]int  `json:"origin" jsonschema:"native coordinates of the image's top-left pixel"`
-	Scale    float64 `json:"scale" jsonschema:"image pixels per native unit"`
+	MIMEType    string  `json:"mime_type"`
+	Width       int     `json:"width"`
+	Height      int     `json:"height"`
+	Bytes       int     `json:"bytes"`
+	Origin      [2]int  `json:"origin" jsonschema:"native coordinates of the image's top-left corner"`
+	NativeSize  [2]int  `json:"native_size" jsonschema:"native width and height the image covers; image x maps to native origin.x + x*native_width/width"`
+	Scale       float64 `json:"scale" jsonschema:"image pixels per native unit (width / native width)"`
+	CaptureSize [2]int  `json:"capture_size" jsonschema:"the capture's pixels before it was scaled down to max_edge"`
 }
 
 // MonitorInfo is a monitor in the image's coordinates.

@@ -33,9 +33,16 @@ type wenv struct {
 
 func newWaylandEnv(t *testing.T, o waylandtest.Options) *wenv {
 	t.Helper()
+	return newWaylandEnvWith(t, o, nil)
+}
+
+// newWaylandEnvWith is newWaylandEnv with the backend's configuration
+// changed by config.
+func newWaylandEnvWith(t *testing.T, o waylandtest.Options, config func(*wayland.Config)) *wenv {
+	t.Helper()
 	s := waylandtest.Start(t, o)
 	e := &wenv{t: t, s: s}
-	e.svc = New(Options{Open: openWayland(s), Settle: 300 * time.Millisecond})
+	e.svc = New(Options{Open: openWaylandWith(s, config), Settle: 300 * time.Millisecond})
 	t.Cleanup(func() { e.svc.Close() })
 	reg := auditedRegistry(t, t.TempDir())
 	Register(reg, e.svc)
@@ -54,11 +61,16 @@ func newWaylandEnv(t *testing.T, o waylandtest.Options) *wenv {
 	return e
 }
 
-// openWayland opens the test session's desktop as openPlatform would
-// open the user's, from the session's variables.
-func openWayland(s *waylandtest.Session) Opener {
+// openWaylandWith opens the test session's desktop as openPlatform would
+// open the user's, from the session's variables, with the configuration
+// changed by config.
+func openWaylandWith(s *waylandtest.Session, config func(*wayland.Config)) Opener {
 	return func(ctx context.Context) ([]native.Backend, native.Readiness) {
-		b, err := wayland.Open(ctx, wayland.Config{Display: s.Display, Bus: s.Bus, RuntimeDir: s.Runtime})
+		cfg := wayland.Config{Display: s.Display, Bus: s.Bus, RuntimeDir: s.Runtime}
+		if config != nil {
+			config(&cfg)
+		}
+		b, err := wayland.Open(ctx, cfg)
 		if err != nil {
 			return nil, native.Readiness{Reason: "wayland_unreachable", Detail: err.Error()}
 		}
@@ -251,12 +263,16 @@ func TestWaylandOverMCP(t *testing.T) {
 		return false
 	})
 
-	// Scroll in notches; a fraction of one is refused before dispatch.
+	// Scroll in notches; a fraction of one, or a control character, is
+	// refused before dispatch and keeps the reference.
 	if _, _, err := e.call("computer_act", map[string]any{"observation_id": obs.ObservationID, "action": "scroll", "x": 600, "y": 400, "dy": 60}); err == nil ||
 		err.Code != FeatureNotSupported {
 		t.Fatalf("scroll of half a notch: %v", err)
 	}
-	obs, _ = e.observe(nil) // the refusal consumed the reference
+	if _, _, err := e.call("computer_act", map[string]any{"observation_id": obs.ObservationID, "action": "type", "text": "a\x02"}); err == nil ||
+		err.Code != KeyUnmapped {
+		t.Fatalf("control character: %v", err)
+	}
 	res, _ = e.act(map[string]any{"observation_id": obs.ObservationID, "action": "scroll", "x": 600, "y": 400, "dy": 240, "settle_ms": 0})
 	if res.Receipt.Dispatched != 2 {
 		t.Fatalf("scroll receipt %+v", res.Receipt)
@@ -503,5 +519,65 @@ func TestWaylandScreenshotOnly(t *testing.T) {
 	})
 	if len(left) > 0 {
 		t.Fatalf("screenshot files left behind: %v", left)
+	}
+}
+
+// TestWaylandInputNotGranted: a person who shares the screen without
+// allowing remote interaction gets observe without act: the desktop says
+// why, an act is INPUT_NOT_GRANTED (not PERMISSION_PENDING) with a receipt
+// of its steps, none dispatched, and the observation is not used up.
+func TestWaylandInputNotGranted(t *testing.T) {
+	e := newWaylandEnv(t, waylandtest.Options{})
+	e.s.Terminal(t.TempDir())
+	d := e.consent(false)
+	if r := d.Operations["computer_act"]; r.Ready || r.Reason != native.ReasonInputNotGranted {
+		t.Fatalf("act readiness without input: %+v", r)
+	}
+	if r := d.Operations["computer_observe"]; !r.Ready {
+		t.Fatalf("observe readiness: %+v", r)
+	}
+	obs, _ := e.observe(nil)
+	for range 2 { // the refusal gives the reference back
+		_, _, err := e.call("computer_act", map[string]any{"observation_id": obs.ObservationID, "action": "click", "x": 10, "y": 10})
+		if err == nil || err.Code != InputNotGranted || err.Details["reason"] != native.ReasonInputNotGranted {
+			t.Fatalf("act without input: %v", err)
+		}
+		if r, _ := err.Details["receipt"].(map[string]any); r["status"] != NotDispatched || r["steps"] != 3.0 || r["dispatched"] != 0.0 {
+			t.Fatalf("receipt: %v", err.Details["receipt"])
+		}
+	}
+	if ok, why := e.svc.Ready(context.Background()); ok || why != native.ReasonInputNotGranted {
+		t.Fatalf("Ready %v %q", ok, why)
+	}
+}
+
+// TestWaylandConsentTimeout: with a grace far longer than the test, an
+// observation that needs the person answers at once (there is no restore
+// token, so nothing can change within the grace), and so does the next
+// while the dialog is open; once nobody answered within the consent
+// timeout, the desktop says not ready, with the reason.
+func TestWaylandConsentTimeout(t *testing.T) {
+	e := newWaylandEnvWith(t, waylandtest.Options{}, func(c *wayland.Config) {
+		c.ConsentGrace = time.Hour
+		c.ConsentTimeout = 3 * time.Second
+	})
+	e.s.Terminal(t.TempDir())
+	for range 2 {
+		if _, _, err := e.call("computer_observe", nil); err == nil || err.Code != PermissionPending || err.Details["reason"] != wayland.ReasonPending {
+			t.Fatalf("observation without consent: %v", err)
+		}
+	}
+	var d Desktop
+	tstest.WaitFor(t, 2*time.Minute, "the consent timeout", func() bool {
+		d = e.desktops()
+		return d.Operations["computer_observe"].Reason == wayland.ReasonConsentTimedOut
+	})
+	for _, op := range []string{"computer_observe", "computer_act"} {
+		if r := d.Operations[op]; r.Ready || r.Reason != wayland.ReasonConsentTimedOut || r.Detail == "" {
+			t.Errorf("%s after the timeout: %+v", op, r)
+		}
+	}
+	if ok, why := e.svc.Ready(context.Background()); ok || why != wayland.ReasonConsentTimedOut {
+		t.Fatalf("Ready %v %q", ok, why)
 	}
 }

@@ -93,6 +93,11 @@ const (
 	// unknown, expired, already used or another client's; listing again
 	// from the start gets a new one.
 	CursorExpired Code = "CURSOR_EXPIRED"
+	// InputNotGranted: the desktop is shared for observation, but the
+	// person at the screen did not allow input (keyboard and pointer) in
+	// the desktop's consent dialog; acts are refused until a new session
+	// is granted with input.
+	InputNotGranted Code = "INPUT_NOT_GRANTED"
 	// UserOnly: the operation is the local user's alone (it decides,
 	// configures or escalates), and the caller acts for an agent: a
 	// process hostlink started, or one of its descendants.

@@ -106,11 +106,11 @@ func (d *dataChannel) screenshot(ctx context.Context, r *request) (string, any, 
 		return "", nil, err
 	}
 	cursor := p.IncludeCursor == nil || *p.IncludeCursor
-	args := desktop.ObserveArgs{Monitor: &idx, Format: format, Quality: quality, Cursor: cursor}
+	args := desktop.ObserveArgs{Monitor: &idx, MaxEdge: desktop.MaxMaxEdge, Format: format, Quality: quality, Cursor: cursor}
 	if p.Region != nil {
 		// A display-global region: observe everything, then the region
 		// inside that image.
-		all, err := d.observe(ctx, r, desktop.ObserveArgs{Monitor: ptr(-1), Format: "png"})
+		all, err := d.observe(ctx, r, desktop.ObserveArgs{Monitor: ptr(-1), MaxEdge: desktop.MaxMaxEdge, Format: "png"})
 		if err != nil {
 			return "", nil, err
 		}
@@ -121,7 +121,7 @@ func (d *dataChannel) screenshot(ctx context.Context, r *request) (string, any, 
 			return "", nil, errcode.New(errcode.InvalidArgument, "region must be [x1, y1, x2, y2] with x2 > x1 and y2 > y1")
 		}
 		args = desktop.ObserveArgs{Region: &desktop.Region{ObservationID: all.ObservationID, X: x1, Y: y1, W: x2 - x1, H: y2 - y1},
-			Format: format, Quality: quality, Cursor: cursor}
+			MaxEdge: desktop.MaxMaxEdge, Format: format, Quality: quality, Cursor: cursor}
 	}
 	out, err := r.call(ctx, args)
 	if err != nil {
@@ -288,7 +288,7 @@ func (d *dataChannel) inputAction(ctx context.Context, r *request) (string, any,
 	default:
 		return "", nil, errcode.New(errcode.FeatureNotSupported, "INPUT_ACTION %q is not supported", textsafe.Clip(p.Action, 32))
 	}
-	obs, err := d.observe(ctx, r, desktop.ObserveArgs{Monitor: ptr(-1), Format: "jpeg", Quality: 10})
+	obs, err := d.observe(ctx, r, desktop.ObserveArgs{Monitor: ptr(-1), MaxEdge: desktop.MaxMaxEdge, Format: "jpeg", Quality: 10})
 	if err != nil {
 		return "", nil, err
 	}
@@ -357,7 +357,7 @@ func (d *dataChannel) displayInfo(ctx context.Context, r *request) (string, any,
 
 func (d *dataChannel) cursorPosition(ctx context.Context, r *request) (string, any, error) {
 	// A small observation for the pointer: no screenshot a budget counts.
-	obs, err := d.observe(ctx, r, desktop.ObserveArgs{Monitor: ptr(-1), Format: "jpeg", Quality: 10, Cursor: true})
+	obs, err := d.observe(ctx, r, desktop.ObserveArgs{Monitor: ptr(-1), MaxEdge: desktop.MaxMaxEdge, Format: "jpeg", Quality: 10, Cursor: true})
 	if err != nil {
 		return "", nil, err
 	}

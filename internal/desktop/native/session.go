@@ -38,6 +38,11 @@ func Refuse(err error, reason, detail string) *Refusal {
 	return &Refusal{Err: err, Reason: reason, Detail: detail}
 }
 
+// ReasonInputNotGranted is the refusal reason of a session the person
+// shares without allowing input; the core reports it as
+// INPUT_NOT_GRANTED.
+const ReasonInputNotGranted = "input_not_granted"
+
 // ErrSessionClosed: the desktop session the observation was taken on is
 // gone (a resolution change, a revoked permission, a compositor restart);
 // the observation's references are invalid.
@@ -61,4 +66,14 @@ type AccessibilityTree interface {
 	// AccessibilityTree returns the focused window's elements depth first,
 	// at most maxNodes of them.
 	AccessibilityTree(ctx context.Context, maxNodes int) ([]Element, error)
+}
+
+// Checker is implemented by backends that can tell, without sending
+// anything and without reading the desktop, that Dispatch would refuse
+// steps (a key without a mapping, a scroll by a fraction of a notch). The
+// core calls it before it consumes the act's observation, so that input
+// the backend could never send loses nothing. Dispatch still checks: a
+// refusal there, with nothing sent, gives the observation back.
+type Checker interface {
+	CheckSteps(steps []Step) error
 }

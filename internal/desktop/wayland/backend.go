@@ -29,7 +29,8 @@ type Config struct {
 	// ConsentGrace is how long an observation waits for the portal's
 	// answer before it reports permission_pending (default 2 s): long
 	// enough for a portal that answers without a dialog (a restore
-	// token), short enough not to hold the caller.
+	// token, screenshots), short enough not to hold the caller. Where
+	// only the person can answer, an observation does not wait at all.
 	ConsentGrace time.Duration
 }
 
@@ -131,12 +132,16 @@ func (b *Backend) Close() error {
 }
 
 // Begin opens a session if none runs, asking the person through the
-// portal's dialog, and waits up to ConsentGrace for the answer.
+// portal's dialog. Where the portal may answer without the person (a
+// restore token, screenshots) it waits up to ConsentGrace for the answer;
+// where only the person can answer (a dialog shown now, or one already
+// open) nothing changes within the grace, and it answers at once.
 func (b *Backend) Begin(ctx context.Context) error {
 	if r := b.deps.capture(); !r.Ready {
 		return native.Refuse(native.ErrUnavailable, r.Reason, r.Detail)
 	}
 	b.mu.Lock()
+	mayWait := false
 	switch b.phase {
 	case granted:
 		b.mu.Unlock()
@@ -145,7 +150,15 @@ func (b *Backend) Begin(ctx context.Context) error {
 		b.mu.Unlock()
 		return b.refusal()
 	case idle, closed, failed:
+		mayWait = b.token != "" || b.deps.screenshotOnly()
 		b.startOpen()
+	}
+	if !mayWait {
+		defer b.mu.Unlock()
+		if b.phase == granted {
+			return nil
+		}
+		return b.refusal()
 	}
 	wait := b.opening
 	b.mu.Unlock()
@@ -271,7 +284,7 @@ func (b *Backend) Status(ctx context.Context) native.Status {
 		return st
 	}
 	b.mu.Lock()
-	ph, s, why := b.phase, b.sess, b.why
+	ph, s, why, reason := b.phase, b.sess, b.why, b.reason
 	b.mu.Unlock()
 	switch ph {
 	case idle:
@@ -288,15 +301,23 @@ func (b *Backend) Status(ctx context.Context) native.Status {
 	case denied:
 		d := native.Readiness{Reason: ReasonDenied, Detail: why}
 		st.Capture, st.Input = d, d
-	case closed, failed:
+	case closed:
 		st.Capture.Detail = why
+	case failed:
+		// The dialog timed out or the portal failed: not ready until an
+		// observation asks again (which it may).
+		f := native.Readiness{Reason: reason, Detail: why}
+		st.Capture = f
+		if st.Input.Ready {
+			st.Input = f
+		}
 	case granted:
 		st.Capture.Detail = "the person shares one monitor through the portal"
 		if s.shot {
 			st.Capture.Detail = "screenshots of the whole desktop through the portal (no screen cast, no input)"
 		}
 		if st.Input.Ready && (!s.remote || s.devices&(deviceKeyboard|devicePointer) != deviceKeyboard|devicePointer) {
-			st.Input = native.Readiness{Reason: "input_not_granted", Detail: "the person did not allow remote interaction (keyboard and pointer) in the dialog"}
+			st.Input = native.Readiness{Reason: native.ReasonInputNotGranted, Detail: "the person did not allow remote interaction (keyboard and pointer) in the dialog"}
 		}
 	}
 	if b.locked(ctx) {

@@ -47,7 +47,7 @@ func (b *Backend) Dispatch(ctx context.Context, steps []native.Step) (int, error
 		return 0, native.Refuse(native.ErrNotSupported, r.Reason, r.Detail)
 	}
 	if !s.remote || s.devices&(deviceKeyboard|devicePointer) != deviceKeyboard|devicePointer {
-		return 0, native.Refuse(native.ErrPermission, "input_not_granted",
+		return 0, native.Refuse(native.ErrPermission, native.ReasonInputNotGranted,
 			"the person did not allow remote interaction (keyboard and pointer) for this session")
 	}
 	plans := make([][]notify, len(steps))
@@ -77,6 +77,13 @@ func (b *Backend) Dispatch(ctx context.Context, steps []native.Step) (int, error
 		}
 	}
 	return len(steps), nil
+}
+
+// CheckSteps implements native.Checker: the refusals that need no session
+// (a key or control character without a keysym, a fraction of a notch, an
+// unknown button).
+func (b *Backend) CheckSteps(steps []native.Step) error {
+	return keysym.CheckSteps(steps, "the portal")
 }
 
 // plan turns one step into portal calls.

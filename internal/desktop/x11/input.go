@@ -71,9 +71,19 @@ func (b *Backend) Dispatch(ctx context.Context, steps []native.Step) (int, error
 	return len(steps), nil
 }
 
+// CheckSteps implements native.Checker: the refusals that need no keyboard
+// map (a key or control character without a keysym, a fraction of a
+// notch, an unknown button).
+func (b *Backend) CheckSteps(steps []native.Step) error {
+	return keysym.CheckSteps(steps, "X11")
+}
+
 // plan checks every key of steps has a stroke or a keycode to bind, and
 // picks the earlier bindings it may take back.
 func (t *typer) plan(steps []native.Step) error {
+	if err := keysym.CheckSteps(steps, "X11"); err != nil {
+		return err
+	}
 	need := make(map[xproto.Keysym]bool)
 	uses := make(map[xproto.Keysym]bool)
 	check := func(ks xproto.Keysym, what string) error {

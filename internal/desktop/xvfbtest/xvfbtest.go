@@ -28,6 +28,7 @@ import (
 type Display struct {
 	Name string    // ":N"
 	WM   *exec.Cmd // the window manager
+	xvfb *exec.Cmd
 	t    testing.TB
 	env  []string
 }
@@ -72,7 +73,7 @@ func Start(t testing.TB, w, h int) *Display {
 	if _, err := strconv.Atoi(n); err != nil {
 		t.Fatalf("Xvfb did not start: %q %s", n, stderr.String())
 	}
-	d := &Display{Name: ":" + n, t: t}
+	d := &Display{Name: ":" + n, t: t, xvfb: cmd}
 	d.env = append(os.Environ(), "DISPLAY="+d.Name)
 	d.env = withoutEnv(d.env, "DBUS_SESSION_BUS_ADDRESS", "WAYLAND_DISPLAY")
 	d.startWM()
@@ -112,6 +113,12 @@ func (d *Display) startWM() {
 		out, err := d.Output("xprop", "-root", "_NET_SUPPORTING_WM_CHECK")
 		return err == nil && strings.Contains(out, "window id")
 	})
+}
+
+// Kill ends the X server at once, as a crash or the end of the session
+// would: every client's connection is cut.
+func (d *Display) Kill() {
+	d.xvfb.Process.Kill()
 }
 
 // Env is the environment of programs on this display.

@@ -94,6 +94,7 @@ var UpstreamCode = map[errcode.Code]errcode.Code{
 	"OBSERVATION_CONSUMED":                errcode.Internal,
 	"KEY_UNMAPPED":                        errcode.FeatureNotSupported,
 	"INPUT_FAILED":                        errcode.Internal,
+	"INPUT_NOT_GRANTED":                   errcode.CapabilityNotGranted, // the person shared the screen without input
 	"APP_NOT_FOUND":                       errcode.FeatureNotSupported,
 	"WINDOW_NOT_VISIBLE":                  errcode.WindowStale,
 	"COMPANION_NOT_PAIRED":                errcode.DependencyMissing,
