@@ -181,29 +181,54 @@ func TestMCPClientIsNotTheUser(t *testing.T) {
 }
 
 // fakeOpener puts a browser opener (xdg-open, or open on macOS) first on
-// env's PATH that only writes the URL it is given to the returned file.
-func fakeOpener(t *testing.T, env []string) ([]string, string) {
+// env's PATH that only writes the URL it is given into a FIFO. The daemon
+// starts the opener detached and answers before it has run, so the
+// returned opened waits for the opener's write (the FIFO's writer closing)
+// rather than reading a file that may not be written yet.
+func fakeOpener(t *testing.T, env []string) (newEnv []string, opened func() string) {
 	t.Helper()
 	if runtime.GOOS == "windows" {
 		t.Skip("the fake browser opener is a shell script; Windows opens URLs with rundll32")
 	}
 	dir := t.TempDir()
-	got := filepath.Join(dir, "opened")
+	fifo := filepath.Join(dir, "opened")
+	if out, err := exec.Command("mkfifo", "-m", "600", fifo).CombinedOutput(); err != nil {
+		t.Fatalf("mkfifo: %v %s", err, out)
+	}
 	name := "xdg-open"
 	if runtime.GOOS == "darwin" {
 		name = "open"
 	}
-	script := "#!/bin/sh\nprintf '%s\\n' \"$1\" >> " + got + "\n"
+	script := "#!/bin/sh\nprintf '%s\\n' \"$1\" > " + fifo + "\n"
 	if err := os.WriteFile(filepath.Join(dir, name), []byte(script), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	out := slices.Clone(env)
-	for i, kv := range out {
+	newEnv = slices.Clone(env)
+	for i, kv := range newEnv {
 		if strings.HasPrefix(kv, "PATH=") {
-			out[i] = "PATH=" + dir + string(os.PathListSeparator) + strings.TrimPrefix(kv, "PATH=")
+			newEnv[i] = "PATH=" + dir + string(os.PathListSeparator) + strings.TrimPrefix(kv, "PATH=")
 		}
 	}
-	return out, got
+	opened = func() string {
+		t.Helper()
+		got := make(chan string, 1)
+		go func() {
+			b, _ := os.ReadFile(fifo) // opens once a writer does; EOF when it closes
+			got <- string(b)
+		}()
+		select {
+		case s := <-got:
+			return s
+		case <-time.After(time.Minute):
+			// Unblock the reader (and so the goroutine) before failing.
+			if w, err := os.OpenFile(fifo, os.O_WRONLY, 0); err == nil {
+				w.Close()
+			}
+			t.Fatal("the daemon never ran the browser opener")
+			return ""
+		}
+	}
+	return newEnv, opened
 }
 
 // TestConfirmInPerson: [policy] confirm_in_person, turned on by a
@@ -243,8 +268,8 @@ func TestConfirmInPerson(t *testing.T) {
 	if err != nil || strings.Contains(stdout+stderr, "code=") || !strings.Contains(stdout, "opened") {
 		t.Fatalf("hostlink console: %v\n%s%s", err, stdout, stderr)
 	}
-	b, _ := os.ReadFile(opened)
-	link := strings.TrimSpace(string(b))
+	b := opened()
+	link := strings.TrimSpace(b)
 	if !strings.HasPrefix(link, origin+"/console/login?code=") || strings.Count(link, "\n") != 0 {
 		t.Fatalf("the daemon opened %q", b)
 	}
