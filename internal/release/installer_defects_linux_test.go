@@ -10,6 +10,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"os/exec"
+	"os/signal"
 	"path/filepath"
 	"runtime"
 	"strings"
@@ -280,6 +281,14 @@ func TestInstallScriptSignals(t *testing.T) {
 	archive := "hostlink_" + d.meta.Version + "_linux_" + runtime.GOARCH + ".tar.gz"
 
 	t.Run("SIGHUP", func(t *testing.T) {
+		// Under nohup the test starts with SIGHUP ignored, an ignored
+		// signal stays ignored across exec, and a shell cannot trap a
+		// signal ignored on entry (POSIX): the script would never see the
+		// hangup a terminal sends. A handler of the test's own makes the
+		// script start with the default disposition, as from a terminal.
+		hup := make(chan os.Signal, 1)
+		signal.Notify(hup, syscall.SIGHUP)
+		defer signal.Stop(hup)
 		in := newInstaller(t, d.dir)
 		// The archive's download waits until the signal is sent.
 		asked, release := make(chan struct{}, 1), make(chan struct{})
