@@ -436,8 +436,10 @@ func TestLinkOverloadAndFrames(t *testing.T) {
 	data := waitPeer(t, p, "legacy-1", since)
 
 	// max_concurrent + 1: two slow commands, sent first, hold both slots.
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
-	defer cancel()
+	// The requests below are bounded by the test's own deadline, not a
+	// clock of their own: two 16 MiB frames under -race on a busy machine
+	// took the 60 s such a clock once gave them all.
+	ctx := t.Context()
 	var slow []*devplatform.Pending
 	for range 2 {
 		r, err := data.Start(ctx, "EXECUTE_COMMAND", map[string]any{"argv": []string{"sleep", "2"}})
