@@ -42,15 +42,11 @@ func (r *Root) ReadDirTypes(p Path, keep func(name string, typ fs.FileMode) (tak
 // ReadDirStat does: one fs.FileInfo per name, nil for a name that is
 // gone or cannot be described. A name must be one entry, not a path.
 func (r *Root) LstatNames(p Path, names []string) ([]fs.FileInfo, error) {
-	if err := r.acquire(); err != nil {
+	d, done, err := r.listedDir(p)
+	if err != nil {
 		return nil, err
 	}
-	defer r.release()
-	d, err := walk(r, p, walkOpts{fast: true}, r.openDir)
-	if err != nil {
-		return nil, translate(err, p)
-	}
-	defer closeHandle(d.h)
+	defer done()
 	infos := make([]fs.FileInfo, len(names))
 	inParallel(len(names), func(lo, hi int) {
 		for j := lo; j < hi; j++ {
@@ -83,16 +79,26 @@ func inParallel(n int, do func(lo, hi int)) {
 	wg.Wait()
 }
 
-func (r *Root) readDir(p Path, keep func(name string, typ fs.FileMode) (take, more bool), describe bool) ([]DirStat, error) {
+// listedDir opens the directory p as the listings reach it, with the root
+// held; done closes it and lets the root go.
+func (r *Root) listedDir(p Path) (d dirHandle, done func(), err error) {
 	if err := r.acquire(); err != nil {
+		return dirHandle{}, nil, err
+	}
+	d, err = walk(r, p, walkOpts{fast: true}, r.openDir)
+	if err != nil {
+		r.release()
+		return dirHandle{}, nil, translate(err, p)
+	}
+	return d, func() { closeHandle(d.h); r.release() }, nil
+}
+
+func (r *Root) readDir(p Path, keep func(name string, typ fs.FileMode) (take, more bool), describe bool) ([]DirStat, error) {
+	d, done, err := r.listedDir(p)
+	if err != nil {
 		return nil, err
 	}
-	defer r.release()
-	d, err := walk(r, p, walkOpts{fast: true}, r.openDir)
-	if err != nil {
-		return nil, translate(err, p)
-	}
-	defer closeHandle(d.h)
+	defer done()
 	ents, err := readDirAt(d.h, r.Abs(pathOf(d.canon)))
 	if err != nil {
 		return nil, translate(err, p)

@@ -61,24 +61,8 @@ func TestListingsAreText(t *testing.T) {
 		os.WriteFile(filepath.Join(root, "many", fmt.Sprintf("f%04d", i)), []byte("x"), 0o644)
 	}
 
-	inW, outR := servePipes(t, reg)
-	srv := httptest.NewServer(NewHTTPHandler(reg, HTTPOptions{Token: "tok-tok-tok-tok"}))
-	defer srv.Close()
 	ctx := context.Background()
-	client := mcp.NewClient(&mcp.Implementation{Name: "t", Version: "1"}, nil)
-	stdio, err := client.Connect(ctx, &mcp.IOTransport{Reader: outR, Writer: inW, MaxLineLength: 1 << 30}, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer stdio.Close()
-	web, err := client.Connect(ctx, &mcp.StreamableClientTransport{Endpoint: srv.URL,
-		HTTPClient: &http.Client{Transport: bearer{"tok-tok-tok-tok"}}, DisableStandaloneSSE: true}, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer web.Close()
-
-	for transport, cs := range map[string]*mcp.ClientSession{"stdio": stdio, "http": web} {
+	for transport, cs := range bothTransports(t, reg) {
 		tools, err := cs.ListTools(ctx, nil)
 		if err != nil {
 			t.Fatal(err)

@@ -47,23 +47,8 @@ func textRegistry(t testing.TB) *ops.Registry {
 // Streamable HTTP (the SDK's encoding) alike.
 func TestTextResults(t *testing.T) {
 	reg := textRegistry(t)
-	inW, outR := servePipes(t, reg)
-	srv := httptest.NewServer(NewHTTPHandler(reg, HTTPOptions{Token: "tok-tok-tok-tok"}))
-	defer srv.Close()
 	ctx := context.Background()
-	client := mcp.NewClient(&mcp.Implementation{Name: "t", Version: "1"}, nil)
-	stdio, err := client.Connect(ctx, &mcp.IOTransport{Reader: outR, Writer: inW, MaxLineLength: 1 << 30}, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer stdio.Close()
-	web, err := client.Connect(ctx, &mcp.StreamableClientTransport{Endpoint: srv.URL,
-		HTTPClient: &http.Client{Transport: bearer{"tok-tok-tok-tok"}}, DisableStandaloneSSE: true}, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer web.Close()
-	for name, cs := range map[string]*mcp.ClientSession{"stdio": stdio, "http": web} {
+	for name, cs := range bothTransports(t, reg) {
 		tools, err := cs.ListTools(ctx, nil)
 		if err != nil {
 			t.Fatal(err)
@@ -98,4 +83,28 @@ func TestTextResults(t *testing.T) {
 			}
 		}
 	}
+}
+
+// bothTransports connects the Go SDK client to reg over stdio (results
+// spliced in by the connection) and over Streamable HTTP (the SDK's
+// encoding), both closed at the end of the test.
+func bothTransports(t *testing.T, reg *ops.Registry) map[string]*mcp.ClientSession {
+	t.Helper()
+	inW, outR := servePipes(t, reg)
+	srv := httptest.NewServer(NewHTTPHandler(reg, HTTPOptions{Token: "tok-tok-tok-tok"}))
+	t.Cleanup(srv.Close)
+	ctx := context.Background()
+	client := mcp.NewClient(&mcp.Implementation{Name: "t", Version: "1"}, nil)
+	stdio, err := client.Connect(ctx, &mcp.IOTransport{Reader: outR, Writer: inW, MaxLineLength: 1 << 30}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { stdio.Close() })
+	web, err := client.Connect(ctx, &mcp.StreamableClientTransport{Endpoint: srv.URL,
+		HTTPClient: &http.Client{Transport: bearer{"tok-tok-tok-tok"}}, DisableStandaloneSSE: true}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { web.Close() })
+	return map[string]*mcp.ClientSession{"stdio": stdio, "http": web}
 }
