@@ -290,8 +290,10 @@ func TestWaylandResolutionChange(t *testing.T) {
 	e.consent(true)
 	obs, _ := e.observe(nil)
 	e.s.Rotate()
+	// The stream goes too, perhaps first: the session's close is what
+	// readiness ends up reporting.
 	tstest.WaitFor(t, 2*time.Minute, "the session's end to be reported", func() bool {
-		return e.desktops().Operations["computer_observe"].Detail != "the person shares one monitor through the portal"
+		return e.desktops().Operations["computer_act"].Reason == wayland.ReasonClosed
 	})
 	_, _, err := e.call("computer_act", map[string]any{"observation_id": obs.ObservationID, "action": "type", "text": "echo no > no.txt\n"})
 	if err == nil || err.Code != DesktopDrift || err.Details["reason"] != wayland.ReasonClosed {
@@ -318,6 +320,49 @@ func TestWaylandResolutionChange(t *testing.T) {
 		o, _ := e.observe(map[string]any{"accessibility": true})
 		return o.Accessibility != nil && o.Accessibility.Available && strings.Contains(o.Accessibility.Text, "push button: Press on Wayland")
 	})
+}
+
+// TestWaylandStreamLost: the shared stream's PipeWire node destroyed with
+// no portal Closed signal. Readiness says so without an observation (the
+// loss is seen as it happens, not after a capture times out), an act on an
+// observation taken before is refused as drift with nothing dispatched,
+// and the next observation opens a new session, asking the person again,
+// whose frames are the screen's.
+func TestWaylandStreamLost(t *testing.T) {
+	e := newWaylandEnv(t, waylandtest.Options{})
+	dir := t.TempDir()
+	e.s.Terminal(dir)
+	e.consent(true)
+	obs, _ := e.observe(nil)
+	e.s.DestroyStreams()
+	tstest.WaitFor(t, time.Minute, "the lost stream in the desktop's readiness", func() bool {
+		return e.desktops().Operations["computer_act"].Reason == wayland.ReasonStreamLost
+	})
+	if op := e.desktops().Operations["computer_act"]; op.Ready {
+		t.Fatalf("act ready on a lost stream: %+v", op)
+	}
+	_, _, err := e.call("computer_act", map[string]any{"observation_id": obs.ObservationID, "action": "type", "text": "echo no > no.txt\n"})
+	if err == nil || err.Code != DesktopDrift || err.Details["reason"] != wayland.ReasonStreamLost {
+		t.Fatalf("act on the lost stream: %v", err)
+	}
+	if r, _ := err.Details["receipt"].(map[string]any); r["status"] != NotDispatched || r["dispatched"] != float64(0) {
+		t.Fatalf("receipt of the refused act: %v", err.Details)
+	}
+	d := e.consent(true)
+	if m := d.Monitors[0]; m.Bounds != (native.Rect{W: e.s.W, H: e.s.H}) {
+		t.Fatalf("monitor of the new session %+v", m)
+	}
+	o2, img := e.observe(nil)
+	if o2.ObservationID == obs.ObservationID {
+		t.Fatal("the new session's observation reuses the old reference")
+	}
+	waylandtest.Same(t, "the new session's observation against the reference capture", img, e.s.Capture(), 0, 0)
+	if _, _, err := e.call("computer_act", map[string]any{"observation_id": obs.ObservationID, "action": "type", "text": "echo no > no.txt\n"}); err == nil {
+		t.Fatal("an observation of the lost session acted in the new one")
+	}
+	if _, err := os.Stat(filepath.Join(dir, "no.txt")); err == nil {
+		t.Fatal("a refused act's input reached the terminal")
+	}
 }
 
 // TestWaylandDialogUnanswered: while the portal's dialog is open every

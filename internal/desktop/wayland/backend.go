@@ -52,6 +52,9 @@ const (
 	ReasonSessionLocked   = "session_locked"
 	ReasonPortalFailed    = "portal_failed"
 	ReasonConsentTimedOut = "permission_timeout"
+	// ReasonStreamLost: the shared stream's PipeWire node went away
+	// without the portal closing the session (watch.go).
+	ReasonStreamLost = "stream_lost"
 )
 
 // phase is where the person's consent stands.
@@ -62,7 +65,7 @@ const (
 	pending              // the portal's dialog is open
 	granted              // a session runs
 	denied               // the person declined: not asked again until hostlink restarts
-	closed               // the compositor closed the session; the next observation asks again
+	closed               // the compositor closed the session, or its stream was lost; the next observation asks again
 	failed               // the portal failed the request or the dialog timed out; the next observation asks again
 )
 
@@ -121,6 +124,9 @@ func (b *Backend) Close() error {
 	b.mu.Unlock()
 	if stop != nil {
 		stop()
+	}
+	if s != nil {
+		s.stopWatch()
 	}
 	if b.portal != nil {
 		if s != nil && ph == granted && !s.shot {
@@ -185,6 +191,13 @@ func (b *Backend) startOpen() {
 	if b.closing {
 		return
 	}
+	if old := b.sess; old != nil && b.phase == closed && !old.shot {
+		// A session whose stream was lost is still open at the portal
+		// (closing one the compositor closed is harmless): end it before
+		// asking for the next, so it offers no input and shows no
+		// sharing indicator.
+		go b.portal.closeSession(old.handle)
+	}
 	b.phase = pending
 	done := make(chan struct{})
 	b.opening = done
@@ -221,6 +234,9 @@ func (b *Backend) startOpen() {
 			}
 			if !s.shot {
 				b.portal.onClosed(s.handle, func(map[string]dbus.Variant) { b.sessionClosed(s) })
+				wctx, stop := context.WithCancel(context.Background())
+				s.stop = stop
+				go b.watch(wctx, s)
 			}
 		case errors.Is(err, errCancelled):
 			b.phase, b.why = denied, "the person declined screen sharing in the desktop's dialog; hostlink does not ask again until it restarts"
@@ -232,14 +248,40 @@ func (b *Backend) startOpen() {
 	}()
 }
 
-// sessionClosed records the compositor's end of s.
+// sessionClosed records the compositor's end of s. It may come after the
+// watch saw the stream go (a resolution change ends both): the closed
+// session is then the better account of it.
 func (b *Backend) sessionClosed(s *session) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	if b.sess == s && b.phase == granted {
-		b.phase = closed
+	if b.sess == s && (b.phase == granted || b.phase == closed && b.reason == ReasonStreamLost) {
+		b.phase, b.reason = closed, ReasonClosed
 		b.why = "the compositor closed the screen-sharing session (a resolution change, a revoked permission or a compositor restart); observe again"
+		s.stopWatch()
 	}
+}
+
+// streamLost ends s, whose stream is gone while its portal session is
+// not: acts bound to it are refused as drift, and the next observation
+// opens a new session (asking the person as the portal requires), whose
+// stream is found by its own serial.
+func (b *Backend) streamLost(s *session, why string) {
+	b.mu.Lock()
+	if b.sess != s || b.phase != granted {
+		b.mu.Unlock()
+		return
+	}
+	b.phase, b.reason = closed, ReasonStreamLost
+	b.why = why + "; the screen-sharing session cannot capture any more, and the next observation starts a new one (the desktop may ask the person again)"
+	b.mu.Unlock()
+	s.stopWatch()
+}
+
+// granted reports whether s is the session running now.
+func (b *Backend) granted(s *session) bool {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.sess == s && b.phase == granted
 }
 
 // refusal says why there is no session now. Called with b.mu held.
@@ -251,7 +293,7 @@ func (b *Backend) refusal() error {
 	case denied:
 		return native.Refuse(native.ErrPermission, ReasonDenied, b.why)
 	case closed:
-		return native.Refuse(native.ErrSessionClosed, ReasonClosed, b.why)
+		return native.Refuse(native.ErrSessionClosed, b.reason, b.why)
 	case failed:
 		return native.Refuse(native.ErrUnavailable, b.reason, b.why)
 	}
@@ -302,7 +344,12 @@ func (b *Backend) Status(ctx context.Context) native.Status {
 		d := native.Readiness{Reason: ReasonDenied, Detail: why}
 		st.Capture, st.Input = d, d
 	case closed:
+		// The next observation opens a new session; no act can run
+		// before it, since every observation of the old one is void.
 		st.Capture.Detail = why
+		if st.Input.Ready {
+			st.Input = native.Readiness{Reason: reason, Detail: why}
+		}
 	case failed:
 		// The dialog timed out or the portal failed: not ready until an
 		// observation asks again (which it may).

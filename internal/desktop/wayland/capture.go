@@ -68,6 +68,16 @@ func (b *Backend) grab(ctx context.Context, s *session) (*image.RGBA, error) {
 		ExtraFiles: []*os.File{f},
 	}, out, log)
 	if errors.Is(err, context.DeadlineExceeded) {
+		if s.serial != 0 && !b.isClosed(s) {
+			// No frame: ask PipeWire whether the stream is still there,
+			// as the watch would have said.
+			lctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), callTimeout)
+			serial, lerr := b.serialOf(lctx, s.node)
+			cancel()
+			if lerr != nil || serial != s.serial {
+				b.streamLost(s, fmt.Sprintf("no frame came from the shared stream within %v and its PipeWire node %d is gone", captureTimeout, s.node))
+			}
+		}
 		if b.isClosed(s) {
 			b.mu.Lock()
 			defer b.mu.Unlock()

@@ -26,6 +26,15 @@ type session struct {
 	// warmKeys and warmPointer: the input warm-up of the keyboard and of
 	// the pointer is done (input.go).
 	warmKeys, warmPointer bool
+	// stop ends the watch of the stream (watch.go); nil without one.
+	stop context.CancelFunc
+}
+
+// stopWatch ends the watch of s's stream, if one runs.
+func (s *session) stopWatch() {
+	if s.stop != nil {
+		s.stop()
+	}
 }
 
 // stream is one entry of a Start response's "streams".

@@ -3,6 +3,7 @@
 package wayland
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"image"
@@ -159,5 +160,34 @@ func TestRawFrame(t *testing.T) {
 		if err != nil || img.Rect.Dx() != tt.w || img.Pix[3] != 0xff {
 			t.Errorf("%s: %v %v", tt.name, img, err)
 		}
+	}
+}
+
+func TestLostBy(t *testing.T) {
+	const node, serial = 37, 120
+	tests := []struct {
+		name   string
+		update string
+		lost   bool
+	}{
+		{"other objects change", `[{"id": 36, "info": null}, {"id": 38, "type": "PipeWire:Interface:Node", "info": {"props": {"object.serial": 7}}}]`, false},
+		{"the node's state changes", `[{"id": 37, "type": "PipeWire:Interface:Node", "info": {"state": "running", "props": {"object.serial": 120}}}]`, false},
+		{"an update without props", `[{"id": 37, "type": "PipeWire:Interface:Node", "info": {"state": "idle"}}]`, false},
+		{"the node removed", `[{"id": 37, "info": null}]`, true},
+		{"the id reused by another node", `[{"id": 37, "type": "PipeWire:Interface:Node", "info": {"props": {"object.serial": 133}}}]`, true},
+		{"the id reused by a port", `[{"id": 37, "type": "PipeWire:Interface:Port", "info": {"props": {"object.serial": 134}}}]`, true},
+		{"the whole graph, node present", `[{"id": 0, "type": "PipeWire:Interface:Core", "info": {}}, {"id": 37, "type": "PipeWire:Interface:Node", "info": {"props": {"object.serial": 120}}}]`, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var objs []pwObject
+			if err := json.Unmarshal([]byte(tt.update), &objs); err != nil {
+				t.Fatal(err)
+			}
+			why, lost := lostBy(objs, node, serial)
+			if lost != tt.lost || lost == (why == "") {
+				t.Fatalf("lostBy = %q, %v; want lost %v", why, lost, tt.lost)
+			}
+		})
 	}
 }

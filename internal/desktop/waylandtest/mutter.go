@@ -3,6 +3,7 @@ package waylandtest
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
 	"image"
 	"image/color"
@@ -111,6 +112,7 @@ func (s *Session) Capture() *image.RGBA {
 // monitor, for absolute pointer motion.
 type remote struct {
 	rd, sc, stream dbus.ObjectPath
+	node           uint32
 }
 
 // input returns the test's remote-desktop session, starting it on first
@@ -130,10 +132,10 @@ func (s *Session) input() *remote {
 	if err != nil {
 		s.t.Fatalf("SessionId: %v", err)
 	}
-	sc, stream, _ := s.record(v.Value().(string), func() error {
+	sc, stream, node := s.record(v.Value().(string), func() error {
 		return s.call(s.conn.Object(mutterRD, rd), mutterRD+".Session.Start").Err
 	})
-	r := &remote{rd: rd, sc: sc, stream: stream}
+	r := &remote{rd: rd, sc: sc, stream: stream, node: node}
 	s.t.Cleanup(func() { s.call(s.conn.Object(mutterRD, rd), mutterRD+".Session.Stop") })
 	// A new virtual device drops the events that reach the compositor
 	// before it has set the device up, and nothing reports when that is
@@ -383,4 +385,52 @@ func (s *Session) leaveOverview() {
 	waitFor(s.t, 2*time.Minute, "gnome-shell's overview", overview)
 	s.Key(0xff1b)
 	waitFor(s.t, 2*time.Minute, "gnome-shell to leave the overview", func() bool { return !overview() })
+}
+
+// DestroyStreams destroys, with pw-cli, every screen-cast stream's
+// PipeWire node but the test's own (Click's): a stream lost without the
+// portal closing its session, as when PipeWire or a compositor plug-in
+// drops it. It returns the nodes destroyed, and fails the test if none.
+func (s *Session) DestroyStreams() []uint32 {
+	s.t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	dump := exec.CommandContext(ctx, "pw-dump", "--no-colors")
+	dump.Env = s.env
+	out, err := dump.Output()
+	if err != nil {
+		s.t.Fatalf("pw-dump: %v", err)
+	}
+	var objs []struct {
+		ID   uint32 `json:"id"`
+		Type string `json:"type"`
+		Info struct {
+			Props map[string]any `json:"props"`
+		} `json:"info"`
+	}
+	if err := json.Unmarshal(out, &objs); err != nil {
+		s.t.Fatalf("pw-dump: %v", err)
+	}
+	s.mu.Lock()
+	own := uint32(0)
+	if s.pointer != nil {
+		own = s.pointer.node
+	}
+	s.mu.Unlock()
+	var gone []uint32
+	for _, o := range objs {
+		if o.Type != "PipeWire:Interface:Node" || o.Info.Props["media.name"] != "meta-screen-cast-src" || o.ID == own {
+			continue
+		}
+		cmd := exec.CommandContext(ctx, "pw-cli", "destroy", strconv.FormatUint(uint64(o.ID), 10))
+		cmd.Env = s.env
+		if b, err := cmd.CombinedOutput(); err != nil {
+			s.t.Fatalf("pw-cli destroy %d: %v: %s", o.ID, err, b)
+		}
+		gone = append(gone, o.ID)
+	}
+	if len(gone) == 0 {
+		s.t.Fatalf("no screen-cast stream to destroy in PipeWire's graph")
+	}
+	return gone
 }
