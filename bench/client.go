@@ -24,6 +24,8 @@ type session interface {
 	call(ctx context.Context, tool string, args map[string]any, wantText bool) (string, error)
 	// listTools runs tools/list, recording the server's tools on first use.
 	listTools(ctx context.Context) error
+	// images is how many image blocks the last call's result had.
+	images() int
 	// pid is the server process's.
 	pid() int
 	// clientPID is the process the client library runs in (0: this one).

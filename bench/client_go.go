@@ -29,9 +29,10 @@ func (goClient) Version() string {
 }
 
 type goSession struct {
-	s   *server
-	cmd *exec.Cmd
-	cs  *mcp.ClientSession
+	s      *server
+	cmd    *exec.Cmd
+	cs     *mcp.ClientSession
+	nimage int // image blocks in the last call's result
 }
 
 func (goClient) start(ctx context.Context, s *server) (session, error) {
@@ -70,6 +71,8 @@ func (ss *goSession) pid() int { return ss.cmd.Process.Pid }
 
 func (ss *goSession) clientPID() int { return 0 }
 
+func (ss *goSession) images() int { return ss.nimage }
+
 func (ss *goSession) relay() time.Duration { return 0 }
 
 func (ss *goSession) close() {
@@ -87,6 +90,12 @@ func (ss *goSession) call(ctx context.Context, tool string, args map[string]any,
 	}
 	if res.IsError {
 		return "", fmt.Errorf("%s %s: tool error: %s", ss.s.Name, tool, truncate(resultText(res), 300))
+	}
+	ss.nimage = 0
+	for _, c := range res.Content {
+		if _, ok := c.(*mcp.ImageContent); ok {
+			ss.nimage++
+		}
 	}
 	if !wantText {
 		return "", nil

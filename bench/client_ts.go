@@ -61,6 +61,7 @@ type tsSession struct {
 	waiting map[int]chan tsReply
 	readErr error
 	spent   time.Duration // relay time so far
+	nimage  int           // image blocks in the last call's result
 }
 
 type tsReply struct {
@@ -69,6 +70,7 @@ type tsReply struct {
 	Error   string  `json:"error"`
 	PID     int     `json:"pid"`
 	IsError bool    `json:"isError"`
+	Images  int     `json:"images"`
 	Text    *string `json:"text"`
 	Tools   []struct {
 		Name        string          `json:"name"`
@@ -230,7 +232,16 @@ func (ss *tsSession) call(ctx context.Context, tool string, args map[string]any,
 	if rep.IsError {
 		return "", fmt.Errorf("%s %s: tool error: %s", ss.s.Name, tool, truncate(text, 300))
 	}
+	ss.mu.Lock()
+	ss.nimage = rep.Images
+	ss.mu.Unlock()
 	return text, nil
+}
+
+func (ss *tsSession) images() int {
+	ss.mu.Lock()
+	defer ss.mu.Unlock()
+	return ss.nimage
 }
 
 func (ss *tsSession) listTools(ctx context.Context) error {

@@ -13,8 +13,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/modelcontextprotocol/go-sdk/mcp"
-
 	"github.com/hostlink/hostlink/internal/desktop/waylandtest"
 )
 
@@ -23,17 +21,20 @@ import (
 // observation) on the X11 route (a private Xvfb) and on the Wayland route
 // (a private headless GNOME session through the portals, whose consent
 // dialog the driver answers as a person would), each through a hostlink
-// mcp of its own started on that desktop. The peers have no desktop tools.
+// mcp of its own started on that desktop and driven by the pass's client
+// (the Go SDK, or the TypeScript SDK that most agents are built on). The
+// peers have no desktop tools.
 
 // desktopRoute is one desktop and the hostlink session on it, started on
 // first use and stopped when the driver exits.
 type desktopRoute struct {
 	name  string
+	cl    client // the pass's MCP client
 	start func(r *desktopRoute) error
 
 	once sync.Once
 	err  error
-	ss   *goSession
+	ss   session
 	obs  string // the current observation id, for the next act
 	acts int
 	bt   *benchT
@@ -59,7 +60,7 @@ func closeDesktops() {
 	desktopRoutes = nil
 }
 
-func (r *desktopRoute) session() (*goSession, error) {
+func (r *desktopRoute) session() (session, error) {
 	r.once.Do(func() {
 		desktopMu.Lock()
 		desktopRoutes = append(desktopRoutes, r)
@@ -73,7 +74,7 @@ func (r *desktopRoute) session() (*goSession, error) {
 // startHostlink starts `hostlink mcp` with computer control on, on the
 // desktop that env names.
 func (r *desktopRoute) startHostlink(ctx context.Context, base *server, env ...string) error {
-	home := filepath.Join(filepath.Dir(base.home), "home-desktop-"+r.name)
+	home := filepath.Join(filepath.Dir(base.home), "home-desktop-"+r.name+"-"+r.cl.Name())
 	root := filepath.Join(home, "root")
 	if err := os.MkdirAll(root, 0o700); err != nil {
 		return err
@@ -92,24 +93,22 @@ func (r *desktopRoute) startHostlink(ctx context.Context, base *server, env ...s
 	}
 	s.Name = "hostlink"
 	s.env = append(s.env, env...)
-	ss, err := goClient{}.start(ctx, s)
+	ss, err := r.cl.start(ctx, s)
 	if err != nil {
 		return err
 	}
-	r.ss = ss.(*goSession)
+	r.ss = ss
 	return nil
 }
 
 // call runs one tool on the route's session; an error result is an error.
-func (r *desktopRoute) call(ctx context.Context, tool string, args map[string]any) (*mcp.CallToolResult, error) {
-	res, err := r.ss.cs.CallTool(ctx, &mcp.CallToolParams{Name: tool, Arguments: args})
+// It returns the result's text and how many images it had.
+func (r *desktopRoute) call(ctx context.Context, tool string, args map[string]any) (string, int, error) {
+	text, err := r.ss.call(ctx, tool, args, true)
 	if err != nil {
-		return nil, fmt.Errorf("hostlink %s: %w", tool, err)
+		return "", 0, err
 	}
-	if res.IsError {
-		return nil, fmt.Errorf("hostlink %s: tool error: %s", tool, truncate(resultText(res), 300))
-	}
-	return res, nil
+	return text, r.ss.images(), nil
 }
 
 // observe takes an observation and keeps its id for the next act.
@@ -122,14 +121,14 @@ func (r *desktopRoute) observe(ctx context.Context) error {
 
 // observeNow is observe on the started session.
 func (r *desktopRoute) observeNow(ctx context.Context) error {
-	res, err := r.call(ctx, "computer_observe", map[string]any{})
+	text, images, err := r.call(ctx, "computer_observe", map[string]any{})
 	if err != nil {
 		return err
 	}
-	return r.keep(resultText(res), len(res.Content))
+	return r.keep(text, images)
 }
 
-func (r *desktopRoute) keep(text string, contents int) error {
+func (r *desktopRoute) keep(text string, images int) error {
 	var o struct {
 		ObservationID string `json:"observation_id"`
 		Observation   *struct {
@@ -142,7 +141,7 @@ func (r *desktopRoute) keep(text string, contents int) error {
 	if o.Observation != nil {
 		o.ObservationID = o.Observation.ObservationID
 	}
-	if o.ObservationID == "" || contents < 2 {
+	if o.ObservationID == "" || images < 1 {
 		return fmt.Errorf("no observation with an image in %q", truncate(text, 200))
 	}
 	r.obs = o.ObservationID
@@ -159,17 +158,17 @@ func (r *desktopRoute) act(ctx context.Context) error {
 	}
 	r.acts++
 	x := 100 + 100*(r.acts%2)
-	res, err := r.call(ctx, "computer_act", map[string]any{"observation_id": r.obs, "action": "move", "x": x, "y": 300, "settle_ms": 0})
+	text, images, err := r.call(ctx, "computer_act", map[string]any{"observation_id": r.obs, "action": "move", "x": x, "y": 300, "settle_ms": 0})
 	r.obs = ""
 	if err != nil {
 		return err
 	}
-	return r.keep(resultText(res), len(res.Content))
+	return r.keep(text, images)
 }
 
 // x11Route runs Xvfb on a free display.
-func x11Route(base *server) *desktopRoute {
-	return &desktopRoute{name: "x11", start: func(r *desktopRoute) error {
+func x11Route(base *server, cl client) *desktopRoute {
+	return &desktopRoute{name: "x11", cl: cl, start: func(r *desktopRoute) error {
 		xvfb, err := exec.LookPath("Xvfb")
 		if err != nil {
 			return errors.New("no Xvfb installed (apt-get install xvfb)")
@@ -205,8 +204,8 @@ func x11Route(base *server) *desktopRoute {
 
 // waylandRoute runs a headless GNOME session and answers the portal's
 // dialog for the first observation.
-func waylandRoute(base *server) *desktopRoute {
-	return &desktopRoute{name: "wayland", start: func(r *desktopRoute) error {
+func waylandRoute(base *server, cl client) *desktopRoute {
+	return &desktopRoute{name: "wayland", cl: cl, start: func(r *desktopRoute) error {
 		t0 := time.Now()
 		s := waylandtest.Start(r.bt, waylandtest.Options{})
 		logf("wayland session up in %s", time.Since(t0).Round(time.Millisecond))
@@ -215,7 +214,7 @@ func waylandRoute(base *server) *desktopRoute {
 			return err
 		}
 		ctx := context.Background()
-		if _, err := r.call(ctx, "computer_observe", map[string]any{}); err == nil {
+		if _, _, err := r.call(ctx, "computer_observe", map[string]any{}); err == nil {
 			return errors.New("the first observation did not ask for consent")
 		} else if !strings.Contains(err.Error(), "permission_pending") {
 			return err
@@ -290,9 +289,9 @@ func (b *benchT) close() {
 	}
 }
 
-// desktopScenarios are the observe and act scenarios of both routes. Each
-// route is one hostlink session with the Go client on its own desktop, so
-// they run in the Go client's pass only.
+// desktopScenarios are the observe and act scenarios of both routes, for
+// the pass of client cl: each route is a desktop of its own with one
+// hostlink session driven by cl.
 func (c *config) desktopScenarios(cl client, servers []*server, mk func(key, title string, reps int) *scenario) []*scenario {
 	var base *server
 	for _, s := range servers {
@@ -301,7 +300,7 @@ func (c *config) desktopScenarios(cl client, servers []*server, mk func(key, tit
 		}
 	}
 	var out []*scenario
-	for _, r := range []*desktopRoute{x11Route(base), waylandRoute(base)} {
+	for _, r := range []*desktopRoute{x11Route(base, cl), waylandRoute(base, cl)} {
 		obs := mk("observe_"+r.name, "computer_observe of a 1280x800 "+routeTitle[r.name]+" (PNG)", c.Big)
 		act := mk("act_"+r.name, "computer_act move on "+routeTitle[r.name]+", with its fresh observation (settle_ms 0)", c.Big)
 		for _, s := range servers {
@@ -311,11 +310,6 @@ func (c *config) desktopScenarios(cl client, servers []*server, mk func(key, tit
 			}
 		}
 		out = append(out, obs, act)
-		if _, isGo := cl.(goClient); !isGo {
-			obs.na["hostlink"] = "desktop scenarios run with the Go client only (see its table)"
-			act.na["hostlink"] = obs.na["hostlink"]
-			continue
-		}
 		obs.ops["hostlink"] = func(ctx context.Context, _ session) error { return r.observe(ctx) }
 		obs.tools["hostlink"] = "computer_observe"
 		act.ops["hostlink"] = func(ctx context.Context, _ session) error { return r.act(ctx) }

@@ -85,6 +85,7 @@ async function handle(req) {
       const el = ns();
       const out = { ns: el, isError: !!res.isError };
       if (req.text || res.isError) out.text = resultText(res);
+      out.images = (res.content ?? []).filter((c) => c.type === "image").length;
       return out;
     }
     case "close": {
