@@ -28,11 +28,6 @@ import (
 // "claude-code", the client Claude Code declares.
 func TestClaudeCodeIsNamed(t *testing.T) {
 	t.Parallel()
-	clis := agenttest.CLIs(t)
-	argv, err := agentcli.Find(claude.Program, clis)
-	if err != nil {
-		t.Fatal(err)
-	}
 	bin := build(t)
 	home, env := defaultEnv(t)
 	_, mcpURL := startServe(t, bin, env)
@@ -43,23 +38,7 @@ func TestClaudeCodeIsNamed(t *testing.T) {
 		}
 		return fakemodel.Reply{Calls: []fakemodel.Call{{Name: "mcp__hostlink__write_file", Args: map[string]any{"path": "from-claude.txt", "content": "hello from claude code"}}}}
 	})
-	dir := t.TempDir()
-	claudeEnv := append(os.Environ(), "HOME="+filepath.Join(dir, "home"), "CLAUDE_CONFIG_DIR="+filepath.Join(dir, "config"),
-		"ANTHROPIC_BASE_URL="+model.URL, "ANTHROPIC_API_KEY=test-key",
-		"CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1", "DISABLE_AUTOUPDATER=1", "HOSTLINK_HOME="+home)
-	project := filepath.Join(dir, "project")
-	os.MkdirAll(project, 0o755)
-	cc := func(args ...string) *exec.Cmd {
-		c := exec.Command(argv[0], append(argv[1:len(argv):len(argv)], args...)...)
-		c.Env, c.Dir = claudeEnv, project
-		return c
-	}
-	if out, err := cc("mcp", "add", "hostlink", "--", bin, "mcp").CombinedOutput(); err != nil {
-		t.Fatalf("claude mcp add: %v\n%s", err, out)
-	}
-	if out, err := cc("mcp", "list").CombinedOutput(); err != nil || !strings.Contains(string(out), "hostlink") || !strings.Contains(string(out), "Connected") {
-		t.Fatalf("claude mcp list does not connect to hostlink: %v\n%s", err, out)
-	}
+	cc := claudeWithHostlink(t, bin, home, model.URL)
 
 	p := cc("-p", "write the file", "--output-format", "json", "--allowedTools", "mcp__hostlink__write_file")
 	var out syncBuffer
@@ -139,4 +118,101 @@ func TestClaudeCodeIsNamed(t *testing.T) {
 	var res map[string]any
 	json.Unmarshal([]byte(lastLineOf([]byte(out.String()))), &res)
 	t.Logf("claude -p: %v", res["result"])
+}
+
+// claudeWithHostlink returns a runner of the real Claude Code CLI in a
+// HOME and project of its own, talking to the fake model at modelURL, with
+// `hostlink mcp` (HOSTLINK_HOME home) added as its MCP server "hostlink"
+// and passing `claude mcp list`'s health check.
+func claudeWithHostlink(t *testing.T, bin, home, modelURL string) func(args ...string) *exec.Cmd {
+	t.Helper()
+	argv, err := agentcli.Find(claude.Program, agenttest.CLIs(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	claudeEnv := append(os.Environ(), "HOME="+filepath.Join(dir, "home"), "CLAUDE_CONFIG_DIR="+filepath.Join(dir, "config"),
+		"ANTHROPIC_BASE_URL="+modelURL, "ANTHROPIC_API_KEY=test-key",
+		"CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1", "DISABLE_AUTOUPDATER=1", "HOSTLINK_HOME="+home)
+	project := filepath.Join(dir, "project")
+	os.MkdirAll(project, 0o755)
+	cc := func(args ...string) *exec.Cmd {
+		c := exec.Command(argv[0], append(argv[1:len(argv):len(argv)], args...)...)
+		c.Env, c.Dir = claudeEnv, project
+		return c
+	}
+	if out, err := cc("mcp", "add", "hostlink", "--", bin, "mcp").CombinedOutput(); err != nil {
+		t.Fatalf("claude mcp add: %v\n%s", err, out)
+	}
+	if out, err := cc("mcp", "list").CombinedOutput(); err != nil || !strings.Contains(string(out), "hostlink") || !strings.Contains(string(out), "Connected") {
+		t.Fatalf("claude mcp list does not connect to hostlink: %v\n%s", err, out)
+	}
+	return cc
+}
+
+// TestClaudeCodeSeesListings: what Claude Code hands its model for
+// list_directory and find_files is the listings' text (a head line of JSON,
+// then a line per entry), the shape README documents, not JSON of a
+// structured result.
+func TestClaudeCodeSeesListings(t *testing.T) {
+	t.Parallel()
+	bin := build(t)
+	home, env := defaultEnv(t)
+	ws := filepath.Join(home, "workspace")
+	os.MkdirAll(filepath.Join(ws, "src"), 0o755)
+	os.WriteFile(filepath.Join(ws, "notes.md"), []byte("notes\n"), 0o644)
+	os.WriteFile(filepath.Join(ws, "src", "main.go"), []byte("package main\n"), 0o644)
+	startServe(t, bin, env)
+
+	seen := make(chan []fakemodel.Entry, 1)
+	model := fakemodel.Messages(t, func(r *fakemodel.Request) fakemodel.Reply {
+		if res := r.Results(); len(res) >= 2 {
+			select {
+			case seen <- res:
+			default:
+			}
+			return fakemodel.Reply{Text: "listed"}
+		}
+		return fakemodel.Reply{Calls: []fakemodel.Call{
+			{Name: "mcp__hostlink__list_directory", Args: map[string]any{"path": "."}},
+			{Name: "mcp__hostlink__find_files", Args: map[string]any{"path": ".", "pattern": "**/*.go"}},
+		}}
+	})
+	cc := claudeWithHostlink(t, bin, home, model.URL)
+	p := cc("-p", "list the files", "--output-format", "json", "--allowedTools", "mcp__hostlink__list_directory,mcp__hostlink__find_files")
+	// Killed if it hangs, rather than holding the test binary's timeout.
+	kill := time.AfterFunc(3*time.Minute, func() { p.Process.Kill() })
+	out, err := p.CombinedOutput()
+	kill.Stop()
+	if err != nil {
+		t.Fatalf("claude -p: %v\n%s", err, out)
+	}
+	var results []fakemodel.Entry
+	select {
+	case results = <-seen:
+	default:
+		t.Fatalf("the model never got both results; claude said:\n%s", out)
+	}
+	// The calls may run in either order: the results are told apart by
+	// what they list.
+	want := map[string][]string{
+		"list_directory": {`"count":2`, "\nf notes.md\n", "\nd src"},
+		"find_files":     {`"count":1`, "\nf src/main.go"},
+	}
+	for i, r := range results[:2] {
+		head, _, _ := strings.Cut(r.Text, "\n")
+		var h map[string]any
+		if err := json.Unmarshal([]byte(head), &h); err != nil || h["entries"] != nil {
+			t.Errorf("result %d's first line is not the listing's head: %q (%v)", i, head, err)
+		}
+		op := "find_files"
+		if strings.Contains(r.Text, "notes.md") {
+			op = "list_directory"
+		}
+		for _, w := range want[op] {
+			if !strings.Contains(r.Text, w) {
+				t.Errorf("%s's result lacks %q:\n%s", op, w, r.Text)
+			}
+		}
+	}
 }
