@@ -15,6 +15,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/hostlink/hostlink/internal/audit"
 	"github.com/hostlink/hostlink/internal/tstest"
 )
 
@@ -133,19 +134,14 @@ func TestManyMachines(t *testing.T) {
 	hubHome := t.TempDir()
 	hubEnv := meshEnv(hubHome)
 	_, url, token := startHub(t, bin, hubEnv)
-	type machine struct {
-		name string
-		home string
-		env  []string
-	}
-	var ms []machine
+	var ms []fleetMachine
 	for i, name := range []string{"alpha", "beta", "gamma"} {
 		labels := "team=a"
 		if i == 2 {
 			labels = "team=b"
 		}
 		home, env, _ := enrolMachine(t, bin, hubEnv, name, labels, "hello from "+name+"\n", "classes = [\"files_read\", \"files_write\"]\npublish_approvals = true\nexport_audit = true\n")
-		ms = append(ms, machine{name, home, env})
+		ms = append(ms, fleetMachine{name, home, env})
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
@@ -212,11 +208,16 @@ func TestManyMachines(t *testing.T) {
 	if b, err := os.ReadFile(filepath.Join(ms[1].home, "w", "new.txt")); err != nil || string(b) != "approved on beta\n" {
 		t.Fatalf("beta's file: %q %v", b, err)
 	}
-	for _, m := range []machine{ms[0], ms[2]} {
+	for _, m := range []fleetMachine{ms[0], ms[2]} {
 		if _, err := os.Stat(filepath.Join(m.home, "w", "new.txt")); err == nil {
 			t.Fatalf("the write landed on %s", m.name)
 		}
 	}
+	// The same with the clients people use: the TypeScript SDK writes on
+	// alpha, Claude Code on gamma, each approved there.
+	t.Run("TypeScript SDK", func(t *testing.T) { tsWalkThrough(t, bin, url, token, ms, ms[0]) })
+	t.Run("Claude Code", func(t *testing.T) { claudeWalkThrough(t, bin, url, token, ms, ms[2]) })
+
 	// Each machine's own chain holds its calls and verifies.
 	for _, m := range ms {
 		if out, err := run(t, m.env, bin, "audit", "verify"); err != nil {
@@ -234,5 +235,37 @@ func TestManyMachines(t *testing.T) {
 	}
 	if !strings.Contains(out2, "write_file") || !strings.Contains(out2, "APPROVAL_PENDING") || strings.Contains(out2, "read_file") || strings.Contains(out2, "alpha") {
 		t.Fatalf("hub audit of beta's writes:\n%s", out2)
+	}
+	// Every client's approved write, each in its machine's exported
+	// record (the clients' subtests skip without their installs).
+	writes := map[string]string{"beta": "new.txt"}
+	for name, f := range map[string]string{"alpha": "from-ts.txt", "gamma": "from-claude.txt"} {
+		for _, m := range ms {
+			if _, err := os.Stat(filepath.Join(m.home, "w", f)); m.name == name && err == nil {
+				writes[name] = f
+			}
+		}
+	}
+	var state string
+	ok := tstest.Eventually(time.Minute, func() bool {
+		state, _ = run(t, hubEnv, bin, "hub", "audit", "--op", "write_file", "--json", "-n", "0")
+		var lines []struct {
+			Name   string
+			Record audit.Line
+		}
+		json.Unmarshal([]byte(state), &lines)
+		found := 0
+		for name, f := range writes {
+			for _, l := range lines {
+				if l.Name == name && l.Record.Code == "OK" && l.Record.Transport == audit.Mesh && strings.Contains(strings.Join(l.Record.Paths, " "), f) {
+					found++
+					break
+				}
+			}
+		}
+		return found == len(writes)
+	})
+	if !ok {
+		t.Fatalf("the hub's audit lacks an approved write of %v:\n%s", writes, state)
 	}
 }
