@@ -31,7 +31,7 @@ type fixture struct {
 	client *mesh.Client
 }
 
-func newFixture(t *testing.T, toml string, classes []policy.Class) *fixture {
+func newFixture(t testing.TB, toml string, classes []policy.Class) *fixture {
 	t.Helper()
 	d, home := daemontest.Open(t, daemontest.Config{Workdirs: []string{"w"}, TOML: toml}, daemon.Options{})
 	os.WriteFile(filepath.Join(home, "w", "f.txt"), []byte("hello mesh\n"), 0o644)
