@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"os"
 	"os/exec"
@@ -128,7 +129,9 @@ func callTool(t *testing.T, ctx context.Context, s *mcp.ClientSession, name stri
 // three machines enrolled in their own HOMEs and serving, an MCP client
 // of the gateway listing them, reading a file on each, searching all of
 // them at once, and a write that waits for approval on its machine and
-// lands once approved there; the gateway cannot approve.
+// lands once approved there; the gateway cannot approve. The clients
+// people use (the MCP TypeScript SDK, Claude Code) do the same on this
+// fleet in subtests, and the hub's aggregate shows all of it.
 func TestManyMachines(t *testing.T) {
 	bin := build(t)
 	hubHome := t.TempDir()
@@ -136,7 +139,8 @@ func TestManyMachines(t *testing.T) {
 	_, url, token := startHub(t, bin, hubEnv)
 	var ms []fleetMachine
 	for i, name := range []string{"alpha", "beta", "gamma"} {
-		labels := "team=a"
+		// README's form of labels; gamma alone is outside team=a.
+		labels := "team=a;os=linux"
 		if i == 2 {
 			labels = "team=b"
 		}
@@ -147,16 +151,20 @@ func TestManyMachines(t *testing.T) {
 	defer cancel()
 	s := gatewayClient(t, ctx, url, token)
 
+	var listed map[string]any
 	tstest.WaitFor(t, time.Minute, "three machines online", func() bool {
-		out, _ := callTool(t, ctx, s, "list_machines", nil)
+		listed, _ = callTool(t, ctx, s, "list_machines", nil)
 		n := 0
-		for _, m := range out["machines"].([]any) {
+		for _, m := range listed["machines"].([]any) {
 			if m.(map[string]any)["online"] == true {
 				n++
 			}
 		}
 		return n == 3
 	})
+	if l := listed["machines"].([]any)[0].(map[string]any); l["name"] != "alpha" || fmt.Sprint(l["labels"]) != "map[os:linux team:a]" {
+		t.Errorf("alpha as listed: %v", l)
+	}
 	// The gateway on stdio, through the running hub's bus.
 	stdio := exec.Command(bin, "hub", "mcp")
 	stdio.Env = hubEnv
