@@ -27,9 +27,10 @@ type fleetMachine struct {
 
 // approveWhenHeld waits until machine m holds a write_file of path for
 // its user's approval, approves it there with `hostlink approvals
-// approve`, and returns. A client that ends before (done) fails the test
-// with its output.
-func approveWhenHeld(t *testing.T, bin string, m fleetMachine, path string, done <-chan error, out *syncBuffer) {
+// approve`, and returns it: its peer must name client, the MCP client
+// as it named itself to the gateway. A client that ends before (done)
+// fails the test with its output.
+func approveWhenHeld(t *testing.T, bin string, m fleetMachine, path, client string, done <-chan error, out *syncBuffer) {
 	t.Helper()
 	var held approvals.Approval
 	tstest.WaitFor(t, 3*time.Minute, "the write to "+path+" held on "+m.name, func() bool {
@@ -46,6 +47,9 @@ func approveWhenHeld(t *testing.T, bin string, m fleetMachine, path string, done
 		}
 		return false
 	})
+	if !strings.HasPrefix(held.Action.Peer, client+" (") {
+		t.Errorf("the approval on %s names its caller %q, want %s (…)", m.name, held.Action.Peer, client)
+	}
 	if o, err := run(t, m.env, bin, "approvals", "approve", held.ID); err != nil {
 		t.Fatalf("approve on %s: %v %s", m.name, err, o)
 	}
@@ -117,7 +121,7 @@ func tsWalkThrough(t *testing.T, bin, url, token string, fleet []fleetMachine, t
 	c := exec.Command("node", filepath.Join(dir, "mesh_client.mjs"), url, token, strings.Join(names, ","), target.name, path, content)
 	c.Env = os.Environ()
 	done, out := startClient(t, c)
-	approveWhenHeld(t, bin, target, path, done, out)
+	approveWhenHeld(t, bin, target, path, "hostlink-mesh-e2e 1.0.0", done, out)
 	waitExit(t, "the TypeScript client", done, out)
 	var seen struct {
 		OK     bool              `json:"ok"`
@@ -148,6 +152,18 @@ func tsWalkThrough(t *testing.T, bin, url, token string, fleet []fleetMachine, t
 		t.Errorf("the approved write wrote %d bytes", seen.Written)
 	}
 	landed(t, fleet, target, path, content)
+}
+
+// claudeVersion is the version `claude --version` prints, which Claude
+// Code also declares to MCP servers.
+func claudeVersion(t *testing.T, cc func(...string) *exec.Cmd) string {
+	t.Helper()
+	out, err := cc("--version").Output()
+	if err != nil {
+		t.Fatalf("claude --version: %v", err)
+	}
+	v, _, _ := strings.Cut(strings.TrimSpace(string(out)), " ")
+	return v
 }
 
 // claudeWalkThrough is the walk-through with Claude Code: the gateway
@@ -198,7 +214,7 @@ func claudeWalkThrough(t *testing.T, bin, url, token string, fleet []fleetMachin
 	}
 	done, out := startClient(t, cc("-p", "work on the fleet", "--output-format", "json", "--allowedTools",
 		"mcp__fleet__list_machines,mcp__fleet__read_file,mcp__fleet__fanout,mcp__fleet__write_file"))
-	approveWhenHeld(t, bin, target, path, done, out)
+	approveWhenHeld(t, bin, target, path, "claude-code "+claudeVersion(t, cc), done, out)
 	waitExit(t, "claude -p", done, out)
 	landed(t, fleet, target, path, content)
 

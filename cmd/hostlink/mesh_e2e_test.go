@@ -245,12 +245,14 @@ func TestManyMachines(t *testing.T) {
 		t.Fatalf("hub audit of beta's writes:\n%s", out2)
 	}
 	// Every client's approved write, each in its machine's exported
-	// record (the clients' subtests skip without their installs).
-	writes := map[string]string{"beta": "new.txt"}
-	for name, f := range map[string]string{"alpha": "from-ts.txt", "gamma": "from-claude.txt"} {
+	// record naming the client (the clients' subtests skip without their
+	// installs).
+	type clientWrite struct{ file, client string }
+	writes := map[string]clientWrite{"beta": {"new.txt", "mesh-e2e 1 ("}}
+	for name, w := range map[string]clientWrite{"alpha": {"from-ts.txt", "hostlink-mesh-e2e 1.0.0 ("}, "gamma": {"from-claude.txt", "claude-code "}} {
 		for _, m := range ms {
-			if _, err := os.Stat(filepath.Join(m.home, "w", f)); m.name == name && err == nil {
-				writes[name] = f
+			if _, err := os.Stat(filepath.Join(m.home, "w", w.file)); m.name == name && err == nil {
+				writes[name] = w
 			}
 		}
 	}
@@ -263,9 +265,10 @@ func TestManyMachines(t *testing.T) {
 		}
 		json.Unmarshal([]byte(state), &lines)
 		found := 0
-		for name, f := range writes {
+		for name, w := range writes {
 			for _, l := range lines {
-				if l.Name == name && l.Record.Code == "OK" && l.Record.Transport == audit.Mesh && strings.Contains(strings.Join(l.Record.Paths, " "), f) {
+				if l.Name == name && l.Record.Code == "OK" && l.Record.Transport == audit.Mesh &&
+					strings.Contains(strings.Join(l.Record.Paths, " "), w.file) && strings.HasPrefix(l.Record.Peer, w.client) {
 					found++
 					break
 				}

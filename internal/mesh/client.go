@@ -93,6 +93,15 @@ func (c *Client) deliver(m *nats.Msg) {
 	}
 }
 
+type clientKey struct{}
+
+// ForClient returns ctx carrying the name of the client the calls made
+// with it act for (an MCP client's "name version"), which executors
+// record beside the caller.
+func ForClient(ctx context.Context, name string) context.Context {
+	return context.WithValue(ctx, clientKey{}, name)
+}
+
 // slowError is a call's end when replies were dropped while it waited.
 func slowError(machine string) error {
 	return errcode.New(CodeSlowConsumer, "this caller fell behind the replies coming to it and the bus client dropped some: the reply from machine %s may be among them, so a change it was asked for may or may not have happened; resend it with the same idempotency_key to learn its outcome, or retry when the caller is less busy", machine).
@@ -144,8 +153,9 @@ func (c *Client) CallAs(ctx context.Context, kp nkeys.KeyPair, machine, op strin
 	}
 	now := c.now()
 	signer, _ := kp.PublicKey()
+	client, _ := ctx.Value(clientKey{}).(string)
 	tok, err := Sign(kp, Claims{Caller: signer, Machine: machine, Op: op, Request: BodyHash(args), Nonce: NewNonce(),
-		Issued: now.UnixMilli(), Expires: now.Add(AssertionLifetime).UnixMilli(), Idempotency: idem})
+		Issued: now.UnixMilli(), Expires: now.Add(AssertionLifetime).UnixMilli(), Idempotency: idem, Client: client})
 	if err != nil {
 		return nil, err
 	}
