@@ -6,7 +6,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"io"
 	"net"
 	"os"
 	"os/exec"
@@ -207,8 +206,34 @@ func TestMeshChaos(t *testing.T) {
 		tstest.WaitFor(t, time.Minute, "both executors after node 1 restarted", func() bool { return read(k) == nil })
 	}
 
-	// The stream's leader steps down while the exporters run.
-	if err := stepDown(ctx, js); err != nil {
+	// The stream's leader steps down while calls on both machines make
+	// records for the exporters to send; the final check finds them all.
+	started, stop, calls := make(chan struct{}), make(chan struct{}), make(chan int)
+	go func() {
+		n := 0
+		for {
+			if read(keyA) == nil && read(keyB) == nil {
+				if n++; n == 1 {
+					close(started)
+				}
+			}
+			select {
+			case <-stop:
+				calls <- n
+				return
+			default:
+			}
+		}
+	}()
+	select {
+	case <-started:
+	case <-ctx.Done():
+		t.Fatal("no call reached both machines before the step-down")
+	}
+	from, to, err := stepDown(ctx, js)
+	close(stop)
+	t.Logf("stream leader %s stepped down for %s; %d calls on each machine ran around it", from, to, <-calls)
+	if err != nil {
 		t.Fatalf("leader step-down: %v", err)
 	}
 
@@ -274,34 +299,46 @@ func TestMeshChaos(t *testing.T) {
 	}
 }
 
-// stepDown asks the audit stream's leader to step down.
-func stepDown(ctx context.Context, js jetstream.JetStream) error {
+// stepDown asks the audit stream's leader to step down
+// ($JS.API.STREAM.LEADER.STEPDOWN) and waits until another node leads
+// it; it returns both leaders' names.
+func stepDown(ctx context.Context, js jetstream.JetStream) (from, to string, err error) {
 	s, err := js.Stream(ctx, mesh.AuditStream)
 	if err != nil {
-		return err
+		return "", "", err
 	}
-	before := s.CachedInfo().Cluster.Leader
-	nc := js.Conn()
-	resp, err := nc.RequestWithContext(ctx, "$JS.API.STREAM.LEADER.STEPDOWN."+mesh.AuditStream, nil)
+	leader := func() string {
+		info, err := s.Info(ctx)
+		if err != nil || info.Cluster == nil {
+			return ""
+		}
+		return info.Cluster.Leader
+	}
+	for from = leader(); from == ""; from = leader() {
+		select {
+		case <-ctx.Done():
+			return "", "", fmt.Errorf("the stream has no leader to step down: %w", ctx.Err())
+		case <-time.After(100 * time.Millisecond):
+		}
+	}
+	resp, err := js.Conn().RequestWithContext(ctx, "$JS.API.STREAM.LEADER.STEPDOWN."+mesh.AuditStream, nil)
 	if err != nil {
-		return err
+		return from, "", err
 	}
 	var r struct {
 		Success bool `json:"success"`
 		Error   any  `json:"error"`
 	}
-	json.Unmarshal(resp.Data, &r)
-	if !r.Success {
-		return io.ErrUnexpectedEOF
+	if json.Unmarshal(resp.Data, &r); !r.Success {
+		return from, "", fmt.Errorf("step-down refused: %s", resp.Data)
 	}
 	for {
-		info, err := s.Info(ctx)
-		if err == nil && info.Cluster != nil && info.Cluster.Leader != "" && info.Cluster.Leader != before {
-			return nil
+		if to = leader(); to != "" && to != from {
+			return from, to, nil
 		}
 		select {
 		case <-ctx.Done():
-			return ctx.Err()
+			return from, to, fmt.Errorf("no other leader after the step-down: %w", ctx.Err())
 		case <-time.After(100 * time.Millisecond):
 		}
 	}

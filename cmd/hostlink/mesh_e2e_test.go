@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"os"
 	"os/exec"
@@ -15,6 +16,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/hostlink/hostlink/internal/audit"
 	"github.com/hostlink/hostlink/internal/tstest"
 )
 
@@ -127,40 +129,42 @@ func callTool(t *testing.T, ctx context.Context, s *mcp.ClientSession, name stri
 // three machines enrolled in their own HOMEs and serving, an MCP client
 // of the gateway listing them, reading a file on each, searching all of
 // them at once, and a write that waits for approval on its machine and
-// lands once approved there; the gateway cannot approve.
+// lands once approved there; the gateway cannot approve. The clients
+// people use (the MCP TypeScript SDK, Claude Code) do the same on this
+// fleet in subtests, and the hub's aggregate shows all of it.
 func TestManyMachines(t *testing.T) {
 	bin := build(t)
 	hubHome := t.TempDir()
 	hubEnv := meshEnv(hubHome)
 	_, url, token := startHub(t, bin, hubEnv)
-	type machine struct {
-		name string
-		home string
-		env  []string
-	}
-	var ms []machine
+	var ms []fleetMachine
 	for i, name := range []string{"alpha", "beta", "gamma"} {
-		labels := "team=a"
+		// README's form of labels; gamma alone is outside team=a.
+		labels := "team=a;os=linux"
 		if i == 2 {
 			labels = "team=b"
 		}
 		home, env, _ := enrolMachine(t, bin, hubEnv, name, labels, "hello from "+name+"\n", "classes = [\"files_read\", \"files_write\"]\npublish_approvals = true\nexport_audit = true\n")
-		ms = append(ms, machine{name, home, env})
+		ms = append(ms, fleetMachine{name, home, env})
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
 	s := gatewayClient(t, ctx, url, token)
 
+	var listed map[string]any
 	tstest.WaitFor(t, time.Minute, "three machines online", func() bool {
-		out, _ := callTool(t, ctx, s, "list_machines", nil)
+		listed, _ = callTool(t, ctx, s, "list_machines", nil)
 		n := 0
-		for _, m := range out["machines"].([]any) {
+		for _, m := range listed["machines"].([]any) {
 			if m.(map[string]any)["online"] == true {
 				n++
 			}
 		}
 		return n == 3
 	})
+	if l := listed["machines"].([]any)[0].(map[string]any); l["name"] != "alpha" || fmt.Sprint(l["labels"]) != "map[os:linux team:a]" {
+		t.Errorf("alpha as listed: %v", l)
+	}
 	// The gateway on stdio, through the running hub's bus.
 	stdio := exec.Command(bin, "hub", "mcp")
 	stdio.Env = hubEnv
@@ -212,11 +216,16 @@ func TestManyMachines(t *testing.T) {
 	if b, err := os.ReadFile(filepath.Join(ms[1].home, "w", "new.txt")); err != nil || string(b) != "approved on beta\n" {
 		t.Fatalf("beta's file: %q %v", b, err)
 	}
-	for _, m := range []machine{ms[0], ms[2]} {
+	for _, m := range []fleetMachine{ms[0], ms[2]} {
 		if _, err := os.Stat(filepath.Join(m.home, "w", "new.txt")); err == nil {
 			t.Fatalf("the write landed on %s", m.name)
 		}
 	}
+	// The same with the clients people use: the TypeScript SDK writes on
+	// alpha, Claude Code on gamma, each approved there.
+	t.Run("TypeScript SDK", func(t *testing.T) { tsWalkThrough(t, bin, url, token, ms, ms[0]) })
+	t.Run("Claude Code", func(t *testing.T) { claudeWalkThrough(t, bin, url, token, ms, ms[2]) })
+
 	// Each machine's own chain holds its calls and verifies.
 	for _, m := range ms {
 		if out, err := run(t, m.env, bin, "audit", "verify"); err != nil {
@@ -234,5 +243,40 @@ func TestManyMachines(t *testing.T) {
 	}
 	if !strings.Contains(out2, "write_file") || !strings.Contains(out2, "APPROVAL_PENDING") || strings.Contains(out2, "read_file") || strings.Contains(out2, "alpha") {
 		t.Fatalf("hub audit of beta's writes:\n%s", out2)
+	}
+	// Every client's approved write, each in its machine's exported
+	// record naming the client (the clients' subtests skip without their
+	// installs).
+	type clientWrite struct{ file, client string }
+	writes := map[string]clientWrite{"beta": {"new.txt", "mesh-e2e 1 ("}}
+	for name, w := range map[string]clientWrite{"alpha": {"from-ts.txt", "hostlink-mesh-e2e 1.0.0 ("}, "gamma": {"from-claude.txt", "claude-code "}} {
+		for _, m := range ms {
+			if _, err := os.Stat(filepath.Join(m.home, "w", w.file)); m.name == name && err == nil {
+				writes[name] = w
+			}
+		}
+	}
+	var state string
+	ok := tstest.Eventually(time.Minute, func() bool {
+		state, _ = run(t, hubEnv, bin, "hub", "audit", "--op", "write_file", "--json", "-n", "0")
+		var lines []struct {
+			Name   string
+			Record audit.Line
+		}
+		json.Unmarshal([]byte(state), &lines)
+		found := 0
+		for name, w := range writes {
+			for _, l := range lines {
+				if l.Name == name && l.Record.Code == "OK" && l.Record.Transport == audit.Mesh &&
+					strings.Contains(strings.Join(l.Record.Paths, " "), w.file) && strings.HasPrefix(l.Record.Peer, w.client) {
+					found++
+					break
+				}
+			}
+		}
+		return found == len(writes)
+	})
+	if !ok {
+		t.Fatalf("the hub's audit lacks an approved write of %v:\n%s", writes, state)
 	}
 }

@@ -42,6 +42,11 @@ type Claims struct {
 	// Idempotency is the caller's key for a mutation: a resend with the
 	// same key gets the recorded outcome instead of running again.
 	Idempotency string `json:"idem,omitempty"`
+	// Client is who the caller acts for, as that client named itself to
+	// it (the gateway: an MCP client's clientInfo name and version). The
+	// signature vouches only that the caller heard it: the executor shows
+	// it beside the caller's enrolled name and key, never instead.
+	Client string `json:"client,omitempty"`
 }
 
 // BodyHash is the Request claim of body.

@@ -5,8 +5,10 @@ import (
 	"encoding/json"
 	"errors"
 	"sort"
+	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/nats-io/nats.go"
@@ -24,7 +26,22 @@ type Client struct {
 	key string
 	// Now is the clock assertions are issued by (default time.Now).
 	Now func() time.Time
+
+	// Every call's reply comes to replyPrefix.<call id> on one
+	// subscription of the client's own rather than nats.go's request
+	// mux, so that when the bus client drops replies it could not queue
+	// (a slow consumer) the calls waiting then learn it.
+	replyPrefix string
+	replies     *nats.Subscription
+	seq         atomic.Uint64
+	mu          sync.Mutex
+	waiting     map[string]chan *nats.Msg
 }
+
+// dropCheck is how often a waiting call looks whether replies were
+// dropped: nats.go reports only the first drop of a run, so the count
+// is read rather than waited for.
+const dropCheck = 100 * time.Millisecond
 
 // NewClient connects to the bus as the caller d.Creds names.
 func NewClient(d Dial) (*Client, error) {
@@ -36,11 +53,59 @@ func NewClient(d Dial) (*Client, error) {
 	if d.Name == "" {
 		d.Name = "hostlink gateway"
 	}
+	c := &Client{kp: kp, key: key, replyPrefix: InboxPrefix(key) + ".r." + nats.NewInbox()[len(nats.InboxPrefix):],
+		waiting: map[string]chan *nats.Msg{}}
 	nc, err := d.connect()
 	if err != nil {
 		return nil, err
 	}
-	return &Client{nc: nc, kp: kp, key: key}, nil
+	c.nc = nc
+	if c.replies, err = nc.Subscribe(c.replyPrefix+".*", c.deliver); err != nil {
+		nc.Close()
+		return nil, busError(err, "")
+	}
+	return c, nil
+}
+
+// SetReplyLimits bounds the replies queued for this client and not yet
+// taken by their calls (nats.go's default: 500,000 messages, 64 MiB);
+// past either the bus client drops what arrives, and the calls waiting
+// then end MESH_SLOW_CONSUMER. Zero or less leaves a bound unlimited.
+func (c *Client) SetReplyLimits(msgs, bytes int) error {
+	if msgs <= 0 {
+		msgs = -1
+	}
+	if bytes <= 0 {
+		bytes = -1
+	}
+	return c.replies.SetPendingLimits(msgs, bytes)
+}
+
+// deliver hands a reply to the call waiting for it.
+func (c *Client) deliver(m *nats.Msg) {
+	id := strings.TrimPrefix(m.Subject, c.replyPrefix+".")
+	c.mu.Lock()
+	ch := c.waiting[id]
+	delete(c.waiting, id)
+	c.mu.Unlock()
+	if ch != nil {
+		ch <- m // buffered: one reply each
+	}
+}
+
+type clientKey struct{}
+
+// ForClient returns ctx carrying the name of the client the calls made
+// with it act for (an MCP client's "name version"), which executors
+// record beside the caller.
+func ForClient(ctx context.Context, name string) context.Context {
+	return context.WithValue(ctx, clientKey{}, name)
+}
+
+// slowError is a call's end when replies were dropped while it waited.
+func slowError(machine string) error {
+	return errcode.New(CodeSlowConsumer, "this caller fell behind the replies coming to it and the bus client dropped some: the reply from machine %s may be among them, so a change it was asked for may or may not have happened; resend it with the same idempotency_key to learn its outcome, or retry when the caller is less busy", machine).
+		With("machine", machine)
 }
 
 // Key is the caller's public key, which executors enrol.
@@ -88,17 +153,15 @@ func (c *Client) CallAs(ctx context.Context, kp nkeys.KeyPair, machine, op strin
 	}
 	now := c.now()
 	signer, _ := kp.PublicKey()
+	client, _ := ctx.Value(clientKey{}).(string)
 	tok, err := Sign(kp, Claims{Caller: signer, Machine: machine, Op: op, Request: BodyHash(args), Nonce: NewNonce(),
-		Issued: now.UnixMilli(), Expires: now.Add(AssertionLifetime).UnixMilli(), Idempotency: idem})
+		Issued: now.UnixMilli(), Expires: now.Add(AssertionLifetime).UnixMilli(), Idempotency: idem, Client: client})
 	if err != nil {
 		return nil, err
 	}
-	msg := nats.NewMsg(Subject(machine, op))
-	msg.Header.Set(AssertionHeader, tok)
-	msg.Data = args
-	resp, err := c.nc.RequestMsgWithContext(ctx, msg)
+	resp, err := c.request(ctx, machine, op, tok, args)
 	if err != nil {
-		return nil, busError(err, machine)
+		return nil, err
 	}
 	var r Reply
 	if err := json.Unmarshal(resp.Data, &r); err != nil {
@@ -108,6 +171,51 @@ func (c *Client) CallAs(ctx context.Context, kp nkeys.KeyPair, machine, op strin
 		return nil, r.Error
 	}
 	return r.Result, nil
+}
+
+// request sends a signed request and waits for its reply: the reply,
+// or EXECUTOR_OFFLINE when nobody serves the subject, MESH_SLOW_CONSUMER
+// when replies were dropped while it waited, MESH_TIMEOUT at ctx's end.
+func (c *Client) request(ctx context.Context, machine, op, tok string, args []byte) (*nats.Msg, error) {
+	id := strconv.FormatUint(c.seq.Add(1), 36)
+	ch := make(chan *nats.Msg, 1)
+	c.mu.Lock()
+	c.waiting[id] = ch
+	c.mu.Unlock()
+	defer func() {
+		c.mu.Lock()
+		delete(c.waiting, id)
+		c.mu.Unlock()
+	}()
+	dropped, _ := c.replies.Dropped()
+	msg := nats.NewMsg(Subject(machine, op))
+	msg.Reply = c.replyPrefix + "." + id
+	msg.Header.Set(AssertionHeader, tok)
+	msg.Data = args
+	if err := c.nc.PublishMsg(msg); err != nil {
+		return nil, busError(err, machine)
+	}
+	tick := time.NewTicker(dropCheck)
+	defer tick.Stop()
+	for {
+		select {
+		case m := <-ch:
+			// The server answers a request nobody is subscribed to with a
+			// status message of its own.
+			if len(m.Data) == 0 && m.Header.Get("Status") == "503" {
+				return nil, busError(nats.ErrNoResponders, machine)
+			}
+			return m, nil
+		case <-tick.C:
+		case <-ctx.Done():
+		}
+		if n, _ := c.replies.Dropped(); n > dropped {
+			return nil, slowError(machine)
+		}
+		if ctx.Err() != nil {
+			return nil, busError(ctx.Err(), machine)
+		}
+	}
 }
 
 // busError types a request's failure on the bus.
@@ -122,7 +230,7 @@ func busError(err error, machine string) error {
 	case errors.Is(err, nats.ErrMaxPayload):
 		return errcode.New(CodePayloadTooLarge, "the request is over the bus's maximum payload")
 	case errors.Is(err, nats.ErrSlowConsumer):
-		return errcode.New(CodeBusy, "the gateway's connection fell behind the bus (slow consumer); retry")
+		return slowError(machine)
 	case errors.Is(err, nats.ErrConnectionClosed), errors.Is(err, nats.ErrDisconnected), errors.Is(err, nats.ErrConnectionReconnecting):
 		return errcode.New(CodeUnavailable, "the gateway is not connected to the mesh now")
 	}

@@ -32,6 +32,11 @@ const (
 	// CodeBusy: the executor is running as many mesh calls as it allows,
 	// or its replay cache is full; retry later.
 	CodeBusy errcode.Code = "MESH_BUSY"
+	// CodeSlowConsumer: replies to the caller arrived faster than it
+	// took them and the bus client dropped some (a slow consumer) while
+	// the call waited: its reply may be among them, so for a mutation
+	// the outcome is unknown (resend with the same idempotency key).
+	CodeSlowConsumer errcode.Code = "MESH_SLOW_CONSUMER"
 	// CodeUnavailable: the caller has no connection to the bus.
 	CodeUnavailable errcode.Code = "MESH_UNAVAILABLE"
 	// CodeIdempotencyUnknown: a mutation with this idempotency key was

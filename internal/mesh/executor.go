@@ -21,6 +21,7 @@ import (
 	"github.com/hostlink/hostlink/internal/errcode"
 	"github.com/hostlink/hostlink/internal/ops"
 	"github.com/hostlink/hostlink/internal/policy"
+	"github.com/hostlink/hostlink/internal/textsafe"
 )
 
 // ServiceVersion is the micro service's version: the mesh protocol's,
@@ -369,9 +370,14 @@ func readOnly(reg *ops.Registry, op string) bool {
 }
 
 // peer is how the audit log and approvals name a caller: its enrolled
-// name and key (the key is what an approval is bound to).
+// name and key (the key is what an approval is bound to), after the
+// client it acts for, as that client named itself: "claude-code 2.1.197
+// (gateway UAB…)", as a local MCP session's is "claude-code 2.1.197
+// (127.0.0.1:50628)".
 func peer(who Caller, c Claims) string {
 	switch {
+	case who.Key != "" && c.Client != "":
+		return textsafe.Clip(textsafe.Line(c.Client), 100) + " (" + who.Name + " " + who.Key + ")"
 	case who.Key != "":
 		return who.Name + " " + who.Key
 	case c.Caller != "":

@@ -31,7 +31,7 @@ type fixture struct {
 	client *mesh.Client
 }
 
-func newFixture(t *testing.T, toml string, classes []policy.Class) *fixture {
+func newFixture(t testing.TB, toml string, classes []policy.Class) *fixture {
 	t.Helper()
 	d, home := daemontest.Open(t, daemontest.Config{Workdirs: []string{"w"}, TOML: toml}, daemon.Options{})
 	os.WriteFile(filepath.Join(home, "w", "f.txt"), []byte("hello mesh\n"), 0o644)
@@ -85,11 +85,12 @@ func codeOf(err error) errcode.Code { return errcode.CodeOf(err) }
 // TestExecutorServesTheRegistry: a mesh call runs through the daemon's
 // registry (same result as a local call), under the machine's [mesh]
 // classes and its policy, and each call, refused or not, is one audit
-// record with transport mesh and the caller's enrolled name and key.
+// record with transport mesh and the caller's enrolled name and key,
+// after the client it acts for when it names one (escaped).
 func TestExecutorServesTheRegistry(t *testing.T) {
 	f := newFixture(t, "", []policy.Class{policy.FilesRead})
 	c := ctx(t)
-	res, err := f.client.Call(c, f.ex.Key(), "hash_file", []byte(`{"path":"f.txt"}`), "")
+	res, err := f.client.Call(mesh.ForClient(c, "claude-code 2.1.197\x1b[2J"), f.ex.Key(), "hash_file", []byte(`{"path":"f.txt"}`), "")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -130,8 +131,12 @@ func TestExecutorServesTheRegistry(t *testing.T) {
 	var seen []string
 	for _, l := range lines {
 		if l.Transport == audit.Mesh && l.Op != "mesh_start" {
-			if !strings.HasPrefix(l.Peer, "gateway U") {
-				t.Errorf("%s recorded with peer %q", l.Op, l.Peer)
+			want := "gateway U"
+			if l.Op == "hash_file" {
+				want = `claude-code 2.1.197\x1b[2J (gateway U`
+			}
+			if !strings.HasPrefix(l.Peer, want) {
+				t.Errorf("%s recorded with peer %q, want %s…", l.Op, l.Peer, want)
 			}
 			seen = append(seen, l.Op+":"+l.Code)
 		}

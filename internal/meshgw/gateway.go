@@ -13,6 +13,7 @@ import (
 	"github.com/hostlink/hostlink/internal/mcpserve"
 	"github.com/hostlink/hostlink/internal/mesh"
 	"github.com/hostlink/hostlink/internal/ops"
+	"github.com/hostlink/hostlink/internal/textsafe"
 	"github.com/hostlink/hostlink/internal/version"
 )
 
@@ -133,7 +134,7 @@ func (g *Gateway) callTool(op *ops.Op) mcp.ToolHandler {
 		if err != nil {
 			return mcpserve.ErrorResult(err), nil
 		}
-		res, err := g.call(ctx, machine, op, args, idem)
+		res, err := g.call(forClient(ctx, req.Session), machine, op, args, idem)
 		if err != nil {
 			return mcpserve.ErrorResult(err), nil
 		}
@@ -143,6 +144,23 @@ func (g *Gateway) callTool(op *ops.Op) mcp.ToolHandler {
 		}
 		return mcpserve.Result(out.Elem().Interface())
 	}
+}
+
+// forClient names the MCP client of ss, as its initialize request
+// declared it ("claude-code 2.1.197"), to the machines its calls reach.
+func forClient(ctx context.Context, ss *mcp.ServerSession) context.Context {
+	if ss == nil {
+		return ctx
+	}
+	ip := ss.InitializeParams()
+	if ip == nil || ip.ClientInfo == nil || ip.ClientInfo.Name == "" {
+		return ctx
+	}
+	name := ip.ClientInfo.Name
+	if ip.ClientInfo.Version != "" {
+		name += " " + ip.ClientInfo.Version
+	}
+	return mesh.ForClient(ctx, textsafe.Clip(name, 200))
 }
 
 // call runs op on the machine named nameOrKey.
@@ -246,7 +264,7 @@ func (g *Gateway) fanout(ctx context.Context, req *mcp.CallToolRequest) (*mcp.Ca
 	if err := json.Unmarshal(req.Params.Arguments, &a); err != nil {
 		return mcpserve.ErrorResult(errcode.New(errcode.InvalidArgument, "arguments do not decode: %v", err)), nil
 	}
-	reply, err := g.Fanout(ctx, a)
+	reply, err := g.Fanout(forClient(ctx, req.Session), a)
 	if err != nil {
 		return mcpserve.ErrorResult(err), nil
 	}

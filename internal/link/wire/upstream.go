@@ -63,6 +63,7 @@ var UpstreamCode = map[errcode.Code]errcode.Code{
 	"PAYLOAD_TOO_LARGE":      errcode.FileTooLarge,
 	"MESH_TIMEOUT":           errcode.Internal,
 	"MESH_BUSY":              errcode.Overloaded,
+	"MESH_SLOW_CONSUMER":     errcode.Overloaded,
 	"MESH_UNAVAILABLE":       errcode.Internal,
 	"PAIRING_INVALID":        errcode.AuthFailed,
 
