@@ -25,6 +25,9 @@ import (
 	"github.com/hostlink/hostlink/internal/agent/fakeruntime"
 	"github.com/hostlink/hostlink/internal/approvals"
 	"github.com/hostlink/hostlink/internal/audit"
+	"github.com/hostlink/hostlink/internal/commands"
+	"github.com/hostlink/hostlink/internal/companion"
+	"github.com/hostlink/hostlink/internal/desktop"
 	"github.com/hostlink/hostlink/internal/devplatform"
 	"github.com/hostlink/hostlink/internal/errcode"
 	"github.com/hostlink/hostlink/internal/ipc"
@@ -120,6 +123,15 @@ func TestEveryOperationOnEveryTransport(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { d.Close() })
+	// Every capability is on, opt-ins included: each operation a
+	// configuration can add is registered.
+	for _, specs := range [][]ops.Spec{commands.Specs(), desktop.Specs(), agent.Specs(), companion.Specs()} {
+		for _, s := range specs {
+			if _, ok := d.Registry.Lookup(s.Name); !ok {
+				t.Errorf("%s is not registered: the test's configuration leaves it off", s.Name)
+			}
+		}
+	}
 	ctx := t.Context()
 	tr := startTransports(t, d)
 
@@ -417,9 +429,10 @@ func (o outcome) encode(home string) []byte {
 	return out.Bytes()
 }
 
-// volatile are the keys whose values change from run to run: ids, times,
-// durations, process ids, file revisions (a seeded file is a new inode).
-var volatile = regexp.MustCompile(`(^|_)(id|at|pid|ms|seconds|revision)$`)
+// volatile are the keys whose values change from run to run (ids, times,
+// durations, process ids, file revisions: a seeded file is a new inode)
+// or from machine to machine (the toolchain, the kernel's sandbox).
+var volatile = regexp.MustCompile(`(^|_)(id|at|pid|ms|seconds|revision)$|^(go|target|landlock_abi|mechanism|unenforced|user_namespaces)$`)
 
 // volatileText are the parts of strings that change from run to run.
 var volatileText = []struct {
@@ -431,34 +444,32 @@ var volatileText = []struct {
 	{regexp.MustCompile(`\b[0-9a-f]{16,}\b`), "<hex>"},
 	{regexp.MustCompile(`\b[A-Z2-7]{26,}\b`), "<key>"}, // NATS keys, session ids
 	{regexp.MustCompile(`\b(pid|process) \d+`), "$1 <pid>"},
-	{regexp.MustCompile(`\b[a-z]+_[0-9A-Za-z]{8,}\b`), "<id>"},
 }
 
+// normalize replaces in v, a decoded JSON value, what volatile and
+// volatileText match, and the temporary home with $HOME.
 func normalize(v any, key, home string) any {
+	if volatile.MatchString(key) && v != nil && v != "" && v != 0.0 && v != false {
+		return "<" + key + ">"
+	}
 	switch x := v.(type) {
 	case map[string]any:
 		for k, e := range x {
 			x[k] = normalize(e, k, home)
 		}
-		return x
 	case []any:
 		for i, e := range x {
 			x[i] = normalize(e, key, home)
 		}
-		return x
 	case string:
-		if x != "" && key != "code" && volatile.MatchString(key) {
-			return "<" + key + ">"
+		if key == "sha256" {
+			return x // a digest of the seeded content: the same every run
 		}
 		x = strings.ReplaceAll(x, home, "$HOME")
 		for _, r := range volatileText {
 			x = r.re.ReplaceAllString(x, r.with)
 		}
 		return x
-	case float64:
-		if x != 0 && volatile.MatchString(key) {
-			return "<" + key + ">"
-		}
 	}
 	return v
 }
