@@ -499,8 +499,8 @@ type callers struct {
 	d   *Daemon
 	mcp map[audit.Transport]*mcp.ClientSession
 	ipc *ipc.Client
-	// restart serves the control channel and MCP on HTTP again after a
-	// stop.
+	// restart waits for a stop to end ServeHTTP, then serves the
+	// control channel and MCP on HTTP again.
 	restart     func(t *testing.T)
 	peer        *devplatform.Peer
 	linkGranted []string
@@ -512,13 +512,16 @@ type callers struct {
 func startTransports(t *testing.T, d *Daemon) *callers {
 	ctx := t.Context()
 	tr := &callers{d: d, mcp: map[audit.Transport]*mcp.ClientSession{}}
-	var stopServe func()
+	var (
+		served chan error // ServeHTTP's end
+		cancel context.CancelFunc
+	)
 	serve := func(t *testing.T) {
 		ready := make(chan net.Addr, 1)
-		served := make(chan error, 1)
-		sctx, stop := context.WithCancel(context.WithoutCancel(ctx))
+		served = make(chan error, 1)
+		var sctx context.Context
+		sctx, cancel = context.WithCancel(context.WithoutCancel(ctx))
 		go func() { served <- d.ServeHTTP(sctx, func(a net.Addr) { ready <- a }) }()
-		stopServe = func() { stop(); <-served }
 		var addr net.Addr
 		select {
 		case addr = <-ready:
@@ -543,13 +546,25 @@ func startTransports(t *testing.T, d *Daemon) *callers {
 	t.Cleanup(func() {
 		tr.mcp[audit.MCPHTTP].Close()
 		tr.ipc.Close()
-		stopServe()
+		cancel()
+		<-served
 	})
-	// A stop ends ServeHTTP by itself: wait for that, then serve again.
+	// A stop ends ServeHTTP by itself: the test waits for that (as long
+	// as it waits for any call), then serves again.
 	tr.restart = func(t *testing.T) {
+		wait, done := context.WithTimeout(ctx, time.Minute)
+		defer done()
+		select {
+		case err := <-served:
+			if err != nil {
+				t.Errorf("ServeHTTP after a stop: %v", err)
+			}
+		case <-wait.Done():
+			t.Fatal("a stop did not end ServeHTTP")
+		}
+		cancel()
 		tr.mcp[audit.MCPHTTP].Close()
 		tr.ipc.Close()
-		stopServe()
 		serve(t)
 	}
 	st, ct := mcp.NewInMemoryTransports()
