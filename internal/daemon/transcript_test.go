@@ -25,6 +25,7 @@ import (
 	"github.com/hostlink/hostlink/internal/agent/fakeruntime"
 	"github.com/hostlink/hostlink/internal/approvals"
 	"github.com/hostlink/hostlink/internal/audit"
+	"github.com/hostlink/hostlink/internal/browse"
 	"github.com/hostlink/hostlink/internal/commands"
 	"github.com/hostlink/hostlink/internal/companion"
 	"github.com/hostlink/hostlink/internal/desktop"
@@ -32,6 +33,7 @@ import (
 	"github.com/hostlink/hostlink/internal/errcode"
 	"github.com/hostlink/hostlink/internal/ipc"
 	"github.com/hostlink/hostlink/internal/link"
+	"github.com/hostlink/hostlink/internal/link/wire"
 	"github.com/hostlink/hostlink/internal/mcpserve"
 	"github.com/hostlink/hostlink/internal/ops"
 	"github.com/hostlink/hostlink/internal/policy"
@@ -107,6 +109,7 @@ func TestEveryOperationOnEveryTransport(t *testing.T) {
 		home = h
 	}
 	t.Setenv("HOSTLINK_HOME", home)
+	t.Setenv("HOME", home) // the folder browser's root
 	w := filepath.Join(home, "w")
 	os.MkdirAll(w, 0o755)
 	var classes []string
@@ -224,6 +227,10 @@ func TestEveryOperationOnEveryTransport(t *testing.T) {
 		})
 	}
 }
+
+// linkMessages are the operations the link serves on its control
+// connection, by a message of their own rather than OPERATION_CALL.
+var linkMessages = map[string]string{browse.OpName: wire.TypeDirectoryListRequest}
 
 // transportOrder is the order of each transcript's answers.
 var transportOrder = []audit.Transport{audit.MCPStdio, audit.MCPHTTP, audit.IPC, audit.Console, audit.Link, audit.Mesh}
@@ -434,7 +441,7 @@ func (o outcome) encode(home string) []byte {
 // volatile are the keys whose values change from run to run (ids, times,
 // durations, process ids, file revisions: a seeded file is a new inode)
 // or from machine to machine (the toolchain, the kernel's sandbox).
-var volatile = regexp.MustCompile(`(^|_)(id|at|pid|ms|seconds|revision)$|^(go|target|landlock_abi|mechanism|unenforced|user_namespaces)$`)
+var volatile = regexp.MustCompile(`(^|_)(id|ref|at|pid|ms|seconds|revision)$|^(go|target|sandbox|command_sandbox)$`)
 
 // volatileText are the parts of strings that change from run to run.
 var volatileText = []struct {
@@ -504,8 +511,9 @@ type callers struct {
 	// restart waits for a stop to end ServeHTTP, then serves the
 	// control channel and MCP on HTTP again.
 	restart     func(t *testing.T)
-	peer        *devplatform.Peer
-	linkGranted []string
+	peer        *devplatform.Peer // a legacy session's data connection
+	control     *devplatform.Peer // the control connection
+	linkGranted []string          // the capabilities granted on either
 	mesh        meshCaller
 }
 
@@ -607,7 +615,24 @@ func startTransports(t *testing.T, d *Daemon) *callers {
 	if tr.peer, err = plat.WaitPeer(ctx, "s1", time.Time{}); err != nil {
 		t.Fatal(err)
 	}
-	tr.linkGranted = tr.peer.Granted
+	// And a control connection, where the platform browses for folders.
+	co, err := d.LinkOptions(LinkOptions{URL: lo.URL})
+	if err != nil {
+		t.Fatal(err)
+	}
+	co.Token = ptok
+	csvc, err := link.New(co)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cctx, stopControl := context.WithCancel(context.WithoutCancel(ctx))
+	controlled := make(chan error, 1)
+	go func() { controlled <- csvc.Run(cctx) }()
+	t.Cleanup(func() { stopControl(); <-controlled })
+	if tr.control, err = plat.WaitPeer(ctx, devplatform.ControlPeer, time.Time{}); err != nil {
+		t.Fatal(err)
+	}
+	tr.linkGranted = append(slices.Clone(tr.peer.Granted), tr.control.Granted...)
 	sort.Strings(tr.linkGranted)
 
 	tr.mesh = enrolInMesh(t, d)
@@ -661,9 +686,20 @@ func (tr *callers) call(ctx context.Context, x audit.Transport, op string, args 
 		}
 		return outcome{Result: res}
 	case audit.Link:
-		e, err := tr.peer.Request(ctx, "OPERATION_CALL", "", map[string]any{"op": op, "args": args})
+		var (
+			e   *wire.Envelope
+			err error
+		)
+		if typ, ok := linkMessages[op]; ok {
+			e, err = tr.control.Request(ctx, typ, "", args)
+		} else {
+			e, err = tr.peer.Request(ctx, "OPERATION_CALL", "", map[string]any{"op": op, "args": args})
+		}
 		if err != nil {
 			return errOutcome(err)
+		}
+		if e.Type != wire.TypeError && e.Type != wire.TypeOperationResult {
+			return outcome{Result: e.Payload}
 		}
 		var p struct {
 			Code    string          `json:"code"`
