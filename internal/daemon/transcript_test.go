@@ -46,6 +46,9 @@ var updateTranscripts = flag.Bool("update", false, "rewrite the answers in testd
 // written by -update.
 const transcripts = "testdata/transcripts"
 
+// transcriptNote is how a transcript says which part is whose.
+const transcriptNote = "request.json is written by hand (a minimal valid request, against the workdir w holding f.txt and d/g.txt); the rest by go test ./internal/daemon -run TestEveryOperationOnEveryTransport -update."
+
 // undriven are the transports no test here calls operations over, and why.
 var undriven = map[audit.Transport]string{
 	audit.Console: "the web console calls only the read-only operations its pages show, with arguments of its own: no request of a caller's reaches it",
@@ -86,15 +89,16 @@ func everyClass(m policy.Mode) policy.Config {
 // every transport that offers it: MCP on stdio and on HTTP (listed with
 // the registry's input and output schemas), the control channel, the
 // platform link (OPERATION_CALL on a session's data connection, where
-// the link was granted the operation's capability) and the mesh (for the
-// classes the machine offers). Under deny every transport refuses it
-// with POLICY_DENIED, under ask it waits for an approval
-// (APPROVAL_PENDING), unless its class is hostlink's own or its spec
-// says NoAsk; every call leaves exactly one audit record naming its
-// transport and outcome. Each operation's request and the answers,
-// normalised, are in testdata/transcripts/OP.txtar, compared, and
-// rewritten with -update. It runs on Linux, where the desktop can be
-// taken away from it. An operation with no transcript fails the test.
+// the link was granted the operation's capability; browse_directories on
+// the control connection) and the mesh (for the classes the machine
+// offers). Under deny every transport refuses it with POLICY_DENIED,
+// under ask it waits for an approval (APPROVAL_PENDING), unless its
+// class is hostlink's own or its spec says NoAsk; every call leaves
+// exactly one audit record naming its transport and outcome. Each
+// operation's request and the answers, normalised, are in
+// testdata/transcripts/OP.txtar, compared, and rewritten with -update.
+// It runs on Linux, where the desktop can be taken away from it. An
+// operation with no transcript fails the test.
 func TestEveryOperationOnEveryTransport(t *testing.T) {
 	if runtime.GOOS != "linux" {
 		// Elsewhere the desktop cannot be taken away from the test, and
@@ -174,7 +178,7 @@ func TestEveryOperationOnEveryTransport(t *testing.T) {
 
 	cursor := audit.NewCursor(d.Dirs.Audit, 0)
 	drain(t, cursor)
-	// stop goes last: it ends ServeHTTP, which each mode then restarts.
+	// stop goes last: it ends ServeHTTP, which the test then serves again.
 	all := d.Registry.Ops()
 	slices.SortStableFunc(all, func(a, b *ops.Op) int {
 		return boolInt(a.Name == "stop") - boolInt(b.Name == "stop")
@@ -185,7 +189,8 @@ func TestEveryOperationOnEveryTransport(t *testing.T) {
 			ar, err := txtar.ParseFile(path)
 			if err != nil {
 				if *updateTranscripts {
-					ar = &txtar.Archive{Files: []txtar.File{{Name: "request.json", Data: []byte("{}\n")}}}
+					ar = &txtar.Archive{Comment: []byte(op.Name + " on every transport. " + transcriptNote + "\n"),
+						Files: []txtar.File{{Name: "request.json", Data: []byte("{}\n")}}}
 				} else {
 					t.Fatalf("no transcript for %s: write %s with its minimal valid request as request.json, then run go test ./internal/daemon -run TestEveryOperationOnEveryTransport -update (%v)", op.Name, path, err)
 				}
@@ -505,7 +510,6 @@ func boolInt(b bool) int {
 
 // callers are the clients the test drives, connected to one daemon.
 type callers struct {
-	d   *Daemon
 	mcp map[audit.Transport]*mcp.ClientSession
 	ipc *ipc.Client
 	// restart waits for a stop to end ServeHTTP, then serves the
@@ -521,7 +525,7 @@ type callers struct {
 // each, as TestOperationOnEveryTransport does.
 func startTransports(t *testing.T, d *Daemon) *callers {
 	ctx := t.Context()
-	tr := &callers{d: d, mcp: map[audit.Transport]*mcp.ClientSession{}}
+	tr := &callers{mcp: map[audit.Transport]*mcp.ClientSession{}}
 	var (
 		served chan error // ServeHTTP's end
 		cancel context.CancelFunc
