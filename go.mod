@@ -27,6 +27,7 @@ require (
 	golang.org/x/image v0.48.0
 	golang.org/x/mod v0.42.0
 	golang.org/x/sys v0.50.0
+	golang.org/x/tools v0.52.0
 	howett.net/plist v1.0.1
 	modernc.org/sqlite v1.62.0
 )

@@ -4,11 +4,13 @@ import (
 	"flag"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
 
 	"github.com/hostlink/hostlink/internal/audit"
+	"github.com/hostlink/hostlink/internal/companion"
 	"github.com/hostlink/hostlink/internal/config"
 	"github.com/hostlink/hostlink/internal/daemon"
 	"github.com/hostlink/hostlink/internal/docgen"
@@ -18,13 +20,13 @@ import (
 var updateREADME = flag.Bool("update", false, "rewrite README.md's generated parts")
 
 // TestREADME: README.md's tool tables are the registry's MCP tools, with
-// every capability on, and its command-line reference is the CLI's
+// every capability on (the companion's included), and its command-line reference is the CLI's
 // definition; -update rewrites them.
 func TestREADME(t *testing.T) {
 	home := t.TempDir()
 	t.Setenv("HOSTLINK_HOME", home)
 	os.MkdirAll(filepath.Join(home, "config"), 0o700)
-	cfg := "[commands]\nenabled = true\n[computer]\nenabled = true\nclipboard = true\n[agents]\nenabled = true\n" +
+	cfg := "[commands]\nenabled = true\n[computer]\nenabled = true\nclipboard = true\n[agents]\nenabled = true\n[companion]\nlisten = \"127.0.0.1:0\"\n" +
 		"[[workdirs]]\nalias = \"w\"\npath = '" + home + "'\nagent_mode = \"read-only\"\n"
 	if err := os.WriteFile(filepath.Join(home, "config", "config.toml"), []byte(cfg), 0o600); err != nil {
 		t.Fatal(err)
@@ -35,6 +37,16 @@ func TestREADME(t *testing.T) {
 	}
 	defer d.Close()
 	tools := d.Registry.OpsFor(audit.MCPStdio)
+	// The companion's tools have a table of their own, in its section,
+	// whatever their capability: they are there only with a companion.
+	var general, companionTools []*ops.Op
+	for _, op := range tools {
+		if slices.ContainsFunc(companion.Specs(), func(s ops.Spec) bool { return s.Name == op.Name }) {
+			companionTools = append(companionTools, op)
+		} else {
+			general = append(general, op)
+		}
+	}
 	var c cli
 	k, err := parser(&c)
 	if err != nil {
@@ -42,8 +54,9 @@ func TestREADME(t *testing.T) {
 	}
 	parts := map[string]string{"cli": docgen.Commands(k.Model)}
 	for _, cp := range []ops.Capability{ops.Files, ops.Shell, ops.ComputerUse, ops.Agents} {
-		parts["tools-"+string(cp)] = docgen.Tools(tools, cp)
+		parts["tools-"+string(cp)] = docgen.Tools(general, cp)
 	}
+	parts["tools-companion"] = docgen.Table(companionTools)
 	b, err := os.ReadFile("../../README.md")
 	if err != nil {
 		t.Fatal(err)

@@ -76,6 +76,10 @@ var companionOps ops.Group[*Runtime]
 // runtime when companions are enabled.
 func Register(r *ops.Registry, rt *Runtime) { companionOps.Register(r, rt) }
 
+// Specs are the specs of the operations Register adds: what the README's
+// companion tool table lists.
+func Specs() []ops.Spec { return companionOps.Specs() }
+
 func (r *Runtime) runCommand(ctx context.Context, c *ops.Call, a RunArgs) (RunResult, error) {
 	s, err := r.session(a.Companion, CapCommands)
 	if err != nil {

@@ -22,12 +22,22 @@ import (
 // Tools is the table of the operations of capability c in list, in their
 // order: each tool's name and its description, as MCP clients see them.
 func Tools(list []*ops.Op, c ops.Capability) string {
+	var of []*ops.Op
+	for _, op := range list {
+		if op.Capability == c {
+			of = append(of, op)
+		}
+	}
+	return Table(of)
+}
+
+// Table is the table of every operation in list, in their order, as
+// Tools makes it: for a part that is not one capability's.
+func Table(list []*ops.Op) string {
 	var b strings.Builder
 	b.WriteString("| tool | what it does |\n|---|---|\n")
 	for _, op := range list {
-		if op.Capability == c {
-			fmt.Fprintf(&b, "| `%s` | %s |\n", op.Name, cell(op.Description))
-		}
+		fmt.Fprintf(&b, "| `%s` | %s |\n", op.Name, cell(op.Description))
 	}
 	return b.String()
 }
