@@ -22,3 +22,9 @@ type RootsFunc func() []Candidate
 
 // Candidates calls f.
 func (f RootsFunc) Candidates() []Candidate { return f() }
+
+// HostRoots returns this host's virtual roots: on Linux, LinuxRoots for
+// the user (their home, their /media and /run/media mounts, and on WSL2
+// the Windows drives); on macOS, DarwinRoots (the home and /Volumes); on
+// Windows, WindowsRoots (the profile and the system's drives).
+func HostRoots() Roots { return hostRoots() }

@@ -14,8 +14,8 @@ type DarwinRoots struct {
 	VolumesDir string
 }
 
-// HostRoots returns this host's virtual roots.
-func HostRoots() Roots {
+// hostRoots is HostRoots on macOS.
+func hostRoots() Roots {
 	home, _ := os.UserHomeDir()
 	return DarwinRoots{Home: home, VolumesDir: "/Volumes"}
 }

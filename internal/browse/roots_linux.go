@@ -31,8 +31,9 @@ type LinuxRoots struct {
 // wslDriveFS are the file system types of WSL2's Windows drive mounts.
 var wslDriveFS = map[string]bool{"9p": true, "drvfs": true, "virtiofs": true}
 
-// HostRoots returns this host's virtual roots.
-func HostRoots() Roots {
+// hostRoots is HostRoots on Linux: the media directories are named
+// after the user, and /proc/version tells WSL2.
+func hostRoots() Roots {
 	home, _ := os.UserHomeDir()
 	name := os.Getenv("USER")
 	if u, err := user.Current(); err == nil {

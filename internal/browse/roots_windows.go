@@ -17,8 +17,8 @@ type WindowsRoots struct {
 	Drives func() []Drive
 }
 
-// HostRoots returns this host's virtual roots.
-func HostRoots() Roots {
+// hostRoots is HostRoots on Windows: the profile is %USERPROFILE%.
+func hostRoots() Roots {
 	home := os.Getenv("USERPROFILE")
 	if home == "" {
 		home, _ = os.UserHomeDir()

@@ -6,6 +6,8 @@ import (
 	"strconv"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/hostlink/hostlink/internal/textsafe"
 )
 
 // Listings (list_directory, find_files) go to MCP clients as text alone,
@@ -96,7 +98,7 @@ func appendName(b []byte, s string) []byte {
 	// JSON may carry bare, are escaped too, so that no reader that splits
 	// lines at NEL (or shows DEL) sees another line.
 	n := len(b)
-	b = appendJSONString(b, s)
+	b = textsafe.AppendJSONString(b, s)
 	if strings.ContainsAny(string(b[n:]), "\x7f\u0085") {
 		q := strings.NewReplacer("\x7f", `\u007f`, "\u0085", `\u0085`).Replace(string(b[n:]))
 		b = append(b[:n], q...)

@@ -4,7 +4,8 @@ import (
 	"bytes"
 	"encoding/json"
 	"slices"
-	"unicode/utf8"
+
+	"github.com/hostlink/hostlink/internal/textsafe"
 )
 
 // AppendJSON appends r's JSON encoding to b: the same bytes as
@@ -40,62 +41,8 @@ func appendJSONWith(b []byte, v any, key, value string) ([]byte, error) {
 	i += len(member) - 2
 	b = slices.Grow(b, len(enc)+len(value)+len(value)/16+16)
 	b = append(b, enc[:i]...)
-	b = appendJSONString(b, value)
+	b = textsafe.AppendJSONString(b, value)
 	return append(b, enc[i+2:]...), nil
-}
-
-// appendJSONString appends s as a JSON string exactly as encoding/json
-// writes it with HTML escaping off: control characters, '"' and '\'
-// escaped, invalid UTF-8 as \ufffd, U+2028 and U+2029 escaped.
-func appendJSONString(b []byte, s string) []byte {
-	const hex = "0123456789abcdef"
-	b = append(b, '"')
-	start := 0
-	for i := 0; i < len(s); {
-		c := s[i]
-		if c < utf8.RuneSelf {
-			if c >= 0x20 && c != '"' && c != '\\' {
-				i++
-				continue
-			}
-			b = append(b, s[start:i]...)
-			switch c {
-			case '"', '\\':
-				b = append(b, '\\', c)
-			case '\b':
-				b = append(b, '\\', 'b')
-			case '\f':
-				b = append(b, '\\', 'f')
-			case '\n':
-				b = append(b, '\\', 'n')
-			case '\r':
-				b = append(b, '\\', 'r')
-			case '\t':
-				b = append(b, '\\', 't')
-			default:
-				b = append(b, '\\', 'u', '0', '0', hex[c>>4], hex[c&0xf])
-			}
-			i++
-			start = i
-			continue
-		}
-		r, size := utf8.DecodeRuneInString(s[i:])
-		switch {
-		case r == utf8.RuneError && size == 1:
-			b = append(b, s[start:i]...)
-			b = append(b, `\ufffd`...)
-		case r == '\u2028' || r == '\u2029':
-			b = append(b, s[start:i]...)
-			b = append(b, '\\', 'u', '2', '0', '2', hex[r&0xf])
-		default:
-			i += size
-			continue
-		}
-		i += size
-		start = i
-	}
-	b = append(b, s[start:]...)
-	return append(b, '"')
 }
 
 // AppendText appends the result as MCP clients get it: the result without

@@ -28,12 +28,8 @@ type stdio struct {
 	keep  []int
 }
 
-// PassableStdio returns stdin and stdout as files when they can be handed
-// to the daemon (see MCPHello.Stdio): both pipes or sockets. A terminal or
-// a regular file stays with the front end: the daemon puts what it is
-// handed in non-blocking mode, which a terminal shared with a shell must
-// not get, and a file is not a client.
-func PassableStdio(stdin io.Reader, stdout io.Writer) (in, out *os.File, ok bool) {
+// passableStdio is PassableStdio on Unix.
+func passableStdio(stdin io.Reader, stdout io.Writer) (in, out *os.File, ok bool) {
 	in, okIn := stdin.(*os.File)
 	out, okOut := stdout.(*os.File)
 	if !okIn || !okOut || !streamFile(in) || !streamFile(out) {
@@ -47,13 +43,8 @@ func streamFile(f *os.File) bool {
 	return err == nil && fi.Mode()&(os.ModeNamedPipe|os.ModeSocket) != 0
 }
 
-// PollableStdin returns a copy of in (a pipe or socket, see PassableStdio)
-// whose reads a deadline can stop without losing a byte: the front end
-// reads its client through it until it hands the client over. It puts the
-// description in non-blocking mode, which the daemon it is handed to keeps
-// (see receiveStdio); restore puts it back and closes the copy, for a
-// front end that kept its client.
-func PollableStdin(in *os.File) (f *os.File, restore func(), err error) {
+// pollableStdin is PollableStdin on Unix.
+func pollableStdin(in *os.File) (f *os.File, restore func(), err error) {
 	rc, err := in.SyscallConn()
 	if err != nil {
 		return nil, nil, err
@@ -77,9 +68,8 @@ func PollableStdin(in *os.File) (f *os.File, restore func(), err error) {
 	}, nil
 }
 
-// SendStdio hands in and out to the daemon over conn, an MCP session
-// opened with MCPHello.Stdio, as one byte carrying both descriptors.
-func SendStdio(conn net.Conn, in, out *os.File) error {
+// sendStdio is SendStdio on Unix.
+func sendStdio(conn net.Conn, in, out *os.File) error {
 	uc, ok := conn.(*net.UnixConn)
 	if !ok {
 		return errors.New("ipc: descriptors pass only over a Unix socket")

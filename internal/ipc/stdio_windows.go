@@ -14,16 +14,14 @@ const stdioSupported = false
 // stdio is never made on Windows.
 type stdio struct{ files []*os.File }
 
-// PassableStdio reports that stdin and stdout stay with the front end.
-func PassableStdio(io.Reader, io.Writer) (in, out *os.File, ok bool) { return nil, nil, false }
+// passableStdio: stdin and stdout stay with the front end.
+func passableStdio(io.Reader, io.Writer) (in, out *os.File, ok bool) { return nil, nil, false }
 
-// PollableStdin is not available on Windows, where the front end copies.
-func PollableStdin(*os.File) (*os.File, func(), error) {
+func pollableStdin(*os.File) (*os.File, func(), error) {
 	return nil, nil, errors.New("ipc: stdin is not handed over on Windows")
 }
 
-// SendStdio is not available on Windows.
-func SendStdio(net.Conn, *os.File, *os.File) error {
+func sendStdio(net.Conn, *os.File, *os.File) error {
 	return errors.New("ipc: descriptors are not passed on Windows")
 }
 

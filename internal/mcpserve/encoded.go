@@ -8,7 +8,9 @@ import (
 	"encoding/json"
 	"strconv"
 	"sync"
+	"unicode/utf8"
 
+	"github.com/hostlink/hostlink/internal/textsafe"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -119,7 +121,7 @@ func splice(result []byte, key string, r encoded) []byte {
 	out := make([]byte, 0, len(result)+len(r.text)+len(r.text)/8+len(r.structured)+16)
 	out = append(out, before...)
 	out = append(out, `"text":`...)
-	out = appendQuoted(out, r.text)
+	out = textsafe.AppendJSONString(out, r.text)
 	if r.structured != nil {
 		out = append(out, between...)
 		out = append(out, `"structuredContent":`...)
@@ -128,51 +130,26 @@ func splice(result []byte, key string, r encoded) []byte {
 	return append(out, after...)
 }
 
-// writeQuoted writes s to w as a JSON string, escaping it a chunk at a time.
+// writeQuoted writes s to w as a JSON string, escaping it a chunk at a
+// time. A chunk ends before a character, never inside one, so that the
+// chunks' escapes are the whole's (see textsafe.AppendJSONEscaped).
 func writeQuoted(w *bufio.Writer, s []byte) {
 	const chunk = 16 << 10
 	scratch := make([]byte, 0, min(len(s), chunk)+chunk/8)
 	w.WriteByte('"')
 	for len(s) > 0 {
-		n := min(len(s), chunk)
-		scratch = appendEscaped(scratch[:0], s[:n])
+		n := len(s)
+		if n > chunk {
+			n = chunk
+			// A character's first byte is at most UTFMax-1 back; with none
+			// there, no character holds s[n] and the cut is as good.
+			for back := 0; back < utf8.UTFMax-1 && !utf8.RuneStart(s[n]); back++ {
+				n--
+			}
+		}
+		scratch = textsafe.AppendJSONEscaped(scratch[:0], s[:n])
 		w.Write(scratch)
 		s = s[n:]
 	}
 	w.WriteByte('"')
-}
-
-// appendQuoted appends s as a JSON string.
-func appendQuoted(dst, s []byte) []byte {
-	dst = append(dst, '"')
-	return append(appendEscaped(dst, s), '"')
-}
-
-// appendEscaped appends s escaped for a JSON string. s is valid UTF-8 (a
-// result's JSON or its text; see textAppender); only ASCII bytes are
-// escaped, so s may be cut anywhere.
-func appendEscaped(dst, s []byte) []byte {
-	const hexDigits = "0123456789abcdef"
-	start := 0
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if c >= 0x20 && c != '"' && c != '\\' {
-			continue
-		}
-		dst = append(dst, s[start:i]...)
-		switch c {
-		case '"', '\\':
-			dst = append(dst, '\\', c)
-		case '\n':
-			dst = append(dst, '\\', 'n')
-		case '\r':
-			dst = append(dst, '\\', 'r')
-		case '\t':
-			dst = append(dst, '\\', 't')
-		default:
-			dst = append(dst, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&0xf])
-		}
-		start = i + 1
-	}
-	return append(dst, s[start:]...)
 }

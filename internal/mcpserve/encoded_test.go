@@ -19,6 +19,7 @@ import (
 	"github.com/hostlink/hostlink/internal/errcode"
 	"github.com/hostlink/hostlink/internal/ops"
 	"github.com/hostlink/hostlink/internal/policy"
+	"github.com/hostlink/hostlink/internal/textsafe"
 )
 
 type echoArgs struct {
@@ -239,12 +240,23 @@ func TestServeBadLines(t *testing.T) {
 	})
 }
 
-func TestAppendQuoted(t *testing.T) {
-	for _, s := range []string{"", "plain", awkward, `{"a":"b\"c\\d\n"}`, "\x00\x1f\x7f", strings.Repeat(awkward, 100)} {
-		got := appendQuoted([]byte("x"), []byte(s))
+// TestWriteQuoted: a text written in chunks is one JSON string of it,
+// whatever character straddles a chunk's end.
+func TestWriteQuoted(t *testing.T) {
+	texts := []string{"", "plain", awkward, `{"a":"b\"c\\d\n"}`, "\x00\x1f\x7f", strings.Repeat(awkward, 1000)}
+	for pad := range 9 {
+		// A 2-, 3- and 4-byte character cut by the first chunk's end
+		// after each of their bytes.
+		texts = append(texts, strings.Repeat("x", 16<<10-pad)+"é日🙂"+strings.Repeat("\"", 20<<10))
+	}
+	for _, s := range texts {
+		var buf bytes.Buffer
+		w := bufio.NewWriter(&buf)
+		writeQuoted(w, []byte(s))
+		w.Flush()
 		var back string
-		if got[0] != 'x' || json.Unmarshal(got[1:], &back) != nil || back != s {
-			t.Errorf("appendQuoted(%q) = %s", s, got)
+		if err := json.Unmarshal(buf.Bytes(), &back); err != nil || back != s {
+			t.Errorf("writeQuoted(%.40q) = %.80s (%v)", s, buf.Bytes(), err)
 		}
 	}
 }
@@ -254,6 +266,6 @@ func BenchmarkAppendQuoted(b *testing.B) {
 	buf := make([]byte, 0, 2*len(body))
 	b.SetBytes(int64(len(body)))
 	for b.Loop() {
-		buf = appendQuoted(buf[:0], body)
+		buf = textsafe.AppendJSONString(buf[:0], body)
 	}
 }

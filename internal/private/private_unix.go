@@ -11,12 +11,8 @@ import (
 	"syscall"
 )
 
-// MkdirAll creates dir and any missing parents, and sets dir itself to mode
-// 0700 even if it already existed. Parents it creates get 0700 too (less
-// umask); existing parents are left alone. An existing dir must be the
-// user's own: one owned by another user, or reached through a symbolic link
-// another user owns, is refused rather than used or changed.
-func MkdirAll(dir string) error {
+// mkdirAll is MkdirAll on Unix.
+func mkdirAll(dir string) error {
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return err
 	}
@@ -58,13 +54,8 @@ func owner(fi fs.FileInfo) int {
 	return -1
 }
 
-// OpenFile is os.OpenFile with a private mode: a file it creates gets 0600,
-// and an existing file that grants group or others any access is changed
-// to 0600 before it is returned. It never follows a symbolic link at name
-// (O_NOFOLLOW), and refuses what it opened unless it is a regular file
-// owned by the effective user: a link or a file planted by someone else
-// is neither used nor changed.
-func OpenFile(name string, flag int) (*os.File, error) {
+// openFile is OpenFile on Unix.
+func openFile(name string, flag int) (*os.File, error) {
 	f, err := os.OpenFile(name, flag|syscall.O_NOFOLLOW, 0o600)
 	if err != nil {
 		if errors.Is(err, syscall.ELOOP) {
@@ -134,10 +125,8 @@ func CheckDir(dir string) error {
 	}
 }
 
-// Check returns an error wrapping ErrNotPrivate if path (after following
-// symlinks) grants group or others any permission bit, or is owned by a
-// user other than the effective user: the owner can chmod it at will.
-func Check(path string) error {
+// check is Check on Unix.
+func check(path string) error {
 	fi, err := os.Stat(path)
 	if err != nil {
 		return err
@@ -151,6 +140,6 @@ func Check(path string) error {
 	return nil
 }
 
-// OpenShared opens a file for reading; renaming or removing it meanwhile
-// stays possible, as always on Unix (see the Windows version).
-func OpenShared(path string) (*os.File, error) { return os.Open(path) }
+// openShared is OpenShared on Unix, where any open file may be renamed or
+// removed.
+func openShared(path string) (*os.File, error) { return os.Open(path) }

@@ -47,11 +47,8 @@ func setPrivate(name string, sd *windows.SECURITY_DESCRIPTOR) error {
 	return nil
 }
 
-// MkdirAll creates dir and any missing parents, and gives dir itself a
-// private DACL, replacing whatever DACL it had if it already existed. A dir
-// it creates is created with that DACL, so it is never briefly open to
-// others. Parents keep the DACL they inherit.
-func MkdirAll(dir string) error {
+// mkdirAll is MkdirAll on Windows.
+func mkdirAll(dir string) error {
 	dir = filepath.Clean(dir)
 	sd, err := privateSD()
 	if err != nil {
@@ -82,10 +79,8 @@ func MkdirAll(dir string) error {
 	return setPrivate(dir, sd)
 }
 
-// OpenFile is os.OpenFile with a private DACL. With os.O_CREATE, a new file
-// is created with the private DACL (so it is never briefly open to others)
-// before os.OpenFile opens it; an existing file gets its DACL replaced.
-func OpenFile(name string, flag int) (*os.File, error) {
+// openFile is OpenFile on Windows.
+func openFile(name string, flag int) (*os.File, error) {
 	sd, err := privateSD()
 	if err != nil {
 		return nil, err
@@ -128,11 +123,8 @@ func createNew(name string, sd *windows.SECURITY_DESCRIPTOR) (bool, error) {
 	return true, windows.CloseHandle(h)
 }
 
-// Check returns an error wrapping ErrNotPrivate if path is owned by, or its
-// DACL allows access to, anyone but the current user, SYSTEM and
-// Administrators: an owner can always rewrite the DACL. Deny ACEs are
-// ignored, and a missing (NULL) DACL grants everyone everything.
-func Check(path string) error {
+// check is Check on Windows.
+func check(path string) error {
 	sd, err := windows.GetNamedSecurityInfo(path, windows.SE_FILE_OBJECT,
 		windows.OWNER_SECURITY_INFORMATION|windows.DACL_SECURITY_INFORMATION)
 	if err != nil {
@@ -218,10 +210,9 @@ func isAny(sid *windows.SID, sids []*windows.SID) bool {
 	return false
 }
 
-// OpenShared opens a file for reading the way Unix does, sharing delete
-// access: os.Open on Windows does not, so a reader (an audit verify, a
-// log follower) would stop the writer from rotating the file, a rename.
-func OpenShared(path string) (*os.File, error) {
+// openShared is OpenShared on Windows: CreateFile with
+// FILE_SHARE_DELETE.
+func openShared(path string) (*os.File, error) {
 	p, err := windows.UTF16PtrFromString(path)
 	if err != nil {
 		return nil, &fs.PathError{Op: "open", Path: path, Err: err}

@@ -7,30 +7,13 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"sync"
 	"syscall"
 	"time"
 
 	"golang.org/x/sys/unix"
 )
 
-var probed struct {
-	once sync.Once
-	st   Status
-}
-
-// Probe measures, once per process, the confinement this machine gives a
-// command in workdir mode: it starts the launcher as for a command, with
-// namespaces if they work and with Landlock alone if not, and has it try
-// what the sandbox must deny (writing outside its workdir, reading and
-// listing a hidden directory, connecting to a TCP listener and a UNIX
-// socket of hostlink's, signalling hostlink). What the probe could do is
-// reported as unenforced; a machine where neither works reports failed.
-func Probe() Status {
-	probed.once.Do(func() { probed.st = probe() })
-	return probed.st
-}
-
+// probe is Probe's measurement for Linux.
 func probe() Status {
 	st := Status{Mode: Failed, Mechanism: MechNone, LandlockABI: landlockABI()}
 	nsAllowed, nsErr := runProbe(true)

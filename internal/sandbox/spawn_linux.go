@@ -17,39 +17,24 @@ import (
 // is the running program, even if its file was replaced since.
 const selfExe = "/proc/self/exe"
 
-// Launch is one command's sandbox while it starts and runs.
-type Launch struct {
-	status          Status
-	report, reportW *os.File // until Started or Abort
-	tmpDir          string
+// launchOS holds the pipe the launcher reports on until Started or
+// Abort.
+type launchOS struct {
+	report, reportW *os.File
 }
 
-// Prepare rewrites cmd (its Path, Args, Env and SysProcAttr already set
-// for the command) to start the command confined by p. It returns nil,
-// and leaves cmd alone, when p is off, and SANDBOX_FAILED when this
-// machine enforces nothing (Probe says why). After cmd.Start the caller
-// calls Started, and once the command's tree is gone, Cleanup.
-func Prepare(cmd *exec.Cmd, p Policy) (*Launch, error) {
-	pr, err := prepare(p)
-	if pr == nil || err != nil {
-		return nil, err
-	}
-	st, pl, root, tmp := pr.status, pr.plan, pr.root, pr.tmp
+// prepare points cmd at the launcher with the command's confinement.
+func (l *Launch) prepare(cmd *exec.Cmd, pl plan, root string) error {
 	spec := launchSpec{
 		Path: cmd.Path, Args: cmd.Args,
-		Namespaces: st.Mechanism == MechNamespaces, Network: pl.network,
+		Namespaces: l.status.Mechanism == MechNamespaces, Network: pl.network,
 		Workdir: pl.workdir, Writable: pl.writable, ReadOnly: pl.readOnly, Hidden: pl.hidden, Protected: pl.protected, Guarded: pl.guarded,
-		Tmp: tmp, TmpRoot: root,
+		Tmp: l.tmpDir, TmpRoot: root,
 	}
 	if dir, err := filepath.EvalSymlinks(filepath.Dir(cmd.Path)); err == nil {
 		spec.ReadOnly = append(spec.ReadOnly, dir)
 	}
-	l := &Launch{tmpDir: tmp, status: st}
-	if err := l.setup(cmd, spec); err != nil {
-		os.RemoveAll(tmp)
-		return nil, err
-	}
-	return l, nil
+	return l.setup(cmd, spec)
 }
 
 // setup points cmd at the launcher with spec.
@@ -96,11 +81,9 @@ func nsAttr(a *syscall.SysProcAttr, noNet bool) {
 	a.AmbientCaps = []uintptr{unix.CAP_SYS_ADMIN, unix.CAP_DAC_OVERRIDE, unix.CAP_SETPCAP}
 }
 
-// Started waits until the launcher has execed the command, and returns
-// the launcher's error if it failed first (the launcher then exits 125,
-// and the caller waits for it as for any process): typed, or a bare errno
-// when the program itself could not be run (see launchReport.err).
-func (l *Launch) Started() error {
+// started waits for the launcher's report: end of file once it has
+// execed the command.
+func (l *Launch) started() error {
 	l.reportW.Close()
 	var r launchReport
 	err := json.NewDecoder(l.report).Decode(&r)
@@ -131,16 +114,11 @@ func (r launchReport) err() error {
 	return errcode.New(CodeFailed, "sandbox: %s: %s", r.Step, r.Error).With("step", r.Step)
 }
 
-// Status is the confinement the command got.
-func (l *Launch) Status() Status { return l.status }
-
-// Abort undoes Prepare when the command could not be started.
-func (l *Launch) Abort() {
+// abort closes the report pipe, which nothing will write.
+func (l *Launch) abort() {
 	l.reportW.Close()
 	l.report.Close()
-	l.Cleanup()
 }
 
-// Cleanup removes the command's private temporary directory. Call it once
-// the command's whole tree is gone.
-func (l *Launch) Cleanup() { os.RemoveAll(l.tmpDir) }
+// release: the launcher holds nothing past Started or Abort.
+func (l *Launch) release() {}

@@ -6,49 +6,36 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"sync"
 	"syscall"
 
 	"github.com/hostlink/hostlink/internal/errcode"
 	"golang.org/x/sys/windows"
 )
 
-// Launch is one command's sandbox while it starts and runs.
-type Launch struct {
-	token  windows.Token
-	tmpDir string
-	status Status
+// launchOS holds the command's low-integrity token until Cleanup.
+type launchOS struct {
+	token windows.Token
 }
 
-// Prepare makes cmd start with a low-integrity token (see
-// lowIntegrityToken), after labelling its workdir, the writable paths and
-// a private temporary directory (its TEMP and TMP) low integrity so that
-// it may write there. procs puts it in its Job Object as any command. It
-// returns nil, leaving cmd alone, when p is off, and SANDBOX_FAILED when
-// the probe found that the integrity level does not confine writes here.
-func Prepare(cmd *exec.Cmd, p Policy) (*Launch, error) {
-	pr, err := prepare(p)
-	if pr == nil || err != nil {
-		return nil, err
-	}
-	st, pl, tmp := pr.status, pr.plan, pr.tmp
-	l := &Launch{tmpDir: tmp, status: st}
-	for _, d := range append([]string{pl.workdir, tmp}, pl.writable...) {
+// prepare labels the workdir, the writable paths and the temporary
+// directory low integrity and makes cmd start with a low-integrity token,
+// TEMP and TMP set to the temporary directory.
+func (l *Launch) prepare(cmd *exec.Cmd, pl plan, _ string) error {
+	for _, d := range append([]string{pl.workdir, l.tmpDir}, pl.writable...) {
 		if err := labelLow(d); err != nil {
-			l.Cleanup()
-			return nil, errcode.New(CodeFailed, "sandbox: %v", err)
+			return errcode.New(CodeFailed, "sandbox: %v", err)
 		}
 	}
+	var err error
 	if l.token, err = lowIntegrityToken(); err != nil {
-		l.Cleanup()
-		return nil, errcode.New(CodeFailed, "sandbox: %v", err)
+		return errcode.New(CodeFailed, "sandbox: %v", err)
 	}
 	if cmd.SysProcAttr == nil {
 		cmd.SysProcAttr = &syscall.SysProcAttr{}
 	}
 	cmd.SysProcAttr.Token = syscall.Token(l.token)
-	cmd.Env = append(withoutTempVars(cmd.Env), "TEMP="+tmp, "TMP="+tmp)
-	return l, nil
+	cmd.Env = append(withoutTempVars(cmd.Env), "TEMP="+l.tmpDir, "TMP="+l.tmpDir)
+	return nil
 }
 
 func withoutTempVars(env []string) []string {
@@ -62,37 +49,15 @@ func withoutTempVars(env []string) []string {
 	return out
 }
 
-// Started: CreateProcessAsUser has already applied the token.
-func (l *Launch) Started() error { return nil }
-
-// Status is the confinement the command got.
-func (l *Launch) Status() Status { return l.status }
-
-// Cleanup closes the token and removes the private temporary directory.
-func (l *Launch) Cleanup() {
+// release closes the token.
+func (l *Launch) release() {
 	if l.token != 0 {
 		l.token.Close()
 		l.token = 0
 	}
-	if l.tmpDir != "" {
-		os.RemoveAll(l.tmpDir)
-		l.tmpDir = ""
-	}
 }
 
-var probed struct {
-	once sync.Once
-	st   Status
-}
-
-// Probe measures, once per process, whether a low-integrity token
-// confines a command's writes here: it runs cmd.exe with one, which must
-// write in a low-labelled directory and fail to write beside it.
-func Probe() Status {
-	probed.once.Do(func() { probed.st = probe() })
-	return probed.st
-}
-
+// probe is Probe's measurement for Windows.
 func probe() Status {
 	off := func(why string) Status { return Status{Mode: Failed, Mechanism: MechNone, Reason: why} }
 	base, err := os.MkdirTemp("", "hostlink-probe-")
@@ -130,6 +95,3 @@ func probe() Status {
 	return Status{Mode: Workdir, Mechanism: MechLowIL,
 		Unenforced: []string{RuleHiddenReads, RuleHiddenListing, RuleNetwork, RulePrivateTmp}}
 }
-
-// Abort undoes Prepare when the command could not be started.
-func (l *Launch) Abort() { l.Cleanup() }

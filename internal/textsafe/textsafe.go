@@ -27,6 +27,10 @@
 // characters. A backslash in the text is left alone (Windows paths stay
 // readable), so literal text that looks like an escape is possible; it is
 // visible text either way, which is what matters here.
+//
+// The package also holds hostlink's one JSON string escaper
+// (AppendJSONString), for the large results written without
+// encoding/json: text bound for a JSON string passes through it.
 package textsafe
 
 import (
