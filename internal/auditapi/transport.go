@@ -26,3 +26,11 @@ const (
 	Notification Transport = "notification"
 	Internal     Transport = "internal" // hostlink itself: start, stop, reloads, expiries
 )
+
+// Target is what a call acts on, as its audit record names it.
+type Target struct {
+	Workdir string   // the workdir's alias
+	Paths   []string // root-relative, '/'-separated; a refused one as attempted
+	// Outside: a path lay outside its workdir, and was refused.
+	Outside bool
+}

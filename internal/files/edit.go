@@ -23,8 +23,7 @@ type Edit struct {
 
 // EditFileArgs is edit_file's request.
 type EditFileArgs struct {
-	Workdir    string `json:"workdir,omitempty" jsonschema:"workdir alias (see read_file)"`
-	Path       string `json:"path"`
+	PathArgs
 	Edits      []Edit `json:"edits" jsonschema:"applied in order, each to the result of the previous"`
 	IfRevision string `json:"if_revision,omitempty" jsonschema:"fail with CONFLICT unless the file's current revision is this"`
 	DryRun     bool   `json:"dry_run,omitempty" jsonschema:"return the diff without writing"`

@@ -3,6 +3,7 @@ package files
 import (
 	"context"
 	"fmt"
+	"github.com/hostlink/hostlink/internal/auditapi"
 	"io/fs"
 	"path"
 	"slices"
@@ -25,6 +26,11 @@ type ListDirectoryArgs struct {
 	Details       bool   `json:"details,omitempty" jsonschema:"also size, modification time and symlink target of each entry (one stat per entry)"`
 	MaxEntries    int    `json:"max_entries,omitempty" min:"0" max:"100000" jsonschema:"page size; capped by the configured limit"`
 	Cursor        string `json:"cursor,omitempty" jsonschema:"next_cursor from the previous page (used once, valid for a minute)"`
+}
+
+// AuditTarget implements ops.Targeted: the path asked for, as written.
+func (a ListDirectoryArgs) AuditTarget() auditapi.Target {
+	return PathArgs{Workdir: a.Workdir, Path: a.Path}.AuditTarget()
 }
 
 func init() {
@@ -313,6 +319,11 @@ type FindFilesArgs struct {
 	Details       bool   `json:"details,omitempty" jsonschema:"also size, modification time and symlink target of each match (one stat per match)"`
 	MaxResults    int    `json:"max_results,omitempty" min:"0" max:"100000" jsonschema:"page size; capped by the configured limit"`
 	Cursor        string `json:"cursor,omitempty" jsonschema:"next_cursor from the previous page (used once, valid for a minute)"`
+}
+
+// AuditTarget implements ops.Targeted: the path asked for, as written.
+func (a FindFilesArgs) AuditTarget() auditapi.Target {
+	return PathArgs{Workdir: a.Workdir, Path: a.Path}.AuditTarget()
 }
 
 func init() {

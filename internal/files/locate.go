@@ -20,11 +20,7 @@ func (s *Service) Locate(alias, path string) (policy.Location, error) {
 	if err != nil {
 		return policy.Location{}, err
 	}
-	loc := policy.Location{Workdir: t.wd.Alias, Dir: t.wd.Root.Dir(), Rel: t.path.String()}
-	if real, err := t.wd.Root.Canonical(t.path); err == nil {
-		loc.Real = real.String()
-	}
-	return loc, nil
+	return s.location(place{t: t}), nil
 }
 
 // Peek reads the file a request names, as the file operations would read
@@ -38,6 +34,11 @@ func (s *Service) Peek(alias, path string) (content []byte, ext policy.Extent, e
 	if err != nil {
 		return nil, policy.Extent{}, err
 	}
+	return s.peek(t)
+}
+
+// peek is Peek of a resolved target.
+func (s *Service) peek(t target) (content []byte, ext policy.Extent, err error) {
 	sn, err := s.probe(t, true, true)
 	if err == nil && sn.ext.Exists && sn.ext.Kind != "file" {
 		err = errcode.New(errcode.NotAFile, "%q is not a regular file", t.String())

@@ -3,6 +3,7 @@ package files
 import (
 	"context"
 	"fmt"
+	"github.com/hostlink/hostlink/internal/auditapi"
 	"io"
 	"io/fs"
 	"strings"
@@ -15,9 +16,8 @@ import (
 
 // CreateDirectoryArgs is create_directory's request.
 type CreateDirectoryArgs struct {
-	Workdir string `json:"workdir,omitempty" jsonschema:"workdir alias (see read_file)"`
-	Path    string `json:"path"`
-	Parents *bool  `json:"parents,omitempty" jsonschema:"create missing parents too (default true)"`
+	PathArgs
+	Parents *bool `json:"parents,omitempty" jsonschema:"create missing parents too (default true)"`
 }
 
 func init() {
@@ -103,10 +103,9 @@ func (s *Service) createDirectory(_ context.Context, c *ops.Call, a CreateDirect
 
 // DeleteArgs is delete's request.
 type DeleteArgs struct {
-	Workdir   string `json:"workdir,omitempty" jsonschema:"workdir alias (see read_file)"`
-	Path      string `json:"path"`
-	Recursive bool   `json:"recursive,omitempty" jsonschema:"required to delete a non-empty directory; never follows symlinks"`
-	MissingOK bool   `json:"missing_ok,omitempty" jsonschema:"succeed when the path does not exist"`
+	PathArgs
+	Recursive bool `json:"recursive,omitempty" jsonschema:"required to delete a non-empty directory; never follows symlinks"`
+	MissingOK bool `json:"missing_ok,omitempty" jsonschema:"succeed when the path does not exist"`
 }
 
 func init() {
@@ -226,6 +225,11 @@ type MoveArgs struct {
 	Dst        string `json:"dst"`
 	DstWorkdir string `json:"dst_workdir,omitempty" jsonschema:"workdir alias of dst (default: as for src)"`
 	Overwrite  bool   `json:"overwrite,omitempty" jsonschema:"replace an existing file (or empty directory) at dst"`
+}
+
+// AuditTarget implements ops.Targeted: the paths asked for, as written.
+func (a MoveArgs) AuditTarget() auditapi.Target {
+	return auditapi.Target{Workdir: a.Workdir, Paths: []string{a.Src, a.Dst}}
 }
 
 func init() {

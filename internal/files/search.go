@@ -3,6 +3,7 @@ package files
 import (
 	"bytes"
 	"context"
+	"github.com/hostlink/hostlink/internal/auditapi"
 	"io/fs"
 	"strings"
 	"unicode/utf8"
@@ -24,6 +25,11 @@ type SearchTextArgs struct {
 	Exclude         []string `json:"exclude,omitempty" jsonschema:"skip files and directories whose path matches one of these globs"`
 	IncludeHidden   bool     `json:"include_hidden,omitempty"`
 	MaxMatches      int      `json:"max_matches,omitempty" min:"0" max:"100000" jsonschema:"capped by the configured limit"`
+}
+
+// AuditTarget implements ops.Targeted: the path asked for, as written.
+func (a SearchTextArgs) AuditTarget() auditapi.Target {
+	return PathArgs{Workdir: a.Workdir, Path: a.Path}.AuditTarget()
 }
 
 func init() {

@@ -15,9 +15,8 @@ import (
 
 // StatArgs is stat's request.
 type StatArgs struct {
-	Workdir        string `json:"workdir,omitempty" jsonschema:"workdir alias (see read_file)"`
-	Path           string `json:"path"`
-	FollowSymlinks *bool  `json:"follow_symlinks,omitempty" jsonschema:"describe a symlink's target (default true) or the link itself"`
+	PathArgs
+	FollowSymlinks *bool `json:"follow_symlinks,omitempty" jsonschema:"describe a symlink's target (default true) or the link itself"`
 }
 
 func init() {
@@ -25,12 +24,6 @@ func init() {
 		Description: "Describe a path: existence, type, size, times, mode, symlink target. A missing path returns exists=false.",
 		Capability:  ops.Files, Class: policy.FilesRead, Transports: ops.AllTransports, ReadOnly: true, Idempotent: true},
 		(*Service).stat)
-}
-
-// Describe implements policy.Describer.
-func (a StatArgs) Describe(dc policy.DescribeContext) (policy.Action, error) {
-	act, _, err := describePath(dc, a.Workdir, a.Path)
-	return act, err
 }
 
 // StatResult is stat's response. A missing path is exists=false, not an
