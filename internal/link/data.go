@@ -52,11 +52,10 @@ func (d *dataChannel) fileRead(ctx context.Context, r *request) (string, any, er
 	if err != nil {
 		return "", nil, err
 	}
-	enc := "utf-8"
-	if p.Encoding == "base64" || p.Format == "bytes" {
+	// read_file's schema checks the encoding, as for every transport.
+	enc := p.Encoding
+	if p.Format == "bytes" {
 		enc = "base64"
-	} else if p.Encoding != "" && p.Encoding != "utf-8" {
-		return "", nil, errcode.New(errcode.InvalidArgument, "encoding must be utf-8 or base64")
 	}
 	// The registry holds the read to the negotiated max_file_size_bytes.
 	out, err := r.call(ctx, files.ReadFileArgs{PathArgs: files.PathArgs{Path: p.Path}, Offset: p.Offset, Length: p.Length, Encoding: enc})

@@ -18,7 +18,9 @@ type moveArgs struct {
 }
 
 // AuditTarget implements Targeted: the paths asked for, as written.
-func (a moveArgs) AuditTarget() auditapi.Target { return auditapi.Target{Paths: []string{a.Src, a.Dst}} }
+func (a moveArgs) AuditTarget() auditapi.Target {
+	return auditapi.Target{Paths: []string{a.Src, a.Dst}}
+}
 
 // TestRefusalNamesRequestedPaths: a call refused before its handler named
 // a target records the paths its request says it asks for (Targeted; and
