@@ -54,3 +54,40 @@ func (s *Service) location(p place) policy.Location {
 	}
 	return loc
 }
+
+// pathRequest is a request naming one path: it embeds PathArgs.
+type pathRequest interface{ pathArgs() PathArgs }
+
+func (a PathArgs) pathArgs() PathArgs { return a }
+
+// placed is a one-path request normalized (normalizePath): its path
+// placed once, the rest as sent.
+type placed[A pathRequest] struct {
+	place
+	args A
+}
+
+// normalizePath places a one-path request's path once, for its
+// description and its handler.
+func normalizePath[A pathRequest](s *Service, a A) (placed[A], error) {
+	p := a.pathArgs()
+	pl, err := s.place(p.Workdir, p.Path)
+	return placed[A]{pl, a}, err
+}
+
+// describePlaced describes a one-path request that shows nothing else:
+// where its path is on this host.
+func describePlaced[A pathRequest](s *Service, r placed[A], dc policy.DescribeContext) (policy.Action, error) {
+	act, _ := s.describePlace(r.place, dc)
+	return act, nil
+}
+
+// describePlace starts the description of a request acting at p: where
+// it is on this host, as the field "Path" and in the summary.
+func (s *Service) describePlace(p place, dc policy.DescribeContext) (policy.Action, string) {
+	var act policy.Action
+	shown := act.Touch(s.location(p))
+	act.Add("Path", shown)
+	act.Summary = dc.Op + " " + shown
+	return act, shown
+}

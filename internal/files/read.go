@@ -29,11 +29,11 @@ type ReadFileArgs struct {
 }
 
 func init() {
-	ops.Add(&operations, ops.Spec{Name: "read_file", Title: "Read file",
+	ops.AddNormalized(&operations, ops.Spec{Name: "read_file", Title: "Read file",
 		Description: "Read a file, or a byte range of it, as UTF-8 text (exactly as on disk) or base64. Returns size, SHA-256, mtime and a revision token for if_revision. " +
 			"Over MCP the result is text: those facts as one line of JSON, a newline, then the content.",
 		Capability: ops.Files, Class: policy.FilesRead, Transports: ops.AllTransports, ReadOnly: true, Idempotent: true},
-		(*Service).readFile)
+		normalizePath[ReadFileArgs], describePlaced[ReadFileArgs], (*Service).readFile)
 }
 
 // ReadFileResult is read_file's response.
@@ -51,15 +51,12 @@ type ReadFileResult struct {
 	Mtime     float64 `json:"mtime" jsonschema:"modification time, seconds since the Unix epoch"`
 }
 
-func (s *Service) readFile(ctx context.Context, c *ops.Call, a ReadFileArgs) (ReadFileResult, error) {
+func (s *Service) readFile(ctx context.Context, c *ops.Call, r placed[ReadFileArgs]) (ReadFileResult, error) {
+	a, t := r.args, r.t
 	// The schema has checked the encoding against its enum.
 	enc := cmp.Or(a.Encoding, encUTF8)
 	if a.Offset < 0 || (a.Length != nil && *a.Length < 0) {
 		return ReadFileResult{}, errcode.New(errcode.InvalidArgument, "offset and length must not be negative")
-	}
-	t, err := s.target(c, a.Workdir, a.Path)
-	if err != nil {
-		return ReadFileResult{}, err
 	}
 	f, fi, err := t.wd.Root.OpenFile(t.path)
 	if err != nil {

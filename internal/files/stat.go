@@ -20,10 +20,10 @@ type StatArgs struct {
 }
 
 func init() {
-	ops.Add(&operations, ops.Spec{Name: "stat", Title: "Stat path",
+	ops.AddNormalized(&operations, ops.Spec{Name: "stat", Title: "Stat path",
 		Description: "Describe a path: existence, type, size, times, mode, symlink target. A missing path returns exists=false.",
 		Capability:  ops.Files, Class: policy.FilesRead, Transports: ops.AllTransports, ReadOnly: true, Idempotent: true},
-		(*Service).stat)
+		normalizePath[StatArgs], describePlaced[StatArgs], (*Service).stat)
 }
 
 // StatResult is stat's response. A missing path is exists=false, not an
@@ -46,11 +46,8 @@ type StatResult struct {
 	Revision     string  `json:"revision,omitempty"`
 }
 
-func (s *Service) stat(_ context.Context, c *ops.Call, a StatArgs) (StatResult, error) {
-	t, err := s.target(c, a.Workdir, a.Path)
-	if err != nil {
-		return StatResult{}, err
-	}
+func (s *Service) stat(_ context.Context, _ *ops.Call, r placed[StatArgs]) (StatResult, error) {
+	a, t := r.args, r.t
 	follow := a.FollowSymlinks == nil || *a.FollowSymlinks
 	root := t.wd.Root
 	res := StatResult{Workdir: t.wd.Alias, Path: t.String()}

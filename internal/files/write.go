@@ -79,10 +79,7 @@ func (s *Service) normalizeWrite(a WriteFileArgs) (writeRequest, error) {
 // as it acts). An if_revision that fails reveals the file's current
 // revision, so it needs files_read there too.
 func (s *Service) describeWrite(w writeRequest, dc policy.DescribeContext) (policy.Action, error) {
-	var act policy.Action
-	p := act.Touch(s.location(w.place))
-	act.Add("Path", p)
-	act.Summary = dc.Op + " " + p
+	act, _ := s.describePlace(w.place, dc)
 	act.Add("Mode", w.mode)
 	act.Add("Content", fmt.Sprintf("%d bytes, SHA-256 %s", len(w.data), policy.ShortHash(w.data)))
 	old, ext, err := s.peek(w.t)
