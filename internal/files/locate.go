@@ -57,6 +57,11 @@ func (s *Service) Measure(alias, path string) (policy.Extent, error) {
 	if err != nil {
 		return policy.Extent{}, err
 	}
+	return s.measure(t)
+}
+
+// measure is Measure of a resolved target.
+func (s *Service) measure(t target) (policy.Extent, error) {
 	sn, err := s.probe(t, false, false)
 	return sn.ext, err
 }

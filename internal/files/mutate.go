@@ -21,25 +21,21 @@ type CreateDirectoryArgs struct {
 }
 
 func init() {
-	ops.Add(&operations, ops.Spec{Name: "create_directory", Title: "Create directory",
+	ops.AddNormalized(&operations, ops.Spec{Name: "create_directory", Title: "Create directory",
 		Description: "Create a directory (and missing parents by default). Succeeds if it already exists.",
 		Capability:  ops.Files, Class: policy.FilesWrite, Transports: ops.AllTransports, Idempotent: true},
-		(*Service).createDirectory)
+		normalizePath[CreateDirectoryArgs], (*Service).describeCreateDirectory, (*Service).createDirectory)
 }
 
-// Describe implements policy.Describer.
-func (a CreateDirectoryArgs) Describe(dc policy.DescribeContext) (policy.Action, error) {
-	act, _, err := describePath(dc, a.Workdir, a.Path)
-	if err != nil {
-		return act, err
-	}
-	ext, ok, err := dc.Measure(a.Workdir, a.Path)
+func (s *Service) describeCreateDirectory(r placed[CreateDirectoryArgs], dc policy.DescribeContext) (policy.Action, error) {
+	act, _ := s.describePlace(r.place, dc)
+	ext, err := s.measure(r.t)
 	switch {
 	case err != nil:
 		act.Refuse = err
-	case ok && !ext.Exists:
+	case !ext.Exists:
 		act.Add("Creates", "a new directory")
-	case ok:
+	default:
 		act.Add("Creates", "nothing: there is a "+ext.Kind+" there already")
 	}
 	act.Bind("path", ext)
@@ -53,11 +49,8 @@ type CreateDirectoryResult struct {
 	Created bool   `json:"created" jsonschema:"false when the directory already existed"`
 }
 
-func (s *Service) createDirectory(_ context.Context, c *ops.Call, a CreateDirectoryArgs) (CreateDirectoryResult, error) {
-	t, err := s.target(c, a.Workdir, a.Path)
-	if err != nil {
-		return CreateDirectoryResult{}, err
-	}
+func (s *Service) createDirectory(_ context.Context, c *ops.Call, r placed[CreateDirectoryArgs]) (CreateDirectoryResult, error) {
+	a, t := r.args, r.t
 	root := t.wd.Root
 	if root.ReadOnly() {
 		return CreateDirectoryResult{}, errcode.New(errcode.ReadOnly, "workdir %q is read-only", t.wd.Alias)
@@ -109,32 +102,29 @@ type DeleteArgs struct {
 }
 
 func init() {
-	ops.Add(&operations, ops.Spec{Name: "delete", Title: "Delete path",
+	ops.AddNormalized(&operations, ops.Spec{Name: "delete", Title: "Delete path",
 		Description: "Delete a file, symlink or empty directory; recursive deletes a directory tree (never following symlinks).",
 		Capability:  ops.Files, Class: policy.FilesWrite, Transports: ops.AllTransports, Destructive: true, Idempotent: true},
-		(*Service).delete)
+		normalizePath[DeleteArgs], (*Service).describeDelete, (*Service).delete)
 }
 
-// Describe implements policy.Describer.
-func (a DeleteArgs) Describe(dc policy.DescribeContext) (policy.Action, error) {
-	act, _, err := describePath(dc, a.Workdir, a.Path)
-	if err != nil {
-		return act, err
-	}
+func (s *Service) describeDelete(r placed[DeleteArgs], dc policy.DescribeContext) (policy.Action, error) {
+	act, _ := s.describePlace(r.place, dc)
+	a := r.args
 	if a.Recursive {
 		act.Add("Recursive", "yes: the whole tree below it")
 		act.Summary += " (recursive)"
 	}
-	ext, ok, err := dc.Measure(a.Workdir, a.Path)
+	ext, err := s.measure(r.t)
 	switch {
 	case err != nil:
 		act.Refuse = err
-	case ok && !ext.Exists && !a.MissingOK:
+	case !ext.Exists && !a.MissingOK:
 		// The delete would fail the same way: refused before asking.
 		act.Refuse = errcode.New(errcode.PathNotFound, "%q does not exist", a.Path)
-	case ok && ext.Kind == "directory" && ext.Entries > 0 && !a.Recursive:
+	case ext.Kind == "directory" && ext.Entries > 0 && !a.Recursive:
 		act.Refuse = errcode.New(errcode.PathNotEmpty, "%q is a directory that is not empty; set recursive", a.Path)
-	case ok:
+	default:
 		act.Add("Deletes", ext.String())
 	}
 	act.Bind("path", ext)
@@ -148,11 +138,8 @@ type DeleteResult struct {
 	Deleted bool   `json:"deleted" jsonschema:"false when the path was already missing"`
 }
 
-func (s *Service) delete(_ context.Context, c *ops.Call, a DeleteArgs) (DeleteResult, error) {
-	t, err := s.target(c, a.Workdir, a.Path)
-	if err != nil {
-		return DeleteResult{}, err
-	}
+func (s *Service) delete(_ context.Context, c *ops.Call, r placed[DeleteArgs]) (DeleteResult, error) {
+	a, t := r.args, r.t
 	c.Detail("recursive", a.Recursive)
 	root := t.wd.Root
 	if root.ReadOnly() {

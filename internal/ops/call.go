@@ -183,9 +183,10 @@ func (c *Call) record(op string, start time.Time, err error) audit.Record {
 		details["session"] = audit.SessionRef(c.Session)
 	}
 	if err != nil && len(c.paths) == 0 {
-		// Refused before the handler named its target (outside the
-		// workdir, through a link, denied): the record says which path
-		// was asked for, so that a refusal is not a blank line.
+		// Refused before anything placed its target (a request that
+		// places none as it normalizes, refused by the policy or by its
+		// handler before it named one): the record says which path was
+		// asked for, so that a refusal is not a blank line.
 		if len(c.asked) > 0 {
 			details = maps.Clone(details)
 			if details == nil {
