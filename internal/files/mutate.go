@@ -6,6 +6,7 @@ import (
 	"github.com/hostlink/hostlink/internal/auditapi"
 	"io"
 	"io/fs"
+	"slices"
 	"strings"
 
 	"github.com/hostlink/hostlink/internal/errcode"
@@ -214,57 +215,71 @@ type MoveArgs struct {
 	Overwrite  bool   `json:"overwrite,omitempty" jsonschema:"replace an existing file (or empty directory) at dst"`
 }
 
-// AuditTarget implements ops.Targeted: the paths asked for, as written.
-func (a MoveArgs) AuditTarget() auditapi.Target {
-	return auditapi.Target{Workdir: a.Workdir, Paths: []string{a.Src, a.Dst}}
-}
-
 func init() {
-	ops.Add(&operations, ops.Spec{Name: "move", Title: "Move path",
+	ops.AddNormalized(&operations, ops.Spec{Name: "move", Title: "Move path",
 		Description: "Move or rename a file or directory. Fails if dst exists unless overwrite is set.",
 		Capability:  ops.Files, Class: policy.FilesWrite, Transports: ops.AllTransports, Destructive: true},
-		(*Service).move)
+		(*Service).normalizeMove, (*Service).describeMove, (*Service).move)
 }
 
-// Describe implements policy.Describer. A move out of a workdir carries
-// the content away, so it needs files_read there as well as files_write at
+// moveRequest is move's request normalized: both paths placed once, for
+// its description and its handler alike.
+type moveRequest struct {
+	args     MoveArgs
+	src, dst place
+}
+
+// AuditTarget implements ops.Targeted: src's workdir, and both paths.
+func (m moveRequest) AuditTarget() auditapi.Target {
+	return auditapi.Target{Workdir: m.src.audit.Workdir, Paths: append(slices.Clone(m.src.audit.Paths), m.dst.audit.Paths...),
+		Outside: m.src.audit.Outside || m.dst.audit.Outside}
+}
+
+// normalizeMove places src, then dst: in dst_workdir, else in the
+// workdir the request names, else (a relative dst) in src's, else in the
+// workdir holding the absolute dst.
+func (s *Service) normalizeMove(a MoveArgs) (moveRequest, error) {
+	m := moveRequest{args: a}
+	var err error
+	if m.src, err = s.place(a.Workdir, a.Src); err != nil {
+		return m, err
+	}
+	dstAlias := a.DstWorkdir
+	if dstAlias == "" && a.Workdir != "" && !isAbs(a.Dst) {
+		dstAlias = a.Workdir
+	}
+	if dstAlias == "" && !isAbs(a.Dst) {
+		dstAlias = m.src.t.wd.Alias
+	}
+	m.dst, err = s.place(dstAlias, a.Dst)
+	return m, err
+}
+
+// describeMove describes a move. A move out of a workdir carries the
+// content away, so it needs files_read there as well as files_write at
 // both ends.
-func (a MoveArgs) Describe(dc policy.DescribeContext) (policy.Action, error) {
+func (s *Service) describeMove(m moveRequest, _ policy.DescribeContext) (policy.Action, error) {
 	var act policy.Action
-	src, srcOK, err := dc.Locate(a.Workdir, a.Src)
-	if err != nil {
-		return act, err
+	a := m.args
+	var read []policy.Class
+	if m.dst.t.wd != m.src.t.wd {
+		read = []policy.Class{policy.FilesRead}
 	}
-	dstWD := a.DstWorkdir
-	if dstWD == "" {
-		dstWD = src.Workdir
-	}
-	dst, dstOK, err := dc.Locate(dstWD, a.Dst)
-	if err != nil {
-		return act, err
-	}
-	from, to := a.Src, a.Dst
-	if srcOK && dstOK {
-		var read []policy.Class
-		if dst.Workdir != src.Workdir {
-			read = []policy.Class{policy.FilesRead}
-		}
-		from, to = act.Touch(src, read...), act.Touch(dst)
-	}
+	from, to := act.Touch(s.location(m.src), read...), act.Touch(s.location(m.dst))
 	act.Add("From", from)
 	act.Add("To", to)
 	if a.Overwrite {
 		act.Add("Overwrite", "yes: replaces what is at the destination")
 	}
-	if ext, ok, err := dc.Measure(a.Workdir, a.Src); err != nil {
+	if ext, err := s.measure(m.src.t); err != nil {
 		act.Refuse = err
-	} else if ok && !ext.Exists {
+	} else if !ext.Exists {
 		act.Refuse = errcode.New(errcode.PathNotFound, "%q does not exist", a.Src)
-	} else if ok {
+	} else {
 		act.Add("Moves", ext.String())
 		act.Bind("src", ext)
 	}
-	if ext, ok, err := dc.Measure(dstWD, a.Dst); err == nil && ok {
+	if ext, err := s.measure(m.dst.t); err == nil {
 		if ext.Exists {
 			act.Add("Replaces", "yes, if allowed: "+ext.String())
 		} else {
@@ -285,28 +300,8 @@ type MoveResult struct {
 	Replaced   bool   `json:"replaced" jsonschema:"something at dst was replaced"`
 }
 
-func (s *Service) move(ctx context.Context, c *ops.Call, a MoveArgs) (MoveResult, error) {
-	src, err := s.target(c, a.Workdir, a.Src)
-	if err != nil {
-		return MoveResult{}, err
-	}
-	dstAlias := a.DstWorkdir
-	if dstAlias == "" && a.Workdir != "" && !isAbs(a.Dst) {
-		dstAlias = a.Workdir
-	}
-	if dstAlias == "" && !isAbs(a.Dst) {
-		dstAlias = src.wd.Alias
-	}
-	dst, err := s.resolve(dstAlias, a.Dst)
-	if err != nil {
-		rel, outside := s.attempted(dstAlias, a.Dst)
-		c.Target(src.wd.Alias, rel)
-		if outside {
-			c.Detail("path_outside", true)
-		}
-		return MoveResult{}, err
-	}
-	c.Target(src.wd.Alias, dst.String())
+func (s *Service) move(ctx context.Context, c *ops.Call, m moveRequest) (MoveResult, error) {
+	a, src, dst := m.args, m.src.t, m.dst.t
 	c.Detail("overwrite", a.Overwrite)
 	if dst.wd != src.wd {
 		c.Detail("dst_workdir", dst.wd.Alias)

@@ -94,15 +94,6 @@ func (s *Service) resolve(alias, p string) (target, error) {
 	return target{}, firstErr
 }
 
-// target resolves a request's path as resolve does and records it for the
-// call's audit record: the root-relative path, or, when it is refused,
-// what was attempted (see place).
-func (s *Service) target(c *ops.Call, alias, p string) (target, error) {
-	pl, err := s.place(alias, p)
-	record(c, pl.audit)
-	return pl.t, err
-}
-
 // RecordAttempt records, for c's audit record, a path that was refused
 // before the operation acted (it did not resolve in the workdir alias
 // names): what was attempted, in the form jail.Root.AuditPath gives, with
@@ -122,8 +113,8 @@ func (s *Service) attempt(alias, p string) auditapi.Target {
 	return auditapi.Target{Workdir: truncateAlias(wd), Paths: []string{rel}, Outside: outside}
 }
 
-// record notes t in c's audit record, for an operation that places its
-// paths as it acts rather than as it normalizes (ops.Targeted).
+// record notes t in c's audit record, for an operation that places a
+// path as it acts rather than as it normalizes (ops.Targeted).
 func record(c *ops.Call, t auditapi.Target) {
 	c.Target(t.Workdir, t.Paths...)
 	if t.Outside {
