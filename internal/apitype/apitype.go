@@ -8,8 +8,8 @@ package apitype
 import (
 	"time"
 
-	"github.com/hostlink/hostlink/internal/audit"
-	"github.com/hostlink/hostlink/internal/sandbox"
+	"github.com/hostlink/hostlink/internal/auditapi"
+	"github.com/hostlink/hostlink/internal/sandboxapi"
 	"github.com/hostlink/hostlink/internal/version"
 )
 
@@ -53,10 +53,10 @@ type Status struct {
 	Capabilities  []CapabilityStatus `json:"capabilities"`
 	// Sandbox is the confinement commands get, as measured; set while
 	// commands are enabled.
-	Sandbox  *sandbox.Status `json:"sandbox,omitempty"`
-	Workdirs []WorkdirStatus `json:"workdirs"`
-	Commands []CommandStatus `json:"commands"` // running commands
-	Tasks    []TaskStatus    `json:"tasks"`    // running agent tasks
+	Sandbox  *sandboxapi.Status `json:"sandbox,omitempty"`
+	Workdirs []WorkdirStatus    `json:"workdirs"`
+	Commands []CommandStatus    `json:"commands"` // running commands
+	Tasks    []TaskStatus       `json:"tasks"`    // running agent tasks
 	// Companion is the runtime side of the companion route, when
 	// [companion] listen or wsl_helper is set.
 	Companion *CompanionStatus `json:"companion,omitempty"`
@@ -80,8 +80,8 @@ type UpdateStatus struct {
 
 // TransportStatus is one endpoint the daemon serves.
 type TransportStatus struct {
-	Name    audit.Transport `json:"name"`    // "mcp-http", "ipc", "console"
-	Address string          `json:"address"` // URL, socket path or pipe name
+	Name    auditapi.Transport `json:"name"`    // "mcp-http", "ipc", "console"
+	Address string             `json:"address"` // URL, socket path or pipe name
 }
 
 // LinkStatus is the state of the link to the platform.

@@ -1,24 +1,21 @@
 package audit
 
-// Transport names what carried a call or an event, as the audit log
-// records it. These are every transport hostlink has; a record's
-// transport is always one of them.
-type Transport string
+import "github.com/hostlink/hostlink/internal/auditapi"
 
-// Transports.
+// Transport names what carried a call or an event (auditapi.Transport,
+// declared in that leaf so that the API types need not import the log).
+type Transport = auditapi.Transport
+
+// Transports: see auditapi.
 const (
-	MCPStdio  Transport = "mcp-stdio" // MCP on standard input and output (hostlink mcp)
-	MCPHTTP   Transport = "mcp-http"  // MCP over Streamable HTTP on loopback
-	IPC       Transport = "ipc"       // the local control channel: the CLI and local tools
-	Console   Transport = "console"   // the web console
-	Link      Transport = "link"      // the outbound platform link
-	Mesh      Transport = "mesh"      // callers on the NATS mesh (package mesh), each verified by its signed assertion
-	Companion Transport = "companion" // a companion serving its runtime, recorded on its host
-	// WSLInterop is a companion started by its runtime over WSL interop
-	// ([companion] wsl_helper), recorded on its host.
-	WSLInterop Transport = "wsl_interop"
-	// Notification is a desktop notification's buttons, where a user
-	// decides an approval.
-	Notification Transport = "notification"
-	Internal     Transport = "internal" // hostlink itself: start, stop, reloads, expiries
+	MCPStdio     = auditapi.MCPStdio
+	MCPHTTP      = auditapi.MCPHTTP
+	IPC          = auditapi.IPC
+	Console      = auditapi.Console
+	Link         = auditapi.Link
+	Mesh         = auditapi.Mesh
+	Companion    = auditapi.Companion
+	WSLInterop   = auditapi.WSLInterop
+	Notification = auditapi.Notification
+	Internal     = auditapi.Internal
 )

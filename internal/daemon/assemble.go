@@ -165,7 +165,7 @@ func (d *Daemon) disableOff(reg *ops.Registry) {
 
 // hooks let the policy see what a request of fs's registry touches.
 func (d *Daemon) hooks(fs *files.Service) policy.Hooks {
-	h := policy.Hooks{Locate: fs.Locate, Peek: fs.Peek, Measure: fs.Measure, MeasureDir: fs.MeasureDir,
+	h := policy.Hooks{Locate: fs.Locate, MeasureDir: fs.MeasureDir,
 		CommandTimeout: time.Duration(d.Config.Commands.DefaultTimeoutSeconds) * time.Second}
 	if fs == d.Files {
 		// A path grant's directory is placed the way the operations

@@ -23,35 +23,39 @@ type Edit struct {
 
 // EditFileArgs is edit_file's request.
 type EditFileArgs struct {
-	Workdir    string `json:"workdir,omitempty" jsonschema:"workdir alias (see read_file)"`
-	Path       string `json:"path"`
+	PathArgs
 	Edits      []Edit `json:"edits" jsonschema:"applied in order, each to the result of the previous"`
 	IfRevision string `json:"if_revision,omitempty" jsonschema:"fail with CONFLICT unless the file's current revision is this"`
 	DryRun     bool   `json:"dry_run,omitempty" jsonschema:"return the diff without writing"`
 }
 
 func init() {
-	ops.Add(&operations, ops.Spec{Name: "edit_file", Title: "Edit file",
+	ops.AddNormalized(&operations, ops.Spec{Name: "edit_file", Title: "Edit file",
 		Description: "Apply exact search/replace edits to a text file and return a unified diff. Fails without writing if a search text is missing or ambiguous.",
 		Capability:  ops.Files, Class: policy.FilesWrite, Transports: ops.AllTransports, Destructive: true},
-		(*Service).editFile)
+		(*Service).normalizeEdit, (*Service).describeEdit, (*Service).editFile)
 }
 
-// Describe implements policy.Describer. The diff an edit returns (dry run
-// or not) shows the file's lines, so it needs files_read there too.
-func (a EditFileArgs) Describe(dc policy.DescribeContext) (policy.Action, error) {
-	act, _, err := describePath(dc, a.Workdir, a.Path)
-	if err != nil {
-		return act, err
+// normalizeEdit places the path and checks the edits, once.
+func (s *Service) normalizeEdit(a EditFileArgs) (placed[EditFileArgs], error) {
+	r, err := normalizePath(s, a)
+	if err == nil {
+		err = checkEdits(a.Edits)
 	}
-	if err := checkEdits(a.Edits); err != nil {
-		return act, err
-	}
-	old, ext, ok, err := dc.Peek(a.Workdir, a.Path)
+	return r, err
+}
+
+// describeEdit shows the change the edits make to the file as it is now.
+// The diff an edit returns (dry run or not) shows the file's lines, so it
+// needs files_read there too.
+func (s *Service) describeEdit(r placed[EditFileArgs], dc policy.DescribeContext) (policy.Action, error) {
+	act, _ := s.describePlace(r.place, dc)
+	a := r.args
+	old, ext, err := s.peek(r.t)
 	switch {
-	case ok && !ext.Exists:
+	case err == nil && !ext.Exists:
 		act.Refuse = errcode.New(errcode.PathNotFound, "%q does not exist", a.Path)
-	case ok:
+	case err == nil:
 		// What the edit will write, as a diff with context: edits that
 		// would fail are refused before asking.
 		updated, _, err := applyEdits(old, a.Edits)
@@ -59,8 +63,8 @@ func (a EditFileArgs) Describe(dc policy.DescribeContext) (policy.Action, error)
 			act.Refuse = err
 			break
 		}
-		act.ShowChange(relOf(act, a.Path), old, true, updated)
-	case err != nil && errcode.CodeOf(err) != errcode.FileTooLarge:
+		act.ShowChange(r.t.String(), old, true, updated)
+	case errcode.CodeOf(err) != errcode.FileTooLarge:
 		act.Refuse = err
 	default:
 		for i, e := range a.Edits {
@@ -88,14 +92,8 @@ type EditFileResult struct {
 	BytesWritten int64  `json:"bytes_written"`
 }
 
-func (s *Service) editFile(ctx context.Context, c *ops.Call, a EditFileArgs) (EditFileResult, error) {
-	if err := checkEdits(a.Edits); err != nil {
-		return EditFileResult{}, err
-	}
-	t, err := s.target(c, a.Workdir, a.Path)
-	if err != nil {
-		return EditFileResult{}, err
-	}
+func (s *Service) editFile(ctx context.Context, c *ops.Call, r placed[EditFileArgs]) (EditFileResult, error) {
+	a, t := r.args, r.t
 	if !a.DryRun && t.wd.Root.ReadOnly() {
 		return EditFileResult{}, errcode.New(errcode.ReadOnly, "workdir %q is read-only", t.wd.Alias)
 	}

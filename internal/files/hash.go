@@ -13,8 +13,7 @@ import (
 
 // HashFileArgs is hash_file's request.
 type HashFileArgs struct {
-	Workdir string `json:"workdir,omitempty" jsonschema:"workdir alias (see read_file)"`
-	Path    string `json:"path"`
+	PathArgs
 }
 
 func init() {
@@ -22,12 +21,6 @@ func init() {
 		Description: "The SHA-256, size, mtime and revision of a file, without its content: check that a file is the one expected, or notice a change, without transferring it. Files up to the search file limit.",
 		Capability:  ops.Files, Class: policy.FilesRead, Transports: ops.AllTransports, ReadOnly: true, Idempotent: true},
 		(*Service).hashFile)
-}
-
-// Describe implements policy.Describer.
-func (a HashFileArgs) Describe(dc policy.DescribeContext) (policy.Action, error) {
-	act, _, err := describePath(dc, a.Workdir, a.Path)
-	return act, err
 }
 
 // HashFileResult is hash_file's response.

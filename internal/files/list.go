@@ -27,19 +27,15 @@ type ListDirectoryArgs struct {
 	Cursor        string `json:"cursor,omitempty" jsonschema:"next_cursor from the previous page (used once, valid for a minute)"`
 }
 
+func (a ListDirectoryArgs) pathArgs() PathArgs { return PathArgs{Workdir: a.Workdir, Path: a.Path} }
+
 func init() {
-	ops.Add(&operations, ops.Spec{Name: "list_directory", Title: "List directory",
+	ops.AddNormalized(&operations, ops.Spec{Name: "list_directory", Title: "List directory",
 		Description: "List a directory's entries, sorted, paginated with a cursor; optionally recursive and filtered by a name glob. Symlinks are reported, never followed. " +
 			"Over MCP the result is text: a head line of JSON (count, truncated, next_cursor), then one line per entry: TYPE NAME, " +
 			"or with details TYPE SIZE MTIME NAME (TYPE f file, d directory, l symlink, o other; names that are not plain text as JSON strings).",
 		Capability: ops.Files, Class: policy.FilesRead, Transports: ops.AllTransports, ReadOnly: true, Idempotent: true},
-		(*Service).listDirectory)
-}
-
-// Describe implements policy.Describer.
-func (a ListDirectoryArgs) Describe(dc policy.DescribeContext) (policy.Action, error) {
-	act, _, err := describePath(dc, a.Workdir, a.Path)
-	return act, err
+		normalizePath[ListDirectoryArgs], describePlaced[ListDirectoryArgs], (*Service).listDirectory)
 }
 
 // Entry is one listed directory entry: its name and type as the
@@ -66,13 +62,10 @@ type ListDirectoryResult struct {
 	Entries    []Entry `json:"entries"`
 }
 
-func (s *Service) listDirectory(ctx context.Context, c *ops.Call, a ListDirectoryArgs) (ListDirectoryResult, error) {
+func (s *Service) listDirectory(ctx context.Context, c *ops.Call, r placed[ListDirectoryArgs]) (ListDirectoryResult, error) {
+	a, t := r.args, r.t
 	if a.Glob != "" && glob.Check(a.Glob) != nil {
 		return ListDirectoryResult{}, errcode.New(errcode.InvalidArgument, "glob is not a valid pattern")
-	}
-	t, err := s.target(c, a.Workdir, a.Path)
-	if err != nil {
-		return ListDirectoryResult{}, err
 	}
 	var match func(rel, name string) bool
 	if a.Glob != "" {
@@ -315,19 +308,20 @@ type FindFilesArgs struct {
 	Cursor        string `json:"cursor,omitempty" jsonschema:"next_cursor from the previous page (used once, valid for a minute)"`
 }
 
+func (a FindFilesArgs) pathArgs() PathArgs { return PathArgs{Workdir: a.Workdir, Path: a.Path} }
+
 func init() {
-	ops.Add(&operations, ops.Spec{Name: "find_files", Title: "Find files",
+	ops.AddNormalized(&operations, ops.Spec{Name: "find_files", Title: "Find files",
 		Description: "Find paths matching a glob (** for any depth) below a directory, paginated. " +
 			"Over MCP the result is text as list_directory's: a head line of JSON, then one line per match, its path relative to path.",
 		Capability: ops.Files, Class: policy.FilesRead, Transports: ops.AllTransports, ReadOnly: true, Idempotent: true},
-		(*Service).findFiles)
+		normalizePath[FindFilesArgs], (*Service).describeFind, (*Service).findFiles)
 }
 
-// Describe implements policy.Describer.
-func (a FindFilesArgs) Describe(dc policy.DescribeContext) (policy.Action, error) {
-	act, _, err := describePath(dc, a.Workdir, a.Path)
-	act.Add("Pattern", a.Pattern)
-	return act, err
+func (s *Service) describeFind(r placed[FindFilesArgs], dc policy.DescribeContext) (policy.Action, error) {
+	act, _ := s.describePlace(r.place, dc)
+	act.Add("Pattern", r.args.Pattern)
+	return act, nil
 }
 
 // FindFilesResult is find_files' response (see ListDirectoryResult).
@@ -340,16 +334,13 @@ type FindFilesResult struct {
 	Matches    []Entry `json:"matches"`
 }
 
-func (s *Service) findFiles(ctx context.Context, c *ops.Call, a FindFilesArgs) (FindFilesResult, error) {
+func (s *Service) findFiles(ctx context.Context, c *ops.Call, r placed[FindFilesArgs]) (FindFilesResult, error) {
+	a, t := r.args, r.t
 	if glob.Check(a.Pattern) != nil {
 		return FindFilesResult{}, errcode.New(errcode.InvalidArgument, "pattern is not a valid glob")
 	}
 	if isAbs(a.Pattern) || slices.Contains(strings.Split(strings.ReplaceAll(a.Pattern, `\`, "/"), "/"), "..") {
 		return FindFilesResult{}, errcode.New(errcode.InvalidArgument, "pattern must be relative to path and must not contain ..")
-	}
-	t, err := s.target(c, a.Workdir, a.Path)
-	if err != nil {
-		return FindFilesResult{}, err
 	}
 	pattern := path.Clean(strings.ReplaceAll(a.Pattern, `\`, "/"))
 	fold := t.wd.Root.CaseInsensitive()

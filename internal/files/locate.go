@@ -20,24 +20,16 @@ func (s *Service) Locate(alias, path string) (policy.Location, error) {
 	if err != nil {
 		return policy.Location{}, err
 	}
-	loc := policy.Location{Workdir: t.wd.Alias, Dir: t.wd.Root.Dir(), Rel: t.path.String()}
-	if real, err := t.wd.Root.Canonical(t.path); err == nil {
-		loc.Real = real.String()
-	}
-	return loc, nil
+	return s.location(place{t: t}), nil
 }
 
-// Peek reads the file a request names, as the file operations would read
-// it (through the jail, following a link that stays in the workdir,
-// within the read limit), for an approval to show what a write changes,
-// and says what is there (probe): what the approval binds. A directory or
+// peek reads the file at t, as the file operations would read it
+// (through the jail, following a link that stays in the workdir, within
+// the read limit), for an approval to show what a write changes, and
+// says what is there (probe): what the approval binds. A directory or
 // special file there is NOT_A_FILE; a file past the read limit
 // FILE_TOO_LARGE with its extent.
-func (s *Service) Peek(alias, path string) (content []byte, ext policy.Extent, err error) {
-	t, err := s.resolve(alias, path)
-	if err != nil {
-		return nil, policy.Extent{}, err
-	}
+func (s *Service) peek(t target) (content []byte, ext policy.Extent, err error) {
 	sn, err := s.probe(t, true, true)
 	if err == nil && sn.ext.Exists && sn.ext.Kind != "file" {
 		err = errcode.New(errcode.NotAFile, "%q is not a regular file", t.String())
@@ -45,17 +37,13 @@ func (s *Service) Peek(alias, path string) (content []byte, ext policy.Extent, e
 	return sn.content, sn.ext, err
 }
 
-// Measure says what is at the path a request names, without following a
-// final symlink (as delete and move treat it): its kind, identity and
-// size, a file's revision and, for a directory, the entries and bytes of
-// the whole tree below it, walked through the jail (never through a link,
-// hostlink's own directories left out). A missing path is an extent that
-// does not exist, with a nil error.
-func (s *Service) Measure(alias, path string) (policy.Extent, error) {
-	t, err := s.resolve(alias, path)
-	if err != nil {
-		return policy.Extent{}, err
-	}
+// measure says what is at t, without following a final symlink (as
+// delete and move treat it): its kind, identity and size, a file's
+// revision and, for a directory, the entries and bytes of the whole tree
+// below it, walked through the jail (never through a link, hostlink's own
+// directories left out). A missing path is an extent that does not
+// exist, with a nil error.
+func (s *Service) measure(t target) (policy.Extent, error) {
 	sn, err := s.probe(t, false, false)
 	return sn.ext, err
 }

@@ -3,8 +3,10 @@ package files
 import (
 	"context"
 	"fmt"
+	"github.com/hostlink/hostlink/internal/auditapi"
 	"io"
 	"io/fs"
+	"slices"
 	"strings"
 
 	"github.com/hostlink/hostlink/internal/errcode"
@@ -15,31 +17,26 @@ import (
 
 // CreateDirectoryArgs is create_directory's request.
 type CreateDirectoryArgs struct {
-	Workdir string `json:"workdir,omitempty" jsonschema:"workdir alias (see read_file)"`
-	Path    string `json:"path"`
-	Parents *bool  `json:"parents,omitempty" jsonschema:"create missing parents too (default true)"`
+	PathArgs
+	Parents *bool `json:"parents,omitempty" jsonschema:"create missing parents too (default true)"`
 }
 
 func init() {
-	ops.Add(&operations, ops.Spec{Name: "create_directory", Title: "Create directory",
+	ops.AddNormalized(&operations, ops.Spec{Name: "create_directory", Title: "Create directory",
 		Description: "Create a directory (and missing parents by default). Succeeds if it already exists.",
 		Capability:  ops.Files, Class: policy.FilesWrite, Transports: ops.AllTransports, Idempotent: true},
-		(*Service).createDirectory)
+		normalizePath[CreateDirectoryArgs], (*Service).describeCreateDirectory, (*Service).createDirectory)
 }
 
-// Describe implements policy.Describer.
-func (a CreateDirectoryArgs) Describe(dc policy.DescribeContext) (policy.Action, error) {
-	act, _, err := describePath(dc, a.Workdir, a.Path)
-	if err != nil {
-		return act, err
-	}
-	ext, ok, err := dc.Measure(a.Workdir, a.Path)
+func (s *Service) describeCreateDirectory(r placed[CreateDirectoryArgs], dc policy.DescribeContext) (policy.Action, error) {
+	act, _ := s.describePlace(r.place, dc)
+	ext, err := s.measure(r.t)
 	switch {
 	case err != nil:
 		act.Refuse = err
-	case ok && !ext.Exists:
+	case !ext.Exists:
 		act.Add("Creates", "a new directory")
-	case ok:
+	default:
 		act.Add("Creates", "nothing: there is a "+ext.Kind+" there already")
 	}
 	act.Bind("path", ext)
@@ -53,11 +50,8 @@ type CreateDirectoryResult struct {
 	Created bool   `json:"created" jsonschema:"false when the directory already existed"`
 }
 
-func (s *Service) createDirectory(_ context.Context, c *ops.Call, a CreateDirectoryArgs) (CreateDirectoryResult, error) {
-	t, err := s.target(c, a.Workdir, a.Path)
-	if err != nil {
-		return CreateDirectoryResult{}, err
-	}
+func (s *Service) createDirectory(_ context.Context, c *ops.Call, r placed[CreateDirectoryArgs]) (CreateDirectoryResult, error) {
+	a, t := r.args, r.t
 	root := t.wd.Root
 	if root.ReadOnly() {
 		return CreateDirectoryResult{}, errcode.New(errcode.ReadOnly, "workdir %q is read-only", t.wd.Alias)
@@ -103,39 +97,35 @@ func (s *Service) createDirectory(_ context.Context, c *ops.Call, a CreateDirect
 
 // DeleteArgs is delete's request.
 type DeleteArgs struct {
-	Workdir   string `json:"workdir,omitempty" jsonschema:"workdir alias (see read_file)"`
-	Path      string `json:"path"`
-	Recursive bool   `json:"recursive,omitempty" jsonschema:"required to delete a non-empty directory; never follows symlinks"`
-	MissingOK bool   `json:"missing_ok,omitempty" jsonschema:"succeed when the path does not exist"`
+	PathArgs
+	Recursive bool `json:"recursive,omitempty" jsonschema:"required to delete a non-empty directory; never follows symlinks"`
+	MissingOK bool `json:"missing_ok,omitempty" jsonschema:"succeed when the path does not exist"`
 }
 
 func init() {
-	ops.Add(&operations, ops.Spec{Name: "delete", Title: "Delete path",
+	ops.AddNormalized(&operations, ops.Spec{Name: "delete", Title: "Delete path",
 		Description: "Delete a file, symlink or empty directory; recursive deletes a directory tree (never following symlinks).",
 		Capability:  ops.Files, Class: policy.FilesWrite, Transports: ops.AllTransports, Destructive: true, Idempotent: true},
-		(*Service).delete)
+		normalizePath[DeleteArgs], (*Service).describeDelete, (*Service).delete)
 }
 
-// Describe implements policy.Describer.
-func (a DeleteArgs) Describe(dc policy.DescribeContext) (policy.Action, error) {
-	act, _, err := describePath(dc, a.Workdir, a.Path)
-	if err != nil {
-		return act, err
-	}
+func (s *Service) describeDelete(r placed[DeleteArgs], dc policy.DescribeContext) (policy.Action, error) {
+	act, _ := s.describePlace(r.place, dc)
+	a := r.args
 	if a.Recursive {
 		act.Add("Recursive", "yes: the whole tree below it")
 		act.Summary += " (recursive)"
 	}
-	ext, ok, err := dc.Measure(a.Workdir, a.Path)
+	ext, err := s.measure(r.t)
 	switch {
 	case err != nil:
 		act.Refuse = err
-	case ok && !ext.Exists && !a.MissingOK:
+	case !ext.Exists && !a.MissingOK:
 		// The delete would fail the same way: refused before asking.
 		act.Refuse = errcode.New(errcode.PathNotFound, "%q does not exist", a.Path)
-	case ok && ext.Kind == "directory" && ext.Entries > 0 && !a.Recursive:
+	case ext.Kind == "directory" && ext.Entries > 0 && !a.Recursive:
 		act.Refuse = errcode.New(errcode.PathNotEmpty, "%q is a directory that is not empty; set recursive", a.Path)
-	case ok:
+	default:
 		act.Add("Deletes", ext.String())
 	}
 	act.Bind("path", ext)
@@ -149,11 +139,8 @@ type DeleteResult struct {
 	Deleted bool   `json:"deleted" jsonschema:"false when the path was already missing"`
 }
 
-func (s *Service) delete(_ context.Context, c *ops.Call, a DeleteArgs) (DeleteResult, error) {
-	t, err := s.target(c, a.Workdir, a.Path)
-	if err != nil {
-		return DeleteResult{}, err
-	}
+func (s *Service) delete(_ context.Context, c *ops.Call, r placed[DeleteArgs]) (DeleteResult, error) {
+	a, t := r.args, r.t
 	c.Detail("recursive", a.Recursive)
 	root := t.wd.Root
 	if root.ReadOnly() {
@@ -229,51 +216,70 @@ type MoveArgs struct {
 }
 
 func init() {
-	ops.Add(&operations, ops.Spec{Name: "move", Title: "Move path",
+	ops.AddNormalized(&operations, ops.Spec{Name: "move", Title: "Move path",
 		Description: "Move or rename a file or directory. Fails if dst exists unless overwrite is set.",
 		Capability:  ops.Files, Class: policy.FilesWrite, Transports: ops.AllTransports, Destructive: true},
-		(*Service).move)
+		(*Service).normalizeMove, (*Service).describeMove, (*Service).move)
 }
 
-// Describe implements policy.Describer. A move out of a workdir carries
-// the content away, so it needs files_read there as well as files_write at
+// moveRequest is move's request normalized: both paths placed once, for
+// its description and its handler alike.
+type moveRequest struct {
+	args     MoveArgs
+	src, dst place
+}
+
+// AuditTarget implements ops.Targeted: src's workdir, and both paths.
+func (m moveRequest) AuditTarget() auditapi.Target {
+	return auditapi.Target{Workdir: m.src.audit.Workdir, Paths: append(slices.Clone(m.src.audit.Paths), m.dst.audit.Paths...),
+		Outside: m.src.audit.Outside || m.dst.audit.Outside}
+}
+
+// normalizeMove places src, then dst: in dst_workdir, else in the
+// workdir the request names, else (a relative dst) in src's, else in the
+// workdir holding the absolute dst.
+func (s *Service) normalizeMove(a MoveArgs) (moveRequest, error) {
+	m := moveRequest{args: a}
+	var err error
+	if m.src, err = s.place(a.Workdir, a.Src); err != nil {
+		return m, err
+	}
+	dstAlias := a.DstWorkdir
+	if dstAlias == "" && a.Workdir != "" && !isAbs(a.Dst) {
+		dstAlias = a.Workdir
+	}
+	if dstAlias == "" && !isAbs(a.Dst) {
+		dstAlias = m.src.t.wd.Alias
+	}
+	m.dst, err = s.place(dstAlias, a.Dst)
+	return m, err
+}
+
+// describeMove describes a move. A move out of a workdir carries the
+// content away, so it needs files_read there as well as files_write at
 // both ends.
-func (a MoveArgs) Describe(dc policy.DescribeContext) (policy.Action, error) {
+func (s *Service) describeMove(m moveRequest, _ policy.DescribeContext) (policy.Action, error) {
 	var act policy.Action
-	src, srcOK, err := dc.Locate(a.Workdir, a.Src)
-	if err != nil {
-		return act, err
+	a := m.args
+	var read []policy.Class
+	if m.dst.t.wd != m.src.t.wd {
+		read = []policy.Class{policy.FilesRead}
 	}
-	dstWD := a.DstWorkdir
-	if dstWD == "" {
-		dstWD = src.Workdir
-	}
-	dst, dstOK, err := dc.Locate(dstWD, a.Dst)
-	if err != nil {
-		return act, err
-	}
-	from, to := a.Src, a.Dst
-	if srcOK && dstOK {
-		var read []policy.Class
-		if dst.Workdir != src.Workdir {
-			read = []policy.Class{policy.FilesRead}
-		}
-		from, to = act.Touch(src, read...), act.Touch(dst)
-	}
+	from, to := act.Touch(s.location(m.src), read...), act.Touch(s.location(m.dst))
 	act.Add("From", from)
 	act.Add("To", to)
 	if a.Overwrite {
 		act.Add("Overwrite", "yes: replaces what is at the destination")
 	}
-	if ext, ok, err := dc.Measure(a.Workdir, a.Src); err != nil {
+	if ext, err := s.measure(m.src.t); err != nil {
 		act.Refuse = err
-	} else if ok && !ext.Exists {
+	} else if !ext.Exists {
 		act.Refuse = errcode.New(errcode.PathNotFound, "%q does not exist", a.Src)
-	} else if ok {
+	} else {
 		act.Add("Moves", ext.String())
 		act.Bind("src", ext)
 	}
-	if ext, ok, err := dc.Measure(dstWD, a.Dst); err == nil && ok {
+	if ext, err := s.measure(m.dst.t); err == nil {
 		if ext.Exists {
 			act.Add("Replaces", "yes, if allowed: "+ext.String())
 		} else {
@@ -294,28 +300,8 @@ type MoveResult struct {
 	Replaced   bool   `json:"replaced" jsonschema:"something at dst was replaced"`
 }
 
-func (s *Service) move(ctx context.Context, c *ops.Call, a MoveArgs) (MoveResult, error) {
-	src, err := s.target(c, a.Workdir, a.Src)
-	if err != nil {
-		return MoveResult{}, err
-	}
-	dstAlias := a.DstWorkdir
-	if dstAlias == "" && a.Workdir != "" && !isAbs(a.Dst) {
-		dstAlias = a.Workdir
-	}
-	if dstAlias == "" && !isAbs(a.Dst) {
-		dstAlias = src.wd.Alias
-	}
-	dst, err := s.resolve(dstAlias, a.Dst)
-	if err != nil {
-		rel, outside := s.attempted(dstAlias, a.Dst)
-		c.Target(src.wd.Alias, rel)
-		if outside {
-			c.Detail("path_outside", true)
-		}
-		return MoveResult{}, err
-	}
-	c.Target(src.wd.Alias, dst.String())
+func (s *Service) move(ctx context.Context, c *ops.Call, m moveRequest) (MoveResult, error) {
+	a, src, dst := m.args, m.src.t, m.dst.t
 	c.Detail("overwrite", a.Overwrite)
 	if dst.wd != src.wd {
 		c.Detail("dst_workdir", dst.wd.Alias)

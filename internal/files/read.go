@@ -1,6 +1,7 @@
 package files
 
 import (
+	"cmp"
 	"context"
 	"crypto/sha256"
 	"encoding/base64"
@@ -21,25 +22,18 @@ const (
 
 // ReadFileArgs is read_file's request. Offset and Length are in bytes.
 type ReadFileArgs struct {
-	Workdir  string `json:"workdir,omitempty" jsonschema:"workdir alias; default: the workdir containing an absolute path, else the first workdir"`
-	Path     string `json:"path" jsonschema:"path relative to the workdir, or absolute inside it"`
+	PathArgs
 	Offset   int64  `json:"offset,omitempty" min:"0" max:"9007199254740991" jsonschema:"byte offset to start at (default 0)"`
 	Length   *int64 `json:"length,omitempty" min:"0" max:"9007199254740991" jsonschema:"bytes to read; omitted or null reads to the end of the file"`
 	Encoding string `json:"encoding,omitempty" enum:"utf-8,base64" jsonschema:"utf-8 (default) returns text exactly as on disk; base64 returns raw bytes"`
 }
 
 func init() {
-	ops.Add(&operations, ops.Spec{Name: "read_file", Title: "Read file",
+	ops.AddNormalized(&operations, ops.Spec{Name: "read_file", Title: "Read file",
 		Description: "Read a file, or a byte range of it, as UTF-8 text (exactly as on disk) or base64. Returns size, SHA-256, mtime and a revision token for if_revision. " +
 			"Over MCP the result is text: those facts as one line of JSON, a newline, then the content.",
 		Capability: ops.Files, Class: policy.FilesRead, Transports: ops.AllTransports, ReadOnly: true, Idempotent: true},
-		(*Service).readFile)
-}
-
-// Describe implements policy.Describer.
-func (a ReadFileArgs) Describe(dc policy.DescribeContext) (policy.Action, error) {
-	act, _, err := describePath(dc, a.Workdir, a.Path)
-	return act, err
+		normalizePath[ReadFileArgs], describePlaced[ReadFileArgs], (*Service).readFile)
 }
 
 // ReadFileResult is read_file's response.
@@ -57,17 +51,12 @@ type ReadFileResult struct {
 	Mtime     float64 `json:"mtime" jsonschema:"modification time, seconds since the Unix epoch"`
 }
 
-func (s *Service) readFile(ctx context.Context, c *ops.Call, a ReadFileArgs) (ReadFileResult, error) {
-	enc, err := encodingOf(a.Encoding)
-	if err != nil {
-		return ReadFileResult{}, err
-	}
+func (s *Service) readFile(ctx context.Context, c *ops.Call, r placed[ReadFileArgs]) (ReadFileResult, error) {
+	a, t := r.args, r.t
+	// The schema has checked the encoding against its enum.
+	enc := cmp.Or(a.Encoding, encUTF8)
 	if a.Offset < 0 || (a.Length != nil && *a.Length < 0) {
 		return ReadFileResult{}, errcode.New(errcode.InvalidArgument, "offset and length must not be negative")
-	}
-	t, err := s.target(c, a.Workdir, a.Path)
-	if err != nil {
-		return ReadFileResult{}, err
 	}
 	f, fi, err := t.wd.Root.OpenFile(t.path)
 	if err != nil {
@@ -126,14 +115,4 @@ func (s *Service) readFile(ctx context.Context, c *ops.Call, a ReadFileArgs) (Re
 		Revision:  rev,
 		Mtime:     epoch(fi.ModTime()),
 	}, ctx.Err()
-}
-
-func encodingOf(e string) (string, error) {
-	switch e {
-	case "", encUTF8, "utf8":
-		return encUTF8, nil
-	case encBase64:
-		return encBase64, nil
-	}
-	return "", errcode.New(errcode.InvalidArgument, "encoding must be utf-8 or base64")
 }

@@ -83,12 +83,3 @@ func describePath(dc policy.DescribeContext, workdir, path string, classes ...po
 	act.Summary = dc.Op + " " + p
 	return act, p, nil
 }
-
-// relOf is the workdir-relative path an action names, as a diff labels
-// it: the first location it touches, or path as the request gave it.
-func relOf(act policy.Action, path string) string {
-	if len(act.Touches) > 0 {
-		return act.Touches[0].Rel
-	}
-	return path
-}

@@ -26,18 +26,19 @@ type SearchTextArgs struct {
 	MaxMatches      int      `json:"max_matches,omitempty" min:"0" max:"100000" jsonschema:"capped by the configured limit"`
 }
 
+func (a SearchTextArgs) pathArgs() PathArgs { return PathArgs{Workdir: a.Workdir, Path: a.Path} }
+
 func init() {
-	ops.Add(&operations, ops.Spec{Name: "search_text", Title: "Search text",
+	ops.AddNormalized(&operations, ops.Spec{Name: "search_text", Title: "Search text",
 		Description: "Search file contents for a literal or regular expression, with include/exclude globs. Skips binary files; bounded by match and byte limits; reports progress.",
 		Capability:  ops.Files, Class: policy.FilesRead, Transports: ops.AllTransports, ReadOnly: true, Idempotent: true},
-		(*Service).searchText)
+		normalizePath[SearchTextArgs], (*Service).describeSearch, (*Service).searchText)
 }
 
-// Describe implements policy.Describer.
-func (a SearchTextArgs) Describe(dc policy.DescribeContext) (policy.Action, error) {
-	act, _, err := describePath(dc, a.Workdir, a.Path)
-	act.Add("Query", a.Query)
-	return act, err
+func (s *Service) describeSearch(r placed[SearchTextArgs], dc policy.DescribeContext) (policy.Action, error) {
+	act, _ := s.describePlace(r.place, dc)
+	act.Add("Query", r.args.Query)
+	return act, nil
 }
 
 // Match is one matching line.
@@ -69,7 +70,8 @@ const maxLineText = 400
 // binarySniff is how much of a file is checked for NUL bytes.
 const binarySniff = 8000
 
-func (s *Service) searchText(ctx context.Context, c *ops.Call, a SearchTextArgs) (SearchTextResult, error) {
+func (s *Service) searchText(ctx context.Context, c *ops.Call, r placed[SearchTextArgs]) (SearchTextResult, error) {
+	a, t := r.args, r.t
 	m, err := newLineMatcher(a)
 	if err != nil {
 		return SearchTextResult{}, err
@@ -78,10 +80,6 @@ func (s *Service) searchText(ctx context.Context, c *ops.Call, a SearchTextArgs)
 		if glob.Check(g) != nil {
 			return SearchTextResult{}, errcode.New(errcode.InvalidArgument, "%q is not a valid glob", g)
 		}
-	}
-	t, err := s.target(c, a.Workdir, a.Path)
-	if err != nil {
-		return SearchTextResult{}, err
 	}
 	root := t.wd.Root
 	start, err := root.Canonical(t.path)

@@ -8,6 +8,7 @@ import (
 	"sync/atomic"
 	"unicode/utf8"
 
+	"github.com/hostlink/hostlink/internal/auditapi"
 	"github.com/hostlink/hostlink/internal/errcode"
 	"github.com/hostlink/hostlink/internal/jail"
 	"github.com/hostlink/hostlink/internal/ops"
@@ -93,31 +94,30 @@ func (s *Service) resolve(alias, p string) (target, error) {
 	return target{}, firstErr
 }
 
-// target resolves a request's path as resolve does and records it for the
-// call's audit record: the root-relative path, or, when it is refused,
-// what was attempted (see attempted).
-func (s *Service) target(c *ops.Call, alias, p string) (target, error) {
-	t, err := s.resolve(alias, p)
-	if err == nil {
-		c.Target(t.wd.Alias, t.String())
-		return t, nil
-	}
-	s.RecordAttempt(c, alias, p)
-	return target{}, err
-}
-
 // RecordAttempt records, for c's audit record, a path that was refused
 // before the operation acted (it did not resolve in the workdir alias
 // names): what was attempted, in the form jail.Root.AuditPath gives, with
 // the detail path_outside when it lies outside the workdir.
 func (s *Service) RecordAttempt(c *ops.Call, alias, p string) {
+	record(c, s.attempt(alias, p))
+}
+
+// attempt is what a request attempted at alias and p, for the audit record
+// of a refusal (see attempted).
+func (s *Service) attempt(alias, p string) auditapi.Target {
 	rel, outside := s.attempted(alias, p)
 	wd := alias
 	if w := s.workdirFor(alias); w != nil {
 		wd = w.Alias
 	}
-	c.Target(truncateAlias(wd), rel)
-	if outside {
+	return auditapi.Target{Workdir: truncateAlias(wd), Paths: []string{rel}, Outside: outside}
+}
+
+// record notes t in c's audit record, for an operation that places a
+// path as it acts rather than as it normalizes (ops.Targeted).
+func record(c *ops.Call, t auditapi.Target) {
+	c.Target(t.Workdir, t.Paths...)
+	if t.Outside {
 		c.Detail("path_outside", true)
 	}
 }

@@ -15,22 +15,15 @@ import (
 
 // StatArgs is stat's request.
 type StatArgs struct {
-	Workdir        string `json:"workdir,omitempty" jsonschema:"workdir alias (see read_file)"`
-	Path           string `json:"path"`
-	FollowSymlinks *bool  `json:"follow_symlinks,omitempty" jsonschema:"describe a symlink's target (default true) or the link itself"`
+	PathArgs
+	FollowSymlinks *bool `json:"follow_symlinks,omitempty" jsonschema:"describe a symlink's target (default true) or the link itself"`
 }
 
 func init() {
-	ops.Add(&operations, ops.Spec{Name: "stat", Title: "Stat path",
+	ops.AddNormalized(&operations, ops.Spec{Name: "stat", Title: "Stat path",
 		Description: "Describe a path: existence, type, size, times, mode, symlink target. A missing path returns exists=false.",
 		Capability:  ops.Files, Class: policy.FilesRead, Transports: ops.AllTransports, ReadOnly: true, Idempotent: true},
-		(*Service).stat)
-}
-
-// Describe implements policy.Describer.
-func (a StatArgs) Describe(dc policy.DescribeContext) (policy.Action, error) {
-	act, _, err := describePath(dc, a.Workdir, a.Path)
-	return act, err
+		normalizePath[StatArgs], describePlaced[StatArgs], (*Service).stat)
 }
 
 // StatResult is stat's response. A missing path is exists=false, not an
@@ -53,11 +46,8 @@ type StatResult struct {
 	Revision     string  `json:"revision,omitempty"`
 }
 
-func (s *Service) stat(_ context.Context, c *ops.Call, a StatArgs) (StatResult, error) {
-	t, err := s.target(c, a.Workdir, a.Path)
-	if err != nil {
-		return StatResult{}, err
-	}
+func (s *Service) stat(_ context.Context, _ *ops.Call, r placed[StatArgs]) (StatResult, error) {
+	a, t := r.args, r.t
 	follow := a.FollowSymlinks == nil || *a.FollowSymlinks
 	root := t.wd.Root
 	res := StatResult{Workdir: t.wd.Alias, Path: t.String()}

@@ -15,10 +15,10 @@ import (
 // registered, listed, reached, policed and audited with no other change.
 // It exists in this package's tests only.
 
-// countLinesArgs is test_count_lines's request.
+// countLinesArgs is test_count_lines's request: one path, described by
+// PathArgs.
 type countLinesArgs struct {
-	Workdir string `json:"workdir,omitempty" jsonschema:"workdir alias (see read_file)"`
-	Path    string `json:"path"`
+	PathArgs
 }
 
 func init() {
@@ -28,22 +28,17 @@ func init() {
 		(*Service).countLines)
 }
 
-// Describe implements policy.Describer.
-func (a countLinesArgs) Describe(dc policy.DescribeContext) (policy.Action, error) {
-	act, _, err := describePath(dc, a.Workdir, a.Path)
-	return act, err
-}
-
 // countLinesResult is test_count_lines's response.
 type countLinesResult struct {
 	Lines int `json:"lines"`
 }
 
 func (s *Service) countLines(ctx context.Context, c *ops.Call, a countLinesArgs) (countLinesResult, error) {
-	t, err := s.target(c, a.Workdir, a.Path)
+	t, err := s.resolve(a.Workdir, a.Path)
 	if err != nil {
 		return countLinesResult{}, err
 	}
+	c.Target(t.wd.Alias, t.String())
 	f, fi, err := t.wd.Root.OpenFile(t.path)
 	if err != nil {
 		return countLinesResult{}, err

@@ -1,6 +1,7 @@
 package files
 
 import (
+	"cmp"
 	"context"
 	"crypto/sha256"
 	"encoding/base64"
@@ -23,8 +24,7 @@ const (
 
 // WriteFileArgs is write_file's request.
 type WriteFileArgs struct {
-	Workdir       string `json:"workdir,omitempty" jsonschema:"workdir alias (see read_file)"`
-	Path          string `json:"path"`
+	PathArgs
 	Content       string `json:"content" jsonschema:"the file's new content; bytes are written exactly as given, no line-ending translation"`
 	Encoding      string `json:"encoding,omitempty" enum:"utf-8,base64" jsonschema:"encoding of content: utf-8 (default) or base64"`
 	Mode          string `json:"mode,omitempty" enum:"create,overwrite,create_or_overwrite" jsonschema:"create fails if the file exists; overwrite fails if it does not; create_or_overwrite (default) does either"`
@@ -33,49 +33,70 @@ type WriteFileArgs struct {
 }
 
 func init() {
-	ops.Add(&operations, ops.Spec{Name: "write_file", Title: "Write file",
+	ops.AddNormalized(&operations, ops.Spec{Name: "write_file", Title: "Write file",
 		Description: "Write a whole file atomically (temp file + rename). Modes: create, overwrite, create_or_overwrite. Optional if_revision for optimistic concurrency.",
 		Capability:  ops.Files, Class: policy.FilesWrite, Transports: ops.AllTransports, Destructive: true, Idempotent: true},
-		(*Service).writeFile)
+		(*Service).normalizeWrite, (*Service).describeWrite, (*Service).writeFile)
 }
 
-// Describe implements policy.Describer. An if_revision that fails reveals
-// the file's current revision, so it needs files_read there too.
-func (a WriteFileArgs) Describe(dc policy.DescribeContext) (policy.Action, error) {
-	act, _, err := describePath(dc, a.Workdir, a.Path)
-	if err != nil {
-		return act, err
+// writeRequest is write_file's request as normalized once: the path
+// placed, the content decoded and within the write limit, the mode
+// defaulted. Its description and its handler both take it. (The schema
+// has checked the encoding and the mode against their enums.)
+type writeRequest struct {
+	place
+	data          []byte
+	mode          string
+	createParents bool
+	ifRevision    string
+}
+
+func (s *Service) normalizeWrite(a WriteFileArgs) (writeRequest, error) {
+	w := writeRequest{mode: cmp.Or(a.Mode, modeCreateOrOverwrite), createParents: a.CreateParents, ifRevision: a.IfRevision}
+	var err error
+	if w.place, err = s.place(a.Workdir, a.Path); err != nil {
+		return w, err
 	}
-	content := []byte(a.Content)
 	if a.Encoding == encBase64 {
-		if dec, err := base64.StdEncoding.DecodeString(a.Content); err == nil {
-			content = dec
+		if int64(base64.StdEncoding.DecodedLen(len(a.Content))) > s.limits.MaxWriteBytes+2 {
+			return w, s.tooLargeToWrite()
 		}
+		if w.data, err = base64.StdEncoding.DecodeString(a.Content); err != nil {
+			return w, errcode.New(errcode.InvalidArgument, "content is not valid base64")
+		}
+	} else {
+		w.data = []byte(a.Content)
 	}
-	mode := a.Mode
-	if mode == "" {
-		mode = modeCreateOrOverwrite
+	if int64(len(w.data)) > s.limits.MaxWriteBytes {
+		return w, s.tooLargeToWrite()
 	}
-	act.Add("Mode", mode)
-	act.Add("Content", fmt.Sprintf("%d bytes, SHA-256 %s", len(content), policy.ShortHash(content)))
-	old, ext, ok, err := dc.Peek(a.Workdir, a.Path)
-	exists := ext.Exists
+	return w, nil
+}
+
+// describeWrite describes a write: where, how, and the change it makes
+// to what is there now. A write its mode refuses on what is there now is
+// refused before anyone is asked (modeRefuses, the rule replace applies
+// as it acts). An if_revision that fails reveals the file's current
+// revision, so it needs files_read there too.
+func (s *Service) describeWrite(w writeRequest, dc policy.DescribeContext) (policy.Action, error) {
+	act, _ := s.describePlace(w.place, dc)
+	act.Add("Mode", w.mode)
+	act.Add("Content", fmt.Sprintf("%d bytes, SHA-256 %s", len(w.data), policy.ShortHash(w.data)))
+	old, ext, err := s.peek(w.t)
 	switch {
-	case !ok && err != nil && errcode.CodeOf(err) != errcode.FileTooLarge:
+	case err != nil && errcode.CodeOf(err) != errcode.FileTooLarge:
 		// The write would fail the same way: refused before asking.
 		act.Refuse = err
-	case !ok:
-		act.Add("Content (start)", policy.Preview(content, 2048))
-	case mode == modeCreate && exists:
-		act.Refuse = errcode.New(errcode.PathExists, "%q already exists (mode create)", a.Path)
-	case mode == modeOverwrite && !exists:
-		act.Refuse = errcode.New(errcode.PathNotFound, "%q does not exist (mode overwrite)", a.Path)
+	case err != nil:
+		act.Add("Content (start)", policy.Preview(w.data, 2048))
 	default:
-		act.ShowChange(relOf(act, a.Path), old, exists, content)
+		if act.Refuse = modeRefuses(w.mode, ext.Exists, w.t); act.Refuse == nil {
+			act.ShowChange(w.t.String(), old, ext.Exists, w.data)
+		}
 	}
 	act.Bind("path", ext)
-	act.Summary += fmt.Sprintf(" (%d bytes)", len(content))
-	if a.IfRevision != "" {
+	act.Summary += fmt.Sprintf(" (%d bytes)", len(w.data))
+	if w.ifRevision != "" {
 		act.Requires(policy.FilesRead)
 	}
 	return act, nil
@@ -91,45 +112,30 @@ type WriteFileResult struct {
 	Revision     string `json:"revision"`
 }
 
-func (s *Service) writeFile(ctx context.Context, c *ops.Call, a WriteFileArgs) (WriteFileResult, error) {
-	enc, err := encodingOf(a.Encoding)
-	if err != nil {
-		return WriteFileResult{}, err
-	}
-	mode := a.Mode
-	if mode == "" {
-		mode = modeCreateOrOverwrite
-	}
-	var data []byte
-	if enc == encBase64 {
-		if int64(base64.StdEncoding.DecodedLen(len(a.Content))) > s.limits.MaxWriteBytes+2 {
-			return WriteFileResult{}, s.tooLargeToWrite()
-		}
-		data, err = base64.StdEncoding.DecodeString(a.Content)
-		if err != nil {
-			return WriteFileResult{}, errcode.New(errcode.InvalidArgument, "content is not valid base64")
-		}
-	} else {
-		data = []byte(a.Content)
-	}
-	if int64(len(data)) > s.limits.MaxWriteBytes {
-		return WriteFileResult{}, s.tooLargeToWrite()
-	}
-	t, err := s.target(c, a.Workdir, a.Path)
-	if err != nil {
-		return WriteFileResult{}, err
-	}
-	c.Detail("mode", mode)
-	o := replaceOpts{mode: mode, createParents: a.CreateParents, ifRevision: a.IfRevision}
+func (s *Service) writeFile(ctx context.Context, c *ops.Call, w writeRequest) (WriteFileResult, error) {
+	c.Detail("mode", w.mode)
+	o := replaceOpts{mode: w.mode, createParents: w.createParents, ifRevision: w.ifRevision}
 	if want, ok := c.Shown("path"); ok {
 		o.want = &want
 	}
-	res, err := s.replace(ctx, t, data, o)
+	res, err := s.replace(ctx, w.t, w.data, o)
 	if err != nil {
 		return WriteFileResult{}, err
 	}
 	c.AddBytes(res.BytesWritten)
 	return res, nil
+}
+
+// modeRefuses is the error of a write in mode to t, whether or not a file
+// exists there: create needs none, overwrite needs one.
+func modeRefuses(mode string, exists bool, t target) error {
+	switch {
+	case mode == modeCreate && exists:
+		return errcode.New(errcode.PathExists, "%q already exists (mode create)", t.String())
+	case mode == modeOverwrite && !exists:
+		return errcode.New(errcode.PathNotFound, "%q does not exist (mode overwrite)", t.String())
+	}
+	return nil
 }
 
 func (s *Service) tooLargeToWrite() error {
@@ -217,11 +223,10 @@ func (s *Service) replace(ctx context.Context, t target, data []byte, o replaceO
 	} else if errcode.CodeOf(err) != errcode.PathNotFound {
 		return WriteFileResult{}, err
 	}
+	if err := modeRefuses(o.mode, exists, t); err != nil {
+		return WriteFileResult{}, err
+	}
 	switch {
-	case o.mode == modeCreate && exists:
-		return WriteFileResult{}, errcode.New(errcode.PathExists, "%q already exists", t.String())
-	case o.mode == modeOverwrite && !exists:
-		return WriteFileResult{}, errcode.New(errcode.PathNotFound, "%q does not exist", t.String())
 	case o.ifRevision != "" && o.ifRevision != rev:
 		return WriteFileResult{}, errcode.New(errcode.Conflict, "%q changed since revision %q", t.String(), o.ifRevision).
 			With("current_revision", rev)

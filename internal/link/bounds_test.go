@@ -35,9 +35,13 @@ func TestNegotiatedLimitsAreTheRegistrys(t *testing.T) {
 		{"FILE_READ", map[string]any{"path": "nine.txt", "length": 9}, "FILE_TOO_LARGE"},
 		{"FILE_WRITE", map[string]any{"path": "new.txt", "content": "123456789"}, "FILE_TOO_LARGE"},
 		{"FILE_WRITE", map[string]any{"path": "new.txt", "content": "MTIzNDU2Nzg5", "encoding": "base64"}, "FILE_TOO_LARGE"},
+		// The encoding is checked once, by the operation's schema.
+		{"FILE_WRITE", map[string]any{"path": "new.txt", "content": "1", "encoding": "latin1"}, "INVALID_ARGUMENT"},
+		{"FILE_READ", map[string]any{"path": "eight.txt", "encoding": "latin1"}, "INVALID_ARGUMENT"},
 	} {
 		typ, m := send(t, data, tt.typ, tt.payload)
-		if typ != tt.want && (typ != "ERROR" || m["code"] != tt.want) {
+		details, _ := m["details"].(map[string]any)
+		if typ != tt.want && (typ != "ERROR" || m["code"] != tt.want && details["hostlink_code"] != tt.want) {
 			t.Errorf("%s %v: %s %v, want %s", tt.typ, tt.payload, typ, m, tt.want)
 		}
 	}

@@ -52,14 +52,13 @@ func (d *dataChannel) fileRead(ctx context.Context, r *request) (string, any, er
 	if err != nil {
 		return "", nil, err
 	}
-	enc := "utf-8"
-	if p.Encoding == "base64" || p.Format == "bytes" {
+	// read_file's schema checks the encoding, as for every transport.
+	enc := p.Encoding
+	if p.Format == "bytes" {
 		enc = "base64"
-	} else if p.Encoding != "" && p.Encoding != "utf-8" {
-		return "", nil, errcode.New(errcode.InvalidArgument, "encoding must be utf-8 or base64")
 	}
 	// The registry holds the read to the negotiated max_file_size_bytes.
-	out, err := r.call(ctx, files.ReadFileArgs{Path: p.Path, Offset: p.Offset, Length: p.Length, Encoding: enc})
+	out, err := r.call(ctx, files.ReadFileArgs{PathArgs: files.PathArgs{Path: p.Path}, Offset: p.Offset, Length: p.Length, Encoding: enc})
 	if err != nil {
 		return "", nil, err
 	}
@@ -75,15 +74,9 @@ func (d *dataChannel) fileWrite(ctx context.Context, r *request) (string, any, e
 	if err != nil {
 		return "", nil, err
 	}
-	enc := "utf-8"
-	switch p.Encoding {
-	case "", "utf-8":
-	case "base64":
-		enc = "base64"
-	default:
-		return "", nil, errcode.New(errcode.InvalidArgument, "encoding must be utf-8 or base64")
-	}
-	if _, err := r.call(ctx, files.WriteFileArgs{Path: p.Path, Content: p.Content, Encoding: enc, CreateParents: p.CreateParents}); err != nil {
+	// write_file's schema checks the encoding, as for every transport.
+	a := files.WriteFileArgs{PathArgs: files.PathArgs{Path: p.Path}, Content: p.Content, Encoding: p.Encoding, CreateParents: p.CreateParents}
+	if _, err := r.call(ctx, a); err != nil {
 		return "", nil, err
 	}
 	return wire.TypeAck, wire.AckPayload{OK: true}, nil
@@ -94,7 +87,7 @@ func (d *dataChannel) fileStat(ctx context.Context, r *request) (string, any, er
 	if err != nil {
 		return "", nil, err
 	}
-	out, err := r.call(ctx, files.StatArgs{Path: p.Path, FollowSymlinks: p.FollowSymlinks})
+	out, err := r.call(ctx, files.StatArgs{PathArgs: files.PathArgs{Path: p.Path}, FollowSymlinks: p.FollowSymlinks})
 	if err != nil {
 		return "", nil, err
 	}
@@ -162,7 +155,7 @@ func (d *dataChannel) fileDelete(ctx context.Context, r *request) (string, any, 
 	if err != nil {
 		return "", nil, err
 	}
-	if _, err := r.call(ctx, files.DeleteArgs{Path: p.Path, Recursive: p.Recursive, MissingOK: p.MissingOK}); err != nil {
+	if _, err := r.call(ctx, files.DeleteArgs{PathArgs: files.PathArgs{Path: p.Path}, Recursive: p.Recursive, MissingOK: p.MissingOK}); err != nil {
 		return "", nil, err
 	}
 	return wire.TypeAck, wire.AckPayload{OK: true}, nil

@@ -38,7 +38,7 @@ func (r blobResult) ContentBytes() int64 { return r.Bytes }
 // countingPolicy counts the calls it was asked to judge.
 type countingPolicy struct{ n int }
 
-func (p *countingPolicy) Allow(context.Context, *Call, *Op, any) error { p.n++; return nil }
+func (p *countingPolicy) Allow(context.Context, *Call, *Op, any, any) error { p.n++; return nil }
 
 // TestBounds: a connection's bounds are applied by the registry, on every
 // transport, before the policy is asked (nothing that will be refused is

@@ -4,7 +4,6 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
-	"encoding/json"
 	"github.com/hostlink/hostlink/internal/textsafe"
 	"maps"
 	"sync"
@@ -12,6 +11,7 @@ import (
 
 	"github.com/hostlink/hostlink/internal/approvals"
 	"github.com/hostlink/hostlink/internal/audit"
+	"github.com/hostlink/hostlink/internal/auditapi"
 	"github.com/hostlink/hostlink/internal/errcode"
 	"github.com/hostlink/hostlink/internal/policy"
 )
@@ -76,7 +76,9 @@ type Call struct {
 	paths   []string
 	bytes   int64
 	details map[string]any
-	request any // the decoded request, once decoded
+	// asked is what the decoded request names (Targeted), recorded as
+	// requested_paths when the call is refused before it placed them.
+	asked []string
 	// shown is what the user approved the targets as (see Shown).
 	shown map[string]policy.Extent
 }
@@ -101,12 +103,48 @@ func (c *Call) Progress(done, total float64, message string) {
 	}
 }
 
-// Target records the workdir and root-relative paths the call acts on.
+// Targeted is a request that names what it acts on, for the audit
+// record. The registry asks the normalized request (RegisterNormalized):
+// where it placed its paths, or what it attempted when it refused them. A
+// decoded request implements it to say which paths it asks for, as the
+// caller wrote them: a call refused before anything placed them records
+// those (details requested_paths), so that a refusal is not a blank line.
+type Targeted interface {
+	AuditTarget() auditapi.Target
+}
+
+// Target records the workdir and root-relative paths the call acts on,
+// for a handler that finds them only as it acts (a command's directory,
+// an agent task's); a normalized request names its own (Targeted).
 func (c *Call) Target(workdir string, paths ...string) {
+	c.target(auditapi.Target{Workdir: workdir, Paths: paths})
+}
+
+func (c *Call) target(t auditapi.Target) {
 	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.workdir = workdir
-	c.paths = append(c.paths, paths...)
+	c.workdir = t.Workdir
+	c.paths = append(c.paths, t.Paths...)
+	c.mu.Unlock()
+	if t.Outside {
+		c.Detail("path_outside", true)
+	}
+}
+
+// ask notes what the decoded request in asks for (Targeted).
+func (c *Call) ask(in any) {
+	t, ok := in.(Targeted)
+	if !ok {
+		return
+	}
+	var asked []string
+	for _, p := range t.AuditTarget().Paths {
+		if p != "" {
+			asked = append(asked, textsafe.Clip(p, 512))
+		}
+	}
+	c.mu.Lock()
+	c.asked = asked
+	c.mu.Unlock()
 }
 
 // AddBytes records bytes read, written or returned.
@@ -145,15 +183,16 @@ func (c *Call) record(op string, start time.Time, err error) audit.Record {
 		details["session"] = audit.SessionRef(c.Session)
 	}
 	if err != nil && len(c.paths) == 0 {
-		// Refused before the handler named its target (outside the
-		// workdir, through a link, denied): the record says which path
-		// was asked for, so that a refusal is not a blank line.
-		if asked := requestedPaths(c.request); len(asked) > 0 {
+		// Refused before anything placed its target (a request that
+		// places none as it normalizes, refused by the policy or by its
+		// handler before it named one): the record says which path was
+		// asked for, so that a refusal is not a blank line.
+		if len(c.asked) > 0 {
 			details = maps.Clone(details)
 			if details == nil {
 				details = map[string]any{}
 			}
-			details["requested_paths"] = asked
+			details["requested_paths"] = c.asked
 		}
 	}
 	return audit.Record{
@@ -169,27 +208,4 @@ func (c *Call) record(op string, start time.Time, err error) audit.Record {
 		Duration:  time.Since(start),
 		Details:   details,
 	}
-}
-
-// requestedPaths are the path arguments of a request (path, src, dst), as
-// the caller sent them, each at most 512 bytes.
-func requestedPaths(req any) []string {
-	if req == nil {
-		return nil
-	}
-	b, err := json.Marshal(req)
-	if err != nil {
-		return nil
-	}
-	var fields map[string]any
-	if json.Unmarshal(b, &fields) != nil {
-		return nil
-	}
-	var out []string
-	for _, k := range []string{"path", "src", "dst"} {
-		if p, ok := fields[k].(string); ok && p != "" {
-			out = append(out, textsafe.Clip(p, 512))
-		}
-	}
-	return out
 }

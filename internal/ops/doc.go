@@ -9,12 +9,14 @@
 // Whatever transport a call comes from, it goes the same way: audit health
 // check, lookup (an operation its spec does not offer on the caller's
 // transport does not exist there), schema validation, strict decoding,
-// policy (the request describes itself: policy.Describer), budgets,
-// handler, audit record. Nothing in that chain is repeated per transport,
+// the connection's bounds, normalizing (RegisterNormalized), policy (the
+// operation describes the request: Op.Describe), budgets, handler, audit
+// record (naming what the request touches: Targeted). Nothing in that chain is repeated per transport,
 // and a transport that refuses a request before it reaches an operation
 // records that through Registry.Refuse.
 //
-// An operation is one file in its package: its request type (with its
-// Describe method), its response type, its handler and its Register call
-// with an ops.Spec. See "Adding an operation" in docs/DESIGN.md.
+// An operation is one file in its package: its request type, its
+// description (the request's Describe method, or a function registered
+// with it), its response type, its handler and its Register call with an
+// ops.Spec. See "Adding an operation" in docs/DESIGN.md.
 package ops

@@ -11,8 +11,9 @@ import (
 	"github.com/hostlink/hostlink/internal/policy"
 )
 
-// Gate is the Policy of a registry under engine e: each call's request
-// describes itself, resolving through h, and e decides. The decision is
+// Gate is the Policy of a registry under engine e: each call's operation
+// describes its normalized request (Op.Describe), resolving through h,
+// and e decides. The decision is
 // noted in the call's audit record.
 func Gate(e *policy.Engine, h policy.Hooks) Policy { return gate{e, h} }
 
@@ -21,11 +22,11 @@ type gate struct {
 	h policy.Hooks
 }
 
-func (g gate) Allow(ctx context.Context, c *Call, op *Op, in any) error {
+func (g gate) Allow(ctx context.Context, c *Call, op *Op, in, n any) error {
 	d, err := g.e.Decide(ctx, policy.Request{
 		Op: op.Name, Title: op.Title, Class: op.Class, NoAsk: op.NoAsk,
 		Transport: c.Transport, Peer: c.Peer, Session: c.Session, Ask: ask(c.Caller), OwnApproval: slices.Contains(Remote, c.Transport),
-		In: in, Hooks: g.h, Offered: c.Classes,
+		In: in, Describe: op.Describe(n), Hooks: g.h, Offered: c.Classes,
 		Waiting: func(a approvals.Approval) { c.Progress(0, 0, WaitingMessage(a)) },
 	})
 	if d.Rule != "" {

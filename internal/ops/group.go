@@ -1,6 +1,10 @@
 package ops
 
-import "context"
+import (
+	"context"
+
+	"github.com/hostlink/hostlink/internal/policy"
+)
 
 // Group is one package's operations over its service S. Each operation's
 // file adds itself to the group (Add, in an init function), so that adding
@@ -26,6 +30,19 @@ func AddIf[S, In, Out any](g *Group[S], when func(S) bool, spec Spec, h func(S, 
 			return
 		}
 		Register(r, spec, func(ctx context.Context, c *Call, in In) (Out, error) { return h(s, ctx, c, in) })
+	})
+}
+
+// AddNormalized declares an operation of g whose request is normalized
+// once, by normalize, into what both its description (describe) and its
+// handler take: see RegisterNormalized.
+func AddNormalized[S, In, N, Out any](g *Group[S], spec Spec, normalize func(S, In) (N, error), describe func(S, N, policy.DescribeContext) (policy.Action, error), h func(S, context.Context, *Call, N) (Out, error)) {
+	g.specs = append(g.specs, spec)
+	g.adds = append(g.adds, func(r *Registry, s S) {
+		RegisterNormalized(r, spec,
+			func(in In) (N, error) { return normalize(s, in) },
+			func(n N, dc policy.DescribeContext) (policy.Action, error) { return describe(s, n, dc) },
+			func(ctx context.Context, c *Call, n N) (Out, error) { return h(s, ctx, c, n) })
 	})
 }
 

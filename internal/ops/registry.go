@@ -24,8 +24,10 @@ type Op struct {
 	Spec
 	InputSchema  *jsonschema.Schema
 	OutputSchema *jsonschema.Schema
-	// Describes reports that the request type describes itself
-	// (policy.Describer); every operation hostlink registers does.
+	// Describes reports that the operation describes its requests to the
+	// policy: a description registered with it (RegisterNormalized) or a
+	// request type that describes itself (policy.Describer). Every
+	// operation hostlink registers does.
 	Describes bool
 	// Out is the response type, for adapters that present some responses
 	// their own way (mcpserve checks the methods it implements).
@@ -33,8 +35,14 @@ type Op struct {
 
 	decode func(args []byte) (any, error) // JSON arguments to In
 	check  func(in any) (any, error)      // a transport's own In, validated
-	handle func(ctx context.Context, c *Call, in any) (any, error)
-	bound  func(in any, b Bounds) (any, error) // nil unless *In is Bounded
+	// normalize turns the decoded In into what describe and handle take
+	// (N; see RegisterNormalized); nil: they take In itself.
+	normalize func(in any) (any, error)
+	// describe describes a normalized request to the policy; nil: the
+	// request describes itself, or is shown argument by argument.
+	describe func(n any, dc policy.DescribeContext) (policy.Action, error)
+	handle   func(ctx context.Context, c *Call, n any) (any, error)
+	bound    func(in any, b Bounds) (any, error) // nil unless *In is Bounded
 	// resolve prepares the input schema for validation, on first use.
 	resolve func() (*jsonschema.Resolved, error)
 	// inJSON and outJSON encode the schemas, once per process.
@@ -65,12 +73,27 @@ type Auditor interface {
 }
 
 // Policy decides whether a caller may run an operation, after the request
-// is validated and before the handler runs. in is the decoded request (the
-// operation's In value), so that a policy can judge the exact action; a
-// policy may block (waiting for the user) and must honour ctx. Gate makes
-// one from a policy.Engine.
+// is validated and normalized and before the handler runs. in is the
+// decoded request (the operation's In value, what an approval binds) and
+// n the normalized one (what the handler gets; in itself for an operation
+// without a normalize step), so that a policy can judge the exact action
+// (Op.Describe); a policy may block (waiting for the user) and must honour
+// ctx. Gate makes one from a policy.Engine.
 type Policy interface {
-	Allow(ctx context.Context, c *Call, op *Op, in any) error
+	Allow(ctx context.Context, c *Call, op *Op, in, n any) error
+}
+
+// Describe is how op describes the normalized request n to the policy:
+// the description registered with op, else n's own (policy.Describer);
+// nil when there is neither (the policy then shows the arguments).
+func (op *Op) Describe(n any) func(policy.DescribeContext) (policy.Action, error) {
+	if op.describe != nil {
+		return func(dc policy.DescribeContext) (policy.Action, error) { return op.describe(n, dc) }
+	}
+	if d, ok := n.(policy.Describer); ok {
+		return d.Describe
+	}
+	return nil
 }
 
 // Options configure a Registry.
@@ -110,11 +133,27 @@ func New(o Options) *Registry {
 // Handler is an operation's implementation.
 type Handler[In, Out any] func(ctx context.Context, c *Call, in In) (Out, error)
 
-// Register adds an operation. It panics on an incomplete spec (no name,
-// description, known class or transports), a duplicate name, a sealed
-// registry, or a type that has no JSON schema: all programming errors
-// found at start-up.
+// Register adds an operation whose request describes itself (or is
+// shown argument by argument) and goes to the handler as decoded. It
+// panics on an incomplete spec (no name, description, known class or
+// transports), a duplicate name, a sealed registry, or a type that has no
+// JSON schema: all programming errors found at start-up.
 func Register[In, Out any](r *Registry, spec Spec, h Handler[In, Out]) *Op {
+	return RegisterNormalized[In, In, Out](r, spec, nil, nil, h)
+}
+
+// RegisterNormalized adds an operation whose decoded request In is
+// normalized once, into N, before anything judges or runs it: defaults
+// applied, content decoded, choices checked, paths placed. describe (the
+// policy's view) and h both take that N, so that neither does the work
+// again. normalize runs after the schema and the connection's bounds and
+// before the policy; its error refuses the call. When N names what it
+// acts on (Targeted), the audit record names that, even when normalize
+// refused the call (it returns what it could place with the error). A nil
+// normalize makes N the request itself (In must then be N); a nil
+// describe leaves the description to N (policy.Describer). It panics as
+// Register does.
+func RegisterNormalized[In, N, Out any](r *Registry, spec Spec, normalize func(In) (N, error), describe func(N, policy.DescribeContext) (policy.Action, error), h Handler[N, Out]) *Op {
 	switch {
 	case spec.Name == "" || spec.Description == "":
 		panic(fmt.Sprintf("ops: %q needs a name and a description", spec.Name))
@@ -140,9 +179,21 @@ func Register[In, Out any](r *Registry, spec Spec, h Handler[In, Out]) *Op {
 		}
 		return rs, nil
 	}
-	var zero In
+	var zero N
 	_, describes := any(zero).(policy.Describer)
-	op := &Op{Spec: spec, InputSchema: in.schema, OutputSchema: out.schema, Describes: describes, Out: reflect.TypeFor[Out](), resolve: in.resolved, inJSON: in.encoded, outJSON: out.encoded}
+	op := &Op{Spec: spec, InputSchema: in.schema, OutputSchema: out.schema, Describes: describes || describe != nil, Out: reflect.TypeFor[Out](), resolve: in.resolved, inJSON: in.encoded, outJSON: out.encoded}
+	switch {
+	case normalize != nil:
+		op.normalize = func(in any) (any, error) {
+			n, err := normalize(in.(In))
+			return n, err
+		}
+	case reflect.TypeFor[In]() != reflect.TypeFor[N]():
+		panic(fmt.Sprintf("ops: %s: a %v request needs a normalize step to become a %v", spec.Name, reflect.TypeFor[In](), reflect.TypeFor[N]()))
+	}
+	if describe != nil {
+		op.describe = func(n any, dc policy.DescribeContext) (policy.Action, error) { return describe(n.(N), dc) }
+	}
 	op.decode = func(args []byte) (any, error) {
 		var v In
 		rs, err := resolved()
@@ -169,7 +220,7 @@ func Register[In, Out any](r *Registry, spec Spec, h Handler[In, Out]) *Op {
 		}
 		return v, validate(rs, b)
 	}
-	op.handle = func(ctx context.Context, c *Call, in any) (any, error) { return h(ctx, c, in.(In)) }
+	op.handle = func(ctx context.Context, c *Call, n any) (any, error) { return h(ctx, c, n.(N)) }
 	if _, ok := any(new(In)).(Bounded); ok {
 		op.bound = func(in any, b Bounds) (any, error) {
 			v := in.(In)
@@ -352,17 +403,25 @@ func (r *Registry) run(ctx context.Context, c *Call, op *Op, decode func(*Op) (a
 	if err != nil {
 		return nil, err
 	}
-	c.mu.Lock()
-	c.request = in
-	c.mu.Unlock()
+	c.ask(in)
 	// A connection's bounds apply before anything is asked or done.
 	if op.bound != nil && c.Bounds != (Bounds{}) {
 		if in, err = op.bound(in, c.Bounds); err != nil {
 			return nil, err
 		}
 	}
+	n := in
+	if op.normalize != nil {
+		n, err = op.normalize(in)
+		if t, ok := n.(Targeted); ok {
+			c.target(t.AuditTarget())
+		}
+		if err != nil {
+			return nil, err
+		}
+	}
 	if r.policy != nil {
-		if err := r.policy.Allow(ctx, c, op, in); err != nil {
+		if err := r.policy.Allow(ctx, c, op, in, n); err != nil {
 			return nil, err
 		}
 	}
@@ -373,7 +432,7 @@ func (r *Registry) run(ctx context.Context, c *Call, op *Op, decode func(*Op) (a
 		}
 		defer release()
 	}
-	out, err := op.handle(ctx, c, in)
+	out, err := op.handle(ctx, c, n)
 	if err != nil {
 		return nil, err
 	}

@@ -168,7 +168,7 @@ func TestUnknownOperation(t *testing.T) {
 
 type denyAll struct{}
 
-func (denyAll) Allow(context.Context, *Call, *Op, any) error {
+func (denyAll) Allow(context.Context, *Call, *Op, any, any) error {
 	return errcode.New(errcode.CapabilityNotGranted, "denied")
 }
 

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/hostlink/hostlink/internal/audit"
+	"github.com/hostlink/hostlink/internal/auditapi"
 	"github.com/hostlink/hostlink/internal/errcode"
 )
 
@@ -16,9 +17,14 @@ type moveArgs struct {
 	Content string `json:"content,omitempty"`
 }
 
+// AuditTarget implements Targeted: the paths asked for, as written.
+func (a moveArgs) AuditTarget() auditapi.Target {
+	return auditapi.Target{Paths: []string{a.Src, a.Dst}}
+}
+
 // TestRefusalNamesRequestedPaths: a call refused before its handler named
-// a target records the paths it asked for (and nothing else of the
-// request), so that the audit log does not show a refusal without a path;
+// a target records the paths its request says it asks for (Targeted; and
+// nothing else of the request), so that the audit log does not show a refusal without a path;
 // a call that named its target records only that.
 func TestRefusalNamesRequestedPaths(t *testing.T) {
 	dir := t.TempDir()

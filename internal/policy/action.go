@@ -42,14 +42,9 @@ type DescribeContext struct {
 type Hooks struct {
 	// Locate resolves a workdir alias and a path: see files.Service.Locate.
 	Locate func(workdir, path string) (Location, error)
-	// Peek reads the file a write would replace and says what it is:
-	// see files.Service.Peek.
-	Peek func(workdir, path string) (content []byte, ext Extent, err error)
 	// Image is the marked image of the observation an act refers to: see
 	// desktop.Service.ActImage.
 	Image func(transport audit.Transport, observationID string, marks []approvals.Mark) (png []byte, w, h int, ok bool)
-	// Measure says what is at a path: see files.Service.Measure.
-	Measure func(workdir, path string) (Extent, error)
 	// MeasureDir says what the directory a command or task would work in
 	// is: see files.Service.MeasureDir.
 	MeasureDir func(workdir, path string) (Extent, error)
@@ -108,19 +103,6 @@ func (dc DescribeContext) Locate(workdir, path string) (loc Location, ok bool, e
 	return loc, err == nil, err
 }
 
-// Peek reads the current content of the file at workdir and path, the
-// way the file operations read it, and says what is there (following a
-// final symlink, as a write does); ok is false without workdirs or when
-// the file cannot be read. A file too large to read is FILE_TOO_LARGE
-// with its extent.
-func (dc DescribeContext) Peek(workdir, path string) (content []byte, ext Extent, ok bool, err error) {
-	if dc.hooks.Peek == nil {
-		return nil, Extent{}, false, nil
-	}
-	content, ext, err = dc.hooks.Peek(workdir, path)
-	return content, ext, err == nil, err
-}
-
 // ActImage is the image of the observation an act refers to with marks
 // drawn on it, as PNG; ok is false without a desktop or when the image is
 // no longer kept.
@@ -158,16 +140,6 @@ func (e Extent) String() string {
 		return fmt.Sprintf("directory with more than %d entries (at least %d bytes)", e.Entries, e.Bytes)
 	}
 	return fmt.Sprintf("directory with %d entries below it, %d bytes in files", e.Entries, e.Bytes)
-}
-
-// Measure says what is at workdir and path; ok is false without
-// workdirs.
-func (dc DescribeContext) Measure(workdir, path string) (ext Extent, ok bool, err error) {
-	if dc.hooks.Measure == nil {
-		return Extent{}, false, nil
-	}
-	ext, err = dc.hooks.Measure(workdir, path)
-	return ext, err == nil, err
 }
 
 // MeasureDir says what the directory at workdir and path is, for a

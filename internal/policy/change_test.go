@@ -159,6 +159,8 @@ func TestChangeShownOrRefused(t *testing.T) {
 		{"edit of a missing file", "edit_file", map[string]any{"path": "none", "edits": []map[string]any{{"old_text": "a", "new_text": "b"}}}, errcode.PathNotFound},
 		{"create over a file", "write_file", map[string]any{"path": "text", "content": "x", "mode": "create"}, errcode.PathExists},
 		{"overwrite of nothing", "write_file", map[string]any{"path": "none", "content": "x", "mode": "overwrite"}, errcode.PathNotFound},
+		// Decoded once, before anyone is asked.
+		{"write of content that is not base64", "write_file", map[string]any{"path": "none", "content": "!x", "encoding": "base64"}, errcode.InvalidArgument},
 		{"delete of nothing", "delete", map[string]any{"path": "none"}, errcode.PathNotFound},
 		{"delete of a full directory, not recursive", "delete", map[string]any{"path": "tree"}, errcode.PathNotEmpty},
 		{"move of nothing", "move", map[string]any{"src": "none", "dst": "x"}, errcode.PathNotFound},

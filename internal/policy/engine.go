@@ -62,10 +62,15 @@ type Request struct {
 	// OwnApproval binds an approval to Peer too: a platform session's
 	// approvals are its own.
 	OwnApproval bool
-	// In is the decoded request; a Describer describes itself, anything
-	// else is shown argument by argument.
-	In    any
-	Hooks Hooks
+	// In is the decoded request, as the caller sent it: what an approval
+	// binds (unless the description names a Binding), and what is shown
+	// argument by argument when there is no description.
+	In any
+	// Describe, if set, describes the request (the operation's own
+	// description of its normalized request); else a Describer In
+	// describes itself.
+	Describe func(DescribeContext) (Action, error)
+	Hooks    Hooks
 	// Waiting, if set, is told of the approval before the call is held
 	// for it: the transport shows the caller what it waits for.
 	Waiting func(approvals.Approval)
@@ -229,14 +234,18 @@ func (e *Engine) askClient(ctx context.Context, r Request, ap approvals.Approval
 // decided yet: the call did not run and the identical request may run later.
 func Pending(err error) bool { return errcode.CodeOf(err) == approvals.CodePending }
 
-// describe has the request describe itself and fills in what every
-// description shows: the operation, who asks, and each touch's classes.
+// describe has the request described (Request.Describe, or the request
+// itself) and fills in what every description shows: the operation, who asks, and each touch's classes.
 func describe(r Request) (Action, error) {
 	dc := DescribeContext{Op: r.Op, Class: r.Class, hooks: r.Hooks, transport: r.Transport}
 	var act Action
-	if d, ok := r.In.(Describer); ok {
+	describe := r.Describe
+	if d, ok := r.In.(Describer); ok && describe == nil {
+		describe = d.Describe
+	}
+	if describe != nil {
 		var err error
-		if act, err = d.Describe(dc); err != nil {
+		if act, err = describe(dc); err != nil {
 			return act, err
 		}
 	} else {

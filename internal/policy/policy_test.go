@@ -303,3 +303,28 @@ func TestReloadTakesEffect(t *testing.T) {
 		t.Fatalf("after reload: %q", code)
 	}
 }
+
+// TestMoveJudgedWhereItGoes: a move's dst is placed once, by the rule the
+// move itself follows, for the policy and the move alike: an absolute dst
+// in another workdir is judged by that workdir's policy, not refused as
+// lying outside src's.
+func TestMoveJudgedWhereItGoes(t *testing.T) {
+	f := newFixture(t, "files_write = \"allow\"\n[policy.workdirs.b]\nfiles_write = \"deny\"")
+	dirA, errA := filepath.EvalSymlinks(f.dirs["a"])
+	dirB, errB := filepath.EvalSymlinks(f.dirs["b"])
+	if errA != nil || errB != nil {
+		t.Fatal(errA, errB)
+	}
+	if err := os.WriteFile(filepath.Join(dirA, "x"), []byte("1"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if _, code := f.call("move", map[string]any{"src": "x", "dst": filepath.Join(dirB, "y")}); code != policy.CodeDenied {
+		t.Errorf("move to an absolute dst in a denying workdir: %q, want %q", code, policy.CodeDenied)
+	}
+	if _, code := f.call("move", map[string]any{"src": "x", "dst": filepath.Join(dirA, "y")}); code != "" {
+		t.Errorf("move to an absolute dst in src's workdir: %q", code)
+	}
+	if _, err := os.Stat(filepath.Join(dirA, "y")); err != nil {
+		t.Errorf("the allowed move did not happen: %v", err)
+	}
+}

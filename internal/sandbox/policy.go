@@ -1,21 +1,21 @@
 package sandbox
 
 import (
+	"github.com/hostlink/hostlink/internal/sandboxapi"
 	"path/filepath"
 	"runtime"
 	"slices"
 	"strings"
 )
 
-// Mode is a sandbox mode, as configured by [commands] sandbox.
-type Mode string
+// Mode is a sandbox mode, as configured by [commands] sandbox
+// (sandboxapi.Mode).
+type Mode = sandboxapi.Mode
 
-// Modes.
+// Modes: see sandboxapi.
 const (
-	// Workdir confines a command to its workdir (see the package doc).
-	Workdir Mode = "workdir"
-	// Off runs a command with all of the user's permissions.
-	Off Mode = "off"
+	Workdir = sandboxapi.Workdir
+	Off     = sandboxapi.Off
 )
 
 // Policy is what one command may do. The zero Policy is not valid: Mode

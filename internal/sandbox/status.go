@@ -1,9 +1,6 @@
 package sandbox
 
-import (
-	"fmt"
-	"strings"
-)
+import "github.com/hostlink/hostlink/internal/sandboxapi"
 
 // Mechanisms: how the confinement is enforced.
 const (
@@ -14,51 +11,14 @@ const (
 	MechNone       = "none"
 )
 
-// Failed is the Status.Mode of a sandbox that is configured but cannot be
-// set up here: commands that would run in it are refused (SANDBOX_FAILED),
-// never run unconfined. It is measured, never configured.
-const Failed Mode = "failed"
+// Failed is the Status.Mode of a sandbox that is configured but cannot
+// be set up here (sandboxapi.Failed).
+const Failed = sandboxapi.Failed
 
 // Status is the confinement commands get here, as measured by [Probe]:
-// never a claimed one.
-type Status struct {
-	// Mode is what commands actually get: "workdir" when they are
-	// confined, "off" when the user configured no sandbox, "failed" when
-	// the sandbox cannot be set up and commands are refused.
-	Mode Mode `json:"mode"`
-	// Mechanism names how: namespaces+landlock, landlock, seatbelt,
-	// low-integrity or none.
-	Mechanism string `json:"mechanism"`
-	// Unenforced lists the rules of workdir mode this machine does not
-	// enforce (for example "hidden-listing" or "udp").
-	Unenforced []string `json:"unenforced,omitempty"`
-	// LandlockABI is the kernel's Landlock ABI version (Linux; 0 without).
-	LandlockABI int `json:"landlock_abi,omitempty"`
-	// UserNamespaces reports whether unprivileged user namespaces work
-	// (Linux).
-	UserNamespaces bool `json:"user_namespaces,omitempty"`
-	// Reason says why commands are not confined, or not fully.
-	Reason string `json:"reason,omitempty"`
-}
-
-// String describes the status in one line, for doctor and status: how
-// commands run ("workdir via ...", "off (...)"), or that they do not.
-func (s Status) String() string {
-	if s.Mode == Failed {
-		return "FAILED: commands are refused, never run unconfined (" + s.Reason + ")"
-	}
-	if s.Mode == Off {
-		if s.Reason != "" {
-			return "off (" + s.Reason + ")"
-		}
-		return "off"
-	}
-	out := fmt.Sprintf("%s via %s", s.Mode, s.Mechanism)
-	if len(s.Unenforced) > 0 {
-		out += "; not enforced: " + strings.Join(s.Unenforced, ", ")
-	}
-	return out
-}
+// never a claimed one. It is declared in sandboxapi, so that the daemon's
+// status types need not link the sandbox.
+type Status = sandboxapi.Status
 
 // Effective is the status a command gets under the configured mode: off
 // only when the user configured it so, else as Probe measured it (failed
