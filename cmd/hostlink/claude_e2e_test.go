@@ -120,6 +120,19 @@ func TestClaudeCodeIsNamed(t *testing.T) {
 	t.Logf("claude -p: %v", res["result"])
 }
 
+// claudeTestEnv is the environment of a Claude Code CLI with its HOME and
+// configuration under dir, talking to the fake model at modelURL. Its
+// print mode does not wait for MCP servers to connect unless told to
+// (MCP_CONNECTION_NONBLOCKING=false): a model that answers faster than
+// `hostlink mcp` starts (under -race) would call tools Claude Code has
+// not listed yet. MCP_TIMEOUT bounds that wait.
+func claudeTestEnv(dir, modelURL string) []string {
+	return append(os.Environ(), "HOME="+filepath.Join(dir, "home"), "CLAUDE_CONFIG_DIR="+filepath.Join(dir, "config"),
+		"ANTHROPIC_BASE_URL="+modelURL, "ANTHROPIC_API_KEY=test-key",
+		"CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1", "DISABLE_AUTOUPDATER=1",
+		"MCP_CONNECTION_NONBLOCKING=false", "MCP_TIMEOUT=120000")
+}
+
 // claudeWithHostlink returns a runner of the real Claude Code CLI in a
 // HOME and project of its own, talking to the fake model at modelURL, with
 // `hostlink mcp` (HOSTLINK_HOME home) added as its MCP server "hostlink"
@@ -131,9 +144,7 @@ func claudeWithHostlink(t *testing.T, bin, home, modelURL string) func(args ...s
 		t.Fatal(err)
 	}
 	dir := t.TempDir()
-	claudeEnv := append(os.Environ(), "HOME="+filepath.Join(dir, "home"), "CLAUDE_CONFIG_DIR="+filepath.Join(dir, "config"),
-		"ANTHROPIC_BASE_URL="+modelURL, "ANTHROPIC_API_KEY=test-key",
-		"CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1", "DISABLE_AUTOUPDATER=1", "HOSTLINK_HOME="+home)
+	claudeEnv := append(claudeTestEnv(dir, modelURL), "HOSTLINK_HOME="+home)
 	project := filepath.Join(dir, "project")
 	os.MkdirAll(project, 0o755)
 	cc := func(args ...string) *exec.Cmd {

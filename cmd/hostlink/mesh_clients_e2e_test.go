@@ -196,9 +196,7 @@ func claudeWalkThrough(t *testing.T, bin, url, token string, fleet []fleetMachin
 		return fakemodel.Reply{Text: "done"}
 	})
 	dir := t.TempDir()
-	env := append(os.Environ(), "HOME="+filepath.Join(dir, "home"), "CLAUDE_CONFIG_DIR="+filepath.Join(dir, "config"),
-		"ANTHROPIC_BASE_URL="+model.URL, "ANTHROPIC_API_KEY=test-key",
-		"CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1", "DISABLE_AUTOUPDATER=1")
+	env := claudeTestEnv(dir, model.URL)
 	project := filepath.Join(dir, "project")
 	os.MkdirAll(project, 0o755)
 	cc := func(args ...string) *exec.Cmd {
