@@ -23,7 +23,7 @@ func (l *Launch) prepare(cmd *exec.Cmd, pl plan, _ string) error {
 }
 
 // release: sandbox-exec holds nothing.
-func (l *Launch) release() {}
+func (*launchOS) release() {}
 
 // probe is Probe's measurement for macOS.
 func probe() Status {

@@ -121,4 +121,4 @@ func (l *Launch) abort() {
 }
 
 // release: the launcher holds nothing past Started or Abort.
-func (l *Launch) release() {}
+func (*launchOS) release() {}

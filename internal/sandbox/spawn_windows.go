@@ -50,10 +50,10 @@ func withoutTempVars(env []string) []string {
 }
 
 // release closes the token.
-func (l *Launch) release() {
-	if l.token != 0 {
-		l.token.Close()
-		l.token = 0
+func (o *launchOS) release() {
+	if o.token != 0 {
+		o.token.Close()
+		o.token = 0
 	}
 }
 
