@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -17,6 +16,7 @@ import (
 	"github.com/hostlink/hostlink/internal/audit"
 	"github.com/hostlink/hostlink/internal/conformance"
 	"github.com/hostlink/hostlink/internal/devplatform"
+	"github.com/hostlink/hostlink/internal/devplatform/devplatformtest"
 	"github.com/hostlink/hostlink/internal/link/wire"
 	"github.com/hostlink/hostlink/internal/tstest"
 )
@@ -34,14 +34,7 @@ func startPlatform(t *testing.T, cfg devplatform.Config) *platform {
 	tok := devplatform.NewToken()
 	srv := devplatform.New(tok, cfg)
 	rec := conformance.Watch(t, srv, filepath.Join("..", "..", "docs", "PROTOCOL.md"))
-	ln, err := devplatform.Listen("127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	hs := &http.Server{Handler: srv.Handler()}
-	go hs.Serve(ln)
-	t.Cleanup(func() { hs.Close() })
-	return &platform{Server: srv, url: "ws://" + ln.Addr().String() + devplatform.ControlPath, token: tok, frames: rec}
+	return &platform{Server: srv, url: devplatformtest.Serve(t, srv), token: tok, frames: rec}
 }
 
 // linkEnv is a hostlink environment with its own HOSTLINK_HOME and HOME

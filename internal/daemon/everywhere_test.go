@@ -15,6 +15,7 @@ import (
 	"github.com/hostlink/hostlink/internal/audit"
 	"github.com/hostlink/hostlink/internal/credstore"
 	"github.com/hostlink/hostlink/internal/devplatform"
+	"github.com/hostlink/hostlink/internal/devplatform/devplatformtest"
 	"github.com/hostlink/hostlink/internal/errcode"
 	"github.com/hostlink/hostlink/internal/ipc"
 	"github.com/hostlink/hostlink/internal/link"
@@ -90,14 +91,8 @@ func TestOperationOnEveryTransport(t *testing.T) {
 	// development platform.
 	ptok := devplatform.NewToken()
 	plat := devplatform.New(ptok, devplatform.Config{})
-	ln, err := devplatform.Listen("127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	hs := &http.Server{Handler: plat.Handler()}
-	go hs.Serve(ln)
-	defer hs.Close()
-	lo, err := d.LinkOptions(LinkOptions{URL: "ws://" + ln.Addr().String() + devplatform.ControlPath, Session: "s1"})
+	platURL := devplatformtest.Serve(t, plat)
+	lo, err := d.LinkOptions(LinkOptions{URL: platURL, Session: "s1"})
 	if err != nil {
 		t.Fatal(err)
 	}

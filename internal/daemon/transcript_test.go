@@ -30,6 +30,7 @@ import (
 	"github.com/hostlink/hostlink/internal/companion"
 	"github.com/hostlink/hostlink/internal/desktop"
 	"github.com/hostlink/hostlink/internal/devplatform"
+	"github.com/hostlink/hostlink/internal/devplatform/devplatformtest"
 	"github.com/hostlink/hostlink/internal/errcode"
 	"github.com/hostlink/hostlink/internal/ipc"
 	"github.com/hostlink/hostlink/internal/link"
@@ -596,14 +597,8 @@ func startTransports(t *testing.T, d *Daemon) *callers {
 
 	ptok := devplatform.NewToken()
 	plat := devplatform.New(ptok, devplatform.Config{})
-	ln, err := devplatform.Listen("127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	hs := &http.Server{Handler: plat.Handler()}
-	go hs.Serve(ln)
-	t.Cleanup(func() { hs.Close() })
-	lo, err := d.LinkOptions(LinkOptions{URL: "ws://" + ln.Addr().String() + devplatform.ControlPath, Session: "s1"})
+	platURL := devplatformtest.Serve(t, plat)
+	lo, err := d.LinkOptions(LinkOptions{URL: platURL, Session: "s1"})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"net"
-	"net/http"
 	"os"
 	"path/filepath"
 	"slices"
@@ -16,6 +15,7 @@ import (
 	"github.com/hostlink/hostlink/internal/audit"
 	"github.com/hostlink/hostlink/internal/daemon"
 	"github.com/hostlink/hostlink/internal/devplatform"
+	"github.com/hostlink/hostlink/internal/devplatform/devplatformtest"
 	"github.com/hostlink/hostlink/internal/ipc"
 	"github.com/hostlink/hostlink/internal/link"
 	"github.com/hostlink/hostlink/internal/mcpserve"
@@ -110,14 +110,8 @@ func TestAddingAnOperation(t *testing.T) {
 	// So does the link's OPERATION_CALL.
 	ptok := devplatform.NewToken()
 	plat := devplatform.New(ptok, devplatform.Config{})
-	ln, err := devplatform.Listen("127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	hs := &http.Server{Handler: plat.Handler()}
-	go hs.Serve(ln)
-	defer hs.Close()
-	lo, err := d.LinkOptions(daemon.LinkOptions{URL: "ws://" + ln.Addr().String() + devplatform.ControlPath, Session: "s1"})
+	platURL := devplatformtest.Serve(t, plat)
+	lo, err := d.LinkOptions(daemon.LinkOptions{URL: platURL, Session: "s1"})
 	if err != nil {
 		t.Fatal(err)
 	}

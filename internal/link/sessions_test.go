@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"net/http"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
@@ -18,6 +17,7 @@ import (
 	"github.com/hostlink/hostlink/internal/daemon"
 	"github.com/hostlink/hostlink/internal/daemon/daemontest"
 	"github.com/hostlink/hostlink/internal/devplatform"
+	"github.com/hostlink/hostlink/internal/devplatform/devplatformtest"
 	"github.com/hostlink/hostlink/internal/hostinfo"
 	"github.com/hostlink/hostlink/internal/link"
 	"github.com/hostlink/hostlink/internal/link/wire"
@@ -55,20 +55,14 @@ func newFixtureConfig(t testing.TB, cfg devplatform.Config, config string, adjus
 	tok := devplatform.NewToken()
 	srv := devplatform.New(tok, cfg)
 	rec := conformance.Watch(t, srv, filepath.Join("..", "..", "docs", "PROTOCOL.md"))
-	ln, err := devplatform.Listen("127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	hs := &http.Server{Handler: srv.Handler()}
-	go hs.Serve(ln)
-	t.Cleanup(func() { hs.Close() })
+	platURL := devplatformtest.Serve(t, srv)
 
 	// The daemon's own link options: sessions get the registries the
 	// daemon assembles.
 	t.Setenv("HOME", home)
 	t.Setenv("USERPROFILE", home)
 	d, _ := daemontest.Open(t, daemontest.Config{TOML: "[limits]\nmax_read_bytes = 33554432\nmax_write_bytes = 33554432\n" + config}, daemon.Options{})
-	o, err := d.LinkOptions(daemon.LinkOptions{URL: "ws://" + ln.Addr().String() + devplatform.ControlPath})
+	o, err := d.LinkOptions(daemon.LinkOptions{URL: platURL})
 	if err != nil {
 		t.Fatal(err)
 	}

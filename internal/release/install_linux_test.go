@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/hostlink/hostlink/internal/devplatform"
+	"github.com/hostlink/hostlink/internal/devplatform/devplatformtest"
 	"github.com/hostlink/hostlink/internal/tstest"
 )
 
@@ -272,19 +273,13 @@ func TestInstalledServeWithoutGo(t *testing.T) {
 	// A reference platform on loopback, to see the HELLO the release sends.
 	tok := devplatform.NewToken()
 	platform := devplatform.New(tok, devplatform.Config{})
-	ln, err := devplatform.Listen("127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	hs := &http.Server{Handler: platform.Handler()}
-	go hs.Serve(ln)
-	t.Cleanup(func() { hs.Close() })
+	platURL := devplatformtest.Serve(t, platform)
 
 	home := t.TempDir()
 	env := []string{"PATH=" + path, "HOME=" + home, "HOSTLINK_HOME=" + filepath.Join(home, "hostlink"), "HOSTLINK_PLATFORM_TOKEN=" + tok}
 	since := time.Now()
 	cmd := exec.Command(filepath.Join(prefix, "bin", "hostlink"), "serve", "--listen", "127.0.0.1:0",
-		"--platform", "ws://"+ln.Addr().String()+devplatform.ControlPath)
+		"--platform", platURL)
 	cmd.Env = env
 	stderr, err := cmd.StderrPipe()
 	if err != nil {
