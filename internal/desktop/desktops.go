@@ -31,9 +31,13 @@ func (s *Service) describe(ctx context.Context, d *desk, windows bool) (Desktop,
 		return Desktop{}, err
 	}
 	defer d.unlock()
-	st := d.b.Status(ctx)
 	info := Desktop{ID: d.b.ID(), CoordinateSpace: d.b.Space(), Monitors: []native.Monitor{}}
+	// Monitors before status: a session can be granted (or closed) by the
+	// person at any moment, and the readiness reported beside the monitors
+	// must be at least as new as they are, never the dialog's state from
+	// before the monitor it shows was shared.
 	mons, err := d.b.Monitors(ctx)
+	st := d.b.Status(ctx)
 	switch {
 	case err != nil && lost(err):
 		s.drop(d, err)
