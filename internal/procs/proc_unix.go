@@ -21,6 +21,7 @@ type sysProc struct {
 	mu         sync.Mutex
 	known      map[int]uint64 // descendants ever seen: pid → start time
 	graceUntil time.Time      // while terminating, when the hard kill is due
+	exited     bool           // the main process has exited
 }
 
 func startSys(cmd *exec.Cmd) (*sysProc, error) {
@@ -85,6 +86,7 @@ func (s *sysProc) wait(p *Process) (State, error) {
 func (s *sysProc) endTree() {
 	s.mu.Lock()
 	until := s.graceUntil
+	s.exited = true
 	s.mu.Unlock()
 	for time.Now().Before(until) && s.treeAlive() {
 		time.Sleep(50 * time.Millisecond)
@@ -112,6 +114,19 @@ func (s *sysProc) release() {}
 // the main process was left before the signal: a running process, or a
 // zombie hostlink has yet to reap (zombies of other parents go with them).
 func (s *sysProc) signal(sig syscall.Signal) (alive bool) {
+	s.mu.Lock()
+	exited := s.exited
+	s.mu.Unlock()
+	if exited && tracker.noOrphans() {
+		// Once the main process has exited, whatever is left of its tree
+		// is below an orphan reparented to hostlink, its subreaper. With
+		// none, only members of the group that never descended from it
+		// could be left, and the group kill reaches them: no need to read
+		// the whole process table, which is most of a short command's
+		// cost in the daemon.
+		unix.Kill(-s.pid, sig)
+		return false
+	}
 	procs := tracker.scan()
 	self := os.Getpid()
 	unix.Kill(-s.pid, sig)
@@ -249,6 +264,19 @@ func (t *treeTracker) scan() map[int]procInfo {
 	return procs
 }
 
+// startedLocked is the set of hostlink's children this package started:
+// every command's main process and hostlink's own. t.mu is held.
+func (t *treeTracker) startedLocked() map[int]bool {
+	started := make(map[int]bool, len(t.live)+len(t.own))
+	for s := range t.live {
+		started[s.pid] = true
+	}
+	for pid := range t.own {
+		started[pid] = true
+	}
+	return started
+}
+
 // descendant is a process of a command's tree seen outside its group.
 type descendant struct {
 	leader, pid int
@@ -269,13 +297,7 @@ func (t *treeTracker) scanLocked() (map[int]procInfo, []descendant) {
 	self, selfPgid := os.Getpid(), unix.Getpgrp()
 	// Every child hostlink starts is registered under t.mu as it is forked
 	// (see start), so none of these is mistaken for an orphan below.
-	started := map[int]bool{}
-	for s := range t.live {
-		started[s.pid] = true
-	}
-	for pid := range t.own {
-		started[pid] = true
-	}
+	started := t.startedLocked()
 	var outside []descendant
 	for s := range t.live {
 		s.mu.Lock()

@@ -11,6 +11,10 @@ func enableSubreaper() {}
 // and the descendants already seen.
 func waitExited(int) bool { return false }
 
+// noOrphans cannot tell without a subreaper: every end of a tree reads
+// the process table.
+func (*treeTracker) noOrphans() bool { return false }
+
 // reap is never needed: orphans go to launchd, which reaps them.
 func reap(int) {}
 

@@ -3,6 +3,7 @@ package procs
 import (
 	"bytes"
 	"os"
+	"slices"
 	"strconv"
 	"sync"
 
@@ -41,6 +42,92 @@ func reap(pid int) {
 	unix.Wait4(pid, &ws, unix.WNOHANG, nil)
 }
 
+// noOrphans reports whether hostlink has no child it did not start
+// outside its own process group (an orphan the subreaper took in), from
+// its own threads' lists of children (/proc/PID/task/TID/children; an
+// orphan goes to one of the subreaper's threads) instead of the whole
+// process table. It reports false when it cannot tell: no such lists
+// (a kernel without CONFIG_PROC_CHILDREN), or a thread that went while
+// they were read, whose children may have moved to a thread read before.
+// A thread that came is harmless: an orphan goes to the thread group's
+// leader unless it is exiting, and no command is forked while t.mu is
+// held.
+func (t *treeTracker) noOrphans() bool {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	self := os.Getpid()
+	dir := "/proc/" + strconv.Itoa(self) + "/task"
+	tasks, err := dirNames(dir)
+	if err != nil {
+		return false
+	}
+	selfPgid, started := unix.Getpgrp(), t.startedLocked()
+	var buf [4096]byte
+	for _, tid := range tasks {
+		b, ok := readSmall(dir+"/"+tid+"/children", buf[:])
+		if !ok {
+			return false
+		}
+		for f := range bytes.FieldsSeq(b) {
+			pid, err := strconv.Atoi(string(f))
+			if err != nil {
+				return false
+			}
+			if started[pid] {
+				continue
+			}
+			// A child started elsewhere in hostlink stays in its group.
+			if info, ok := readProc(pid); !ok || info.pgid != selfPgid {
+				return false
+			}
+		}
+	}
+	again, err := dirNames(dir)
+	if err != nil {
+		return false
+	}
+	for _, tid := range tasks {
+		if _, found := slices.BinarySearch(again, tid); !found {
+			return false
+		}
+	}
+	return true
+}
+
+// dirNames lists dir, sorted.
+func dirNames(dir string) ([]string, error) {
+	d, err := os.Open(dir)
+	if err != nil {
+		return nil, err
+	}
+	defer d.Close()
+	names, err := d.Readdirnames(-1)
+	slices.Sort(names)
+	return names, err
+}
+
+// readSmall reads a small /proc file into buf in one read, through bare
+// system calls: os.ReadFile's stat, poller registration and second read
+// are most of the cost of reading a process table, one file per process.
+// A file that fills buf is reported as unreadable.
+func readSmall(path string, buf []byte) ([]byte, bool) {
+	fd, err := unix.Open(path, unix.O_RDONLY|unix.O_CLOEXEC, 0)
+	if err != nil {
+		return nil, false
+	}
+	defer unix.Close(fd)
+	for {
+		n, err := unix.Read(fd, buf)
+		if err == unix.EINTR {
+			continue
+		}
+		if err != nil || n >= len(buf) {
+			return nil, false
+		}
+		return buf[:n], true
+	}
+}
+
 // listProcs reads /proc/*/stat.
 func listProcs() (map[int]procInfo, error) {
 	d, err := os.Open("/proc")
@@ -69,8 +156,9 @@ func listProcs() (map[int]procInfo, error) {
 // starttime the 22nd field; comm may contain spaces and parentheses, so
 // fields are counted from the last ')'.
 func readProc(pid int) (procInfo, bool) {
-	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
-	if err != nil {
+	var buf [1024]byte // 52 fields of at most 20 digits, and a 16-byte comm
+	b, ok := readSmall("/proc/"+strconv.Itoa(pid)+"/stat", buf[:])
+	if !ok {
 		return procInfo{}, false
 	}
 	i := bytes.LastIndexByte(b, ')')
