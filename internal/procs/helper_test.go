@@ -111,11 +111,17 @@ func helper(mode string, args []string) int {
 			select {}
 		}
 	default:
+		if h, ok := osHelpers[mode]; ok {
+			return h(args)
+		}
 		fmt.Fprintln(os.Stderr, "unknown helper", mode)
 		return 2
 	}
 	return 0
 }
+
+// osHelpers are helpers of one OS's tests, registered by their files.
+var osHelpers = map[string]func(args []string) int{}
 
 func writePid(path string, pid int) {
 	tmp := path + ".tmp"
