@@ -5,9 +5,13 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
+
+	"github.com/hostlink/hostlink/internal/tstest"
 )
 
 func init() { osHelpers["orphans"] = orphansHelper }
@@ -65,5 +69,83 @@ func TestNoOrphans(t *testing.T) {
 	want := "none=true\nexec_child=true\norphan=false\nreaped=true\n"
 	if got := string(out); got != want {
 		t.Errorf("noOrphans said\n%s\nwant\n%s", strings.TrimSpace(got), strings.TrimSpace(want))
+	}
+}
+
+func init() {
+	osHelpers["joiner-parent"] = joinerParent
+	osHelpers["joiner"] = joiner
+}
+
+// joinerParent starts a joiner, then exits once dir/exit exists, leaving
+// it an orphan. Args: dir, the process group to join.
+func joinerParent(args []string) int {
+	c := exec.Command(os.Args[0], args...)
+	c.Env = append(os.Environ(), helperEnv+"=joiner")
+	if err := c.Start(); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 2
+	}
+	waitForFile(filepath.Join(args[0], "exit"))
+	return 0
+}
+
+// joiner writes its pid, and once dir/join exists moves into the process
+// group args[1] (hostlink's, as a command evading its tree kill would)
+// and says so. Args: dir, group.
+func joiner(args []string) int {
+	writePid(filepath.Join(args[0], "pid"), os.Getpid())
+	waitForFile(filepath.Join(args[0], "join"))
+	pgid, _ := strconv.Atoi(args[1])
+	if err := syscall.Setpgid(0, pgid); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 2
+	}
+	writePid(filepath.Join(args[0], "joined"), os.Getpid())
+	time.Sleep(time.Hour)
+	return 0
+}
+
+func waitForFile(path string) {
+	for {
+		if _, err := os.Stat(path); err == nil {
+			return
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+// TestKnownDescendantInHostlinksGroup: a descendant the tracker has seen,
+// which then joins hostlink's own process group and is orphaned, is still
+// ended with its command: the shortcut past the process table must not
+// take it for a child of hostlink's own.
+func TestKnownDescendantInHostlinksGroup(t *testing.T) {
+	dir := t.TempDir()
+	p, err := Start(Spec{Argv: []string{self(t), dir, strconv.Itoa(syscall.Getpgrp())}, Dir: dir,
+		Env: map[string]string{helperEnv: "joiner-parent"}}, nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	gc := waitForPid(filepath.Join(dir, "pid"), 20*time.Second)
+	if gc == 0 {
+		p.Kill()
+		t.Fatal("no joiner")
+	}
+	defer killPid(gc)
+	tstest.WaitFor(t, time.Minute, "the tracker to see the joiner", func() bool {
+		s := p.sys
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		_, ok := s.known[gc]
+		return ok
+	})
+	os.WriteFile(filepath.Join(dir, "join"), nil, 0o600)
+	if waitForPid(filepath.Join(dir, "joined"), 20*time.Second) == 0 {
+		t.Fatal("the joiner did not join hostlink's group")
+	}
+	os.WriteFile(filepath.Join(dir, "exit"), nil, 0o600)
+	p.Wait()
+	if !gone(t, gc, 10*time.Second) {
+		t.Errorf("the known descendant %d in hostlink's group survived its command", gc)
 	}
 }

@@ -114,16 +114,15 @@ func (s *sysProc) release() {}
 // the main process was left before the signal: a running process, or a
 // zombie hostlink has yet to reap (zombies of other parents go with them).
 func (s *sysProc) signal(sig syscall.Signal) (alive bool) {
-	s.mu.Lock()
-	exited := s.exited
-	s.mu.Unlock()
-	if exited && tracker.noOrphans() {
+	if s.knownGone() && tracker.noOrphans() {
 		// Once the main process has exited, whatever is left of its tree
 		// is below an orphan reparented to hostlink, its subreaper. With
-		// none, only members of the group that never descended from it
-		// could be left, and the group kill reaches them: no need to read
-		// the whole process table, which is most of a short command's
-		// cost in the daemon.
+		// none, and none of the descendants seen before alive (one may
+		// have joined hostlink's own group, which noOrphans passes over),
+		// only members of the group that never descended from it could be
+		// left, and the group kill reaches them: no need to read the whole
+		// process table, which is most of a short command's cost in the
+		// daemon.
 		unix.Kill(-s.pid, sig)
 		return false
 	}
@@ -146,6 +145,22 @@ func (s *sysProc) signal(sig syscall.Signal) (alive bool) {
 		}
 	}
 	return alive
+}
+
+// knownGone reports whether the main process has exited and no
+// descendant seen before is alive.
+func (s *sysProc) knownGone() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if !s.exited {
+		return false
+	}
+	for pid, start := range s.known {
+		if info, ok := readProc(pid); ok && info.start == start {
+			return false
+		}
+	}
+	return true
 }
 
 // hardKill SIGKILLs the tree until nothing of it is left (its zombies
