@@ -29,9 +29,13 @@ func startSys(cmd *exec.Cmd) (*sysProc, error) {
 	if cmd.SysProcAttr == nil {
 		cmd.SysProcAttr = &syscall.SysProcAttr{}
 	}
-	// Its own group, so one kill(-pgid) reaches every process that has not
-	// left it; those that have are tracked by scanning.
-	cmd.SysProcAttr.Setpgid = true
+	// Its own session, and so its own group: one kill(-pgid) reaches
+	// every process that has not left it; those that have are tracked by
+	// scanning. A session, not only a group: nothing of the tree can join
+	// hostlink's own group (setpgid stays within a session), where a
+	// scan would take it for hostlink's and pass over it, and nothing of
+	// it can read or stop on a terminal hostlink runs in.
+	cmd.SysProcAttr.Setsid = true
 	var s *sysProc
 	err := tracker.start(cmd, true, func(pid int) {
 		s = &sysProc{pid: pid, known: map[int]uint64{}}
@@ -116,13 +120,13 @@ func (s *sysProc) release() {}
 func (s *sysProc) signal(sig syscall.Signal) (alive bool) {
 	if s.knownGone() && tracker.noOrphans() {
 		// Once the main process has exited, whatever is left of its tree
-		// is below an orphan reparented to hostlink, its subreaper. With
-		// none, and none of the descendants seen before alive (one may
-		// have joined hostlink's own group, which noOrphans passes over),
-		// only members of the group that never descended from it could be
-		// left, and the group kill reaches them: no need to read the whole
-		// process table, which is most of a short command's cost in the
-		// daemon.
+		// is below an orphan reparented to hostlink, its subreaper, and
+		// outside hostlink's group (the command has a session of its
+		// own). With none, and, to be sure, none of the descendants seen
+		// before alive, only members of the group that never descended
+		// from it could be left, and the group kill reaches them: no need
+		// to read the whole process table, which is most of a short
+		// command's cost in the daemon.
 		unix.Kill(-s.pid, sig)
 		return false
 	}

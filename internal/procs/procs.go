@@ -18,8 +18,9 @@
 // [Process.Wait] returns. [Process.Terminate] sends the graceful signal to
 // the whole tree, waits, then hard-kills what is left:
 //
-//   - Linux: SIGTERM then SIGKILL to the process group and to every
-//     descendant seen outside it (processes that called setsid or setpgid).
+//   - Linux: SIGTERM then SIGKILL to the process group (the command runs
+//     in a session of its own) and to every descendant seen outside it
+//     (processes that called setsid or setpgid).
 //     Descendants are found by scanning /proc every 200 ms while a command
 //     runs, and hostlink is a child subreaper, so descendants orphaned by a
 //     double fork are reparented to hostlink instead of init, are found
