@@ -6,6 +6,7 @@ import (
 	"io"
 
 	"github.com/hostlink/hostlink/internal/errcode"
+	"github.com/hostlink/hostlink/internal/fileapi"
 	"github.com/hostlink/hostlink/internal/ops"
 	"github.com/hostlink/hostlink/internal/policy"
 )
@@ -18,7 +19,7 @@ import (
 // countLinesArgs is test_count_lines's request: one path, described by
 // PathArgs.
 type countLinesArgs struct {
-	PathArgs
+	fileapi.PathArgs
 }
 
 func init() {

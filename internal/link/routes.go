@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"github.com/hostlink/hostlink/internal/browse"
+	"github.com/hostlink/hostlink/internal/fileapi"
 	"github.com/hostlink/hostlink/internal/link/wire"
 	"github.com/hostlink/hostlink/internal/ops"
 )
@@ -60,12 +61,12 @@ func (m *manager) routes() map[string]route {
 // routes are a session's data connection's.
 func (d *dataChannel) routes() map[string]route {
 	r := map[string]route{
-		wire.TypeFileRead:       {capability: ops.Files, op: "read_file", handle: d.fileRead},
-		wire.TypeFileWrite:      {capability: ops.Files, op: "write_file", mutating: true, handle: d.fileWrite},
-		wire.TypeFileStat:       {capability: ops.Files, op: "stat", handle: d.fileStat},
-		wire.TypeFileList:       {capability: ops.Files, op: "list_directory", handle: d.fileList},
-		wire.TypeFileDelete:     {capability: ops.Files, op: "delete", mutating: true, handle: d.fileDelete},
-		wire.TypeFileMove:       {capability: ops.Files, op: "move", mutating: true, handle: d.fileMove},
+		wire.TypeFileRead:       {capability: ops.Files, op: fileapi.OpReadFile, handle: d.fileRead},
+		wire.TypeFileWrite:      {capability: ops.Files, op: fileapi.OpWriteFile, mutating: true, handle: d.fileWrite},
+		wire.TypeFileStat:       {capability: ops.Files, op: fileapi.OpStat, handle: d.fileStat},
+		wire.TypeFileList:       {capability: ops.Files, op: fileapi.OpListDirectory, handle: d.fileList},
+		wire.TypeFileDelete:     {capability: ops.Files, op: fileapi.OpDelete, mutating: true, handle: d.fileDelete},
+		wire.TypeFileMove:       {capability: ops.Files, op: fileapi.OpMove, mutating: true, handle: d.fileMove},
 		wire.TypeExecuteCommand: {capability: ops.Shell, op: "run_command", mutating: true, handle: d.executeCommand},
 		// The operation is the one the request names.
 		wire.TypeOperationCall: {capability: CapOperations, mutating: true, handle: d.operationCall},
