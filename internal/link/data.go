@@ -7,7 +7,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"github.com/hostlink/hostlink/internal/commands"
+	"github.com/hostlink/hostlink/internal/commandapi"
 	"github.com/hostlink/hostlink/internal/errcode"
 	"github.com/hostlink/hostlink/internal/fileapi"
 	"github.com/hostlink/hostlink/internal/link/wire"
@@ -191,7 +191,7 @@ func (d *dataChannel) executeCommand(ctx context.Context, r *request) (string, a
 	// fits arrives whole, what does not is cut below.
 	// The registry caps the timeout at the negotiated
 	// command_timeout_seconds, which is also the default.
-	a := commands.RunArgs{Argv: p.Argv, Shell: p.Shell, Cwd: p.Cwd, Env: p.Env, InlineHead: budget + 1}
+	a := commandapi.RunArgs{Argv: p.Argv, Shell: p.Shell, Cwd: p.Cwd, Env: p.Env, InlineHead: budget + 1}
 	if p.Command != nil {
 		a.Command = *p.Command
 	}
@@ -209,7 +209,7 @@ func (d *dataChannel) executeCommand(ctx context.Context, r *request) (string, a
 	if err != nil {
 		return "", nil, err
 	}
-	rc := out.(commands.Receipt)
+	rc := out.(commandapi.Receipt)
 	res := wire.CommandResult{TimedOut: rc.TimedOut, DurationSeconds: rc.DurationSeconds, ExitCode: -1}
 	if rc.ExitCode != nil {
 		res.ExitCode = *rc.ExitCode

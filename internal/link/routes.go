@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"github.com/hostlink/hostlink/internal/browse"
+	"github.com/hostlink/hostlink/internal/commandapi"
 	"github.com/hostlink/hostlink/internal/fileapi"
 	"github.com/hostlink/hostlink/internal/link/wire"
 	"github.com/hostlink/hostlink/internal/ops"
@@ -67,7 +68,7 @@ func (d *dataChannel) routes() map[string]route {
 		wire.TypeFileList:       {capability: ops.Files, op: fileapi.OpListDirectory, handle: d.fileList},
 		wire.TypeFileDelete:     {capability: ops.Files, op: fileapi.OpDelete, mutating: true, handle: d.fileDelete},
 		wire.TypeFileMove:       {capability: ops.Files, op: fileapi.OpMove, mutating: true, handle: d.fileMove},
-		wire.TypeExecuteCommand: {capability: ops.Shell, op: "run_command", mutating: true, handle: d.executeCommand},
+		wire.TypeExecuteCommand: {capability: ops.Shell, op: commandapi.OpRunCommand, mutating: true, handle: d.executeCommand},
 		// The operation is the one the request names.
 		wire.TypeOperationCall: {capability: CapOperations, mutating: true, handle: d.operationCall},
 	}

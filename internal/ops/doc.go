@@ -18,6 +18,7 @@
 // An operation is one file in its package: its description (a function
 // registered with it, or its request's Describe method), its handler and
 // its Register call with an ops.Spec; its request and response types are
-// in the capability's types-only package (internal/fileapi) or, for the
-// capabilities not moved there yet, in that file too. See "Adding an operation" in docs/DESIGN.md.
+// in the capability's types-only package (internal/fileapi,
+// internal/commandapi) or, for the capabilities not moved there yet, in
+// that file too. See "Adding an operation" in docs/DESIGN.md.
 package ops
