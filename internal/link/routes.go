@@ -5,6 +5,7 @@ import (
 
 	"github.com/hostlink/hostlink/internal/browse"
 	"github.com/hostlink/hostlink/internal/commandapi"
+	"github.com/hostlink/hostlink/internal/desktopapi"
 	"github.com/hostlink/hostlink/internal/fileapi"
 	"github.com/hostlink/hostlink/internal/link/wire"
 	"github.com/hostlink/hostlink/internal/ops"
@@ -74,17 +75,17 @@ func (d *dataChannel) routes() map[string]route {
 	}
 	if d.rt.Computer {
 		for typ, rt := range map[string]route{
-			wire.TypeScreenshotRequest:       {op: "computer_observe", handle: d.screenshot},
-			wire.TypeInputAction:             {op: "computer_act", handle: d.inputAction},
-			wire.TypeDisplayInfoRequest:      {op: "computer_desktops", handle: d.displayInfo},
-			wire.TypeCursorPositionRequest:   {op: "computer_observe", handle: d.cursorPosition},
-			wire.TypeWindowListRequest:       {op: "computer_windows", handle: d.windowList},
-			wire.TypeWindowFocus:             {op: "computer_focus_window", handle: d.windowFocus},
-			wire.TypeAppListRequest:          {op: "computer_apps", handle: d.appList},
-			wire.TypeAppLaunch:               {op: "computer_launch_app", mutating: true, handle: d.appLaunch},
-			wire.TypeClipboardRead:           {op: "computer_clipboard_read", handle: d.clipboardRead},
-			wire.TypeClipboardWrite:          {op: "computer_clipboard_write", mutating: true, handle: d.clipboardWrite},
-			wire.TypePermissionsCheckRequest: {op: "computer_permissions", handle: d.permissionsCheck},
+			wire.TypeScreenshotRequest:       {op: desktopapi.OpObserve, handle: d.screenshot},
+			wire.TypeInputAction:             {op: desktopapi.OpAct, handle: d.inputAction},
+			wire.TypeDisplayInfoRequest:      {op: desktopapi.OpDesktops, handle: d.displayInfo},
+			wire.TypeCursorPositionRequest:   {op: desktopapi.OpObserve, handle: d.cursorPosition},
+			wire.TypeWindowListRequest:       {op: desktopapi.OpWindows, handle: d.windowList},
+			wire.TypeWindowFocus:             {op: desktopapi.OpFocusWindow, handle: d.windowFocus},
+			wire.TypeAppListRequest:          {op: desktopapi.OpApps, handle: d.appList},
+			wire.TypeAppLaunch:               {op: desktopapi.OpLaunchApp, mutating: true, handle: d.appLaunch},
+			wire.TypeClipboardRead:           {op: desktopapi.OpClipboardRead, handle: d.clipboardRead},
+			wire.TypeClipboardWrite:          {op: desktopapi.OpClipboardWrite, mutating: true, handle: d.clipboardWrite},
+			wire.TypePermissionsCheckRequest: {op: desktopapi.OpPermissions, handle: d.permissionsCheck},
 		} {
 			rt.capability = ops.ComputerUse
 			r[typ] = rt

@@ -1,8 +1,9 @@
-// Package opsapi holds what a request type needs from the operation
-// registry (internal/ops) without importing it: the limits a connection
-// negotiated (Bounds) and the error for content past them. It is a leaf,
-// so that the types-only API packages (internal/*api) can say how their
-// requests are bounded.
+// Package opsapi holds what request and response types need from the
+// operation registry (internal/ops) without importing it: the limits a
+// connection negotiated (Bounds), the error for content past them, and
+// the images a result carries beside its JSON (Image). It is a leaf, so
+// that the types-only API packages (internal/*api) can say how their
+// requests are bounded and hand their images to the transports.
 package opsapi
 
 import (
