@@ -9,4 +9,6 @@
 // Object, a scrubbed environment, whole-tree termination) with its output
 // streamed into internal/capture (private files, bounded memory, verified
 // chunked reads). The working directory is jailed like any file path.
+// The operations' names and their request and response types are in
+// internal/commandapi, which transports import instead of this package.
 package commands

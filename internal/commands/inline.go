@@ -5,6 +5,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/hostlink/hostlink/internal/capture"
+	"github.com/hostlink/hostlink/internal/commandapi"
 )
 
 // inline returns the start and end of a stream within the inline budget:
@@ -12,8 +13,8 @@ import (
 // cut at UTF-8 character boundaries (bytes that are not UTF-8 are shown as
 // U+FFFD; read_command_output returns them exactly). With first > 0 it is
 // the stream's first `first` bytes instead, cut at a character boundary.
-func (s *Service) inline(id, stream string, si capture.StreamInfo, first int64) (StreamSummary, error) {
-	sum := StreamSummary{Bytes: si.TotalBytes, StoredBytes: si.StoredBytes, Truncated: si.Truncated}
+func (s *Service) inline(id, stream string, si capture.StreamInfo, first int64) (commandapi.StreamSummary, error) {
+	sum := commandapi.StreamSummary{Bytes: si.TotalBytes, StoredBytes: si.StoredBytes, Truncated: si.Truncated}
 	if si.Complete {
 		sum.SHA256 = si.SHA256
 	}

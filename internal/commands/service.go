@@ -1,7 +1,6 @@
 package commands
 
 import (
-	"github.com/hostlink/hostlink/internal/textsafe"
 	"sort"
 	"strings"
 	"sync"
@@ -10,11 +9,13 @@ import (
 
 	"github.com/hostlink/hostlink/internal/audit"
 	"github.com/hostlink/hostlink/internal/capture"
+	"github.com/hostlink/hostlink/internal/commandapi"
 	"github.com/hostlink/hostlink/internal/errcode"
 	"github.com/hostlink/hostlink/internal/files"
 	"github.com/hostlink/hostlink/internal/ops"
 	"github.com/hostlink/hostlink/internal/procs"
 	"github.com/hostlink/hostlink/internal/sandbox"
+	"github.com/hostlink/hostlink/internal/textsafe"
 )
 
 // Budget is the machine-wide allowance of commands a platform may start:
@@ -119,7 +120,7 @@ func (s *Service) Running() []Running {
 // start validates a request, creates its capture and starts the command.
 // A repeated idempotency key returns the first run's info instead (and a
 // nil job). keepStdin leaves stdin open for send_command_input.
-func (s *Service) start(c *ops.Call, op string, a RunArgs, keepStdin bool) (*job, *capture.Info, error) {
+func (s *Service) start(c *ops.Call, op string, a commandapi.RunArgs, keepStdin bool) (*job, *capture.Info, error) {
 	timeout, err := s.timeout(a.TimeoutSeconds)
 	if err != nil {
 		return nil, nil, err
@@ -342,18 +343,18 @@ func (s *Service) lookup(id string) *job {
 }
 
 // receipt builds the response for a capture.
-func (s *Service) receipt(c *ops.Call, id string, reused bool) (Receipt, error) {
+func (s *Service) receipt(c *ops.Call, id string, reused bool) (commandapi.Receipt, error) {
 	return s.receiptInline(c, id, reused, 0)
 }
 
 // receiptInline is receipt with each stream's inline view its first head
 // bytes when head > 0 (RunArgs.InlineHead).
-func (s *Service) receiptInline(c *ops.Call, id string, reused bool, head int64) (Receipt, error) {
+func (s *Service) receiptInline(c *ops.Call, id string, reused bool, head int64) (commandapi.Receipt, error) {
 	info, err := s.get(c, id)
 	if err != nil {
-		return Receipt{}, err
+		return commandapi.Receipt{}, err
 	}
-	r := Receipt{
+	r := commandapi.Receipt{
 		CaptureID: info.ID,
 		Pid:       info.Pid,
 		Status:    string(info.Status),
@@ -372,10 +373,10 @@ func (s *Service) receiptInline(c *ops.Call, id string, reused bool, head int64)
 		r.DurationSeconds = end.Sub(info.StartedAt).Seconds()
 	}
 	if r.Stdout, err = s.inline(id, capture.Stdout, info.Stdout, head); err != nil {
-		return Receipt{}, err
+		return commandapi.Receipt{}, err
 	}
 	if r.Stderr, err = s.inline(id, capture.Stderr, info.Stderr, head); err != nil {
-		return Receipt{}, err
+		return commandapi.Receipt{}, err
 	}
 	if r.ExitCode == nil && (info.Status == capture.StatusKilled || info.Status == capture.StatusTimedOut) {
 		// As the wire protocol's COMMAND_RESULT has it.

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/hostlink/hostlink/internal/desktop/native"
+	"github.com/hostlink/hostlink/internal/desktopapi"
 	"github.com/hostlink/hostlink/internal/errcode"
 	"github.com/hostlink/hostlink/internal/ops"
 )
@@ -20,7 +21,7 @@ const maxSettle = 5 * time.Second
 // maxTextRunes bounds one type action.
 const maxTextRunes = 4096
 
-func (s *Service) act(ctx context.Context, c *ops.Call, a ActArgs) (*ActResult, error) {
+func (s *Service) act(ctx context.Context, c *ops.Call, a desktopapi.ActArgs) (*desktopapi.ActResult, error) {
 	// Validate against the reference without consuming it: bad input
 	// loses nothing.
 	o, err := s.refs.get(a.ObservationID, c.Transport, s.opts.now())
@@ -74,7 +75,7 @@ func (s *Service) act(ctx context.Context, c *ops.Call, a ActArgs) (*ActResult, 
 	if err := s.checkDrift(ctx, d, o, max(1, len(steps))); err != nil {
 		return nil, err
 	}
-	res := &ActResult{Receipt: Receipt{Steps: max(1, len(steps))}}
+	res := &desktopapi.ActResult{Receipt: desktopapi.Receipt{Steps: max(1, len(steps))}}
 	if a.Action == "focus" {
 		if err := d.b.Focus(ctx, win); err != nil {
 			if !uncertain(err) {
@@ -82,22 +83,22 @@ func (s *Service) act(ctx context.Context, c *ops.Call, a ActArgs) (*ActResult, 
 			}
 			return nil, notDispatched(nativeErr(err, "focusing the window"), res.Receipt.Steps)
 		}
-		res.Receipt.Status, res.Receipt.Dispatched = Accepted, 1
+		res.Receipt.Status, res.Receipt.Dispatched = desktopapi.Accepted, 1
 	} else {
 		n, err := d.b.Dispatch(ctx, steps)
 		res.Receipt.Dispatched = n
 		switch {
 		case err == nil:
-			res.Receipt.Status = Accepted
+			res.Receipt.Status = desktopapi.Accepted
 		case n == 0 && !uncertain(err):
 			// The backend refused before sending anything: the
 			// observation still shows the desktop as it is.
 			s.refs.release(o.id)
 			return nil, notDispatched(nativeErr(err, "dispatching input"), len(steps))
 		case n == 0:
-			res.Receipt.Status, res.Receipt.Error = Unknown, nativeErr(err, "dispatching input")
+			res.Receipt.Status, res.Receipt.Error = desktopapi.Unknown, nativeErr(err, "dispatching input")
 		default:
-			res.Receipt.Status, res.Receipt.Error = Partial, nativeErr(err, "dispatching input")
+			res.Receipt.Status, res.Receipt.Error = desktopapi.Partial, nativeErr(err, "dispatching input")
 		}
 	}
 	c.Detail("receipt", res.Receipt.Status)
@@ -110,7 +111,7 @@ func (s *Service) act(ctx context.Context, c *ops.Call, a ActArgs) (*ActResult, 
 		return res, nil
 	}
 	fr := framing{rect: o.frame.Origin, scale: o.frame.Scale, monitor: o.monitor, maxEdge: o.maxEdge}
-	obs, err := s.capture(ctx, c, d, fr, ObserveArgs{})
+	obs, err := s.capture(ctx, c, d, fr, desktopapi.ObserveArgs{})
 	if err != nil {
 		res.ObservationError = errcode.As(err)
 	} else {
@@ -128,7 +129,7 @@ func uncertain(err error) bool {
 }
 
 func notDispatched(e *errcode.Error, steps int) *errcode.Error {
-	return e.With("receipt", Receipt{Status: NotDispatched, Steps: steps})
+	return e.With("receipt", desktopapi.Receipt{Status: desktopapi.NotDispatched, Steps: steps})
 }
 
 // checkDrift refuses the act of steps input steps if the session, the
@@ -157,7 +158,7 @@ func (s *Service) checkDrift(ctx context.Context, d *desk, o *observation, steps
 	}
 	if len(what) > 0 {
 		return errcode.New(DesktopDrift, "the desktop changed since the observation (%s); nothing was dispatched; observe again",
-			strings.Join(what, ", ")).With("changed", what).With("receipt", Receipt{Status: NotDispatched, Steps: steps})
+			strings.Join(what, ", ")).With("changed", what).With("receipt", desktopapi.Receipt{Status: desktopapi.NotDispatched, Steps: steps})
 	}
 	return nil
 }
@@ -167,7 +168,7 @@ func (s *Service) checkDrift(ctx context.Context, d *desk, o *observation, steps
 func (s *Service) checkWindow(ctx context.Context, d *desk, w native.Window) error {
 	if w.Elevated {
 		return errcode.New(FeatureNotSupported, "the window belongs to an elevated process; input cannot reach it").
-			With("receipt", Receipt{Status: NotDispatched, Steps: 1})
+			With("receipt", desktopapi.Receipt{Status: desktopapi.NotDispatched, Steps: 1})
 	}
 	ws, err := d.b.Windows(ctx)
 	if err != nil {
@@ -179,13 +180,13 @@ func (s *Service) checkWindow(ctx context.Context, d *desk, w native.Window) err
 		}
 	}
 	return errcode.New(WindowStale, "the window no longer exists as observed; observe again").
-		With("receipt", Receipt{Status: NotDispatched, Steps: 1})
+		With("receipt", desktopapi.Receipt{Status: desktopapi.NotDispatched, Steps: 1})
 }
 
 // auditInput records what an act asked for, never what it typed: text is
 // recorded as its length and a SHA-256 prefix, as the wire protocol's
 // audit rules have it for INPUT_ACTION.text.
-func auditInput(c *ops.Call, a ActArgs) {
+func auditInput(c *ops.Call, a desktopapi.ActArgs) {
 	if a.X != nil && a.Y != nil {
 		c.Detail("at", [2]int{*a.X, *a.Y})
 	}

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/hostlink/hostlink/internal/desktop/native"
+	"github.com/hostlink/hostlink/internal/desktopapi"
 	"github.com/hostlink/hostlink/internal/errcode"
 	"github.com/hostlink/hostlink/internal/ops"
 	"github.com/hostlink/hostlink/internal/policy"
@@ -25,74 +26,26 @@ const AppNotFound errcode.Code = "APP_NOT_FOUND"
 // maxInstalled bounds the installed applications scanned and listed.
 const maxInstalled = 2000
 
-// AppsArgs is computer_apps' request.
-type AppsArgs struct {
-	Desktop   string `json:"desktop,omitempty"`
-	Installed bool   `json:"installed,omitempty" jsonschema:"also list the installed applications computer_launch_app can start (Linux: XDG desktop entries)"`
-}
-
 func init() {
-	ops.Add(&computerOps, spec("computer_apps", "List applications",
+	ops.AddDescribed(&computerOps, spec(desktopapi.OpApps, "List applications",
 		"The running applications that have windows (pid, name, program, frontmost, window count) and, if asked, the installed applications computer_launch_app can start.",
-		policy.ComputerObserve, ops.Spec{NoAsk: true, ReadOnly: true, Idempotent: true}), value((*Service).apps))
+		policy.ComputerObserve, ops.Spec{NoAsk: true, ReadOnly: true, Idempotent: true}), (*Service).describeApps, value((*Service).apps))
 }
 
-// Describe implements policy.Describer.
-func (a AppsArgs) Describe(dc policy.DescribeContext) (policy.Action, error) {
+// describeApps describes the request to the policy.
+func (*Service) describeApps(a desktopapi.AppsArgs, dc policy.DescribeContext) (policy.Action, error) {
 	return describeArgs(dc, a.Desktop, a), nil
-}
-
-// RunningApp is an application with at least one window on the desktop.
-type RunningApp struct {
-	PID            int    `json:"pid"`
-	Name           string `json:"name"`
-	AppID          string `json:"app_id,omitempty" jsonschema:"the installed application it matches (Linux: desktop file id)"`
-	ExecutablePath string `json:"executable_path,omitempty"`
-	Frontmost      bool   `json:"frontmost"`
-	WindowCount    int    `json:"window_count"`
-}
-
-// InstalledApp is an application computer_launch_app can start.
-type InstalledApp struct {
-	AppID string `json:"app_id"`
-	Name  string `json:"name"`
-	// Executable is the resolved program (empty when it is not on PATH).
-	Executable string `json:"executable,omitempty"`
-	Terminal   bool   `json:"terminal,omitempty" jsonschema:"needs a terminal; not launchable"`
-}
-
-// AppsResult is computer_apps' response.
-type AppsResult struct {
-	Running   []RunningApp   `json:"running"`
-	Installed []InstalledApp `json:"installed,omitempty"`
-}
-
-// LaunchArgs is computer_launch_app's request.
-type LaunchArgs struct {
-	Desktop        string   `json:"desktop,omitempty"`
-	AppID          string   `json:"app_id,omitempty" jsonschema:"an installed application (computer_apps installed); Linux: desktop file id"`
-	ExecutablePath string   `json:"executable_path,omitempty" jsonschema:"or the absolute path of an installed application's program, started with args as given"`
-	Args           []string `json:"args,omitempty" jsonschema:"arguments: for app_id they fill the entry's file or URL field codes"`
-	Activate       bool     `json:"activate,omitempty" jsonschema:"wait briefly for the application's first window and focus it"`
 }
 
 func init() {
-	ops.Add(&computerOps, spec("computer_launch_app", "Launch an application",
+	ops.AddDescribed(&computerOps, spec(desktopapi.OpLaunchApp, "Launch an application",
 		"Start an installed application (Linux: an XDG desktop entry, by id or by its program's path) without a shell, with a scrubbed environment, as a child of hostlink that ends when hostlink stops.",
-		policy.Computer, ops.Spec{Budget: LaunchBudget}), value((*Service).launchApp))
+		policy.Computer, ops.Spec{Budget: LaunchBudget}), (*Service).describeLaunch, value((*Service).launchApp))
 }
 
-// Describe implements policy.Describer.
-func (a LaunchArgs) Describe(dc policy.DescribeContext) (policy.Action, error) {
+// describeLaunch describes the request to the policy.
+func (*Service) describeLaunch(a desktopapi.LaunchArgs, dc policy.DescribeContext) (policy.Action, error) {
 	return describeArgs(dc, a.Desktop, a), nil
-}
-
-// LaunchResult is computer_launch_app's response.
-type LaunchResult struct {
-	PID   int    `json:"pid"`
-	AppID string `json:"app_id"`
-	// Activated: a window of the new process appeared and was focused.
-	Activated bool `json:"activated"`
 }
 
 // Bounds of a launch request.
@@ -102,7 +55,7 @@ const (
 	activateWait    = 5 * time.Second
 )
 
-func (s *Service) apps(ctx context.Context, c *ops.Call, a AppsArgs) (*AppsResult, error) {
+func (s *Service) apps(ctx context.Context, c *ops.Call, a desktopapi.AppsArgs) (*desktopapi.AppsResult, error) {
 	var ws []native.Window
 	if err := s.Do(ctx, a.Desktop, func(b native.Backend) error {
 		var err error
@@ -112,15 +65,15 @@ func (s *Service) apps(ctx context.Context, c *ops.Call, a AppsArgs) (*AppsResul
 		return nil, err
 	}
 	installed := s.installed()
-	res := &AppsResult{Running: []RunningApp{}}
-	byPID := map[int]*RunningApp{}
+	res := &desktopapi.AppsResult{Running: []desktopapi.RunningApp{}}
+	byPID := map[int]*desktopapi.RunningApp{}
 	for _, w := range ws {
 		if w.PID == 0 {
 			continue
 		}
 		r := byPID[w.PID]
 		if r == nil {
-			r = &RunningApp{PID: w.PID, Name: w.App, ExecutablePath: exePath(w.PID)}
+			r = &desktopapi.RunningApp{PID: w.PID, Name: w.App, ExecutablePath: exePath(w.PID)}
 			if e, ok := matchEntry(installed, w.App, r.ExecutablePath); ok {
 				r.AppID, r.Name = e.ID, e.Name
 			}
@@ -132,15 +85,15 @@ func (s *Service) apps(ctx context.Context, c *ops.Call, a AppsArgs) (*AppsResul
 	for _, r := range byPID {
 		res.Running = append(res.Running, *r)
 	}
-	slices.SortFunc(res.Running, func(x, y RunningApp) int { return x.PID - y.PID })
+	slices.SortFunc(res.Running, func(x, y desktopapi.RunningApp) int { return x.PID - y.PID })
 	if a.Installed {
-		res.Installed = []InstalledApp{}
+		res.Installed = []desktopapi.InstalledApp{}
 		for _, e := range installed {
 			if e.NoDisplay {
 				continue
 			}
 			exe, _ := resolveExec(e)
-			res.Installed = append(res.Installed, InstalledApp{AppID: e.ID, Name: e.Name, Executable: exe, Terminal: e.Terminal})
+			res.Installed = append(res.Installed, desktopapi.InstalledApp{AppID: e.ID, Name: e.Name, Executable: exe, Terminal: e.Terminal})
 		}
 	}
 	c.Detail("running", len(res.Running))
@@ -189,7 +142,7 @@ func resolveExec(e desktopEntry) (string, error) {
 	return filepath.EvalSymlinks(p)
 }
 
-func (s *Service) launchApp(ctx context.Context, c *ops.Call, a LaunchArgs) (*LaunchResult, error) {
+func (s *Service) launchApp(ctx context.Context, c *ops.Call, a desktopapi.LaunchArgs) (*desktopapi.LaunchResult, error) {
 	if (a.AppID == "") == (a.ExecutablePath == "") {
 		return nil, errcode.New(errcode.InvalidArgument, "name exactly one of app_id and executable_path")
 	}
@@ -235,7 +188,7 @@ func (s *Service) launchApp(ctx context.Context, c *ops.Call, a LaunchArgs) (*La
 	// hostlink is the application's parent: it reaps it, and stops it
 	// when hostlink stops (procs.KillAll).
 	go p.Wait()
-	res := &LaunchResult{PID: p.Pid(), AppID: e.ID}
+	res := &desktopapi.LaunchResult{PID: p.Pid(), AppID: e.ID}
 	c.Detail("pid", res.PID)
 	if a.Activate {
 		res.Activated = s.activate(ctx, a.Desktop, res.PID)
@@ -246,7 +199,7 @@ func (s *Service) launchApp(ctx context.Context, c *ops.Call, a LaunchArgs) (*La
 // resolveLaunch finds what to start: an installed entry by id, or the
 // entry whose program is executable_path. Terminal applications are
 // refused: hostlink does not pick a terminal for them.
-func (s *Service) resolveLaunch(a LaunchArgs) (desktopEntry, []string, error) {
+func (s *Service) resolveLaunch(a desktopapi.LaunchArgs) (desktopEntry, []string, error) {
 	installed := s.installed()
 	if a.AppID != "" {
 		id := strings.TrimSuffix(a.AppID, ".desktop")

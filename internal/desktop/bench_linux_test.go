@@ -10,6 +10,7 @@ import (
 	"github.com/hostlink/hostlink/internal/desktop/native"
 	"github.com/hostlink/hostlink/internal/desktop/x11"
 	"github.com/hostlink/hostlink/internal/desktop/xvfbtest"
+	"github.com/hostlink/hostlink/internal/desktopapi"
 	"github.com/hostlink/hostlink/internal/ops"
 )
 
@@ -39,11 +40,11 @@ func BenchmarkObserve1080p(b *testing.B) {
 	var size int
 	b.ResetTimer()
 	for b.Loop() {
-		obs, err := s.observe(ctx, &ops.Call{}, ObserveArgs{})
+		obs, err := s.observe(ctx, &ops.Call{}, desktopapi.ObserveArgs{})
 		if err != nil {
 			b.Fatal(err)
 		}
-		size = len(obs.images[0].Data)
+		size = len(obs.Images[0].Data)
 	}
 	b.ReportMetric(float64(size), "png-bytes")
 }

@@ -11,6 +11,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/hostlink/hostlink/internal/desktop/native"
+	"github.com/hostlink/hostlink/internal/desktopapi"
 	"github.com/hostlink/hostlink/internal/errcode"
 	"github.com/hostlink/hostlink/internal/ops"
 	"github.com/hostlink/hostlink/internal/policy"
@@ -43,56 +44,30 @@ const writebackWindow = 30 * time.Second
 // clipboard's content from the caller (protocol code).
 const ClipboardConcealed errcode.Code = "CLIPBOARD_CONCEALED"
 
-// ClipboardReadArgs is computer_clipboard_read's request.
-type ClipboardReadArgs struct {
-	Desktop  string `json:"desktop,omitempty"`
-	Format   string `json:"format,omitempty" enum:"text" jsonschema:"text (the only format)"`
-	MaxBytes int    `json:"max_bytes,omitempty" min:"0" max:"1073741824" jsonschema:"refuse content larger than this (FILE_TOO_LARGE); at most the local limit"`
-}
-
 // clipboardOn: the clipboard operations exist only when the local user
 // opted in ([computer] clipboard).
 func clipboardOn(s *Service) bool { return s.opts.Clipboard.Enabled }
 
 func init() {
-	ops.AddIf(&computerOps, clipboardOn, spec("computer_clipboard_read", "Read the clipboard",
+	ops.AddDescribedIf(&computerOps, clipboardOn, spec(desktopapi.OpClipboardRead, "Read the clipboard",
 		"The clipboard's text. Unless the local user allowed foreign reads, only text hostlink wrote within 30 s and still unchanged (else CLIPBOARD_CONCEALED); content its owner marks secret is always concealed. Audited as size and hash only.",
-		policy.ComputerObserve, ops.Spec{ReadOnly: true}), value((*Service).clipboardRead))
+		policy.ComputerObserve, ops.Spec{ReadOnly: true}), (*Service).describeClipboardRead, value((*Service).clipboardRead))
 }
 
-// Describe implements policy.Describer.
-func (a ClipboardReadArgs) Describe(dc policy.DescribeContext) (policy.Action, error) {
+// describeClipboardRead describes the request to the policy.
+func (*Service) describeClipboardRead(a desktopapi.ClipboardReadArgs, dc policy.DescribeContext) (policy.Action, error) {
 	return describeArgs(dc, a.Desktop, a), nil
-}
-
-// ClipboardContent is computer_clipboard_read's response.
-type ClipboardContent struct {
-	Format    string `json:"format"`
-	Content   string `json:"content"`
-	SizeBytes int    `json:"size_bytes"`
-}
-
-// ClipboardWriteArgs is computer_clipboard_write's request.
-type ClipboardWriteArgs struct {
-	Desktop string `json:"desktop,omitempty"`
-	Format  string `json:"format,omitempty" enum:"text"`
-	Content string `json:"content" jsonschema:"UTF-8 text to put on the clipboard"`
 }
 
 func init() {
-	ops.AddIf(&computerOps, clipboardOn, spec("computer_clipboard_write", "Write the clipboard",
+	ops.AddDescribedIf(&computerOps, clipboardOn, spec(desktopapi.OpClipboardWrite, "Write the clipboard",
 		"Put text on the clipboard, replacing what is there (nothing is restored). Audited as size and hash only.",
-		policy.Computer, ops.Spec{Destructive: true, Idempotent: true}), value((*Service).clipboardWrite))
+		policy.Computer, ops.Spec{Destructive: true, Idempotent: true}), (*Service).describeClipboardWrite, value((*Service).clipboardWrite))
 }
 
-// Describe implements policy.Describer.
-func (a ClipboardWriteArgs) Describe(dc policy.DescribeContext) (policy.Action, error) {
+// describeClipboardWrite describes the request to the policy.
+func (*Service) describeClipboardWrite(a desktopapi.ClipboardWriteArgs, dc policy.DescribeContext) (policy.Action, error) {
 	return describeArgs(dc, a.Desktop, a), nil
-}
-
-// ClipboardWriteResult is computer_clipboard_write's response.
-type ClipboardWriteResult struct {
-	SizeBytes int `json:"size_bytes"`
 }
 
 // writeback remembers what hostlink last wrote, as a digest.
@@ -131,14 +106,14 @@ func auditText(c *ops.Call, text string) {
 	c.Detail("text_sha256_prefix", hex.EncodeToString(sum[:4]))
 }
 
-func (s *Service) clipboardWrite(ctx context.Context, c *ops.Call, a ClipboardWriteArgs) (*ClipboardWriteResult, error) {
+func (s *Service) clipboardWrite(ctx context.Context, c *ops.Call, a desktopapi.ClipboardWriteArgs) (*desktopapi.ClipboardWriteResult, error) {
 	if !utf8.ValidString(a.Content) {
 		return nil, errcode.New(errcode.InvalidArgument, "content must be UTF-8 text")
 	}
 	if limit := s.clipboardLimit(0); len(a.Content) > limit {
 		return nil, tooLarge(len(a.Content), limit)
 	}
-	var res *ClipboardWriteResult
+	var res *desktopapi.ClipboardWriteResult
 	err := s.Do(ctx, a.Desktop, func(b native.Backend) error {
 		cb, err := clipboardOf(b)
 		if err != nil {
@@ -154,15 +129,15 @@ func (s *Service) clipboardWrite(ctx context.Context, c *ops.Call, a ClipboardWr
 		s.more.written.mu.Lock()
 		s.more.written.sum, s.more.written.at = sha256.Sum256([]byte(a.Content)), s.opts.now()
 		s.more.written.mu.Unlock()
-		res = &ClipboardWriteResult{SizeBytes: len(a.Content)}
+		res = &desktopapi.ClipboardWriteResult{SizeBytes: len(a.Content)}
 		return nil
 	})
 	return res, err
 }
 
-func (s *Service) clipboardRead(ctx context.Context, c *ops.Call, a ClipboardReadArgs) (*ClipboardContent, error) {
+func (s *Service) clipboardRead(ctx context.Context, c *ops.Call, a desktopapi.ClipboardReadArgs) (*desktopapi.ClipboardContent, error) {
 	limit := s.clipboardLimit(a.MaxBytes)
-	var res *ClipboardContent
+	var res *desktopapi.ClipboardContent
 	err := s.Do(ctx, a.Desktop, func(b native.Backend) error {
 		cb, err := clipboardOf(b)
 		if err != nil {
@@ -187,7 +162,7 @@ func (s *Service) clipboardRead(ctx context.Context, c *ops.Call, a ClipboardRea
 			}
 		}
 		auditText(c, got.Text)
-		res = &ClipboardContent{Format: "text", Content: got.Text, SizeBytes: len(got.Text)}
+		res = &desktopapi.ClipboardContent{Format: "text", Content: got.Text, SizeBytes: len(got.Text)}
 		return nil
 	})
 	return res, err

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/hostlink/hostlink/internal/audit"
+	"github.com/hostlink/hostlink/internal/desktopapi"
 	"github.com/hostlink/hostlink/internal/errcode"
 	"github.com/hostlink/hostlink/internal/ops"
 )
@@ -42,25 +43,25 @@ func TestClipboardOffByDefault(t *testing.T) {
 
 func TestClipboardWriteback(t *testing.T) {
 	e := clipEnv(t, ClipboardPolicy{Enabled: true, MaxBytes: 64})
-	if _, err := e.call("computer_clipboard_write", ClipboardWriteArgs{Content: "mine"}); err != nil {
+	if _, err := e.call("computer_clipboard_write", desktopapi.ClipboardWriteArgs{Content: "mine"}); err != nil {
 		t.Fatal(err)
 	}
-	out, err := e.call("computer_clipboard_read", ClipboardReadArgs{})
-	if err != nil || out.(ClipboardContent).Content != "mine" {
+	out, err := e.call("computer_clipboard_read", desktopapi.ClipboardReadArgs{})
+	if err != nil || out.(desktopapi.ClipboardContent).Content != "mine" {
 		t.Fatalf("read back: %+v %v", out, err)
 	}
-	if _, err := e.callAs(audit.MCPHTTP, "computer_clipboard_read", ClipboardReadArgs{MaxBytes: 2}); err == nil || err.Code != errcode.FileTooLarge {
+	if _, err := e.callAs(audit.MCPHTTP, "computer_clipboard_read", desktopapi.ClipboardReadArgs{MaxBytes: 2}); err == nil || err.Code != errcode.FileTooLarge {
 		t.Errorf("read over max_bytes: %v", err)
 	}
 	e.now = e.now.Add(writebackWindow + time.Second)
-	_, err = e.call("computer_clipboard_read", ClipboardReadArgs{})
+	_, err = e.call("computer_clipboard_read", desktopapi.ClipboardReadArgs{})
 	if err == nil || err.Code != ClipboardConcealed || err.Details["reason"] != "writeback_only" {
 		t.Errorf("read after 31 s: %v", err)
 	}
-	if _, err := e.call("computer_clipboard_write", ClipboardWriteArgs{Content: strings.Repeat("x", 65)}); err == nil || err.Code != errcode.FileTooLarge {
+	if _, err := e.call("computer_clipboard_write", desktopapi.ClipboardWriteArgs{Content: strings.Repeat("x", 65)}); err == nil || err.Code != errcode.FileTooLarge {
 		t.Errorf("write over the limit: %v", err)
 	}
-	if _, err := e.call("computer_clipboard_write", ClipboardWriteArgs{Content: "x", Format: "image"}); err == nil || err.Code != errcode.InvalidArgument {
+	if _, err := e.call("computer_clipboard_write", desktopapi.ClipboardWriteArgs{Content: "x", Format: "image"}); err == nil || err.Code != errcode.InvalidArgument {
 		t.Errorf("image write: %v", err)
 	}
 }
@@ -77,8 +78,8 @@ func TestClipboardReadForeign(t *testing.T) {
 	var out any
 	e.d.Eventually("the foreign text", func() bool {
 		var err *errcode.Error
-		out, err = e.call("computer_clipboard_read", ClipboardReadArgs{})
-		return err == nil && out.(ClipboardContent).Content == "the user copied this"
+		out, err = e.call("computer_clipboard_read", desktopapi.ClipboardReadArgs{})
+		return err == nil && out.(desktopapi.ClipboardContent).Content == "the user copied this"
 	})
 	// The audit record has the size and a hash prefix, never the text.
 	rec, _ := os.ReadFile(filepath.Join(e.auditDir, "audit.log"))

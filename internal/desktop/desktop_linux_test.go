@@ -18,6 +18,7 @@ import (
 	"github.com/hostlink/hostlink/internal/audit"
 	"github.com/hostlink/hostlink/internal/desktop/native"
 	"github.com/hostlink/hostlink/internal/desktop/xvfbtest"
+	"github.com/hostlink/hostlink/internal/desktopapi"
 	"github.com/hostlink/hostlink/internal/errcode"
 	"github.com/hostlink/hostlink/internal/ops"
 )
@@ -57,23 +58,23 @@ func (e *env) callAs(transport audit.Transport, op string, args any) (any, *errc
 	return callOp(context.Background(), e.reg, transport, op, args)
 }
 
-func (e *env) observe(args map[string]any) *Observation {
+func (e *env) observe(args map[string]any) *desktopapi.Observation {
 	e.t.Helper()
 	out, err := e.call("computer_observe", args)
 	if err != nil {
 		e.t.Fatalf("computer_observe %v: %v", args, err)
 	}
-	o := out.(Observation)
+	o := out.(desktopapi.Observation)
 	return &o
 }
 
-func (e *env) act(args map[string]any) *ActResult {
+func (e *env) act(args map[string]any) *desktopapi.ActResult {
 	e.t.Helper()
 	out, err := e.call("computer_act", args)
 	if err != nil {
 		e.t.Fatalf("computer_act %v: %v", args, err)
 	}
-	r := out.(ActResult)
+	r := out.(desktopapi.ActResult)
 	return &r
 }
 
@@ -123,7 +124,7 @@ func absolute(d *xvfbtest.Display, id string) (x, y int) {
 	return x, y
 }
 
-func window(o *Observation, title string) *WindowInfo {
+func window(o *desktopapi.Observation, title string) *desktopapi.WindowInfo {
 	for i := range o.Windows {
 		if o.Windows[i].Title == title {
 			return &o.Windows[i]
@@ -139,7 +140,7 @@ func TestDesktopsListsTheWindow(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	res := out.(DesktopsResult)
+	res := out.(desktopapi.DesktopsResult)
 	if len(res.Desktops) != 1 {
 		t.Fatalf("desktops %+v", res)
 	}
@@ -171,12 +172,12 @@ func TestDesktopsListsTheWindow(t *testing.T) {
 func TestObserveMatchesXWD(t *testing.T) {
 	e := newEnv(t, 800, 600)
 	id := e.d.Xterm("observed", 40, 50, t.TempDir())
-	var obs *Observation
+	var obs *desktopapi.Observation
 	want := e.d.Still(func() { obs = e.observe(map[string]any{"accessibility": true}) })
-	if len(obs.images) != 1 || obs.images[0].MIMEType != "image/png" || obs.Image.Bytes != len(obs.images[0].Data) {
-		t.Fatalf("images %d, info %+v", len(obs.images), obs.Image)
+	if len(obs.Images) != 1 || obs.Images[0].MIMEType != "image/png" || obs.Image.Bytes != len(obs.Images[0].Data) {
+		t.Fatalf("images %d, info %+v", len(obs.Images), obs.Image)
 	}
-	got := decodePNG(t, obs.images[0].Data)
+	got := decodePNG(t, obs.Images[0].Data)
 	if got.Rect != want.Rect {
 		t.Fatalf("observation %v, xwd %v", got.Rect, want.Rect)
 	}
@@ -185,7 +186,7 @@ func TestObserveMatchesXWD(t *testing.T) {
 	}
 	// The image never enters the JSON.
 	body, _ := json.Marshal(obs)
-	if bytes.Contains(body, obs.images[0].Data[:16]) || len(body) > 16<<10 {
+	if bytes.Contains(body, obs.Images[0].Data[:16]) || len(body) > 16<<10 {
 		t.Fatalf("JSON result of %d bytes carries image data", len(body))
 	}
 	w := window(obs, "observed")
@@ -200,7 +201,7 @@ func TestObserveMatchesXWD(t *testing.T) {
 	}
 	// A region of that image: its pixels and its coordinates.
 	reg := e.observe(map[string]any{"region": map[string]any{"observation_id": obs.ObservationID, "x": 100, "y": 120, "w": 200, "h": 150}})
-	rimg := decodePNG(t, reg.images[0].Data)
+	rimg := decodePNG(t, reg.Images[0].Data)
 	if rimg.Rect.Dx() != 200 || rimg.Rect.Dy() != 150 || reg.Image.Origin != [2]int{100, 120} {
 		t.Fatalf("region image %v origin %v", rimg.Rect, reg.Image.Origin)
 	}
@@ -233,16 +234,16 @@ func TestActTypesIntoTerminal(t *testing.T) {
 		t.Fatalf("no window: %+v", obs.Windows)
 	}
 	res := e.act(map[string]any{"observation_id": obs.ObservationID, "action": "focus", "window_ref": w.Ref})
-	if res.Receipt.Status != Accepted || res.Observation == nil {
+	if res.Receipt.Status != desktopapi.Accepted || res.Observation == nil {
 		t.Fatalf("focus: %+v %v", res.Receipt, res.ObservationError)
 	}
 	if fw := window(res.Observation, "typing-target"); fw == nil || !fw.Focused {
 		t.Fatalf("after focus: %+v", res.Observation.Windows)
 	}
-	before := decodePNG(t, res.Observation.images[0].Data)
+	before := decodePNG(t, res.Observation.Images[0].Data)
 	cmd := `echo hostlink-typed > typed.txt; printf '\033]2;%s\007' "done-$((6*7))"` + "\n"
 	res = e.act(map[string]any{"observation_id": res.Observation.ObservationID, "action": "type", "text": cmd, "settle_ms": 500})
-	if res.Receipt.Status != Accepted || res.Receipt.Dispatched != 1 {
+	if res.Receipt.Status != desktopapi.Accepted || res.Receipt.Dispatched != 1 {
 		t.Fatalf("type receipt %+v", res.Receipt)
 	}
 	got, err := os.ReadFile(filepath.Join(dir, "typed.txt"))
@@ -264,7 +265,7 @@ func TestActTypesIntoTerminal(t *testing.T) {
 	}
 	// The terminal's pixels changed (the command line and its echo), and
 	// only inside the terminal.
-	img := decodePNG(t, after.images[0].Data)
+	img := decodePNG(t, after.Images[0].Data)
 	inside := img.SubImage(image.Rect(tw.Bounds.X, tw.Bounds.Y, tw.Bounds.X+tw.Bounds.W, tw.Bounds.Y+tw.Bounds.H)).(*image.RGBA)
 	changed := 0
 	for y := inside.Rect.Min.Y; y < inside.Rect.Max.Y; y++ {
@@ -291,13 +292,13 @@ func TestClicksLandWhereAsked(t *testing.T) {
 	obs := e.observe(nil)
 	for _, p := range [][2]int{{5, 7}, {400, 300}, {799, 599}} {
 		res := e.act(map[string]any{"observation_id": obs.ObservationID, "action": "click", "x": p[0], "y": p[1], "settle_ms": 0})
-		if res.Receipt.Status != Accepted || res.Receipt.Dispatched != 3 {
+		if res.Receipt.Status != desktopapi.Accepted || res.Receipt.Dispatched != 3 {
 			t.Fatalf("receipt %+v", res.Receipt)
 		}
 		if got, want := e.pointer(), fmt.Sprintf("x:%d y:%d", p[0], p[1]); got != want {
 			t.Fatalf("pointer %s, want %s", got, want)
 		}
-		if res.Observation.Cursor == nil || *res.Observation.Cursor != (Point{p[0], p[1]}) {
+		if res.Observation.Cursor == nil || *res.Observation.Cursor != (desktopapi.Point{X: p[0], Y: p[1]}) {
 			t.Fatalf("observed cursor %+v", res.Observation.Cursor)
 		}
 		obs = res.Observation
@@ -375,7 +376,7 @@ func TestDriftRefusesBeforeDispatch(t *testing.T) {
 	if err == nil || err.Code != DesktopDrift || !strings.Contains(err.Message, "geometry") {
 		t.Fatalf("moved window: %v", err)
 	}
-	if r, _ := err.Details["receipt"].(Receipt); r.Status != NotDispatched || r.Steps != 3 || r.Dispatched != 0 {
+	if r, _ := err.Details["receipt"].(desktopapi.Receipt); r.Status != desktopapi.NotDispatched || r.Steps != 3 || r.Dispatched != 0 {
 		t.Fatalf("drift receipt %+v", err.Details["receipt"])
 	}
 	if p := e.pointer(); p == "x:300 y:200" {
@@ -419,13 +420,13 @@ func TestSecondMonitor(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	mons := out.(DesktopsResult).Desktops[0].Monitors
+	mons := out.(desktopapi.DesktopsResult).Desktops[0].Monitors
 	if len(mons) != 2 || mons[1].Name != "RIGHT" || mons[1].Bounds != (native.Rect{X: 800, W: 800, H: 600}) {
 		t.Fatalf("monitors %+v", mons)
 	}
-	var obs *Observation
+	var obs *desktopapi.Observation
 	screen := e.d.Still(func() { obs = e.observe(map[string]any{"monitor": 1}) })
-	img := decodePNG(t, obs.images[0].Data)
+	img := decodePNG(t, obs.Images[0].Data)
 	if img.Rect.Dx() != 800 || obs.Image.Origin != [2]int{800, 0} {
 		t.Fatalf("monitor 1 image %v origin %v", img.Rect, obs.Image.Origin)
 	}
@@ -467,7 +468,7 @@ func TestObserveAccessibility(t *testing.T) {
 	e := newEnv(t, 640, 480)
 	t.Setenv("DBUS_SESSION_BUS_ADDRESS", e.d.SessionBus())
 	e.d.GtkApp("a11y-observed", "press-me")
-	var obs *Observation
+	var obs *desktopapi.Observation
 	e.d.Eventually("the button in an observation", func() bool {
 		obs = e.observe(map[string]any{"accessibility": true})
 		return obs.Accessibility.Available && strings.Contains(obs.Accessibility.Text, "push button: press-me")
@@ -485,12 +486,12 @@ func TestObserveFormatsAndCursor(t *testing.T) {
 	e := newEnv(t, 640, 480)
 	e.d.Xterm("fmt-term", 20, 20, t.TempDir())
 	e.d.Run("xdotool", "mousemove", "300", "200")
-	var obs *Observation
+	var obs *desktopapi.Observation
 	want := e.d.Still(func() { obs = e.observe(map[string]any{"format": "jpeg", "quality": 90}) })
-	if obs.images[0].MIMEType != "image/jpeg" {
-		t.Fatalf("mime %s", obs.images[0].MIMEType)
+	if obs.Images[0].MIMEType != "image/jpeg" {
+		t.Fatalf("mime %s", obs.Images[0].MIMEType)
 	}
-	img, err := jpeg.Decode(bytes.NewReader(obs.images[0].Data))
+	img, err := jpeg.Decode(bytes.NewReader(obs.Images[0].Data))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -506,10 +507,10 @@ func TestObserveFormatsAndCursor(t *testing.T) {
 		t.Fatalf("JPEG differs from the screen by %.1f on average", mean)
 	}
 	obs = e.observe(map[string]any{"include_cursor": true})
-	if obs.Cursor == nil || *obs.Cursor != (Point{300, 200}) {
+	if obs.Cursor == nil || *obs.Cursor != (desktopapi.Point{X: 300, Y: 200}) {
 		t.Fatalf("cursor %+v", obs.Cursor)
 	}
-	got := decodePNG(t, obs.images[0].Data)
+	got := decodePNG(t, obs.Images[0].Data)
 	white, black := got.RGBAAt(305, 200), got.RGBAAt(305, 201)
 	if white.R != 255 || white.G != 255 || black.R != 0 || black.G != 0 {
 		t.Fatalf("no cursor mark at the pointer: %v %v", white, black)
@@ -540,7 +541,7 @@ func TestRacingActsConsumeOnce(t *testing.T) {
 	for range 2 {
 		r := <-results
 		switch {
-		case r.err == nil && r.out.(ActResult).Receipt.Status == Accepted:
+		case r.err == nil && r.out.(desktopapi.ActResult).Receipt.Status == desktopapi.Accepted:
 			ok++
 		case r.err != nil && r.err.Code == ObservationConsumed:
 			consumed++
@@ -570,11 +571,11 @@ func TestOneQueuePerDesktop(t *testing.T) {
 	<-held
 	waiting, cancel := context.WithTimeout(ctx, 200*time.Millisecond)
 	defer cancel()
-	if _, err := e.s.observe(waiting, &ops.Call{}, ObserveArgs{}); errcode.CodeOf(err) != errcode.Cancelled {
+	if _, err := e.s.observe(waiting, &ops.Call{}, desktopapi.ObserveArgs{}); errcode.CodeOf(err) != errcode.Cancelled {
 		t.Fatalf("observe while the other service holds the queue: %v", err)
 	}
 	close(release)
-	if _, err := e.s.observe(ctx, &ops.Call{}, ObserveArgs{}); err != nil {
+	if _, err := e.s.observe(ctx, &ops.Call{}, desktopapi.ObserveArgs{}); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -607,7 +608,7 @@ func TestRefusedActKeepsReference(t *testing.T) {
 		if err == nil || err.Code != tt.code {
 			t.Fatalf("%v: %v", tt.args["action"], err)
 		}
-		if r, _ := err.Details["receipt"].(Receipt); r.Status != NotDispatched || r.Dispatched != 0 {
+		if r, _ := err.Details["receipt"].(desktopapi.Receipt); r.Status != desktopapi.NotDispatched || r.Dispatched != 0 {
 			t.Fatalf("%v: receipt %+v", tt.args["action"], err.Details["receipt"])
 		}
 	}
@@ -615,7 +616,7 @@ func TestRefusedActKeepsReference(t *testing.T) {
 		t.Fatal("a refused scroll moved the pointer")
 	}
 	res := e.act(map[string]any{"observation_id": obs.ObservationID, "action": "move", "x": 31, "y": 32, "settle_ms": 0})
-	if res.Receipt.Status != Accepted {
+	if res.Receipt.Status != desktopapi.Accepted {
 		t.Fatalf("act on the kept reference: %+v", res.Receipt)
 	}
 	if p := e.pointer(); p != "x:31 y:32" {
@@ -639,7 +640,7 @@ func TestScaledRoundTrip(t *testing.T) {
 		t.Fatal(err)
 	}
 	var native0 native.Rect
-	for _, w := range out.(DesktopsResult).Desktops[0].Windows {
+	for _, w := range out.(desktopapi.DesktopsResult).Desktops[0].Windows {
 		if w.Title == "scaled" {
 			native0 = w.Bounds
 		}
@@ -653,7 +654,7 @@ func TestScaledRoundTrip(t *testing.T) {
 	lo := func(n, img, nat int) int { return int(math.Floor(float64(n) * float64(img) / float64(nat))) }
 	hi := func(n, img, nat int) int { return int(math.Ceil(float64(n) * float64(img) / float64(nat))) }
 
-	check := func(name string, obs *Observation, origin native.Rect, iw, ih int, points [][2]int) {
+	check := func(name string, obs *desktopapi.Observation, origin native.Rect, iw, ih int, points [][2]int) {
 		t.Helper()
 		im := obs.Image
 		if im.Width != iw || im.Height != ih || im.Origin != [2]int{origin.X, origin.Y} || im.NativeSize != [2]int{origin.W, origin.H} ||
@@ -685,7 +686,7 @@ func TestScaledRoundTrip(t *testing.T) {
 			if got, want := e.pointer(), fmt.Sprintf("x:%d y:%d", nx, ny); got != want {
 				t.Fatalf("%s: image (%d, %d): pointer %s, want %s", name, p[0], p[1], got, want)
 			}
-			if res.Observation == nil || res.Observation.Cursor == nil || *res.Observation.Cursor != (Point{p[0], p[1]}) {
+			if res.Observation == nil || res.Observation.Cursor == nil || *res.Observation.Cursor != (desktopapi.Point{X: p[0], Y: p[1]}) {
 				t.Fatalf("%s: image (%d, %d): fresh observation's cursor %+v", name, p[0], p[1], res.Observation)
 			}
 			obs = res.Observation
@@ -707,10 +708,10 @@ func TestScaledRoundTrip(t *testing.T) {
 }
 
 // decodeImage decodes an observation's PNG.
-func decodeImage(t *testing.T, o *Observation) *image.RGBA {
+func decodeImage(t *testing.T, o *desktopapi.Observation) *image.RGBA {
 	t.Helper()
-	if len(o.images) != 1 {
-		t.Fatalf("%d images", len(o.images))
+	if len(o.Images) != 1 {
+		t.Fatalf("%d images", len(o.Images))
 	}
-	return decodePNG(t, o.images[0].Data)
+	return decodePNG(t, o.Images[0].Data)
 }

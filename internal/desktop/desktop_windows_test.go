@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/hostlink/hostlink/internal/audit"
+	"github.com/hostlink/hostlink/internal/desktopapi"
 )
 
 // TestWin32Service runs the operations on this Windows session's desktop
@@ -26,12 +27,12 @@ func TestWin32Service(t *testing.T) {
 		}
 		return out
 	}
-	ds := call("computer_desktops", map[string]any{"windows": true}).(DesktopsResult)
+	ds := call("computer_desktops", map[string]any{"windows": true}).(desktopapi.DesktopsResult)
 	if len(ds.Desktops) != 1 || !ds.Desktops[0].Operations["computer_observe"].Ready {
 		t.Fatalf("desktops %+v", ds)
 	}
 	mon := ds.Desktops[0].Monitors[0]
-	obs := call("computer_observe", map[string]any{"monitor": 0, "accessibility": true}).(Observation)
+	obs := call("computer_observe", map[string]any{"monitor": 0, "accessibility": true}).(desktopapi.Observation)
 	// UI Automation's answer depends on the foreground window (Wine 8
 	// has none for standard controls; see win32's TestUIAStandardControls):
 	// either text or a reason, never a failed observation.
@@ -39,13 +40,13 @@ func TestWin32Service(t *testing.T) {
 		t.Fatalf("accessibility %+v", a)
 	}
 	t.Logf("accessibility %+v", obs.Accessibility)
-	img := decodePNGBytes(t, obs.images[0].Data)
+	img := decodePNGBytes(t, obs.Images[0].Data)
 	if img.Bounds().Dx() != mon.Bounds.W || img.Bounds().Dy() != mon.Bounds.H {
 		t.Fatalf("image %v for monitor %+v", img.Bounds(), mon)
 	}
-	res := call("computer_act", map[string]any{"observation_id": obs.ObservationID, "action": "move", "x": 37, "y": 41, "settle_ms": 0}).(ActResult)
-	if res.Receipt.Status != Accepted || res.Observation == nil || res.Observation.Cursor == nil ||
-		*res.Observation.Cursor != (Point{37, 41}) {
+	res := call("computer_act", map[string]any{"observation_id": obs.ObservationID, "action": "move", "x": 37, "y": 41, "settle_ms": 0}).(desktopapi.ActResult)
+	if res.Receipt.Status != desktopapi.Accepted || res.Observation == nil || res.Observation.Cursor == nil ||
+		*res.Observation.Cursor != (desktopapi.Point{X: 37, Y: 41}) {
 		t.Fatalf("act %+v cursor %+v (%v)", res.Receipt, res.Observation, res.ObservationError)
 	}
 	if ok, why := s.Ready(ctx); !ok {

@@ -5,12 +5,13 @@ import (
 	"sort"
 
 	"github.com/hostlink/hostlink/internal/desktop/native"
+	"github.com/hostlink/hostlink/internal/desktopapi"
 	"github.com/hostlink/hostlink/internal/ops"
 )
 
-func (s *Service) desktops(ctx context.Context, c *ops.Call, a DesktopsArgs) (*DesktopsResult, error) {
+func (s *Service) desktops(ctx context.Context, c *ops.Call, a desktopapi.DesktopsArgs) (*desktopapi.DesktopsResult, error) {
 	ds, why := s.open(ctx)
-	res := &DesktopsResult{Desktops: []Desktop{}}
+	res := &desktopapi.DesktopsResult{Desktops: []desktopapi.Desktop{}}
 	if len(ds) == 0 {
 		res.Reason = &why
 		return res, nil
@@ -26,12 +27,12 @@ func (s *Service) desktops(ctx context.Context, c *ops.Call, a DesktopsArgs) (*D
 	return res, nil
 }
 
-func (s *Service) describe(ctx context.Context, d *desk, windows bool) (Desktop, error) {
+func (s *Service) describe(ctx context.Context, d *desk, windows bool) (desktopapi.Desktop, error) {
 	if err := d.lock(ctx); err != nil {
-		return Desktop{}, err
+		return desktopapi.Desktop{}, err
 	}
 	defer d.unlock()
-	info := Desktop{ID: d.b.ID(), CoordinateSpace: d.b.Space(), Monitors: []native.Monitor{}}
+	info := desktopapi.Desktop{ID: d.b.ID(), CoordinateSpace: d.b.Space(), Monitors: []native.Monitor{}}
 	// Monitors before status: a session can be granted (or closed) by the
 	// person at any moment, and the readiness reported beside the monitors
 	// must be at least as new as they are, never the dialog's state from

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/hostlink/hostlink/internal/desktop/native"
+	"github.com/hostlink/hostlink/internal/desktopapi"
 )
 
 // granting is a desktop whose person allows sharing (with input) in the
@@ -47,7 +48,7 @@ func TestDescribeNeverOlderThanMonitors(t *testing.T) {
 	defer s.Close()
 	ctx := context.Background()
 	for range 2 {
-		res, err := s.desktops(ctx, nil, DesktopsArgs{})
+		res, err := s.desktops(ctx, nil, desktopapi.DesktopsArgs{})
 		if err != nil {
 			t.Fatal(err)
 		}

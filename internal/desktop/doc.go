@@ -1,7 +1,9 @@
 // Package desktop is hostlink's computer control: the operations
 // computer_desktops, computer_observe and computer_act over one native
 // backend per OS (see package native for the contract, x11, win32 and
-// quartz for the backends).
+// quartz for the backends). The operations' names and their request and
+// response types are in internal/desktopapi, which transports import
+// instead of this package.
 //
 // The core owns everything that must behave the same on every OS:
 //

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/hostlink/hostlink/internal/desktop/native"
+	"github.com/hostlink/hostlink/internal/desktopapi"
 	"github.com/hostlink/hostlink/internal/errcode"
 )
 
@@ -17,7 +18,7 @@ const maxHold = 5 * time.Second
 // its own act on its own observation) and hold_key (a chord pressed, held
 // for duration_ms, then released). Like every act they name, and consume,
 // a current observation.
-func planLow(a ActArgs, o *observation) ([]native.Step, native.Window, error) {
+func planLow(a desktopapi.ActArgs, o *observation) ([]native.Step, native.Window, error) {
 	switch a.Action {
 	case "mouse_down", "mouse_up":
 		if a.X == nil || a.Y == nil {

@@ -10,6 +10,7 @@ import (
 
 	"github.com/hostlink/hostlink/internal/approvals"
 	"github.com/hostlink/hostlink/internal/audit"
+	"github.com/hostlink/hostlink/internal/desktopapi"
 )
 
 // keepPixels is how many of the newest observations keep their encoded
@@ -134,7 +135,7 @@ func sign(v int) int {
 }
 
 // actMarks are what an act does, as points of its observation's image.
-func actMarks(a ActArgs) []approvals.Mark {
+func actMarks(a desktopapi.ActArgs) []approvals.Mark {
 	switch {
 	case a.Action == "drag" && len(a.Path) > 0:
 		return []approvals.Mark{{Kind: "drag", Points: a.Path}}

@@ -5,20 +5,21 @@ import (
 	"testing"
 
 	"github.com/hostlink/hostlink/internal/approvals"
+	"github.com/hostlink/hostlink/internal/desktopapi"
 )
 
 func TestActMarksDrawn(t *testing.T) {
 	x, y := 40, 30
 	tests := []struct {
 		name  string
-		act   ActArgs
+		act   desktopapi.ActArgs
 		kind  string
 		marks [][2]int // pixels that must be marked
 		clear [][2]int // and that must not
 	}{
-		{"click", ActArgs{Action: "click", X: &x, Y: &y}, "click", [][2]int{{52, 30}, {40, 30}, {28, 30}}, [][2]int{{70, 30}}},
-		{"drag", ActArgs{Action: "drag", Path: [][2]int{{5, 5}, {60, 5}}}, "drag", [][2]int{{30, 5}, {72, 5}}, [][2]int{{30, 40}}},
-		{"scroll", ActArgs{Action: "scroll", X: &x, Y: &y, DY: 240}, "scroll", [][2]int{{40, 45}, {40, 50}}, [][2]int{{40, 70}}},
+		{"click", desktopapi.ActArgs{Action: "click", X: &x, Y: &y}, "click", [][2]int{{52, 30}, {40, 30}, {28, 30}}, [][2]int{{70, 30}}},
+		{"drag", desktopapi.ActArgs{Action: "drag", Path: [][2]int{{5, 5}, {60, 5}}}, "drag", [][2]int{{30, 5}, {72, 5}}, [][2]int{{30, 40}}},
+		{"scroll", desktopapi.ActArgs{Action: "scroll", X: &x, Y: &y, DY: 240}, "scroll", [][2]int{{40, 45}, {40, 50}}, [][2]int{{40, 70}}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -42,7 +43,7 @@ func TestActMarksDrawn(t *testing.T) {
 			}
 		})
 	}
-	if m := actMarks(ActArgs{Action: "type", Text: "x"}); m != nil {
+	if m := actMarks(desktopapi.ActArgs{Action: "type", Text: "x"}); m != nil {
 		t.Errorf("typing marks %v", m)
 	}
 	// A mark past the image's edge is clipped, not a panic.

@@ -8,6 +8,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/hostlink/hostlink/internal/audit"
+	"github.com/hostlink/hostlink/internal/desktopapi"
 	"github.com/hostlink/hostlink/internal/mcpserve"
 )
 
@@ -47,7 +48,7 @@ func TestObserveOverMCP(t *testing.T) {
 	if !ok {
 		t.Fatalf("first content %T", res.Content[0])
 	}
-	var obs Observation
+	var obs desktopapi.Observation
 	if err := json.Unmarshal([]byte(text.Text), &obs); err != nil || obs.ObservationID == "" {
 		t.Fatalf("JSON text: %v %q", err, text.Text)
 	}
@@ -65,9 +66,9 @@ func TestObserveOverMCP(t *testing.T) {
 	if err != nil || res.IsError || len(res.Content) != 2 {
 		t.Fatalf("%v %+v", err, res)
 	}
-	var act ActResult
+	var act desktopapi.ActResult
 	json.Unmarshal([]byte(res.Content[0].(*mcp.TextContent).Text), &act)
-	if act.Receipt.Status != Accepted || act.Observation == nil || act.Observation.Cursor == nil || *act.Observation.Cursor != (Point{33, 44}) {
+	if act.Receipt.Status != desktopapi.Accepted || act.Observation == nil || act.Observation.Cursor == nil || *act.Observation.Cursor != (desktopapi.Point{X: 33, Y: 44}) {
 		t.Fatalf("act %+v", act)
 	}
 	if _, ok := res.Content[1].(*mcp.ImageContent); !ok {

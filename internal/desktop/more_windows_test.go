@@ -11,6 +11,7 @@ import (
 	"golang.org/x/sys/windows/registry"
 
 	"github.com/hostlink/hostlink/internal/audit"
+	"github.com/hostlink/hostlink/internal/desktopapi"
 	"github.com/hostlink/hostlink/internal/errcode"
 	"github.com/hostlink/hostlink/internal/tstest"
 )
@@ -25,15 +26,15 @@ func TestWin32MoreOperations(t *testing.T) {
 	call := func(op string, args any) (any, *errcode.Error) {
 		return callOp(context.Background(), reg, audit.MCPStdio, op, args)
 	}
-	if _, err := call("computer_clipboard_write", ClipboardWriteArgs{Content: "from hostlink ✓"}); err != nil {
+	if _, err := call("computer_clipboard_write", desktopapi.ClipboardWriteArgs{Content: "from hostlink ✓"}); err != nil {
 		t.Fatal(err)
 	}
-	out, e := call("computer_clipboard_read", ClipboardReadArgs{})
-	if e != nil || out.(ClipboardContent).Content != "from hostlink ✓" {
+	out, e := call("computer_clipboard_read", desktopapi.ClipboardReadArgs{})
+	if e != nil || out.(desktopapi.ClipboardContent).Content != "from hostlink ✓" {
 		t.Fatalf("read back: %+v %v", out, e)
 	}
-	out, e = call("computer_permissions", PermissionsArgs{})
-	if e != nil || out.(PermissionsResult).Permissions["screen_recording"] != NotApplicable {
+	out, e = call("computer_permissions", desktopapi.PermissionsArgs{})
+	if e != nil || out.(desktopapi.PermissionsResult).Permissions["screen_recording"] != desktopapi.NotApplicable {
 		t.Errorf("permissions: %+v %v", out, e)
 	}
 
@@ -47,17 +48,17 @@ func TestWin32MoreOperations(t *testing.T) {
 	k.SetStringValue("", `"`+comspec+`"`)
 	k.Close()
 	defer registry.DeleteKey(registry.CURRENT_USER, appPathsKey+`\hostlink-test.exe`)
-	out, e = call("computer_apps", AppsArgs{Installed: true})
+	out, e = call("computer_apps", desktopapi.AppsArgs{Installed: true})
 	found := false
-	for _, a := range out.(AppsResult).Installed {
+	for _, a := range out.(desktopapi.AppsResult).Installed {
 		found = found || (a.AppID == "hostlink-test.exe" && strings.EqualFold(a.Executable, comspec))
 	}
 	if e != nil || !found {
 		t.Fatalf("installed apps lack the registration: %+v %v", out, e)
 	}
 	made := filepath.Join(t.TempDir(), "made")
-	out, e = call("computer_launch_app", LaunchArgs{AppID: "HOSTLINK-TEST.EXE", Args: []string{"/c", "mkdir", made}})
-	if e != nil || out.(LaunchResult).PID <= 0 {
+	out, e = call("computer_launch_app", desktopapi.LaunchArgs{AppID: "HOSTLINK-TEST.EXE", Args: []string{"/c", "mkdir", made}})
+	if e != nil || out.(desktopapi.LaunchResult).PID <= 0 {
 		t.Fatalf("launch: %+v %v", out, e)
 	}
 	tstest.WaitFor(t, 20*time.Second, "the launched program to run", func() bool {
@@ -65,10 +66,10 @@ func TestWin32MoreOperations(t *testing.T) {
 		return err == nil
 	})
 	self, _ := os.Executable()
-	if _, e := call("computer_launch_app", LaunchArgs{ExecutablePath: self}); e == nil || e.Code != AppNotFound {
+	if _, e := call("computer_launch_app", desktopapi.LaunchArgs{ExecutablePath: self}); e == nil || e.Code != AppNotFound {
 		t.Errorf("launching a program of no registration: %v", e)
 	}
-	if _, err := call("computer_windows", WindowsArgs{}); err != nil {
+	if _, err := call("computer_windows", desktopapi.WindowsArgs{}); err != nil {
 		t.Errorf("windows: %v", err)
 	}
 }

@@ -13,8 +13,10 @@ import (
 	xdraw "golang.org/x/image/draw"
 
 	"github.com/hostlink/hostlink/internal/desktop/native"
+	"github.com/hostlink/hostlink/internal/desktopapi"
 	"github.com/hostlink/hostlink/internal/errcode"
 	"github.com/hostlink/hostlink/internal/ops"
+	"github.com/hostlink/hostlink/internal/opsapi"
 )
 
 // framing says what to capture: a native rectangle at a scale, the
@@ -36,16 +38,6 @@ const rawBudget = ops.MaxImageBytesTotal - ops.MaxImageBytes
 // only while it is scaled: two 8K monitors' RGBA, more than any desktop
 // measured. Only a capture beyond it is IMAGE_TOO_LARGE.
 const maxCaptureBytes = 2 * 8192 * 4352 * 4
-
-// DefaultMaxEdge is the longest edge of an observation's image unless the
-// request says otherwise: the size computer-use models are commonly
-// given.
-const DefaultMaxEdge = 1280
-
-// MaxMaxEdge bounds max_edge. The platform link asks for it: its wire
-// protocol's coordinates are native, and it wants the capture unscaled
-// (scaled down only past the per-request memory).
-const MaxMaxEdge = 16384
 
 // imageSize is the size of the image of a w×h capture: scaled down, keeping
 // its aspect, so that its longest edge is at most maxEdge and its RGBA
@@ -75,15 +67,15 @@ func scaleImage(img *image.RGBA, w, h int) *image.RGBA {
 	return dst
 }
 
-func (s *Service) observe(ctx context.Context, c *ops.Call, a ObserveArgs) (*Observation, error) {
+func (s *Service) observe(ctx context.Context, c *ops.Call, a desktopapi.ObserveArgs) (*desktopapi.Observation, error) {
 	if a.Quality < 0 || a.Quality > 100 {
 		return nil, errcode.New(errcode.InvalidArgument, "quality must be 1-100")
 	}
-	if a.MaxEdge < 0 || a.MaxEdge > MaxMaxEdge {
-		return nil, errcode.New(errcode.InvalidArgument, "max_edge must be 1-%d", MaxMaxEdge)
+	if a.MaxEdge < 0 || a.MaxEdge > desktopapi.MaxMaxEdge {
+		return nil, errcode.New(errcode.InvalidArgument, "max_edge must be 1-%d", desktopapi.MaxMaxEdge)
 	}
 	if a.MaxEdge == 0 {
-		a.MaxEdge = DefaultMaxEdge
+		a.MaxEdge = desktopapi.DefaultMaxEdge
 	}
 	var from *observation
 	if a.Region != nil {
@@ -123,7 +115,7 @@ func (s *Service) observe(ctx context.Context, c *ops.Call, a ObserveArgs) (*Obs
 }
 
 // frameFor works out the native rectangle an observation request asks for.
-func frameFor(a ObserveArgs, from *observation, mons []native.Monitor) (framing, error) {
+func frameFor(a desktopapi.ObserveArgs, from *observation, mons []native.Monitor) (framing, error) {
 	switch {
 	case from != nil:
 		if a.Monitor != nil && *a.Monitor != -1 {
@@ -156,7 +148,7 @@ func frameFor(a ObserveArgs, from *observation, mons []native.Monitor) (framing,
 // capture takes the observation for fr: state first (what drift is judged
 // against), then pixels, windows and accessibility. It runs in the
 // desktop's queue.
-func (s *Service) capture(ctx context.Context, c *ops.Call, d *desk, fr framing, a ObserveArgs) (*Observation, error) {
+func (s *Service) capture(ctx context.Context, c *ops.Call, d *desk, fr framing, a desktopapi.ObserveArgs) (*desktopapi.Observation, error) {
 	w, h := int(float64(fr.rect.W)*fr.scale), int(float64(fr.rect.H)*fr.scale)
 	if w*h*4 > maxCaptureBytes {
 		return nil, errcode.New(ops.ImageTooLarge, "a %dx%d capture exceeds the capture memory limit; observe one monitor or a region", w, h)
@@ -175,15 +167,15 @@ func (s *Service) capture(ctx context.Context, c *ops.Call, d *desk, fr framing,
 	}
 	cw, ch := img.Rect.Dx(), img.Rect.Dy()
 	if fr.maxEdge <= 0 {
-		fr.maxEdge = DefaultMaxEdge
+		fr.maxEdge = desktopapi.DefaultMaxEdge
 	}
 	iw, ih := imageSize(cw, ch, fr.maxEdge)
 	img = scaleImage(img, iw, ih)
 	f := frame{Origin: fr.rect, Scale: fr.scale, W: img.Rect.Dx(), H: img.Rect.Dy()}
-	obs := &Observation{Desktop: d.b.ID()}
+	obs := &desktopapi.Observation{Desktop: d.b.ID()}
 	if cx, cy, err := d.b.Cursor(ctx); err == nil && fr.rect.Contains(cx, cy) {
 		x, y := f.toImagePoint(cx, cy)
-		obs.Cursor = &Point{x, y}
+		obs.Cursor = &desktopapi.Point{X: x, Y: y}
 		if a.Cursor {
 			drawCursor(img, x, y)
 		}
@@ -193,13 +185,13 @@ func (s *Service) capture(ctx context.Context, c *ops.Call, d *desk, fr framing,
 		return nil, errcode.As(err)
 	}
 	img = nil // the raw pixels are not needed past here
-	obs.images = []ops.Image{im}
-	obs.Image = ImageInfo{MIMEType: im.MIMEType, Width: f.W, Height: f.H, Bytes: len(im.Data),
+	obs.Images = []opsapi.Image{im}
+	obs.Image = desktopapi.ImageInfo{MIMEType: im.MIMEType, Width: f.W, Height: f.H, Bytes: len(im.Data),
 		Origin: [2]int{fr.rect.X, fr.rect.Y}, NativeSize: [2]int{fr.rect.W, fr.rect.H},
 		Scale: float64(f.W) / float64(fr.rect.W), CaptureSize: [2]int{cw, ch}}
 	c.AddBytes(int64(len(im.Data)))
 	for _, m := range st.Monitors {
-		obs.Monitors = append(obs.Monitors, MonitorInfo{Index: m.Index, Name: m.Name, Primary: m.Primary,
+		obs.Monitors = append(obs.Monitors, desktopapi.MonitorInfo{Index: m.Index, Name: m.Name, Primary: m.Primary,
 			Bounds: f.toImage(m.Bounds), Scale: m.Scale})
 	}
 	o := &observation{
@@ -228,14 +220,14 @@ func (s *Service) capture(ctx context.Context, c *ops.Call, d *desk, fr framing,
 	return obs, nil
 }
 
-func windowInfo(ref string, nw native.Window, box native.Rect) WindowInfo {
-	return WindowInfo{Ref: ref, Title: nw.Title, App: nw.App, PID: nw.PID, Bounds: box,
+func windowInfo(ref string, nw native.Window, box native.Rect) desktopapi.WindowInfo {
+	return desktopapi.WindowInfo{Ref: ref, Title: nw.Title, App: nw.App, PID: nw.PID, Bounds: box,
 		Focused: nw.Focused, Minimized: nw.Minimized, Elevated: nw.Elevated}
 }
 
-func (s *Service) accessibility(ctx context.Context, d *desk, r native.Readiness, f frame) *Accessibility {
+func (s *Service) accessibility(ctx context.Context, d *desk, r native.Readiness, f frame) *desktopapi.Accessibility {
 	if !r.Ready {
-		return &Accessibility{Reason: r.Reason}
+		return &desktopapi.Accessibility{Reason: r.Reason}
 	}
 	max := s.opts.MaxAccessibilityBytes
 	var text string
@@ -251,11 +243,11 @@ func (s *Service) accessibility(ctx context.Context, d *desk, r native.Readiness
 	if err != nil {
 		var ref *native.Refusal
 		if errors.As(err, &ref) {
-			return &Accessibility{Reason: ref.Reason}
+			return &desktopapi.Accessibility{Reason: ref.Reason}
 		}
-		return &Accessibility{Reason: "accessibility_failed"}
+		return &desktopapi.Accessibility{Reason: "accessibility_failed"}
 	}
-	a := &Accessibility{Available: true, Text: text}
+	a := &desktopapi.Accessibility{Available: true, Text: text}
 	if len(text) > max {
 		n := max
 		for n > 0 && !utf8.RuneStart(text[n]) {

@@ -5,49 +5,31 @@ import (
 	"runtime"
 
 	"github.com/hostlink/hostlink/internal/desktop/native"
+	"github.com/hostlink/hostlink/internal/desktopapi"
 	"github.com/hostlink/hostlink/internal/errcode"
 	"github.com/hostlink/hostlink/internal/ops"
 	"github.com/hostlink/hostlink/internal/policy"
 )
 
-// Permission states, as the wire protocol names them.
-const (
-	Granted       = "granted"
-	Denied        = "denied"
-	PermUnknown   = "unknown"
-	NotApplicable = "not_applicable"
-)
-
 // Permissions hostlink can answer for; anything else is "unknown".
 var knownPermissions = []string{"screen_recording", "accessibility", "input_monitoring"}
 
-// PermissionsArgs is computer_permissions' request.
-type PermissionsArgs struct {
-	Desktop     string   `json:"desktop,omitempty"`
-	Permissions []string `json:"permissions,omitempty" jsonschema:"screen_recording, accessibility, input_monitoring; all three when omitted"`
-}
-
 func init() {
-	ops.Add(&computerOps, spec("computer_permissions", "Check OS permissions",
+	ops.AddDescribed(&computerOps, spec(desktopapi.OpPermissions, "Check OS permissions",
 		"Whether the OS permissions computer use needs are granted (screen_recording, accessibility, input_monitoring): granted, denied, unknown or not_applicable. Never prompts.",
-		policy.ComputerObserve, ops.Spec{NoAsk: true, ReadOnly: true, Idempotent: true}), value((*Service).permissions))
+		policy.ComputerObserve, ops.Spec{NoAsk: true, ReadOnly: true, Idempotent: true}), (*Service).describePermissions, value((*Service).permissions))
 }
 
-// Describe implements policy.Describer.
-func (a PermissionsArgs) Describe(dc policy.DescribeContext) (policy.Action, error) {
+// describePermissions describes the request to the policy.
+func (*Service) describePermissions(a desktopapi.PermissionsArgs, dc policy.DescribeContext) (policy.Action, error) {
 	return describeArgs(dc, a.Desktop, a), nil
-}
-
-// PermissionsResult is computer_permissions' response.
-type PermissionsResult struct {
-	Permissions map[string]string `json:"permissions" jsonschema:"granted, denied, unknown or not_applicable per permission"`
 }
 
 // permissions reports the OS permissions computer use depends on, from the
 // backend's own readiness probes. It never prompts the user. Only macOS
 // has such grants (TCC); elsewhere they are not_applicable while the
 // desktop is reachable.
-func (s *Service) permissions(ctx context.Context, c *ops.Call, a PermissionsArgs) (*PermissionsResult, error) {
+func (s *Service) permissions(ctx context.Context, c *ops.Call, a desktopapi.PermissionsArgs) (*desktopapi.PermissionsResult, error) {
 	names := a.Permissions
 	if len(names) == 0 {
 		names = knownPermissions
@@ -67,7 +49,7 @@ func (s *Service) permissions(ctx context.Context, c *ops.Call, a PermissionsArg
 		}
 		reachable = false
 	}
-	res := &PermissionsResult{Permissions: make(map[string]string, len(names))}
+	res := &desktopapi.PermissionsResult{Permissions: make(map[string]string, len(names))}
 	for _, n := range names {
 		res.Permissions[trunc(n)] = permissionState(runtime.GOOS, n, st, reachable)
 	}
@@ -86,21 +68,21 @@ func permissionState(goos, name string, st native.Status, reachable bool) string
 		// hostlink never listens to input; macOS's Input Monitoring
 		// grant is not read here.
 		if goos == "darwin" {
-			return PermUnknown
+			return desktopapi.PermUnknown
 		}
-		return NotApplicable
+		return desktopapi.NotApplicable
 	default:
-		return PermUnknown
+		return desktopapi.PermUnknown
 	}
 	switch {
 	case goos != "darwin" && reachable:
-		return NotApplicable
+		return desktopapi.NotApplicable
 	case !reachable:
-		return PermUnknown
+		return desktopapi.PermUnknown
 	case r.Ready:
-		return Granted
+		return desktopapi.Granted
 	case r.Reason == "permission_pending":
-		return Denied
+		return desktopapi.Denied
 	}
-	return PermUnknown
+	return desktopapi.PermUnknown
 }

@@ -6,13 +6,14 @@ import (
 	"unicode/utf8"
 
 	"github.com/hostlink/hostlink/internal/desktop/native"
+	"github.com/hostlink/hostlink/internal/desktopapi"
 	"github.com/hostlink/hostlink/internal/errcode"
 )
 
 // plan turns an act into native input steps (or, for focus, the window to
 // focus), checking every coordinate against the observation's image and
 // monitors. It dispatches nothing.
-func plan(a ActArgs, o *observation) ([]native.Step, native.Window, error) {
+func plan(a desktopapi.ActArgs, o *observation) ([]native.Step, native.Window, error) {
 	invalid := func(format string, args ...any) ([]native.Step, native.Window, error) {
 		return nil, native.Window{}, errcode.New(errcode.InvalidArgument, format, args...)
 	}
@@ -185,7 +186,7 @@ func chord(s string) ([]string, error) {
 		k := normKey(p)
 		if k == "" {
 			return nil, errcode.New(KeyUnmapped, "unknown key %q; named keys are %s, or one character", trunc(p), strings.Join(native.Keys, ", ")).
-				With("receipt", Receipt{Status: NotDispatched})
+				With("receipt", desktopapi.Receipt{Status: desktopapi.NotDispatched})
 		}
 		keys = append(keys, k)
 	}

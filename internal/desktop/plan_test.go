@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/hostlink/hostlink/internal/desktop/native"
+	"github.com/hostlink/hostlink/internal/desktopapi"
 	"github.com/hostlink/hostlink/internal/errcode"
 )
 
@@ -28,48 +29,48 @@ func TestPlan(t *testing.T) {
 	o := retina()
 	tests := []struct {
 		name  string
-		args  ActArgs
+		args  desktopapi.ActArgs
 		steps []native.Step
 		code  errcode.Code
 	}{
-		{"click maps image to points", ActArgs{Action: "click", X: ip(10), Y: ip(20)}, []native.Step{
+		{"click maps image to points", desktopapi.ActArgs{Action: "click", X: ip(10), Y: ip(20)}, []native.Step{
 			{Kind: native.Move, X: 1105, Y: 60},
 			{Kind: native.ButtonDown, Button: native.Left}, {Kind: native.ButtonUp, Button: native.Left},
 		}, ""},
-		{"double right click with shift", ActArgs{Action: "click", X: ip(0), Y: ip(0), Button: "right", Count: 2, Modifiers: []string{"Shift"}}, []native.Step{
+		{"double right click with shift", desktopapi.ActArgs{Action: "click", X: ip(0), Y: ip(0), Button: "right", Count: 2, Modifiers: []string{"Shift"}}, []native.Step{
 			{Kind: native.KeyDown, Key: "shift"},
 			{Kind: native.Move, X: 1100, Y: 50},
 			{Kind: native.ButtonDown, Button: native.Right}, {Kind: native.ButtonUp, Button: native.Right},
 			{Kind: native.ButtonDown, Button: native.Right}, {Kind: native.ButtonUp, Button: native.Right},
 			{Kind: native.KeyUp, Key: "shift"},
 		}, ""},
-		{"drag along a path", ActArgs{Action: "drag", Path: [][2]int{{0, 0}, {20, 20}, {40, 0}}}, []native.Step{
+		{"drag along a path", desktopapi.ActArgs{Action: "drag", Path: [][2]int{{0, 0}, {20, 20}, {40, 0}}}, []native.Step{
 			{Kind: native.Move, X: 1100, Y: 50}, {Kind: native.ButtonDown, Button: native.Left},
 			{Kind: native.Move, X: 1110, Y: 60}, {Kind: native.Move, X: 1120, Y: 50},
 			{Kind: native.ButtonUp, Button: native.Left},
 		}, ""},
-		{"scroll in place", ActArgs{Action: "scroll", DY: -240}, []native.Step{{Kind: native.Wheel, DY: -240}}, ""},
-		{"chord", ActArgs{Action: "key", Keys: "Ctrl+Shift+t"}, []native.Step{
+		{"scroll in place", desktopapi.ActArgs{Action: "scroll", DY: -240}, []native.Step{{Kind: native.Wheel, DY: -240}}, ""},
+		{"chord", desktopapi.ActArgs{Action: "key", Keys: "Ctrl+Shift+t"}, []native.Step{
 			{Kind: native.KeyDown, Key: "ctrl"}, {Kind: native.KeyDown, Key: "shift"}, {Kind: native.KeyDown, Key: "t"},
 			{Kind: native.KeyUp, Key: "t"}, {Kind: native.KeyUp, Key: "shift"}, {Kind: native.KeyUp, Key: "ctrl"},
 		}, ""},
-		{"literal plus", ActArgs{Action: "key", Keys: "ctrl++"}, []native.Step{
+		{"literal plus", desktopapi.ActArgs{Action: "key", Keys: "ctrl++"}, []native.Step{
 			{Kind: native.KeyDown, Key: "ctrl"}, {Kind: native.KeyDown, Key: "+"},
 			{Kind: native.KeyUp, Key: "+"}, {Kind: native.KeyUp, Key: "ctrl"},
 		}, ""},
-		{"type", ActArgs{Action: "type", Text: "héllo\n"}, []native.Step{{Kind: native.Text, Text: "héllo\n"}}, ""},
-		{"outside the image", ActArgs{Action: "move", X: ip(400), Y: ip(0)}, nil, InputOutOfBounds},
-		{"negative", ActArgs{Action: "move", X: ip(-1), Y: ip(0)}, nil, InputOutOfBounds},
-		{"inside the image, off every monitor", ActArgs{Action: "move", X: ip(399), Y: ip(299)}, nil, InputOutOfBounds},
-		{"no coordinates", ActArgs{Action: "click"}, nil, errcode.InvalidArgument},
-		{"four clicks", ActArgs{Action: "click", X: ip(1), Y: ip(1), Count: 4}, nil, errcode.InvalidArgument},
-		{"unknown key", ActArgs{Action: "key", Keys: "ctrl+warp"}, nil, KeyUnmapped},
-		{"empty chord part", ActArgs{Action: "key", Keys: "ctrl+"}, nil, KeyUnmapped},
-		{"bad modifier", ActArgs{Action: "click", X: ip(1), Y: ip(1), Modifiers: []string{"enter"}}, nil, errcode.InvalidArgument},
-		{"empty scroll", ActArgs{Action: "scroll"}, nil, errcode.InvalidArgument},
-		{"short drag", ActArgs{Action: "drag", Path: [][2]int{{1, 1}}}, nil, errcode.InvalidArgument},
-		{"invalid UTF-8", ActArgs{Action: "type", Text: "\xff"}, nil, errcode.InvalidArgument},
-		{"unknown window", ActArgs{Action: "focus", WindowRef: "win_b"}, nil, WindowStale},
+		{"type", desktopapi.ActArgs{Action: "type", Text: "héllo\n"}, []native.Step{{Kind: native.Text, Text: "héllo\n"}}, ""},
+		{"outside the image", desktopapi.ActArgs{Action: "move", X: ip(400), Y: ip(0)}, nil, InputOutOfBounds},
+		{"negative", desktopapi.ActArgs{Action: "move", X: ip(-1), Y: ip(0)}, nil, InputOutOfBounds},
+		{"inside the image, off every monitor", desktopapi.ActArgs{Action: "move", X: ip(399), Y: ip(299)}, nil, InputOutOfBounds},
+		{"no coordinates", desktopapi.ActArgs{Action: "click"}, nil, errcode.InvalidArgument},
+		{"four clicks", desktopapi.ActArgs{Action: "click", X: ip(1), Y: ip(1), Count: 4}, nil, errcode.InvalidArgument},
+		{"unknown key", desktopapi.ActArgs{Action: "key", Keys: "ctrl+warp"}, nil, KeyUnmapped},
+		{"empty chord part", desktopapi.ActArgs{Action: "key", Keys: "ctrl+"}, nil, KeyUnmapped},
+		{"bad modifier", desktopapi.ActArgs{Action: "click", X: ip(1), Y: ip(1), Modifiers: []string{"enter"}}, nil, errcode.InvalidArgument},
+		{"empty scroll", desktopapi.ActArgs{Action: "scroll"}, nil, errcode.InvalidArgument},
+		{"short drag", desktopapi.ActArgs{Action: "drag", Path: [][2]int{{1, 1}}}, nil, errcode.InvalidArgument},
+		{"invalid UTF-8", desktopapi.ActArgs{Action: "type", Text: "\xff"}, nil, errcode.InvalidArgument},
+		{"unknown window", desktopapi.ActArgs{Action: "focus", WindowRef: "win_b"}, nil, WindowStale},
 	}
 	for _, tt := range tests {
 		steps, _, err := plan(tt.args, o)
@@ -90,14 +91,14 @@ func TestPlan(t *testing.T) {
 			}
 		}
 	}
-	_, w, err := plan(ActArgs{Action: "focus", WindowRef: "win_a"}, o)
+	_, w, err := plan(desktopapi.ActArgs{Action: "focus", WindowRef: "win_a"}, o)
 	if err != nil || w.Handle != 7 {
 		t.Fatalf("focus: %+v %v", w, err)
 	}
 }
 
 func TestOutOfBoundsEchoesValidRects(t *testing.T) {
-	_, _, err := plan(ActArgs{Action: "move", X: ip(399), Y: ip(299)}, retina())
+	_, _, err := plan(desktopapi.ActArgs{Action: "move", X: ip(399), Y: ip(299)}, retina())
 	rects, ok := errcode.As(err).Details["displays"].([]native.Rect)
 	// Monitor 1 in image coordinates: native (1000..1250, 0..180) is
 	// image (-200..300, -100..260), clipped to the image.

@@ -11,6 +11,7 @@ import (
 	"github.com/hostlink/hostlink/internal/desktop/native"
 	"github.com/hostlink/hostlink/internal/desktop/x11"
 	"github.com/hostlink/hostlink/internal/desktop/xvfbtest"
+	"github.com/hostlink/hostlink/internal/desktopapi"
 	"github.com/hostlink/hostlink/internal/errcode"
 	"github.com/hostlink/hostlink/internal/tstest"
 )
@@ -50,13 +51,13 @@ func TestReceipts(t *testing.T) {
 	// and a fresh observation still comes back.
 	after = 1
 	out, _ := call(ctx, "computer_observe", nil)
-	obs := out.(Observation)
+	obs := out.(desktopapi.Observation)
 	out, e := call(ctx, "computer_act", map[string]any{"observation_id": obs.ObservationID, "action": "click", "x": 70, "y": 80, "settle_ms": 0})
 	if e != nil {
 		t.Fatal(e)
 	}
-	res := out.(ActResult)
-	if res.Receipt.Status != Partial || res.Receipt.Steps != 3 || res.Receipt.Dispatched != 1 || res.Receipt.Error == nil || res.Observation == nil {
+	res := out.(desktopapi.ActResult)
+	if res.Receipt.Status != desktopapi.Partial || res.Receipt.Steps != 3 || res.Receipt.Dispatched != 1 || res.Receipt.Error == nil || res.Observation == nil {
 		t.Fatalf("partial: %+v %+v", res.Receipt, res.ObservationError)
 	}
 	if p := pointer(); p != "x:70 y:80" {
@@ -67,8 +68,8 @@ func TestReceipts(t *testing.T) {
 	// took the input: unknown, not "not dispatched".
 	after = 0
 	out, _ = call(ctx, "computer_act", map[string]any{"observation_id": res.Observation.ObservationID, "action": "move", "x": 5, "y": 5, "settle_ms": 0})
-	res = out.(ActResult)
-	if res.Receipt.Status != Unknown || res.Receipt.Dispatched != 0 {
+	res = out.(desktopapi.ActResult)
+	if res.Receipt.Status != desktopapi.Unknown || res.Receipt.Dispatched != 0 {
 		t.Fatalf("unknown: %+v", res.Receipt)
 	}
 
@@ -89,8 +90,8 @@ func TestReceipts(t *testing.T) {
 	if e != nil {
 		t.Fatal(e)
 	}
-	res = out.(ActResult)
-	if res.Receipt.Status != Accepted || res.Receipt.Dispatched != 1 || res.Observation != nil || res.ObservationError == nil || res.ObservationError.Code != errcode.Cancelled {
+	res = out.(desktopapi.ActResult)
+	if res.Receipt.Status != desktopapi.Accepted || res.Receipt.Dispatched != 1 || res.Observation != nil || res.ObservationError == nil || res.ObservationError.Code != errcode.Cancelled {
 		t.Fatalf("failed observation: %+v %+v", res.Receipt, res.ObservationError)
 	}
 	if p := pointer(); p != "x:9 y:9" {

@@ -11,6 +11,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/hostlink/hostlink/internal/audit"
+	"github.com/hostlink/hostlink/internal/desktopapi"
 	"github.com/hostlink/hostlink/internal/mcpserve"
 )
 
@@ -111,17 +112,17 @@ func TestReceiptsOverMCP(t *testing.T) {
 		e := newEnv(t, 640, 480)
 		w := watchKeys(t, e, 2)
 		cs := mcpClient(t, e)
-		var obs Observation
+		var obs desktopapi.Observation
 		mcpCall(t, cs, "computer_observe", nil, &obs)
 		go func() {
 			<-w.grabbed
 			e.d.Kill()
 		}()
-		var res ActResult
+		var res desktopapi.ActResult
 		mcpCall(t, cs, "computer_act", map[string]any{"observation_id": obs.ObservationID, "action": "hold_key", "keys": "ctrl+shift",
 			"duration_ms": 5000, "settle_ms": 0}, &res)
 		r := res.Receipt
-		if r.Status != Partial || r.Steps != 5 || r.Dispatched < 1 || r.Dispatched > 3 || r.Error == nil {
+		if r.Status != desktopapi.Partial || r.Steps != 5 || r.Dispatched < 1 || r.Dispatched > 3 || r.Error == nil {
 			t.Fatalf("receipt %+v", r)
 		}
 		if res.Observation != nil || res.ObservationError == nil {
@@ -134,17 +135,17 @@ func TestReceiptsOverMCP(t *testing.T) {
 		e := newEnv(t, 640, 480)
 		w := watchKeys(t, e, 1)
 		cs := mcpClient(t, e)
-		var obs Observation
+		var obs desktopapi.Observation
 		mcpCall(t, cs, "computer_observe", nil, &obs)
 		go func() {
 			<-w.grabbed
 			e.d.Kill()
 		}()
-		var res ActResult
+		var res desktopapi.ActResult
 		mcpCall(t, cs, "computer_act", map[string]any{"observation_id": obs.ObservationID, "action": "type",
 			"text": strings.Repeat("hostlink ", 400), "settle_ms": 0}, &res)
 		r := res.Receipt
-		if r.Status != Unknown || r.Steps != 1 || r.Dispatched != 0 || r.Error == nil {
+		if r.Status != desktopapi.Unknown || r.Steps != 1 || r.Dispatched != 0 || r.Error == nil {
 			t.Fatalf("receipt %+v", r)
 		}
 		if res.Observation != nil || res.ObservationError == nil {

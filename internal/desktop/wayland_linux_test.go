@@ -17,6 +17,7 @@ import (
 	"github.com/hostlink/hostlink/internal/desktop/native"
 	"github.com/hostlink/hostlink/internal/desktop/wayland"
 	"github.com/hostlink/hostlink/internal/desktop/waylandtest"
+	"github.com/hostlink/hostlink/internal/desktopapi"
 	"github.com/hostlink/hostlink/internal/errcode"
 	"github.com/hostlink/hostlink/internal/mcpserve"
 	"github.com/hostlink/hostlink/internal/tstest"
@@ -105,13 +106,13 @@ func (e *wenv) call(tool string, args map[string]any) (string, []byte, *errcode.
 	return text, img, nil
 }
 
-func (e *wenv) desktops() Desktop {
+func (e *wenv) desktops() desktopapi.Desktop {
 	e.t.Helper()
 	text, _, err := e.call("computer_desktops", nil)
 	if err != nil {
 		e.t.Fatalf("computer_desktops: %v", err)
 	}
-	var res DesktopsResult
+	var res desktopapi.DesktopsResult
 	if err := json.Unmarshal([]byte(text), &res); err != nil || len(res.Desktops) != 1 {
 		e.t.Fatalf("computer_desktops: %v %s", err, text)
 	}
@@ -119,30 +120,30 @@ func (e *wenv) desktops() Desktop {
 }
 
 // observe returns the observation and its decoded PNG.
-func (e *wenv) observe(args map[string]any) (*Observation, *image.RGBA) {
+func (e *wenv) observe(args map[string]any) (*desktopapi.Observation, *image.RGBA) {
 	e.t.Helper()
 	text, png, err := e.call("computer_observe", args)
 	if err != nil {
 		e.t.Fatalf("computer_observe: %v", err)
 	}
-	var o Observation
+	var o desktopapi.Observation
 	if err := json.Unmarshal([]byte(text), &o); err != nil || png == nil {
 		e.t.Fatalf("computer_observe: %v %s", err, text)
 	}
 	return &o, decodePNG(e.t, png)
 }
 
-func (e *wenv) act(args map[string]any) (*ActResult, *image.RGBA) {
+func (e *wenv) act(args map[string]any) (*desktopapi.ActResult, *image.RGBA) {
 	e.t.Helper()
 	text, png, err := e.call("computer_act", args)
 	if err != nil {
 		e.t.Fatalf("computer_act %v: %v", args, err)
 	}
-	var r ActResult
+	var r desktopapi.ActResult
 	if err := json.Unmarshal([]byte(text), &r); err != nil {
 		e.t.Fatalf("computer_act: %v %s", err, text)
 	}
-	if r.Receipt.Status != Accepted {
+	if r.Receipt.Status != desktopapi.Accepted {
 		e.t.Fatalf("computer_act %v: receipt %+v", args, r.Receipt)
 	}
 	if r.Observation == nil || png == nil {
@@ -154,13 +155,13 @@ func (e *wenv) act(args map[string]any) (*ActResult, *image.RGBA) {
 // consent makes the first observation, which opens the portal's dialog
 // and reports permission_pending, answers the dialog as the person would,
 // and waits until the desktop reports the shared monitor.
-func (e *wenv) consent(input bool) Desktop {
+func (e *wenv) consent(input bool) desktopapi.Desktop {
 	e.t.Helper()
 	if _, _, err := e.call("computer_observe", nil); err == nil || err.Code != PermissionPending || err.Details["reason"] != "permission_pending" {
 		e.t.Fatalf("first observation: %v", err)
 	}
 	e.s.Allow(input)
-	var d Desktop
+	var d desktopapi.Desktop
 	tstest.WaitFor(e.t, 2*time.Minute, "the shared monitor", func() bool {
 		d = e.desktops()
 		return len(d.Monitors) == 1
@@ -299,7 +300,7 @@ func TestWaylandResolutionChange(t *testing.T) {
 	if err == nil || err.Code != DesktopDrift || err.Details["reason"] != wayland.ReasonClosed {
 		t.Fatalf("act on the closed session: %v", err)
 	}
-	if r, _ := err.Details["receipt"].(map[string]any); r["status"] != NotDispatched {
+	if r, _ := err.Details["receipt"].(map[string]any); r["status"] != desktopapi.NotDispatched {
 		t.Fatalf("receipt of the refused act: %v", err.Details)
 	}
 	d := e.consent(true)
@@ -345,7 +346,7 @@ func TestWaylandStreamLost(t *testing.T) {
 	if err == nil || err.Code != DesktopDrift || err.Details["reason"] != wayland.ReasonStreamLost {
 		t.Fatalf("act on the lost stream: %v", err)
 	}
-	if r, _ := err.Details["receipt"].(map[string]any); r["status"] != NotDispatched || r["dispatched"] != float64(0) {
+	if r, _ := err.Details["receipt"].(map[string]any); r["status"] != desktopapi.NotDispatched || r["dispatched"] != float64(0) {
 		t.Fatalf("receipt of the refused act: %v", err.Details)
 	}
 	d := e.consent(true)
@@ -587,7 +588,7 @@ func TestWaylandInputNotGranted(t *testing.T) {
 		if err == nil || err.Code != InputNotGranted || err.Details["reason"] != native.ReasonInputNotGranted {
 			t.Fatalf("act without input: %v", err)
 		}
-		if r, _ := err.Details["receipt"].(map[string]any); r["status"] != NotDispatched || r["steps"] != 3.0 || r["dispatched"] != 0.0 {
+		if r, _ := err.Details["receipt"].(map[string]any); r["status"] != desktopapi.NotDispatched || r["steps"] != 3.0 || r["dispatched"] != 0.0 {
 			t.Fatalf("receipt: %v", err.Details["receipt"])
 		}
 	}
@@ -612,7 +613,7 @@ func TestWaylandConsentTimeout(t *testing.T) {
 			t.Fatalf("observation without consent: %v", err)
 		}
 	}
-	var d Desktop
+	var d desktopapi.Desktop
 	tstest.WaitFor(t, 2*time.Minute, "the consent timeout", func() bool {
 		d = e.desktops()
 		return d.Operations["computer_observe"].Reason == wayland.ReasonConsentTimedOut

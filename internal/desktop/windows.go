@@ -9,6 +9,7 @@ import (
 
 	"github.com/hostlink/hostlink/internal/audit"
 	"github.com/hostlink/hostlink/internal/desktop/native"
+	"github.com/hostlink/hostlink/internal/desktopapi"
 	"github.com/hostlink/hostlink/internal/errcode"
 	"github.com/hostlink/hostlink/internal/ops"
 	"github.com/hostlink/hostlink/internal/policy"
@@ -21,71 +22,26 @@ const maxWindowIDs = 4096
 // maxListedWindows bounds one computer_windows result.
 const maxListedWindows = 500
 
-// WindowsArgs is computer_windows' request.
-type WindowsArgs struct {
-	Desktop          string `json:"desktop,omitempty" jsonschema:"desktop id from computer_desktops; optional when there is one"`
-	App              string `json:"app,omitempty" jsonschema:"only windows of this application (class, process or bundle name; case-insensitive)"`
-	IncludeMinimized bool   `json:"include_minimized,omitempty"`
-	IncludeOffscreen bool   `json:"include_offscreen,omitempty" jsonschema:"also windows outside every monitor"`
-	WindowID         string `json:"window_id,omitempty" jsonschema:"only this window, re-verified (WINDOW_STALE when it is gone)"`
-}
-
 func init() {
-	ops.Add(&computerOps, spec("computer_windows", "List windows",
+	ops.AddDescribed(&computerOps, spec(desktopapi.OpWindows, "List windows",
 		"The desktop's top-level windows (native coordinates) with opaque window ids for computer_focus_window. An id never names another window: it is re-verified (same handle, process, application) before each use, else WINDOW_STALE.",
-		policy.ComputerObserve, ops.Spec{NoAsk: true, ReadOnly: true}), value((*Service).windows))
+		policy.ComputerObserve, ops.Spec{NoAsk: true, ReadOnly: true}), (*Service).describeWindows, value((*Service).windows))
 }
 
-// Describe implements policy.Describer.
-func (a WindowsArgs) Describe(dc policy.DescribeContext) (policy.Action, error) {
+// describeWindows describes the request to the policy.
+func (*Service) describeWindows(a desktopapi.WindowsArgs, dc policy.DescribeContext) (policy.Action, error) {
 	return describeArgs(dc, a.Desktop, a), nil
 }
 
-// ListedWindow is one window of computer_windows, in native coordinates.
-type ListedWindow struct {
-	WindowID   string      `json:"window_id" jsonschema:"opaque id for computer_focus_window; never names another window"`
-	Title      string      `json:"title"`
-	App        string      `json:"app,omitempty"`
-	PID        int         `json:"pid,omitempty"`
-	Bounds     native.Rect `json:"bounds"`
-	Monitor    int         `json:"monitor" jsonschema:"index of the monitor holding the window's centre, -1 for none"`
-	Focused    bool        `json:"focused"`
-	Minimized  bool        `json:"minimized"`
-	Fullscreen bool        `json:"fullscreen"`
-	Elevated   bool        `json:"elevated,omitempty"`
-}
-
-// WindowsResult is computer_windows' response.
-type WindowsResult struct {
-	Desktop         string         `json:"desktop"`
-	CoordinateSpace string         `json:"coordinate_space"`
-	Windows         []ListedWindow `json:"windows"`
-	Truncated       bool           `json:"truncated"`
-}
-
-// FocusWindowArgs is computer_focus_window's request.
-type FocusWindowArgs struct {
-	WindowID string `json:"window_id" jsonschema:"a window id from computer_windows"`
-}
-
 func init() {
-	ops.Add(&computerOps, spec("computer_focus_window", "Focus a window",
+	ops.AddDescribed(&computerOps, spec(desktopapi.OpFocusWindow, "Focus a window",
 		"Activate and raise a window listed by computer_windows, through the window manager. Returns a receipt and whether the window was focused afterwards.",
-		policy.Computer, ops.Spec{Idempotent: true}), value((*Service).focusWindow))
+		policy.Computer, ops.Spec{Idempotent: true}), (*Service).describeFocusWindow, value((*Service).focusWindow))
 }
 
-// Describe implements policy.Describer.
-func (a FocusWindowArgs) Describe(dc policy.DescribeContext) (policy.Action, error) {
+// describeFocusWindow describes the request to the policy.
+func (*Service) describeFocusWindow(a desktopapi.FocusWindowArgs, dc policy.DescribeContext) (policy.Action, error) {
 	return describeArgs(dc, "", a), nil
-}
-
-// FocusWindowResult is computer_focus_window's response: the receipt and
-// what the desktop shows afterwards.
-type FocusWindowResult struct {
-	Receipt Receipt `json:"receipt"`
-	// Focused is whether the window was the focused one when checked after
-	// the request (a window manager may refuse or delay it).
-	Focused bool `json:"focused"`
 }
 
 // windowIDs maps minted window ids to the window they were minted for. An
@@ -174,7 +130,7 @@ func live(ctx context.Context, d *desk, id string, r windowRecord) (native.Windo
 	return native.Window{}, staleWindow(id)
 }
 
-func (s *Service) windows(ctx context.Context, c *ops.Call, a WindowsArgs) (*WindowsResult, error) {
+func (s *Service) windows(ctx context.Context, c *ops.Call, a desktopapi.WindowsArgs) (*desktopapi.WindowsResult, error) {
 	deskID := a.Desktop
 	var rec windowRecord
 	if a.WindowID != "" {
@@ -209,7 +165,7 @@ func (s *Service) windows(ctx context.Context, c *ops.Call, a WindowsArgs) (*Win
 	} else if ws, err = d.b.Windows(ctx); err != nil {
 		return nil, nativeErr(err, "listing windows")
 	}
-	res := &WindowsResult{Desktop: d.b.ID(), CoordinateSpace: d.b.Space(), Windows: []ListedWindow{}}
+	res := &desktopapi.WindowsResult{Desktop: d.b.ID(), CoordinateSpace: d.b.Space(), Windows: []desktopapi.ListedWindow{}}
 	for _, w := range ws {
 		lw := listed(w, mons)
 		if a.WindowID == "" {
@@ -231,8 +187,8 @@ func (s *Service) windows(ctx context.Context, c *ops.Call, a WindowsArgs) (*Win
 }
 
 // listed describes w with the monitor holding its centre.
-func listed(w native.Window, mons []native.Monitor) ListedWindow {
-	lw := ListedWindow{Title: w.Title, App: w.App, PID: w.PID, Bounds: w.Bounds, Monitor: -1,
+func listed(w native.Window, mons []native.Monitor) desktopapi.ListedWindow {
+	lw := desktopapi.ListedWindow{Title: w.Title, App: w.App, PID: w.PID, Bounds: w.Bounds, Monitor: -1,
 		Focused: w.Focused, Minimized: w.Minimized, Elevated: w.Elevated}
 	cx, cy := w.Bounds.X+w.Bounds.W/2, w.Bounds.Y+w.Bounds.H/2
 	for i, m := range mons {
@@ -257,7 +213,7 @@ func listed(w native.Window, mons []native.Monitor) ListedWindow {
 // that the window manager gave the window the focus.
 const focusSettle = 300 * time.Millisecond
 
-func (s *Service) focusWindow(ctx context.Context, c *ops.Call, a FocusWindowArgs) (*FocusWindowResult, error) {
+func (s *Service) focusWindow(ctx context.Context, c *ops.Call, a desktopapi.FocusWindowArgs) (*desktopapi.FocusWindowResult, error) {
 	rec, ok := s.more.windows.lookup(c.Transport, a.WindowID)
 	if !ok {
 		return nil, staleWindow(a.WindowID)
@@ -282,7 +238,7 @@ func (s *Service) focusWindow(ctx context.Context, c *ops.Call, a FocusWindowArg
 	if err := d.b.Focus(ctx, w); err != nil {
 		return nil, notDispatched(nativeErr(err, "focusing the window"), 1)
 	}
-	res := &FocusWindowResult{Receipt: Receipt{Status: Accepted, Steps: 1, Dispatched: 1}}
+	res := &desktopapi.FocusWindowResult{Receipt: desktopapi.Receipt{Status: desktopapi.Accepted, Steps: 1, Dispatched: 1}}
 	// Report what the desktop shows, not what was asked: poll briefly for
 	// the window manager to act.
 	deadline := time.Now().Add(focusSettle * 5)

@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/hostlink/hostlink/internal/desktop/native"
+	"github.com/hostlink/hostlink/internal/desktopapi"
 )
 
 func TestWindowIDs(t *testing.T) {
@@ -66,15 +67,15 @@ func TestPermissionState(t *testing.T) {
 		reachable  bool
 		want       string
 	}{
-		{"linux", "screen_recording", native.Status{Capture: ready}, true, NotApplicable},
-		{"linux", "accessibility", native.Status{}, true, NotApplicable},
-		{"linux", "accessibility", native.Status{}, false, PermUnknown},
-		{"linux", "input_monitoring", native.Status{}, true, NotApplicable},
-		{"darwin", "screen_recording", native.Status{Capture: ready}, true, Granted},
-		{"darwin", "accessibility", native.Status{Input: pending}, true, Denied},
-		{"darwin", "accessibility", native.Status{Input: native.Readiness{Reason: "x"}}, true, PermUnknown},
-		{"darwin", "input_monitoring", native.Status{}, true, PermUnknown},
-		{"windows", "camera", native.Status{}, true, PermUnknown},
+		{"linux", "screen_recording", native.Status{Capture: ready}, true, desktopapi.NotApplicable},
+		{"linux", "accessibility", native.Status{}, true, desktopapi.NotApplicable},
+		{"linux", "accessibility", native.Status{}, false, desktopapi.PermUnknown},
+		{"linux", "input_monitoring", native.Status{}, true, desktopapi.NotApplicable},
+		{"darwin", "screen_recording", native.Status{Capture: ready}, true, desktopapi.Granted},
+		{"darwin", "accessibility", native.Status{Input: pending}, true, desktopapi.Denied},
+		{"darwin", "accessibility", native.Status{Input: native.Readiness{Reason: "x"}}, true, desktopapi.PermUnknown},
+		{"darwin", "input_monitoring", native.Status{}, true, desktopapi.PermUnknown},
+		{"windows", "camera", native.Status{}, true, desktopapi.PermUnknown},
 	}
 	for _, tc := range tests {
 		if got := permissionState(tc.goos, tc.name, tc.st, tc.reachable); got != tc.want {

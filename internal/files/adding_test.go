@@ -50,6 +50,9 @@ func TestAddingAnOperation(t *testing.T) {
 	if !ok {
 		t.Fatal("assemble did not register the package's new operation")
 	}
+	if !op.Describes {
+		t.Error("the new operation does not describe its requests to the policy")
+	}
 	args := json.RawMessage(`{"path":"f.txt"}`)
 
 	// MCP lists it with the registry's schemas, and runs it.

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/hostlink/hostlink/internal/audit"
+	"github.com/hostlink/hostlink/internal/fileapi"
 	"github.com/hostlink/hostlink/internal/ops"
 )
 
@@ -123,7 +124,7 @@ func BenchmarkListDirectory10kPaged(b *testing.B) {
 				b.Fatal(err)
 			}
 			pages++
-			if cursor = out.(ListDirectoryResult).NextCursor; cursor == "" {
+			if cursor = out.(fileapi.ListDirectoryResult).NextCursor; cursor == "" {
 				break
 			}
 		}

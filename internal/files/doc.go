@@ -5,4 +5,6 @@
 // Every path goes through a jail.Root; this package adds the operations'
 // semantics (atomic replace, revisions, edits, pagination, search limits)
 // and registers them in an ops.Registry so every transport serves them.
+// The operations' names and their request and response types are in
+// internal/fileapi, which transports import instead of this package.
 package files

@@ -4,40 +4,26 @@ import (
 	"bytes"
 	"context"
 	"fmt"
-	"github.com/hostlink/hostlink/internal/textsafe"
 	"io"
 
 	"github.com/aymanbagabas/go-udiff"
 
 	"github.com/hostlink/hostlink/internal/errcode"
+	"github.com/hostlink/hostlink/internal/fileapi"
 	"github.com/hostlink/hostlink/internal/ops"
 	"github.com/hostlink/hostlink/internal/policy"
+	"github.com/hostlink/hostlink/internal/textsafe"
 )
 
-// Edit is one exact search/replace.
-type Edit struct {
-	OldText    string `json:"old_text" jsonschema:"exact text to find; must occur exactly once unless replace_all"`
-	NewText    string `json:"new_text" jsonschema:"replacement text"`
-	ReplaceAll bool   `json:"replace_all,omitempty" jsonschema:"replace every occurrence"`
-}
-
-// EditFileArgs is edit_file's request.
-type EditFileArgs struct {
-	PathArgs
-	Edits      []Edit `json:"edits" jsonschema:"applied in order, each to the result of the previous"`
-	IfRevision string `json:"if_revision,omitempty" jsonschema:"fail with CONFLICT unless the file's current revision is this"`
-	DryRun     bool   `json:"dry_run,omitempty" jsonschema:"return the diff without writing"`
-}
-
 func init() {
-	ops.AddNormalized(&operations, ops.Spec{Name: "edit_file", Title: "Edit file",
+	ops.AddNormalized(&operations, ops.Spec{Name: fileapi.OpEditFile, Title: "Edit file",
 		Description: "Apply exact search/replace edits to a text file and return a unified diff. Fails without writing if a search text is missing or ambiguous.",
 		Capability:  ops.Files, Class: policy.FilesWrite, Transports: ops.AllTransports, Destructive: true},
 		(*Service).normalizeEdit, (*Service).describeEdit, (*Service).editFile)
 }
 
 // normalizeEdit places the path and checks the edits, once.
-func (s *Service) normalizeEdit(a EditFileArgs) (placed[EditFileArgs], error) {
+func (s *Service) normalizeEdit(a fileapi.EditFileArgs) (placed[fileapi.EditFileArgs], error) {
 	r, err := normalizePath(s, a)
 	if err == nil {
 		err = checkEdits(a.Edits)
@@ -48,7 +34,7 @@ func (s *Service) normalizeEdit(a EditFileArgs) (placed[EditFileArgs], error) {
 // describeEdit shows the change the edits make to the file as it is now.
 // The diff an edit returns (dry run or not) shows the file's lines, so it
 // needs files_read there too.
-func (s *Service) describeEdit(r placed[EditFileArgs], dc policy.DescribeContext) (policy.Action, error) {
+func (s *Service) describeEdit(r placed[fileapi.EditFileArgs], dc policy.DescribeContext) (policy.Action, error) {
 	act, _ := s.describePlace(r.place, dc)
 	a := r.args
 	old, ext, err := s.peek(r.t)
@@ -80,47 +66,35 @@ func (s *Service) describeEdit(r placed[EditFileArgs], dc policy.DescribeContext
 	return act, nil
 }
 
-// EditFileResult is edit_file's response.
-type EditFileResult struct {
-	Workdir      string `json:"workdir"`
-	Path         string `json:"path"`
-	Diff         string `json:"diff" jsonschema:"unified diff of the change"`
-	Replacements int    `json:"replacements"`
-	DryRun       bool   `json:"dry_run"`
-	Revision     string `json:"revision" jsonschema:"revision after the edit (before, for a dry run)"`
-	SHA256       string `json:"sha256,omitempty"`
-	BytesWritten int64  `json:"bytes_written"`
-}
-
-func (s *Service) editFile(ctx context.Context, c *ops.Call, r placed[EditFileArgs]) (EditFileResult, error) {
+func (s *Service) editFile(ctx context.Context, c *ops.Call, r placed[fileapi.EditFileArgs]) (fileapi.EditFileResult, error) {
 	a, t := r.args, r.t
 	if !a.DryRun && t.wd.Root.ReadOnly() {
-		return EditFileResult{}, errcode.New(errcode.ReadOnly, "workdir %q is read-only", t.wd.Alias)
+		return fileapi.EditFileResult{}, errcode.New(errcode.ReadOnly, "workdir %q is read-only", t.wd.Alias)
 	}
 	old, rev, err := s.readWhole(t)
 	if err != nil {
-		return EditFileResult{}, err
+		return fileapi.EditFileResult{}, err
 	}
 	want, bound := c.Shown("path")
 	if bound && !a.DryRun && rev != want.Revision {
 		// The approval showed the edits applied to other content.
-		return EditFileResult{}, changed(t)
+		return fileapi.EditFileResult{}, changed(t)
 	}
 	if a.IfRevision != "" && a.IfRevision != rev {
-		return EditFileResult{}, errcode.New(errcode.Conflict, "%q changed since revision %q", t.String(), a.IfRevision).
+		return fileapi.EditFileResult{}, errcode.New(errcode.Conflict, "%q changed since revision %q", t.String(), a.IfRevision).
 			With("current_revision", rev)
 	}
 	updated, n, err := applyEdits(old, a.Edits)
 	if err != nil {
-		return EditFileResult{}, err
+		return fileapi.EditFileResult{}, err
 	}
 	if int64(len(updated)) > s.limits.MaxWriteBytes {
-		return EditFileResult{}, s.tooLargeToWrite()
+		return fileapi.EditFileResult{}, s.tooLargeToWrite()
 	}
 	diff := udiff.Unified("a/"+t.String(), "b/"+t.String(), string(old), string(updated))
 	c.Detail("edits", len(a.Edits))
 	c.Detail("dry_run", a.DryRun)
-	res := EditFileResult{Workdir: t.wd.Alias, Path: t.String(), Diff: diff, Replacements: n, DryRun: a.DryRun, Revision: rev}
+	res := fileapi.EditFileResult{Workdir: t.wd.Alias, Path: t.String(), Diff: diff, Replacements: n, DryRun: a.DryRun, Revision: rev}
 	if a.DryRun {
 		return res, nil
 	}
@@ -137,7 +111,7 @@ func (s *Service) editFile(ctx context.Context, c *ops.Call, r placed[EditFileAr
 	}
 	w, err := s.replace(ctx, t, updated, o)
 	if err != nil {
-		return EditFileResult{}, err
+		return fileapi.EditFileResult{}, err
 	}
 	c.AddBytes(w.BytesWritten)
 	res.Revision, res.SHA256, res.BytesWritten = w.Revision, w.SHA256, w.BytesWritten
@@ -166,7 +140,7 @@ func (s *Service) readWhole(t target) ([]byte, string, error) {
 }
 
 // checkEdits refuses an edit list that no file can take.
-func checkEdits(edits []Edit) error {
+func checkEdits(edits []fileapi.Edit) error {
 	if len(edits) == 0 {
 		return errcode.New(errcode.InvalidArgument, "edits is empty")
 	}
@@ -180,7 +154,7 @@ func checkEdits(edits []Edit) error {
 
 // applyEdits applies each edit in order. A search text that is missing, or
 // found more than once without replace_all, fails the whole edit.
-func applyEdits(data []byte, edits []Edit) ([]byte, int, error) {
+func applyEdits(data []byte, edits []fileapi.Edit) ([]byte, int, error) {
 	total := 0
 	for i, e := range edits {
 		old := []byte(e.OldText)

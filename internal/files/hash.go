@@ -7,56 +7,42 @@ import (
 	"io"
 
 	"github.com/hostlink/hostlink/internal/errcode"
+	"github.com/hostlink/hostlink/internal/fileapi"
 	"github.com/hostlink/hostlink/internal/ops"
 	"github.com/hostlink/hostlink/internal/policy"
 )
 
-// HashFileArgs is hash_file's request.
-type HashFileArgs struct {
-	PathArgs
-}
-
 func init() {
-	ops.Add(&operations, ops.Spec{Name: "hash_file", Title: "Hash file",
+	ops.AddDescribed(&operations, ops.Spec{Name: fileapi.OpHashFile, Title: "Hash file",
 		Description: "The SHA-256, size, mtime and revision of a file, without its content: check that a file is the one expected, or notice a change, without transferring it. Files up to the search file limit.",
 		Capability:  ops.Files, Class: policy.FilesRead, Transports: ops.AllTransports, ReadOnly: true, Idempotent: true},
-		(*Service).hashFile)
-}
-
-// HashFileResult is hash_file's response.
-type HashFileResult struct {
-	Workdir   string  `json:"workdir"`
-	Path      string  `json:"path"`
-	SizeBytes int64   `json:"size_bytes"`
-	SHA256    string  `json:"sha256" jsonschema:"SHA-256 of the whole file, hex"`
-	Revision  string  `json:"revision" jsonschema:"token for write_file/edit_file if_revision, as read_file gives"`
-	Mtime     float64 `json:"mtime" jsonschema:"modification time, seconds since the Unix epoch"`
+		describeAt[fileapi.HashFileArgs], (*Service).hashFile)
 }
 
 // hashFile streams the file through SHA-256 in bounded memory; it is
 // bounded in time by the search file limit and honours cancellation.
-func (s *Service) hashFile(ctx context.Context, c *ops.Call, a HashFileArgs) (HashFileResult, error) {
+func (s *Service) hashFile(ctx context.Context, c *ops.Call, a fileapi.HashFileArgs) (fileapi.HashFileResult, error) {
 	t, err := s.resolve(a.Workdir, a.Path)
 	if err != nil {
-		return HashFileResult{}, err
+		return fileapi.HashFileResult{}, err
 	}
 	c.Target(t.wd.Alias, t.String())
 	f, fi, err := t.wd.Root.OpenFile(t.path)
 	if err != nil {
-		return HashFileResult{}, err
+		return fileapi.HashFileResult{}, err
 	}
 	defer f.Close()
 	if fi.Size() > s.limits.MaxSearchFileBytes {
-		return HashFileResult{}, errcode.New(errcode.FileTooLarge, "%q is %d bytes; hash_file hashes files up to %d", t.String(), fi.Size(), s.limits.MaxSearchFileBytes).
+		return fileapi.HashFileResult{}, errcode.New(errcode.FileTooLarge, "%q is %d bytes; hash_file hashes files up to %d", t.String(), fi.Size(), s.limits.MaxSearchFileBytes).
 			With("size_bytes", fi.Size()).With("max_bytes", s.limits.MaxSearchFileBytes)
 	}
 	h := sha256.New()
 	n, err := io.Copy(h, ctxReader{ctx, f})
 	if err != nil {
 		if ctx.Err() != nil {
-			return HashFileResult{}, ctx.Err()
+			return fileapi.HashFileResult{}, ctx.Err()
 		}
-		return HashFileResult{}, errcode.New(errcode.Internal, "reading %q failed", t.String())
+		return fileapi.HashFileResult{}, errcode.New(errcode.Internal, "reading %q failed", t.String())
 	}
 	c.AddBytes(n)
 	sum := h.Sum(nil)
@@ -65,10 +51,10 @@ func (s *Service) hashFile(ctx context.Context, c *ops.Call, a HashFileArgs) (Ha
 		// As read_file would give it: past the read limit a revision is
 		// the file's metadata, not its hash.
 		if rev, err = revisionOf(f, fi, s.limits.MaxReadBytes); err != nil {
-			return HashFileResult{}, errcode.New(errcode.Internal, "reading %q failed", t.String())
+			return fileapi.HashFileResult{}, errcode.New(errcode.Internal, "reading %q failed", t.String())
 		}
 	}
-	return HashFileResult{Workdir: t.wd.Alias, Path: t.String(), SizeBytes: n, SHA256: hex.EncodeToString(sum),
+	return fileapi.HashFileResult{Workdir: t.wd.Alias, Path: t.String(), SizeBytes: n, SHA256: hex.EncodeToString(sum),
 		Revision: rev, Mtime: epoch(fi.ModTime())}, nil
 }
 

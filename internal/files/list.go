@@ -9,63 +9,26 @@ import (
 	"strings"
 
 	"github.com/hostlink/hostlink/internal/errcode"
+	"github.com/hostlink/hostlink/internal/fileapi"
 	"github.com/hostlink/hostlink/internal/glob"
 	"github.com/hostlink/hostlink/internal/jail"
 	"github.com/hostlink/hostlink/internal/ops"
 	"github.com/hostlink/hostlink/internal/policy"
 )
 
-// ListDirectoryArgs is list_directory's request.
-type ListDirectoryArgs struct {
-	Workdir       string `json:"workdir,omitempty" jsonschema:"workdir alias (see read_file)"`
-	Path          string `json:"path,omitempty" jsonschema:"directory to list (default: the workdir root)"`
-	Glob          string `json:"glob,omitempty" jsonschema:"only entries whose name (not path) matches this glob"`
-	Recursive     bool   `json:"recursive,omitempty" jsonschema:"descend into subdirectories (never through symlinks)"`
-	IncludeHidden bool   `json:"include_hidden,omitempty" jsonschema:"include names starting with a dot"`
-	Details       bool   `json:"details,omitempty" jsonschema:"also size, modification time and symlink target of each entry (one stat per entry)"`
-	MaxEntries    int    `json:"max_entries,omitempty" min:"0" max:"100000" jsonschema:"page size; capped by the configured limit"`
-	Cursor        string `json:"cursor,omitempty" jsonschema:"next_cursor from the previous page (used once, valid for a minute)"`
-}
-
-func (a ListDirectoryArgs) pathArgs() PathArgs { return PathArgs{Workdir: a.Workdir, Path: a.Path} }
-
 func init() {
-	ops.AddNormalized(&operations, ops.Spec{Name: "list_directory", Title: "List directory",
+	ops.AddNormalized(&operations, ops.Spec{Name: fileapi.OpListDirectory, Title: "List directory",
 		Description: "List a directory's entries, sorted, paginated with a cursor; optionally recursive and filtered by a name glob. Symlinks are reported, never followed. " +
 			"Over MCP the result is text: a head line of JSON (count, truncated, next_cursor), then one line per entry: TYPE NAME, " +
 			"or with details TYPE SIZE MTIME NAME (TYPE f file, d directory, l symlink, o other; names that are not plain text as JSON strings).",
 		Capability: ops.Files, Class: policy.FilesRead, Transports: ops.AllTransports, ReadOnly: true, Idempotent: true},
-		normalizePath[ListDirectoryArgs], describePlaced[ListDirectoryArgs], (*Service).listDirectory)
+		normalizePath[fileapi.ListDirectoryArgs], describePlaced[fileapi.ListDirectoryArgs], (*Service).listDirectory)
 }
 
-// Entry is one listed directory entry: its name and type as the
-// directory read gives them, and with details what lstat says of it.
-type Entry struct {
-	Name        string   `json:"name"`
-	Path        string   `json:"path" jsonschema:"relative to the workdir"`
-	Type        string   `json:"type" enum:"file,dir,symlink,other"`
-	SizeBytes   *int64   `json:"size_bytes,omitempty" jsonschema:"with details; 0 for a directory"`
-	Mtime       *float64 `json:"mtime,omitempty" jsonschema:"with details: seconds since the Unix epoch"`
-	LinkTarget  string   `json:"link_target,omitempty" jsonschema:"with details, for a symlink inside the workdir: its target, relative to the workdir"`
-	LinkOutside bool     `json:"link_outside,omitempty" jsonschema:"with details: the symlink points outside the workdir; it is never followed"`
-}
-
-// ListDirectoryResult is list_directory's response: typed entries for
-// programs (the control channel, the link, the mesh), and over MCP the
-// text of AppendText alone.
-type ListDirectoryResult struct {
-	Workdir    string  `json:"workdir"`
-	Path       string  `json:"path"`
-	Count      int     `json:"count" jsonschema:"entries in this page"`
-	Truncated  bool    `json:"truncated" jsonschema:"more entries remain; pass next_cursor to get them"`
-	NextCursor string  `json:"next_cursor,omitempty"`
-	Entries    []Entry `json:"entries"`
-}
-
-func (s *Service) listDirectory(ctx context.Context, c *ops.Call, r placed[ListDirectoryArgs]) (ListDirectoryResult, error) {
+func (s *Service) listDirectory(ctx context.Context, c *ops.Call, r placed[fileapi.ListDirectoryArgs]) (fileapi.ListDirectoryResult, error) {
 	a, t := r.args, r.t
 	if a.Glob != "" && glob.Check(a.Glob) != nil {
-		return ListDirectoryResult{}, errcode.New(errcode.InvalidArgument, "glob is not a valid pattern")
+		return fileapi.ListDirectoryResult{}, errcode.New(errcode.InvalidArgument, "glob is not a valid pattern")
 	}
 	var match func(rel, name string) bool
 	if a.Glob != "" {
@@ -75,10 +38,10 @@ func (s *Service) listDirectory(ctx context.Context, c *ops.Call, r placed[ListD
 	key := listingKey("list_directory", t.wd.Alias, a.Glob, a.Recursive, a.IncludeHidden)
 	entries, next, err := s.collect(ctx, c, t, key, a.Recursive, a.IncludeHidden, a.Details, a.MaxEntries, a.Cursor, match)
 	if err != nil {
-		return ListDirectoryResult{}, err
+		return fileapi.ListDirectoryResult{}, err
 	}
 	c.Detail("entries_returned", len(entries))
-	return ListDirectoryResult{Workdir: t.wd.Alias, Path: t.String(), Count: len(entries),
+	return fileapi.ListDirectoryResult{Workdir: t.wd.Alias, Path: t.String(), Count: len(entries),
 		Truncated: next != "", NextCursor: next, Entries: entries}, nil
 }
 
@@ -94,7 +57,7 @@ func listingKey(op, workdir, filter string, recursive, hidden bool) string {
 // are kept as a snapshot under the cursor (see cursors), from which the
 // following pages come, so that no page reads again what another read.
 func (s *Service) collect(ctx context.Context, c *ops.Call, t target, key string, recursive, hidden, details bool, max int, cursor string,
-	match func(rel, name string) bool) ([]Entry, string, error) {
+	match func(rel, name string) bool) ([]fileapi.Entry, string, error) {
 	root := t.wd.Root
 	dir, err := root.Canonical(t.path)
 	if err != nil {
@@ -196,8 +159,8 @@ func walkItems(ctx context.Context, root *jail.Root, dir jail.Path, hidden bool,
 // prefix): name and type, and with details one lstat each (in parallel
 // per directory, see jail.Root.LstatNames); an entry gone since the
 // directory was read is then left out.
-func describeItems(root *jail.Root, dir jail.Path, prefix string, page []item, details bool) ([]Entry, error) {
-	entries := make([]Entry, 0, len(page))
+func describeItems(root *jail.Root, dir jail.Path, prefix string, page []item, details bool) ([]fileapi.Entry, error) {
+	entries := make([]fileapi.Entry, 0, len(page))
 	for i := 0; i < len(page); {
 		// A run of entries of one directory.
 		parent, _ := splitRel(page[i].rel)
@@ -227,7 +190,7 @@ func describeItems(root *jail.Root, dir jail.Path, prefix string, page []item, d
 			p := prefix + it.rel
 			typ := fs.FileMode(it.typ)
 			if !details {
-				entries = append(entries, Entry{Name: name, Path: p, Type: typeName(typ)})
+				entries = append(entries, fileapi.Entry{Name: name, Path: p, Type: typeName(typ)})
 				continue
 			}
 			if infos[k] == nil {
@@ -278,8 +241,8 @@ func typeName(typ fs.FileMode) string {
 
 // describeEntry makes the entry of name at rel, of type typ, from what
 // lstat said of it. Symlinks are described, not followed.
-func describeEntry(root *jail.Root, rel, name string, typ fs.FileMode, fi fs.FileInfo) Entry {
-	e := Entry{Name: name, Path: rel, Type: typeName(typ)}
+func describeEntry(root *jail.Root, rel, name string, typ fs.FileMode, fi fs.FileInfo) fileapi.Entry {
+	e := fileapi.Entry{Name: name, Path: rel, Type: typeName(typ)}
 	size, mtime := fi.Size(), epoch(fi.ModTime())
 	if e.Type == "dir" {
 		size = 0
@@ -297,50 +260,27 @@ func describeEntry(root *jail.Root, rel, name string, typ fs.FileMode, fi fs.Fil
 	return e
 }
 
-// FindFilesArgs is find_files' request.
-type FindFilesArgs struct {
-	Workdir       string `json:"workdir,omitempty" jsonschema:"workdir alias (see read_file)"`
-	Path          string `json:"path,omitempty" jsonschema:"directory to search below (default: the workdir root)"`
-	Pattern       string `json:"pattern" jsonschema:"glob matched against paths relative to path; ** matches any number of directories, e.g. **/*.go"`
-	IncludeHidden bool   `json:"include_hidden,omitempty"`
-	Details       bool   `json:"details,omitempty" jsonschema:"also size, modification time and symlink target of each match (one stat per match)"`
-	MaxResults    int    `json:"max_results,omitempty" min:"0" max:"100000" jsonschema:"page size; capped by the configured limit"`
-	Cursor        string `json:"cursor,omitempty" jsonschema:"next_cursor from the previous page (used once, valid for a minute)"`
-}
-
-func (a FindFilesArgs) pathArgs() PathArgs { return PathArgs{Workdir: a.Workdir, Path: a.Path} }
-
 func init() {
-	ops.AddNormalized(&operations, ops.Spec{Name: "find_files", Title: "Find files",
+	ops.AddNormalized(&operations, ops.Spec{Name: fileapi.OpFindFiles, Title: "Find files",
 		Description: "Find paths matching a glob (** for any depth) below a directory, paginated. " +
 			"Over MCP the result is text as list_directory's: a head line of JSON, then one line per match, its path relative to path.",
 		Capability: ops.Files, Class: policy.FilesRead, Transports: ops.AllTransports, ReadOnly: true, Idempotent: true},
-		normalizePath[FindFilesArgs], (*Service).describeFind, (*Service).findFiles)
+		normalizePath[fileapi.FindFilesArgs], (*Service).describeFind, (*Service).findFiles)
 }
 
-func (s *Service) describeFind(r placed[FindFilesArgs], dc policy.DescribeContext) (policy.Action, error) {
+func (s *Service) describeFind(r placed[fileapi.FindFilesArgs], dc policy.DescribeContext) (policy.Action, error) {
 	act, _ := s.describePlace(r.place, dc)
 	act.Add("Pattern", r.args.Pattern)
 	return act, nil
 }
 
-// FindFilesResult is find_files' response (see ListDirectoryResult).
-type FindFilesResult struct {
-	Workdir    string  `json:"workdir"`
-	Path       string  `json:"path"`
-	Count      int     `json:"count" jsonschema:"matches in this page"`
-	Truncated  bool    `json:"truncated"`
-	NextCursor string  `json:"next_cursor,omitempty"`
-	Matches    []Entry `json:"matches"`
-}
-
-func (s *Service) findFiles(ctx context.Context, c *ops.Call, r placed[FindFilesArgs]) (FindFilesResult, error) {
+func (s *Service) findFiles(ctx context.Context, c *ops.Call, r placed[fileapi.FindFilesArgs]) (fileapi.FindFilesResult, error) {
 	a, t := r.args, r.t
 	if glob.Check(a.Pattern) != nil {
-		return FindFilesResult{}, errcode.New(errcode.InvalidArgument, "pattern is not a valid glob")
+		return fileapi.FindFilesResult{}, errcode.New(errcode.InvalidArgument, "pattern is not a valid glob")
 	}
 	if isAbs(a.Pattern) || slices.Contains(strings.Split(strings.ReplaceAll(a.Pattern, `\`, "/"), "/"), "..") {
-		return FindFilesResult{}, errcode.New(errcode.InvalidArgument, "pattern must be relative to path and must not contain ..")
+		return fileapi.FindFilesResult{}, errcode.New(errcode.InvalidArgument, "pattern must be relative to path and must not contain ..")
 	}
 	pattern := path.Clean(strings.ReplaceAll(a.Pattern, `\`, "/"))
 	fold := t.wd.Root.CaseInsensitive()
@@ -348,9 +288,9 @@ func (s *Service) findFiles(ctx context.Context, c *ops.Call, r placed[FindFiles
 	key := listingKey("find_files", t.wd.Alias, pattern, true, a.IncludeHidden)
 	matches, next, err := s.collect(ctx, c, t, key, true, a.IncludeHidden, a.Details, a.MaxResults, a.Cursor, match)
 	if err != nil {
-		return FindFilesResult{}, err
+		return fileapi.FindFilesResult{}, err
 	}
 	c.Detail("matches", len(matches))
-	return FindFilesResult{Workdir: t.wd.Alias, Path: t.String(), Count: len(matches),
+	return fileapi.FindFilesResult{Workdir: t.wd.Alias, Path: t.String(), Count: len(matches),
 		Truncated: next != "", NextCursor: next, Matches: matches}, nil
 }

@@ -3,32 +3,27 @@ package files
 import (
 	"context"
 	"fmt"
-	"github.com/hostlink/hostlink/internal/auditapi"
 	"io"
 	"io/fs"
 	"slices"
 	"strings"
 
+	"github.com/hostlink/hostlink/internal/auditapi"
 	"github.com/hostlink/hostlink/internal/errcode"
+	"github.com/hostlink/hostlink/internal/fileapi"
 	"github.com/hostlink/hostlink/internal/jail"
 	"github.com/hostlink/hostlink/internal/ops"
 	"github.com/hostlink/hostlink/internal/policy"
 )
 
-// CreateDirectoryArgs is create_directory's request.
-type CreateDirectoryArgs struct {
-	PathArgs
-	Parents *bool `json:"parents,omitempty" jsonschema:"create missing parents too (default true)"`
-}
-
 func init() {
-	ops.AddNormalized(&operations, ops.Spec{Name: "create_directory", Title: "Create directory",
+	ops.AddNormalized(&operations, ops.Spec{Name: fileapi.OpCreateDirectory, Title: "Create directory",
 		Description: "Create a directory (and missing parents by default). Succeeds if it already exists.",
 		Capability:  ops.Files, Class: policy.FilesWrite, Transports: ops.AllTransports, Idempotent: true},
-		normalizePath[CreateDirectoryArgs], (*Service).describeCreateDirectory, (*Service).createDirectory)
+		normalizePath[fileapi.CreateDirectoryArgs], (*Service).describeCreateDirectory, (*Service).createDirectory)
 }
 
-func (s *Service) describeCreateDirectory(r placed[CreateDirectoryArgs], dc policy.DescribeContext) (policy.Action, error) {
+func (s *Service) describeCreateDirectory(r placed[fileapi.CreateDirectoryArgs], dc policy.DescribeContext) (policy.Action, error) {
 	act, _ := s.describePlace(r.place, dc)
 	ext, err := s.measure(r.t)
 	switch {
@@ -43,35 +38,28 @@ func (s *Service) describeCreateDirectory(r placed[CreateDirectoryArgs], dc poli
 	return act, nil
 }
 
-// CreateDirectoryResult is create_directory's response.
-type CreateDirectoryResult struct {
-	Workdir string `json:"workdir"`
-	Path    string `json:"path"`
-	Created bool   `json:"created" jsonschema:"false when the directory already existed"`
-}
-
-func (s *Service) createDirectory(_ context.Context, c *ops.Call, r placed[CreateDirectoryArgs]) (CreateDirectoryResult, error) {
+func (s *Service) createDirectory(_ context.Context, c *ops.Call, r placed[fileapi.CreateDirectoryArgs]) (fileapi.CreateDirectoryResult, error) {
 	a, t := r.args, r.t
 	root := t.wd.Root
 	if root.ReadOnly() {
-		return CreateDirectoryResult{}, errcode.New(errcode.ReadOnly, "workdir %q is read-only", t.wd.Alias)
+		return fileapi.CreateDirectoryResult{}, errcode.New(errcode.ReadOnly, "workdir %q is read-only", t.wd.Alias)
 	}
 	release, err := s.mutating(t.wd)
 	if err != nil {
-		return CreateDirectoryResult{}, err
+		return fileapi.CreateDirectoryResult{}, err
 	}
 	defer release()
-	res := CreateDirectoryResult{Workdir: t.wd.Alias, Path: t.String()}
+	res := fileapi.CreateDirectoryResult{Workdir: t.wd.Alias, Path: t.String()}
 	// An approval binds what the entry is, not what a directory already
 	// there holds: creating it changes nothing there.
 	var check jail.Check
 	if want, bound := c.Shown("path"); bound {
 		now, err := s.probe(t, false, false)
 		if err != nil {
-			return CreateDirectoryResult{}, err
+			return fileapi.CreateDirectoryResult{}, err
 		}
 		if top(now.ext) != top(want) {
-			return CreateDirectoryResult{}, changed(t)
+			return fileapi.CreateDirectoryResult{}, changed(t)
 		}
 		check = atShown(t, want)
 	}
@@ -79,9 +67,9 @@ func (s *Service) createDirectory(_ context.Context, c *ops.Call, r placed[Creat
 		if fi.IsDir() {
 			return res, nil
 		}
-		return CreateDirectoryResult{}, errcode.New(errcode.PathExists, "%q exists and is not a directory", t.String())
+		return fileapi.CreateDirectoryResult{}, errcode.New(errcode.PathExists, "%q exists and is not a directory", t.String())
 	} else if errcode.CodeOf(err) != errcode.PathNotFound {
-		return CreateDirectoryResult{}, err
+		return fileapi.CreateDirectoryResult{}, err
 	}
 	if a.Parents == nil || *a.Parents {
 		err = root.MkdirAllIf(t.path, check)
@@ -89,27 +77,20 @@ func (s *Service) createDirectory(_ context.Context, c *ops.Call, r placed[Creat
 		err = root.MkdirIf(t.path, check)
 	}
 	if err != nil {
-		return CreateDirectoryResult{}, err
+		return fileapi.CreateDirectoryResult{}, err
 	}
 	res.Created = true
 	return res, nil
 }
 
-// DeleteArgs is delete's request.
-type DeleteArgs struct {
-	PathArgs
-	Recursive bool `json:"recursive,omitempty" jsonschema:"required to delete a non-empty directory; never follows symlinks"`
-	MissingOK bool `json:"missing_ok,omitempty" jsonschema:"succeed when the path does not exist"`
-}
-
 func init() {
-	ops.AddNormalized(&operations, ops.Spec{Name: "delete", Title: "Delete path",
+	ops.AddNormalized(&operations, ops.Spec{Name: fileapi.OpDelete, Title: "Delete path",
 		Description: "Delete a file, symlink or empty directory; recursive deletes a directory tree (never following symlinks).",
 		Capability:  ops.Files, Class: policy.FilesWrite, Transports: ops.AllTransports, Destructive: true, Idempotent: true},
-		normalizePath[DeleteArgs], (*Service).describeDelete, (*Service).delete)
+		normalizePath[fileapi.DeleteArgs], (*Service).describeDelete, (*Service).delete)
 }
 
-func (s *Service) describeDelete(r placed[DeleteArgs], dc policy.DescribeContext) (policy.Action, error) {
+func (s *Service) describeDelete(r placed[fileapi.DeleteArgs], dc policy.DescribeContext) (policy.Action, error) {
 	act, _ := s.describePlace(r.place, dc)
 	a := r.args
 	if a.Recursive {
@@ -132,33 +113,26 @@ func (s *Service) describeDelete(r placed[DeleteArgs], dc policy.DescribeContext
 	return act, nil
 }
 
-// DeleteResult is delete's response.
-type DeleteResult struct {
-	Workdir string `json:"workdir"`
-	Path    string `json:"path"`
-	Deleted bool   `json:"deleted" jsonschema:"false when the path was already missing"`
-}
-
-func (s *Service) delete(_ context.Context, c *ops.Call, r placed[DeleteArgs]) (DeleteResult, error) {
+func (s *Service) delete(_ context.Context, c *ops.Call, r placed[fileapi.DeleteArgs]) (fileapi.DeleteResult, error) {
 	a, t := r.args, r.t
 	c.Detail("recursive", a.Recursive)
 	root := t.wd.Root
 	if root.ReadOnly() {
-		return DeleteResult{}, errcode.New(errcode.ReadOnly, "workdir %q is read-only", t.wd.Alias)
+		return fileapi.DeleteResult{}, errcode.New(errcode.ReadOnly, "workdir %q is read-only", t.wd.Alias)
 	}
 	if t.path.IsRoot() {
-		return DeleteResult{}, errcode.New(errcode.InvalidArgument, "the workdir root itself cannot be deleted")
+		return fileapi.DeleteResult{}, errcode.New(errcode.InvalidArgument, "the workdir root itself cannot be deleted")
 	}
 	release, err := s.mutating(t.wd)
 	if err != nil {
-		return DeleteResult{}, err
+		return fileapi.DeleteResult{}, err
 	}
 	defer release()
 	defer s.lock(t)()
-	res := DeleteResult{Workdir: t.wd.Alias, Path: t.String()}
+	res := fileapi.DeleteResult{Workdir: t.wd.Alias, Path: t.String()}
 	want, now, bound, err := s.shown(c, "path", t, false)
 	if err != nil {
-		return DeleteResult{}, err
+		return fileapi.DeleteResult{}, err
 	}
 	if bound {
 		return res, s.deleteShown(t, want, now)
@@ -168,7 +142,7 @@ func (s *Service) delete(_ context.Context, c *ops.Call, r placed[DeleteArgs]) (
 		return res, nil
 	}
 	if err != nil {
-		return DeleteResult{}, err
+		return fileapi.DeleteResult{}, err
 	}
 	if fi.IsDir() && a.Recursive {
 		err = root.RemoveAll(t.path)
@@ -176,7 +150,7 @@ func (s *Service) delete(_ context.Context, c *ops.Call, r placed[DeleteArgs]) (
 		err = root.Remove(t.path)
 	}
 	if err != nil {
-		return DeleteResult{}, err
+		return fileapi.DeleteResult{}, err
 	}
 	res.Deleted = true
 	return res, nil
@@ -206,17 +180,8 @@ func top(e policy.Extent) policy.Extent {
 	return e
 }
 
-// MoveArgs is move's request.
-type MoveArgs struct {
-	Workdir    string `json:"workdir,omitempty" jsonschema:"workdir alias of src (see read_file)"`
-	Src        string `json:"src"`
-	Dst        string `json:"dst"`
-	DstWorkdir string `json:"dst_workdir,omitempty" jsonschema:"workdir alias of dst (default: as for src)"`
-	Overwrite  bool   `json:"overwrite,omitempty" jsonschema:"replace an existing file (or empty directory) at dst"`
-}
-
 func init() {
-	ops.AddNormalized(&operations, ops.Spec{Name: "move", Title: "Move path",
+	ops.AddNormalized(&operations, ops.Spec{Name: fileapi.OpMove, Title: "Move path",
 		Description: "Move or rename a file or directory. Fails if dst exists unless overwrite is set.",
 		Capability:  ops.Files, Class: policy.FilesWrite, Transports: ops.AllTransports, Destructive: true},
 		(*Service).normalizeMove, (*Service).describeMove, (*Service).move)
@@ -225,7 +190,7 @@ func init() {
 // moveRequest is move's request normalized: both paths placed once, for
 // its description and its handler alike.
 type moveRequest struct {
-	args     MoveArgs
+	args     fileapi.MoveArgs
 	src, dst place
 }
 
@@ -238,7 +203,7 @@ func (m moveRequest) AuditTarget() auditapi.Target {
 // normalizeMove places src, then dst: in dst_workdir, else in the
 // workdir the request names, else (a relative dst) in src's, else in the
 // workdir holding the absolute dst.
-func (s *Service) normalizeMove(a MoveArgs) (moveRequest, error) {
+func (s *Service) normalizeMove(a fileapi.MoveArgs) (moveRequest, error) {
 	m := moveRequest{args: a}
 	var err error
 	if m.src, err = s.place(a.Workdir, a.Src); err != nil {
@@ -291,16 +256,7 @@ func (s *Service) describeMove(m moveRequest, _ policy.DescribeContext) (policy.
 	return act, nil
 }
 
-// MoveResult is move's response.
-type MoveResult struct {
-	Workdir    string `json:"workdir"`
-	Src        string `json:"src"`
-	DstWorkdir string `json:"dst_workdir"`
-	Dst        string `json:"dst"`
-	Replaced   bool   `json:"replaced" jsonschema:"something at dst was replaced"`
-}
-
-func (s *Service) move(ctx context.Context, c *ops.Call, m moveRequest) (MoveResult, error) {
+func (s *Service) move(ctx context.Context, c *ops.Call, m moveRequest) (fileapi.MoveResult, error) {
 	a, src, dst := m.args, m.src.t, m.dst.t
 	c.Detail("overwrite", a.Overwrite)
 	if dst.wd != src.wd {
@@ -308,25 +264,25 @@ func (s *Service) move(ctx context.Context, c *ops.Call, m moveRequest) (MoveRes
 	}
 	for _, t := range []target{src, dst} {
 		if t.wd.Root.ReadOnly() {
-			return MoveResult{}, errcode.New(errcode.ReadOnly, "workdir %q is read-only", t.wd.Alias)
+			return fileapi.MoveResult{}, errcode.New(errcode.ReadOnly, "workdir %q is read-only", t.wd.Alias)
 		}
 		if t.path.IsRoot() {
-			return MoveResult{}, errcode.New(errcode.InvalidArgument, "a workdir root cannot be moved or replaced")
+			return fileapi.MoveResult{}, errcode.New(errcode.InvalidArgument, "a workdir root cannot be moved or replaced")
 		}
 	}
 	release, err := s.mutating(src.wd, dst.wd)
 	if err != nil {
-		return MoveResult{}, err
+		return fileapi.MoveResult{}, err
 	}
 	defer release()
 	defer s.lockPair(src, dst)()
 	wantSrc, _, srcBound, err := s.shown(c, "src", src, false)
 	if err != nil {
-		return MoveResult{}, err
+		return fileapi.MoveResult{}, err
 	}
 	wantDst, _, dstBound, err := s.shown(c, "dst", dst, false)
 	if err != nil {
-		return MoveResult{}, err
+		return fileapi.MoveResult{}, err
 	}
 	var checkSrc, checkDst jail.Check
 	if srcBound {
@@ -337,12 +293,12 @@ func (s *Service) move(ctx context.Context, c *ops.Call, m moveRequest) (MoveRes
 	}
 	sfi, err := src.wd.Root.Lstat(src.path)
 	if err != nil {
-		return MoveResult{}, err
+		return fileapi.MoveResult{}, err
 	}
 	if dst.wd == src.wd && sfi.IsDir() && s.within(src, dst) {
-		return MoveResult{}, errcode.New(errcode.InvalidArgument, "cannot move %q into itself", src.String())
+		return fileapi.MoveResult{}, errcode.New(errcode.InvalidArgument, "cannot move %q into itself", src.String())
 	}
-	res := MoveResult{Workdir: src.wd.Alias, Src: src.String(), DstWorkdir: dst.wd.Alias, Dst: dst.String()}
+	res := fileapi.MoveResult{Workdir: src.wd.Alias, Src: src.String(), DstWorkdir: dst.wd.Alias, Dst: dst.String()}
 	dfi, err := dst.wd.Root.Lstat(dst.path)
 	// On a case-insensitive volume, a new spelling of the same name is a
 	// rename of the entry onto itself, not a replacement.
@@ -352,14 +308,14 @@ func (s *Service) move(ctx context.Context, c *ops.Call, m moveRequest) (MoveRes
 	case caseOnly:
 	case err == nil:
 		if !a.Overwrite {
-			return MoveResult{}, errcode.New(errcode.PathExists, "%q already exists; set overwrite to replace it", dst.String())
+			return fileapi.MoveResult{}, errcode.New(errcode.PathExists, "%q already exists; set overwrite to replace it", dst.String())
 		}
 		if dfi.IsDir() != sfi.IsDir() {
-			return MoveResult{}, errcode.New(errcode.Conflict, "cannot replace a %s with a %s", kind(dfi), kind(sfi))
+			return fileapi.MoveResult{}, errcode.New(errcode.Conflict, "cannot replace a %s with a %s", kind(dfi), kind(sfi))
 		}
 		res.Replaced = true
 	case errcode.CodeOf(err) != errcode.PathNotFound:
-		return MoveResult{}, err
+		return fileapi.MoveResult{}, err
 	}
 	// What an approval showed missing at the destination is never
 	// replaced.
@@ -373,7 +329,7 @@ func (s *Service) move(ctx context.Context, c *ops.Call, m moveRequest) (MoveRes
 				err = changed(dst)
 			}
 			if err != nil {
-				return MoveResult{}, err
+				return fileapi.MoveResult{}, err
 			}
 			if dstBound {
 				noReplace, checkDst = true, atShown(dst, absent(wantDst))
@@ -384,12 +340,12 @@ func (s *Service) move(ctx context.Context, c *ops.Call, m moveRequest) (MoveRes
 			err = changed(dst)
 		}
 		if err != nil {
-			return MoveResult{}, err
+			return fileapi.MoveResult{}, err
 		}
 		return res, nil
 	}
 	if !sfi.Mode().IsRegular() {
-		return MoveResult{}, errcode.New(errcode.InvalidArgument, "only regular files can be moved between workdirs")
+		return fileapi.MoveResult{}, errcode.New(errcode.InvalidArgument, "only regular files can be moved between workdirs")
 	}
 	var want *policy.Extent
 	if dstBound {
@@ -397,7 +353,7 @@ func (s *Service) move(ctx context.Context, c *ops.Call, m moveRequest) (MoveRes
 		// destination: what it reaches now is what it must still find.
 		now, err := s.probe(dst, true, false)
 		if err != nil {
-			return MoveResult{}, err
+			return fileapi.MoveResult{}, err
 		}
 		want = &now.ext
 	}
@@ -406,10 +362,10 @@ func (s *Service) move(ctx context.Context, c *ops.Call, m moveRequest) (MoveRes
 		srcRev = wantSrc.Revision
 	}
 	if err := s.copyAcross(ctx, src, dst, sfi, srcRev, want); err != nil {
-		return MoveResult{}, err
+		return fileapi.MoveResult{}, err
 	}
 	if err := src.wd.Root.RemoveIf(src.path, checkSrc); err != nil {
-		return MoveResult{}, err
+		return fileapi.MoveResult{}, err
 	}
 	return res, nil
 }

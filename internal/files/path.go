@@ -2,27 +2,9 @@ package files
 
 import (
 	"github.com/hostlink/hostlink/internal/auditapi"
+	"github.com/hostlink/hostlink/internal/fileapi"
 	"github.com/hostlink/hostlink/internal/policy"
 )
-
-// PathArgs are the workdir and path of a request that acts on one path,
-// shared by the file operations' requests.
-type PathArgs struct {
-	Workdir string `json:"workdir,omitempty" jsonschema:"workdir alias; default: the workdir containing an absolute path, else the first workdir"`
-	Path    string `json:"path" jsonschema:"path relative to the workdir, or absolute inside it"`
-}
-
-// AuditTarget implements ops.Targeted: the path asked for, as written.
-func (a PathArgs) AuditTarget() auditapi.Target {
-	return auditapi.Target{Workdir: a.Workdir, Paths: []string{a.Path}}
-}
-
-// Describe implements policy.Describer for a request that acts on one
-// path and shows nothing else: where the path is on this host.
-func (a PathArgs) Describe(dc policy.DescribeContext) (policy.Action, error) {
-	act, _, err := describePath(dc, a.Workdir, a.Path)
-	return act, err
-}
 
 // place is a request's path placed once, as it normalizes (Service.place):
 // the workdir it names and the path's lexical resolution there (jail.Root
@@ -55,10 +37,8 @@ func (s *Service) location(p place) policy.Location {
 	return loc
 }
 
-// pathRequest is a request naming one path: it embeds PathArgs.
-type pathRequest interface{ pathArgs() PathArgs }
-
-func (a PathArgs) pathArgs() PathArgs { return a }
+// pathRequest is a request naming one path (fileapi's requests with At).
+type pathRequest interface{ At() fileapi.PathArgs }
 
 // placed is a one-path request normalized (normalizePath): its path
 // placed once, the rest as sent.
@@ -70,9 +50,18 @@ type placed[A pathRequest] struct {
 // normalizePath places a one-path request's path once, for its
 // description and its handler.
 func normalizePath[A pathRequest](s *Service, a A) (placed[A], error) {
-	p := a.pathArgs()
+	p := a.At()
 	pl, err := s.place(p.Workdir, p.Path)
 	return placed[A]{pl, a}, err
+}
+
+// describeAt describes a one-path request before its path is placed
+// (hash_file, which resolves it in its handler): where the path is on
+// this host.
+func describeAt[A pathRequest](_ *Service, a A, dc policy.DescribeContext) (policy.Action, error) {
+	p := a.At()
+	act, _, err := describePath(dc, p.Workdir, p.Path)
+	return act, err
 }
 
 // describePlaced describes a one-path request that shows nothing else:

@@ -10,6 +10,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/hostlink/hostlink/internal/errcode"
+	"github.com/hostlink/hostlink/internal/fileapi"
 	"github.com/hostlink/hostlink/internal/ops"
 	"github.com/hostlink/hostlink/internal/policy"
 )
@@ -20,47 +21,24 @@ const (
 	encBase64 = "base64"
 )
 
-// ReadFileArgs is read_file's request. Offset and Length are in bytes.
-type ReadFileArgs struct {
-	PathArgs
-	Offset   int64  `json:"offset,omitempty" min:"0" max:"9007199254740991" jsonschema:"byte offset to start at (default 0)"`
-	Length   *int64 `json:"length,omitempty" min:"0" max:"9007199254740991" jsonschema:"bytes to read; omitted or null reads to the end of the file"`
-	Encoding string `json:"encoding,omitempty" enum:"utf-8,base64" jsonschema:"utf-8 (default) returns text exactly as on disk; base64 returns raw bytes"`
-}
-
 func init() {
-	ops.AddNormalized(&operations, ops.Spec{Name: "read_file", Title: "Read file",
+	ops.AddNormalized(&operations, ops.Spec{Name: fileapi.OpReadFile, Title: "Read file",
 		Description: "Read a file, or a byte range of it, as UTF-8 text (exactly as on disk) or base64. Returns size, SHA-256, mtime and a revision token for if_revision. " +
 			"Over MCP the result is text: those facts as one line of JSON, a newline, then the content.",
 		Capability: ops.Files, Class: policy.FilesRead, Transports: ops.AllTransports, ReadOnly: true, Idempotent: true},
-		normalizePath[ReadFileArgs], describePlaced[ReadFileArgs], (*Service).readFile)
+		normalizePath[fileapi.ReadFileArgs], describePlaced[fileapi.ReadFileArgs], (*Service).readFile)
 }
 
-// ReadFileResult is read_file's response.
-type ReadFileResult struct {
-	Workdir   string  `json:"workdir"`
-	Path      string  `json:"path"`
-	Content   string  `json:"content"`
-	Encoding  string  `json:"encoding"`
-	Offset    int64   `json:"offset"`
-	Length    int64   `json:"length" jsonschema:"bytes returned"`
-	SizeBytes int64   `json:"size_bytes" jsonschema:"size of the whole file"`
-	EOF       bool    `json:"eof" jsonschema:"the range reaches the end of the file"`
-	SHA256    string  `json:"sha256" jsonschema:"SHA-256 of the returned bytes"`
-	Revision  string  `json:"revision" jsonschema:"token for write_file/edit_file if_revision"`
-	Mtime     float64 `json:"mtime" jsonschema:"modification time, seconds since the Unix epoch"`
-}
-
-func (s *Service) readFile(ctx context.Context, c *ops.Call, r placed[ReadFileArgs]) (ReadFileResult, error) {
+func (s *Service) readFile(ctx context.Context, c *ops.Call, r placed[fileapi.ReadFileArgs]) (fileapi.ReadFileResult, error) {
 	a, t := r.args, r.t
 	// The schema has checked the encoding against its enum.
 	enc := cmp.Or(a.Encoding, encUTF8)
 	if a.Offset < 0 || (a.Length != nil && *a.Length < 0) {
-		return ReadFileResult{}, errcode.New(errcode.InvalidArgument, "offset and length must not be negative")
+		return fileapi.ReadFileResult{}, errcode.New(errcode.InvalidArgument, "offset and length must not be negative")
 	}
 	f, fi, err := t.wd.Root.OpenFile(t.path)
 	if err != nil {
-		return ReadFileResult{}, err
+		return fileapi.ReadFileResult{}, err
 	}
 	defer f.Close()
 	size := fi.Size()
@@ -72,18 +50,18 @@ func (s *Service) readFile(ctx context.Context, c *ops.Call, r placed[ReadFileAr
 		want = *a.Length
 	}
 	if want > s.limits.MaxReadBytes {
-		return ReadFileResult{}, errcode.New(errcode.FileTooLarge,
+		return fileapi.ReadFileResult{}, errcode.New(errcode.FileTooLarge,
 			"reading %d bytes exceeds the limit of %d; read a range with offset and length", want, s.limits.MaxReadBytes).
 			With("size_bytes", size).With("max_read_bytes", s.limits.MaxReadBytes)
 	}
 	buf := make([]byte, want)
 	n, err := f.ReadAt(buf, a.Offset)
 	if err != nil && err != io.EOF {
-		return ReadFileResult{}, errcode.New(errcode.Internal, "reading %q failed", t.String())
+		return fileapi.ReadFileResult{}, errcode.New(errcode.Internal, "reading %q failed", t.String())
 	}
 	buf = buf[:n]
 	if enc == encUTF8 && !utf8.Valid(buf) {
-		return ReadFileResult{}, errcode.New(errcode.InvalidArgument,
+		return fileapi.ReadFileResult{}, errcode.New(errcode.InvalidArgument,
 			"%q is not valid UTF-8 in that range; read it with encoding base64", t.String())
 	}
 	sum := sha256.Sum256(buf)
@@ -93,7 +71,7 @@ func (s *Service) readFile(ctx context.Context, c *ops.Call, r placed[ReadFileAr
 		// (what revisionOf would compute by reading it again).
 		rev = contentRevision(sum[:])
 	} else if rev, err = revisionOf(f, fi, s.limits.MaxReadBytes); err != nil {
-		return ReadFileResult{}, errcode.New(errcode.Internal, "reading %q failed", t.String())
+		return fileapi.ReadFileResult{}, errcode.New(errcode.Internal, "reading %q failed", t.String())
 	}
 	c.AddBytes(int64(n))
 	c.Detail("encoding", enc)
@@ -102,7 +80,7 @@ func (s *Service) readFile(ctx context.Context, c *ops.Call, r placed[ReadFileAr
 	if enc == encBase64 {
 		content = base64.StdEncoding.EncodeToString(buf)
 	}
-	return ReadFileResult{
+	return fileapi.ReadFileResult{
 		Workdir:   t.wd.Alias,
 		Path:      t.String(),
 		Content:   content,

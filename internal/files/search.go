@@ -8,57 +8,23 @@ import (
 	"unicode/utf8"
 
 	"github.com/hostlink/hostlink/internal/errcode"
+	"github.com/hostlink/hostlink/internal/fileapi"
 	"github.com/hostlink/hostlink/internal/glob"
 	"github.com/hostlink/hostlink/internal/ops"
 	"github.com/hostlink/hostlink/internal/policy"
 )
 
-// SearchTextArgs is search_text's request.
-type SearchTextArgs struct {
-	Workdir         string   `json:"workdir,omitempty" jsonschema:"workdir alias (see read_file)"`
-	Path            string   `json:"path,omitempty" jsonschema:"directory (or file) to search (default: the workdir root)"`
-	Query           string   `json:"query" jsonschema:"text to find, or a regular expression (RE2 syntax) when regex is true"`
-	Regex           bool     `json:"regex,omitempty"`
-	CaseInsensitive bool     `json:"case_insensitive,omitempty"`
-	Include         []string `json:"include,omitempty" jsonschema:"only files whose path (relative to path) matches one of these globs"`
-	Exclude         []string `json:"exclude,omitempty" jsonschema:"skip files and directories whose path matches one of these globs"`
-	IncludeHidden   bool     `json:"include_hidden,omitempty"`
-	MaxMatches      int      `json:"max_matches,omitempty" min:"0" max:"100000" jsonschema:"capped by the configured limit"`
-}
-
-func (a SearchTextArgs) pathArgs() PathArgs { return PathArgs{Workdir: a.Workdir, Path: a.Path} }
-
 func init() {
-	ops.AddNormalized(&operations, ops.Spec{Name: "search_text", Title: "Search text",
+	ops.AddNormalized(&operations, ops.Spec{Name: fileapi.OpSearchText, Title: "Search text",
 		Description: "Search file contents for a literal or regular expression, with include/exclude globs. Skips binary files; bounded by match and byte limits; reports progress.",
 		Capability:  ops.Files, Class: policy.FilesRead, Transports: ops.AllTransports, ReadOnly: true, Idempotent: true},
-		normalizePath[SearchTextArgs], (*Service).describeSearch, (*Service).searchText)
+		normalizePath[fileapi.SearchTextArgs], (*Service).describeSearch, (*Service).searchText)
 }
 
-func (s *Service) describeSearch(r placed[SearchTextArgs], dc policy.DescribeContext) (policy.Action, error) {
+func (s *Service) describeSearch(r placed[fileapi.SearchTextArgs], dc policy.DescribeContext) (policy.Action, error) {
 	act, _ := s.describePlace(r.place, dc)
 	act.Add("Query", r.args.Query)
 	return act, nil
-}
-
-// Match is one matching line.
-type Match struct {
-	Path   string `json:"path" jsonschema:"relative to the workdir"`
-	Line   int    `json:"line" jsonschema:"1-based line number"`
-	Column int    `json:"column" jsonschema:"1-based byte column of the match"`
-	Text   string `json:"text" jsonschema:"the line, cut to 400 bytes"`
-}
-
-// SearchTextResult is search_text's response.
-type SearchTextResult struct {
-	Workdir      string  `json:"workdir"`
-	Path         string  `json:"path"`
-	Matches      []Match `json:"matches"`
-	FilesScanned int     `json:"files_scanned"`
-	FilesSkipped int     `json:"files_skipped" jsonschema:"binary, too large or unreadable files"`
-	BytesScanned int64   `json:"bytes_scanned"`
-	Truncated    bool    `json:"truncated" jsonschema:"a limit stopped the search early"`
-	StopReason   string  `json:"stop_reason,omitempty" enum:"max_matches,max_bytes"`
 }
 
 // Progress is reported every progressEvery files.
@@ -70,25 +36,25 @@ const maxLineText = 400
 // binarySniff is how much of a file is checked for NUL bytes.
 const binarySniff = 8000
 
-func (s *Service) searchText(ctx context.Context, c *ops.Call, r placed[SearchTextArgs]) (SearchTextResult, error) {
+func (s *Service) searchText(ctx context.Context, c *ops.Call, r placed[fileapi.SearchTextArgs]) (fileapi.SearchTextResult, error) {
 	a, t := r.args, r.t
 	m, err := newLineMatcher(a)
 	if err != nil {
-		return SearchTextResult{}, err
+		return fileapi.SearchTextResult{}, err
 	}
 	for _, g := range append(append([]string(nil), a.Include...), a.Exclude...) {
 		if glob.Check(g) != nil {
-			return SearchTextResult{}, errcode.New(errcode.InvalidArgument, "%q is not a valid glob", g)
+			return fileapi.SearchTextResult{}, errcode.New(errcode.InvalidArgument, "%q is not a valid glob", g)
 		}
 	}
 	root := t.wd.Root
 	start, err := root.Canonical(t.path)
 	if err != nil {
-		return SearchTextResult{}, err
+		return fileapi.SearchTextResult{}, err
 	}
 	fi, err := root.Stat(start)
 	if err != nil {
-		return SearchTextResult{}, err
+		return fileapi.SearchTextResult{}, err
 	}
 	max := a.MaxMatches
 	if max <= 0 || max > s.limits.MaxSearchMatches {
@@ -135,7 +101,7 @@ func (s *Service) searchText(ctx context.Context, c *ops.Call, r placed[SearchTe
 	sc := &searcher{limits: s.limits, root: root, match: m, max: max, call: c}
 	res, err := sc.run(ctx, walk)
 	if err != nil {
-		return SearchTextResult{}, err
+		return fileapi.SearchTextResult{}, err
 	}
 	res.Workdir, res.Path = t.wd.Alias, t.String()
 	c.AddBytes(res.BytesScanned)

@@ -5,6 +5,7 @@ import (
 	"regexp"
 
 	"github.com/hostlink/hostlink/internal/errcode"
+	"github.com/hostlink/hostlink/internal/fileapi"
 )
 
 // lineMatcher finds the first match on each line of a file's contents.
@@ -17,7 +18,7 @@ type lineMatcher struct {
 	literal []byte
 }
 
-func newLineMatcher(a SearchTextArgs) (*lineMatcher, error) {
+func newLineMatcher(a fileapi.SearchTextArgs) (*lineMatcher, error) {
 	if a.Query == "" {
 		return nil, errcode.New(errcode.InvalidArgument, "query is empty")
 	}

@@ -5,6 +5,8 @@ import (
 	"math/rand/v2"
 	"slices"
 	"testing"
+
+	"github.com/hostlink/hostlink/internal/fileapi"
 )
 
 type lineHit struct {
@@ -46,7 +48,7 @@ func TestLiteralMatchesLineByLine(t *testing.T) {
 		fixed = append(fixed, struct{ query, data string }{q, string(data)})
 	}
 	for _, tt := range fixed {
-		lit, err := newLineMatcher(SearchTextArgs{Query: tt.query})
+		lit, err := newLineMatcher(fileapi.SearchTextArgs{Query: tt.query})
 		if err != nil || lit.literal == nil {
 			t.Fatalf("%q: no literal matcher (%v)", tt.query, err)
 		}
@@ -62,15 +64,15 @@ func TestLiteralMatchesLineByLine(t *testing.T) {
 // not regular expressions, case-insensitive queries or text with line ends.
 func TestLiteralOnlyWhenSafe(t *testing.T) {
 	tests := []struct {
-		args SearchTextArgs
+		args fileapi.SearchTextArgs
 		want bool
 	}{
-		{SearchTextArgs{Query: "needle"}, true},
-		{SearchTextArgs{Query: "a.b(c)"}, true},
-		{SearchTextArgs{Query: "needle", Regex: true}, false},
-		{SearchTextArgs{Query: "needle", CaseInsensitive: true}, false},
-		{SearchTextArgs{Query: "two\nlines"}, false},
-		{SearchTextArgs{Query: "cr\r"}, false},
+		{fileapi.SearchTextArgs{Query: "needle"}, true},
+		{fileapi.SearchTextArgs{Query: "a.b(c)"}, true},
+		{fileapi.SearchTextArgs{Query: "needle", Regex: true}, false},
+		{fileapi.SearchTextArgs{Query: "needle", CaseInsensitive: true}, false},
+		{fileapi.SearchTextArgs{Query: "two\nlines"}, false},
+		{fileapi.SearchTextArgs{Query: "cr\r"}, false},
 	}
 	for _, tt := range tests {
 		m, err := newLineMatcher(tt.args)

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/hostlink/hostlink/internal/fileapi"
 	"github.com/hostlink/hostlink/internal/jail"
 	"github.com/hostlink/hostlink/internal/ops"
 )
@@ -31,7 +32,7 @@ type scanned struct {
 	size    int64 // the file's size when opened
 	n       int64 // bytes read
 	binary  bool
-	matches []Match
+	matches []fileapi.Match
 }
 
 // walkFunc yields root-relative file paths to visit until visit returns
@@ -43,7 +44,7 @@ type walkFunc func(visit func(full string) bool) error
 // opening a small file.
 const batchSize = 32
 
-func (s *searcher) run(ctx context.Context, walk walkFunc) (SearchTextResult, error) {
+func (s *searcher) run(ctx context.Context, walk walkFunc) (fileapi.SearchTextResult, error) {
 	ctx, stop := context.WithCancel(ctx)
 	defer stop()
 	// A batch holds consecutive files of the walk, the first being the
@@ -108,7 +109,7 @@ func (s *searcher) run(ctx context.Context, walk walkFunc) (SearchTextResult, er
 		close(results)
 	}()
 
-	res := SearchTextResult{Matches: []Match{}}
+	res := fileapi.SearchTextResult{Matches: []fileapi.Match{}}
 	pending := map[int][]scanned{}
 	next, done := 0, false
 	for f := range results {
@@ -135,17 +136,17 @@ func (s *searcher) run(ctx context.Context, walk walkFunc) (SearchTextResult, er
 		}
 	}
 	if err := context.Cause(ctx); err != nil && !done {
-		return SearchTextResult{}, err
+		return fileapi.SearchTextResult{}, err
 	}
 	if walkErr != nil {
-		return SearchTextResult{}, walkErr
+		return fileapi.SearchTextResult{}, walkErr
 	}
 	return res, nil
 }
 
 // take adds one file's findings to res in walk order and reports whether
 // a limit ends the search.
-func (s *searcher) take(res *SearchTextResult, r scanned) bool {
+func (s *searcher) take(res *fileapi.SearchTextResult, r scanned) bool {
 	if r.skipped {
 		res.FilesSkipped++
 		return false
@@ -241,7 +242,7 @@ func (s *searcher) scan(dirs *dirCache, full string, buf []byte) (scanned, []byt
 		return r, buf
 	}
 	s.match.each(data, func(line, col int, text []byte) bool {
-		r.matches = append(r.matches, Match{Path: full, Line: line, Column: col + 1, Text: cutText(text, maxLineText)})
+		r.matches = append(r.matches, fileapi.Match{Path: full, Line: line, Column: col + 1, Text: cutText(text, maxLineText)})
 		return len(r.matches) <= s.max
 	})
 	return r, buf

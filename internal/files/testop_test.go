@@ -6,6 +6,7 @@ import (
 	"io"
 
 	"github.com/hostlink/hostlink/internal/errcode"
+	"github.com/hostlink/hostlink/internal/fileapi"
 	"github.com/hostlink/hostlink/internal/ops"
 	"github.com/hostlink/hostlink/internal/policy"
 )
@@ -15,17 +16,18 @@ import (
 // registered, listed, reached, policed and audited with no other change.
 // It exists in this package's tests only.
 
-// countLinesArgs is test_count_lines's request: one path, described by
-// PathArgs.
+// countLinesArgs is test_count_lines's request: one path (a test-only
+// request stays here; a real one goes in fileapi), described by
+// describeAt.
 type countLinesArgs struct {
-	PathArgs
+	fileapi.PathArgs
 }
 
 func init() {
-	ops.Add(&operations, ops.Spec{Name: "test_count_lines", Title: "Count lines",
+	ops.AddDescribed(&operations, ops.Spec{Name: "test_count_lines", Title: "Count lines",
 		Description: "The number of lines of a file (a test-only operation).",
 		Capability:  ops.Files, Class: policy.FilesRead, Transports: ops.AllTransports, ReadOnly: true, Idempotent: true},
-		(*Service).countLines)
+		describeAt[countLinesArgs], (*Service).countLines)
 }
 
 // countLinesResult is test_count_lines's response.

@@ -10,6 +10,7 @@ import (
 	"io/fs"
 
 	"github.com/hostlink/hostlink/internal/errcode"
+	"github.com/hostlink/hostlink/internal/fileapi"
 	"github.com/hostlink/hostlink/internal/jail"
 	"github.com/hostlink/hostlink/internal/ops"
 	"github.com/hostlink/hostlink/internal/policy"
@@ -22,18 +23,8 @@ const (
 	modeCreateOrOverwrite = "create_or_overwrite"
 )
 
-// WriteFileArgs is write_file's request.
-type WriteFileArgs struct {
-	PathArgs
-	Content       string `json:"content" jsonschema:"the file's new content; bytes are written exactly as given, no line-ending translation"`
-	Encoding      string `json:"encoding,omitempty" enum:"utf-8,base64" jsonschema:"encoding of content: utf-8 (default) or base64"`
-	Mode          string `json:"mode,omitempty" enum:"create,overwrite,create_or_overwrite" jsonschema:"create fails if the file exists; overwrite fails if it does not; create_or_overwrite (default) does either"`
-	CreateParents bool   `json:"create_parents,omitempty" jsonschema:"create missing parent directories (only beneath the workdir)"`
-	IfRevision    string `json:"if_revision,omitempty" jsonschema:"fail with CONFLICT unless the file's current revision (from read_file) is this"`
-}
-
 func init() {
-	ops.AddNormalized(&operations, ops.Spec{Name: "write_file", Title: "Write file",
+	ops.AddNormalized(&operations, ops.Spec{Name: fileapi.OpWriteFile, Title: "Write file",
 		Description: "Write a whole file atomically (temp file + rename). Modes: create, overwrite, create_or_overwrite. Optional if_revision for optimistic concurrency.",
 		Capability:  ops.Files, Class: policy.FilesWrite, Transports: ops.AllTransports, Destructive: true, Idempotent: true},
 		(*Service).normalizeWrite, (*Service).describeWrite, (*Service).writeFile)
@@ -51,7 +42,7 @@ type writeRequest struct {
 	ifRevision    string
 }
 
-func (s *Service) normalizeWrite(a WriteFileArgs) (writeRequest, error) {
+func (s *Service) normalizeWrite(a fileapi.WriteFileArgs) (writeRequest, error) {
 	w := writeRequest{mode: cmp.Or(a.Mode, modeCreateOrOverwrite), createParents: a.CreateParents, ifRevision: a.IfRevision}
 	var err error
 	if w.place, err = s.place(a.Workdir, a.Path); err != nil {
@@ -102,17 +93,7 @@ func (s *Service) describeWrite(w writeRequest, dc policy.DescribeContext) (poli
 	return act, nil
 }
 
-// WriteFileResult is write_file's response.
-type WriteFileResult struct {
-	Workdir      string `json:"workdir"`
-	Path         string `json:"path"`
-	BytesWritten int64  `json:"bytes_written"`
-	Created      bool   `json:"created" jsonschema:"the file did not exist before"`
-	SHA256       string `json:"sha256"`
-	Revision     string `json:"revision"`
-}
-
-func (s *Service) writeFile(ctx context.Context, c *ops.Call, w writeRequest) (WriteFileResult, error) {
+func (s *Service) writeFile(ctx context.Context, c *ops.Call, w writeRequest) (fileapi.WriteFileResult, error) {
 	c.Detail("mode", w.mode)
 	o := replaceOpts{mode: w.mode, createParents: w.createParents, ifRevision: w.ifRevision}
 	if want, ok := c.Shown("path"); ok {
@@ -120,7 +101,7 @@ func (s *Service) writeFile(ctx context.Context, c *ops.Call, w writeRequest) (W
 	}
 	res, err := s.replace(ctx, w.t, w.data, o)
 	if err != nil {
-		return WriteFileResult{}, err
+		return fileapi.WriteFileResult{}, err
 	}
 	c.AddBytes(res.BytesWritten)
 	return res, nil
@@ -166,22 +147,22 @@ type replaceOpts struct {
 // target's directory, syncs it and renames it into place, so a reader sees
 // the old file or the new one, never a mix. A symlink at t that stays in the
 // workdir is written through; one that leaves it is refused.
-func (s *Service) replace(ctx context.Context, t target, data []byte, o replaceOpts) (WriteFileResult, error) {
+func (s *Service) replace(ctx context.Context, t target, data []byte, o replaceOpts) (fileapi.WriteFileResult, error) {
 	root := t.wd.Root
 	if root.ReadOnly() {
-		return WriteFileResult{}, errcode.New(errcode.ReadOnly, "workdir %q is read-only", t.wd.Alias)
+		return fileapi.WriteFileResult{}, errcode.New(errcode.ReadOnly, "workdir %q is read-only", t.wd.Alias)
 	}
 	if t.path.IsRoot() {
-		return WriteFileResult{}, errcode.New(errcode.NotAFile, "the workdir root is a directory")
+		return fileapi.WriteFileResult{}, errcode.New(errcode.NotAFile, "the workdir root is a directory")
 	}
 	release, err := s.mutating(t.wd)
 	if err != nil {
-		return WriteFileResult{}, err
+		return fileapi.WriteFileResult{}, err
 	}
 	defer release()
 	real, err := root.Canonical(t.path)
 	if err != nil {
-		return WriteFileResult{}, err
+		return fileapi.WriteFileResult{}, err
 	}
 	if !o.held {
 		defer s.lock(target{t.wd, real})()
@@ -189,10 +170,10 @@ func (s *Service) replace(ctx context.Context, t target, data []byte, o replaceO
 	if o.want != nil {
 		now, err := s.probe(t, true, false)
 		if err != nil {
-			return WriteFileResult{}, err
+			return fileapi.WriteFileResult{}, err
 		}
 		if now.ext != *o.want {
-			return WriteFileResult{}, changed(t)
+			return fileapi.WriteFileResult{}, changed(t)
 		}
 	}
 
@@ -204,7 +185,7 @@ func (s *Service) replace(ctx context.Context, t target, data []byte, o replaceO
 	rev := ""
 	if fi, err := root.Lstat(real); err == nil {
 		if !fi.Mode().IsRegular() {
-			return WriteFileResult{}, errcode.New(errcode.NotAFile, "%q is not a regular file", t.String())
+			return fileapi.WriteFileResult{}, errcode.New(errcode.NotAFile, "%q is not a regular file", t.String())
 		}
 		exists, perm = true, fi.Mode().Perm()
 		// The current revision matters only to a condition on it; a plain
@@ -212,51 +193,51 @@ func (s *Service) replace(ctx context.Context, t target, data []byte, o replaceO
 		if o.ifRevision != "" || o.check != nil {
 			f, fi, err := root.OpenFile(real)
 			if err != nil {
-				return WriteFileResult{}, err
+				return fileapi.WriteFileResult{}, err
 			}
 			rev, err = revisionOf(f, fi, s.limits.MaxReadBytes)
 			f.Close()
 			if err != nil {
-				return WriteFileResult{}, errcode.New(errcode.Internal, "reading %q failed", t.String())
+				return fileapi.WriteFileResult{}, errcode.New(errcode.Internal, "reading %q failed", t.String())
 			}
 		}
 	} else if errcode.CodeOf(err) != errcode.PathNotFound {
-		return WriteFileResult{}, err
+		return fileapi.WriteFileResult{}, err
 	}
 	if err := modeRefuses(o.mode, exists, t); err != nil {
-		return WriteFileResult{}, err
+		return fileapi.WriteFileResult{}, err
 	}
 	switch {
 	case o.ifRevision != "" && o.ifRevision != rev:
-		return WriteFileResult{}, errcode.New(errcode.Conflict, "%q changed since revision %q", t.String(), o.ifRevision).
+		return fileapi.WriteFileResult{}, errcode.New(errcode.Conflict, "%q changed since revision %q", t.String(), o.ifRevision).
 			With("current_revision", rev)
 	}
 	if o.check != nil {
 		if err := o.check(rev); err != nil {
-			return WriteFileResult{}, err
+			return fileapi.WriteFileResult{}, err
 		}
 	}
 	parent := real.Parent()
 	if fi, err := root.Stat(parent); err != nil {
 		if errcode.CodeOf(err) != errcode.PathNotFound {
-			return WriteFileResult{}, err
+			return fileapi.WriteFileResult{}, err
 		}
 		if !o.createParents {
-			return WriteFileResult{}, errcode.New(errcode.PathNotFound, "the parent directory of %q does not exist; set create_parents", t.String())
+			return fileapi.WriteFileResult{}, errcode.New(errcode.PathNotFound, "the parent directory of %q does not exist; set create_parents", t.String())
 		}
 		if err := root.MkdirAll(parent); err != nil {
-			return WriteFileResult{}, err
+			return fileapi.WriteFileResult{}, err
 		}
 	} else if !fi.IsDir() {
-		return WriteFileResult{}, errcode.New(errcode.NotADirectory, "the parent of %q is not a directory", t.String())
+		return fileapi.WriteFileResult{}, errcode.New(errcode.NotADirectory, "the parent of %q is not a directory", t.String())
 	}
 	if err := ctx.Err(); err != nil {
-		return WriteFileResult{}, err
+		return fileapi.WriteFileResult{}, err
 	}
 
 	tmp, tmpPath, err := root.CreateTemp(parent)
 	if err != nil {
-		return WriteFileResult{}, err
+		return fileapi.WriteFileResult{}, err
 	}
 	published := false
 	defer func() {
@@ -266,18 +247,18 @@ func (s *Service) replace(ctx context.Context, t target, data []byte, o replaceO
 		}
 	}()
 	if _, err := tmp.Write(data); err != nil {
-		return WriteFileResult{}, errcode.New(errcode.Internal, "writing %q failed", t.String())
+		return fileapi.WriteFileResult{}, errcode.New(errcode.Internal, "writing %q failed", t.String())
 	}
 	// The mode is set through the open handle: by name, a symlink swapped
 	// in for the temporary file would be followed.
 	if err := tmp.Chmod(perm); err != nil {
-		return WriteFileResult{}, errcode.New(errcode.Internal, "writing %q failed", t.String())
+		return fileapi.WriteFileResult{}, errcode.New(errcode.Internal, "writing %q failed", t.String())
 	}
 	if err := tmp.Sync(); err != nil {
-		return WriteFileResult{}, errcode.New(errcode.Internal, "writing %q failed", t.String())
+		return fileapi.WriteFileResult{}, errcode.New(errcode.Internal, "writing %q failed", t.String())
 	}
 	if err := tmp.Close(); err != nil {
-		return WriteFileResult{}, errcode.New(errcode.Internal, "writing %q failed", t.String())
+		return fileapi.WriteFileResult{}, errcode.New(errcode.Internal, "writing %q failed", t.String())
 	}
 	noReplace := o.mode == modeCreate
 	var check jail.Check
@@ -291,7 +272,7 @@ func (s *Service) replace(ctx context.Context, t target, data []byte, o replaceO
 		err = changed(t)
 	}
 	if err != nil {
-		return WriteFileResult{}, err
+		return fileapi.WriteFileResult{}, err
 	}
 	published = true
 
@@ -303,7 +284,7 @@ func (s *Service) replace(ctx context.Context, t target, data []byte, o replaceO
 			f.Close()
 		}
 	}
-	return WriteFileResult{
+	return fileapi.WriteFileResult{
 		Workdir:      t.wd.Alias,
 		Path:         t.String(),
 		BytesWritten: int64(len(data)),

@@ -3,7 +3,7 @@ package link
 import (
 	"context"
 
-	"github.com/hostlink/hostlink/internal/desktop"
+	"github.com/hostlink/hostlink/internal/desktopapi"
 	"github.com/hostlink/hostlink/internal/link/wire"
 )
 
@@ -15,11 +15,11 @@ func (d *dataChannel) appList(ctx context.Context, r *request) (string, any, err
 	if _, err := wire.DecodePayload[wire.AppListRequest](r.e); err != nil {
 		return "", nil, err
 	}
-	out, err := r.call(ctx, desktop.AppsArgs{})
+	out, err := r.call(ctx, desktopapi.AppsArgs{})
 	if err != nil {
 		return "", nil, err
 	}
-	res := out.(desktop.AppsResult)
+	res := out.(desktopapi.AppsResult)
 	resp := wire.AppListResponse{Apps: make([]wire.AppEntry, 0, len(res.Running))}
 	for _, a := range res.Running {
 		e := wire.AppEntry{PID: a.PID, Name: a.Name, IsFrontmost: a.Frontmost, WindowCount: a.WindowCount}
@@ -39,7 +39,7 @@ func (d *dataChannel) appLaunch(ctx context.Context, r *request) (string, any, e
 	if err != nil {
 		return "", nil, err
 	}
-	a := desktop.LaunchArgs{Activate: p.Activate == nil || *p.Activate, Args: p.Args}
+	a := desktopapi.LaunchArgs{Activate: p.Activate == nil || *p.Activate, Args: p.Args}
 	if p.BundleID != nil {
 		a.AppID = *p.BundleID
 	}
@@ -50,5 +50,5 @@ func (d *dataChannel) appLaunch(ctx context.Context, r *request) (string, any, e
 	if err != nil {
 		return "", nil, err
 	}
-	return wire.TypeAck, wire.AppLaunched{OK: true, PID: out.(desktop.LaunchResult).PID}, nil
+	return wire.TypeAck, wire.AppLaunched{OK: true, PID: out.(desktopapi.LaunchResult).PID}, nil
 }

@@ -4,7 +4,7 @@ import (
 	"context"
 	"errors"
 
-	"github.com/hostlink/hostlink/internal/desktop"
+	"github.com/hostlink/hostlink/internal/desktopapi"
 	"github.com/hostlink/hostlink/internal/errcode"
 	"github.com/hostlink/hostlink/internal/link/wire"
 )
@@ -32,11 +32,11 @@ func (d *dataChannel) clipboardRead(ctx context.Context, r *request) (string, an
 		return "", nil, errcode.New(errcode.FeatureNotSupported, "only text clipboard content is supported")
 	}
 	// The registry holds the text to the negotiated max_file_size_bytes.
-	out, err := r.call(ctx, desktop.ClipboardReadArgs{Format: "text"})
+	out, err := r.call(ctx, desktopapi.ClipboardReadArgs{Format: "text"})
 	if err != nil {
 		return "", nil, clipboardOff(err)
 	}
-	res := out.(desktop.ClipboardContent)
+	res := out.(desktopapi.ClipboardContent)
 	return wire.TypeClipboardReadResponse, wire.ClipboardReadResponse{Format: "text", Content: res.Content, SizeBytes: res.SizeBytes}, nil
 }
 
@@ -48,7 +48,7 @@ func (d *dataChannel) clipboardWrite(ctx context.Context, r *request) (string, a
 	if p.Format != "" && p.Format != "text" {
 		return "", nil, errcode.New(errcode.FeatureNotSupported, "only text clipboard content is supported")
 	}
-	if _, err := r.call(ctx, desktop.ClipboardWriteArgs{Format: "text", Content: p.Content}); err != nil {
+	if _, err := r.call(ctx, desktopapi.ClipboardWriteArgs{Format: "text", Content: p.Content}); err != nil {
 		return "", nil, clipboardOff(err)
 	}
 	return wire.TypeAck, wire.AckPayload{OK: true}, nil
@@ -59,9 +59,9 @@ func (d *dataChannel) permissionsCheck(ctx context.Context, r *request) (string,
 	if err != nil {
 		return "", nil, err
 	}
-	out, err := r.call(ctx, desktop.PermissionsArgs{Permissions: p.Permissions})
+	out, err := r.call(ctx, desktopapi.PermissionsArgs{Permissions: p.Permissions})
 	if err != nil {
 		return "", nil, err
 	}
-	return wire.TypePermissionsCheckResponse, wire.PermissionsCheckResponse{Permissions: out.(desktop.PermissionsResult).Permissions}, nil
+	return wire.TypePermissionsCheckResponse, wire.PermissionsCheckResponse{Permissions: out.(desktopapi.PermissionsResult).Permissions}, nil
 }

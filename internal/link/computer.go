@@ -3,14 +3,14 @@ package link
 import (
 	"context"
 	"encoding/base64"
-	"github.com/hostlink/hostlink/internal/textsafe"
 	"time"
 
 	"github.com/hostlink/hostlink/internal/audit"
-	"github.com/hostlink/hostlink/internal/desktop"
 	"github.com/hostlink/hostlink/internal/desktop/native"
+	"github.com/hostlink/hostlink/internal/desktopapi"
 	"github.com/hostlink/hostlink/internal/errcode"
 	"github.com/hostlink/hostlink/internal/link/wire"
+	"github.com/hostlink/hostlink/internal/textsafe"
 )
 
 // The screen: SCREENSHOT_REQUEST, INPUT_ACTION, DISPLAY_INFO_REQUEST and
@@ -23,11 +23,11 @@ const maxWait = 5 * time.Second
 
 // monitors lists the first desktop's monitors, in native coordinates.
 func (d *dataChannel) monitors(ctx context.Context, r *request) ([]native.Monitor, error) {
-	out, err := r.helper(ctx, "computer_desktops", desktop.DesktopsArgs{})
+	out, err := r.helper(ctx, desktopapi.OpDesktops, desktopapi.DesktopsArgs{})
 	if err != nil {
 		return nil, err
 	}
-	ds := out.(desktop.DesktopsResult)
+	ds := out.(desktopapi.DesktopsResult)
 	if len(ds.Desktops) == 0 || len(ds.Desktops[0].Monitors) == 0 {
 		return nil, errcode.New(errcode.DependencyMissing, "no desktop is reachable")
 	}
@@ -36,12 +36,12 @@ func (d *dataChannel) monitors(ctx context.Context, r *request) ([]native.Monito
 
 // observe takes a helper observation of every monitor: what an input or a
 // region is placed on.
-func (d *dataChannel) observe(ctx context.Context, r *request, a desktop.ObserveArgs) (desktop.Observation, error) {
-	out, err := r.helper(ctx, "computer_observe", a)
+func (d *dataChannel) observe(ctx context.Context, r *request, a desktopapi.ObserveArgs) (desktopapi.Observation, error) {
+	out, err := r.helper(ctx, desktopapi.OpObserve, a)
 	if err != nil {
-		return desktop.Observation{}, err
+		return desktopapi.Observation{}, err
 	}
-	return out.(desktop.Observation), nil
+	return out.(desktopapi.Observation), nil
 }
 
 // monitorIndex maps the protocol's monitor number (0 primary, -1 all) to
@@ -106,11 +106,11 @@ func (d *dataChannel) screenshot(ctx context.Context, r *request) (string, any, 
 		return "", nil, err
 	}
 	cursor := p.IncludeCursor == nil || *p.IncludeCursor
-	args := desktop.ObserveArgs{Monitor: &idx, MaxEdge: desktop.MaxMaxEdge, Format: format, Quality: quality, Cursor: cursor}
+	args := desktopapi.ObserveArgs{Monitor: &idx, MaxEdge: desktopapi.MaxMaxEdge, Format: format, Quality: quality, Cursor: cursor}
 	if p.Region != nil {
 		// A display-global region: observe everything, then the region
 		// inside that image.
-		all, err := d.observe(ctx, r, desktop.ObserveArgs{Monitor: ptr(-1), MaxEdge: desktop.MaxMaxEdge, Format: "png"})
+		all, err := d.observe(ctx, r, desktopapi.ObserveArgs{Monitor: ptr(-1), MaxEdge: desktopapi.MaxMaxEdge, Format: "png"})
 		if err != nil {
 			return "", nil, err
 		}
@@ -120,14 +120,14 @@ func (d *dataChannel) screenshot(ctx context.Context, r *request) (string, any, 
 		if x2 <= x1 || y2 <= y1 {
 			return "", nil, errcode.New(errcode.InvalidArgument, "region must be [x1, y1, x2, y2] with x2 > x1 and y2 > y1")
 		}
-		args = desktop.ObserveArgs{Region: &desktop.Region{ObservationID: all.ObservationID, X: x1, Y: y1, W: x2 - x1, H: y2 - y1},
-			MaxEdge: desktop.MaxMaxEdge, Format: format, Quality: quality, Cursor: cursor}
+		args = desktopapi.ObserveArgs{Region: &desktopapi.Region{ObservationID: all.ObservationID, X: x1, Y: y1, W: x2 - x1, H: y2 - y1},
+			MaxEdge: desktopapi.MaxMaxEdge, Format: format, Quality: quality, Cursor: cursor}
 	}
 	out, err := r.call(ctx, args)
 	if err != nil {
 		return "", nil, err
 	}
-	obs := out.(desktop.Observation)
+	obs := out.(desktopapi.Observation)
 	imgs := obs.ResultImages()
 	if len(imgs) == 0 {
 		return "", nil, errcode.New(errcode.Internal, "the observation has no image")
@@ -148,7 +148,7 @@ func (d *dataChannel) screenshot(ctx context.Context, r *request) (string, any, 
 func ptr[T any](v T) *T { return &v }
 
 // scaleOf is an observation's image pixels per native unit.
-func scaleOf(o desktop.Observation) float64 {
+func scaleOf(o desktopapi.Observation) float64 {
 	if o.Image.Scale <= 0 {
 		return 1
 	}
@@ -156,13 +156,13 @@ func scaleOf(o desktop.Observation) float64 {
 }
 
 // toImage maps display-global coordinates to the observation's image.
-func toImage(o desktop.Observation, x, y int) (int, int) {
+func toImage(o desktopapi.Observation, x, y int) (int, int) {
 	s := scaleOf(o)
 	return int(float64(x-o.Image.Origin[0]) * s), int(float64(y-o.Image.Origin[1]) * s)
 }
 
 // toDisplay maps image coordinates back to display-global ones.
-func toDisplay(o desktop.Observation, x, y int) (int, int) {
+func toDisplay(o desktopapi.Observation, x, y int) (int, int) {
 	s := scaleOf(o)
 	return o.Image.Origin[0] + int(float64(x)/s), o.Image.Origin[1] + int(float64(y)/s)
 }
@@ -176,7 +176,7 @@ type displayRect struct {
 }
 
 // displayRects lists the observed monitors' rectangles, display-global.
-func displayRects(o desktop.Observation) []displayRect {
+func displayRects(o desktopapi.Observation) []displayRect {
 	var out []displayRect
 	for i, m := range o.Monitors {
 		x, y := toDisplay(o, m.Bounds.X, m.Bounds.Y)
@@ -194,7 +194,7 @@ func (d *dataChannel) inputAction(ctx context.Context, r *request) (string, any,
 	if err != nil {
 		return "", nil, err
 	}
-	act := desktop.ActArgs{SettleMS: ptr(0), Modifiers: p.Modifiers}
+	act := desktopapi.ActArgs{SettleMS: ptr(0), Modifiers: p.Modifiers}
 	button := func(def string) string {
 		if p.Button != nil {
 			return *p.Button
@@ -288,7 +288,7 @@ func (d *dataChannel) inputAction(ctx context.Context, r *request) (string, any,
 	default:
 		return "", nil, errcode.New(errcode.FeatureNotSupported, "INPUT_ACTION %q is not supported", textsafe.Clip(p.Action, 32))
 	}
-	obs, err := d.observe(ctx, r, desktop.ObserveArgs{Monitor: ptr(-1), MaxEdge: desktop.MaxMaxEdge, Format: "jpeg", Quality: 10})
+	obs, err := d.observe(ctx, r, desktopapi.ObserveArgs{Monitor: ptr(-1), MaxEdge: desktopapi.MaxMaxEdge, Format: "jpeg", Quality: 10})
 	if err != nil {
 		return "", nil, err
 	}
@@ -324,8 +324,8 @@ func (d *dataChannel) inputAction(ctx context.Context, r *request) (string, any,
 	if err != nil {
 		return "", nil, err
 	}
-	rc := out.(desktop.ActResult).Receipt
-	if rc.Status != desktop.Accepted {
+	rc := out.(desktopapi.ActResult).Receipt
+	if rc.Status != desktopapi.Accepted {
 		if rc.Error != nil {
 			return "", nil, rc.Error
 		}
@@ -357,7 +357,7 @@ func (d *dataChannel) displayInfo(ctx context.Context, r *request) (string, any,
 
 func (d *dataChannel) cursorPosition(ctx context.Context, r *request) (string, any, error) {
 	// A small observation for the pointer: no screenshot a budget counts.
-	obs, err := d.observe(ctx, r, desktop.ObserveArgs{Monitor: ptr(-1), MaxEdge: desktop.MaxMaxEdge, Format: "jpeg", Quality: 10, Cursor: true})
+	obs, err := d.observe(ctx, r, desktopapi.ObserveArgs{Monitor: ptr(-1), MaxEdge: desktopapi.MaxMaxEdge, Format: "jpeg", Quality: 10, Cursor: true})
 	if err != nil {
 		return "", nil, err
 	}

@@ -3,16 +3,16 @@ package link
 import (
 	"context"
 	"encoding/json"
-	"github.com/hostlink/hostlink/internal/textsafe"
 	"path/filepath"
 	"strings"
 	"unicode/utf8"
 
-	"github.com/hostlink/hostlink/internal/commands"
+	"github.com/hostlink/hostlink/internal/commandapi"
 	"github.com/hostlink/hostlink/internal/errcode"
-	"github.com/hostlink/hostlink/internal/files"
+	"github.com/hostlink/hostlink/internal/fileapi"
 	"github.com/hostlink/hostlink/internal/link/wire"
 	"github.com/hostlink/hostlink/internal/ops"
+	"github.com/hostlink/hostlink/internal/textsafe"
 )
 
 // Runtime is what one session's data connection acts on: a registry whose
@@ -58,11 +58,11 @@ func (d *dataChannel) fileRead(ctx context.Context, r *request) (string, any, er
 		enc = "base64"
 	}
 	// The registry holds the read to the negotiated max_file_size_bytes.
-	out, err := r.call(ctx, files.ReadFileArgs{PathArgs: files.PathArgs{Path: p.Path}, Offset: p.Offset, Length: p.Length, Encoding: enc})
+	out, err := r.call(ctx, fileapi.ReadFileArgs{PathArgs: fileapi.PathArgs{Path: p.Path}, Offset: p.Offset, Length: p.Length, Encoding: enc})
 	if err != nil {
 		return "", nil, err
 	}
-	res := out.(files.ReadFileResult)
+	res := out.(fileapi.ReadFileResult)
 	// As upstream: a range that stops before the end of the file is
 	// truncated.
 	truncated := p.Length != nil && p.Offset+res.Length < res.SizeBytes
@@ -75,7 +75,7 @@ func (d *dataChannel) fileWrite(ctx context.Context, r *request) (string, any, e
 		return "", nil, err
 	}
 	// write_file's schema checks the encoding, as for every transport.
-	a := files.WriteFileArgs{PathArgs: files.PathArgs{Path: p.Path}, Content: p.Content, Encoding: p.Encoding, CreateParents: p.CreateParents}
+	a := fileapi.WriteFileArgs{PathArgs: fileapi.PathArgs{Path: p.Path}, Content: p.Content, Encoding: p.Encoding, CreateParents: p.CreateParents}
 	if _, err := r.call(ctx, a); err != nil {
 		return "", nil, err
 	}
@@ -87,11 +87,11 @@ func (d *dataChannel) fileStat(ctx context.Context, r *request) (string, any, er
 	if err != nil {
 		return "", nil, err
 	}
-	out, err := r.call(ctx, files.StatArgs{PathArgs: files.PathArgs{Path: p.Path}, FollowSymlinks: p.FollowSymlinks})
+	out, err := r.call(ctx, fileapi.StatArgs{PathArgs: fileapi.PathArgs{Path: p.Path}, FollowSymlinks: p.FollowSymlinks})
 	if err != nil {
 		return "", nil, err
 	}
-	res := out.(files.StatResult)
+	res := out.(fileapi.StatResult)
 	resp := wire.FileStatResponse{Exists: res.Exists, Path: res.AbsolutePath}
 	if resp.Path == "" {
 		resp.Path = d.abs(res.Path)
@@ -120,7 +120,7 @@ func (d *dataChannel) fileList(ctx context.Context, r *request) (string, any, er
 		return "", nil, err
 	}
 	// The protocol's entries carry size and mtime: details.
-	a := files.ListDirectoryArgs{Path: p.Path, Recursive: p.Recursive, IncludeHidden: p.IncludeHidden, Details: true}
+	a := fileapi.ListDirectoryArgs{Path: p.Path, Recursive: p.Recursive, IncludeHidden: p.IncludeHidden, Details: true}
 	if p.Glob != nil {
 		a.Glob = *p.Glob
 	}
@@ -134,7 +134,7 @@ func (d *dataChannel) fileList(ctx context.Context, r *request) (string, any, er
 	if err != nil {
 		return "", nil, err
 	}
-	res := out.(files.ListDirectoryResult)
+	res := out.(fileapi.ListDirectoryResult)
 	resp := wire.FileListResponse{Entries: make([]wire.FileListEntry, 0, len(res.Entries)), Truncated: res.Truncated}
 	for _, en := range res.Entries {
 		fe := wire.FileListEntry{Name: en.Name, Path: d.abs(en.Path), IsFile: en.Type == "file",
@@ -155,7 +155,7 @@ func (d *dataChannel) fileDelete(ctx context.Context, r *request) (string, any, 
 	if err != nil {
 		return "", nil, err
 	}
-	if _, err := r.call(ctx, files.DeleteArgs{PathArgs: files.PathArgs{Path: p.Path}, Recursive: p.Recursive, MissingOK: p.MissingOK}); err != nil {
+	if _, err := r.call(ctx, fileapi.DeleteArgs{PathArgs: fileapi.PathArgs{Path: p.Path}, Recursive: p.Recursive, MissingOK: p.MissingOK}); err != nil {
 		return "", nil, err
 	}
 	return wire.TypeAck, wire.AckPayload{OK: true}, nil
@@ -166,7 +166,7 @@ func (d *dataChannel) fileMove(ctx context.Context, r *request) (string, any, er
 	if err != nil {
 		return "", nil, err
 	}
-	if _, err := r.call(ctx, files.MoveArgs{Src: p.Src, Dst: p.Dst, Overwrite: p.Overwrite}); err != nil {
+	if _, err := r.call(ctx, fileapi.MoveArgs{Src: p.Src, Dst: p.Dst, Overwrite: p.Overwrite}); err != nil {
 		return "", nil, err
 	}
 	return wire.TypeAck, wire.AckPayload{OK: true}, nil
@@ -191,7 +191,7 @@ func (d *dataChannel) executeCommand(ctx context.Context, r *request) (string, a
 	// fits arrives whole, what does not is cut below.
 	// The registry caps the timeout at the negotiated
 	// command_timeout_seconds, which is also the default.
-	a := commands.RunArgs{Argv: p.Argv, Shell: p.Shell, Cwd: p.Cwd, Env: p.Env, InlineHead: budget + 1}
+	a := commandapi.RunArgs{Argv: p.Argv, Shell: p.Shell, Cwd: p.Cwd, Env: p.Env, InlineHead: budget + 1}
 	if p.Command != nil {
 		a.Command = *p.Command
 	}
@@ -209,7 +209,7 @@ func (d *dataChannel) executeCommand(ctx context.Context, r *request) (string, a
 	if err != nil {
 		return "", nil, err
 	}
-	rc := out.(commands.Receipt)
+	rc := out.(commandapi.Receipt)
 	res := wire.CommandResult{TimedOut: rc.TimedOut, DurationSeconds: rc.DurationSeconds, ExitCode: -1}
 	if rc.ExitCode != nil {
 		res.ExitCode = *rc.ExitCode

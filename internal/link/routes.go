@@ -4,6 +4,9 @@ import (
 	"context"
 
 	"github.com/hostlink/hostlink/internal/browse"
+	"github.com/hostlink/hostlink/internal/commandapi"
+	"github.com/hostlink/hostlink/internal/desktopapi"
+	"github.com/hostlink/hostlink/internal/fileapi"
 	"github.com/hostlink/hostlink/internal/link/wire"
 	"github.com/hostlink/hostlink/internal/ops"
 )
@@ -60,29 +63,29 @@ func (m *manager) routes() map[string]route {
 // routes are a session's data connection's.
 func (d *dataChannel) routes() map[string]route {
 	r := map[string]route{
-		wire.TypeFileRead:       {capability: ops.Files, op: "read_file", handle: d.fileRead},
-		wire.TypeFileWrite:      {capability: ops.Files, op: "write_file", mutating: true, handle: d.fileWrite},
-		wire.TypeFileStat:       {capability: ops.Files, op: "stat", handle: d.fileStat},
-		wire.TypeFileList:       {capability: ops.Files, op: "list_directory", handle: d.fileList},
-		wire.TypeFileDelete:     {capability: ops.Files, op: "delete", mutating: true, handle: d.fileDelete},
-		wire.TypeFileMove:       {capability: ops.Files, op: "move", mutating: true, handle: d.fileMove},
-		wire.TypeExecuteCommand: {capability: ops.Shell, op: "run_command", mutating: true, handle: d.executeCommand},
+		wire.TypeFileRead:       {capability: ops.Files, op: fileapi.OpReadFile, handle: d.fileRead},
+		wire.TypeFileWrite:      {capability: ops.Files, op: fileapi.OpWriteFile, mutating: true, handle: d.fileWrite},
+		wire.TypeFileStat:       {capability: ops.Files, op: fileapi.OpStat, handle: d.fileStat},
+		wire.TypeFileList:       {capability: ops.Files, op: fileapi.OpListDirectory, handle: d.fileList},
+		wire.TypeFileDelete:     {capability: ops.Files, op: fileapi.OpDelete, mutating: true, handle: d.fileDelete},
+		wire.TypeFileMove:       {capability: ops.Files, op: fileapi.OpMove, mutating: true, handle: d.fileMove},
+		wire.TypeExecuteCommand: {capability: ops.Shell, op: commandapi.OpRunCommand, mutating: true, handle: d.executeCommand},
 		// The operation is the one the request names.
 		wire.TypeOperationCall: {capability: CapOperations, mutating: true, handle: d.operationCall},
 	}
 	if d.rt.Computer {
 		for typ, rt := range map[string]route{
-			wire.TypeScreenshotRequest:       {op: "computer_observe", handle: d.screenshot},
-			wire.TypeInputAction:             {op: "computer_act", handle: d.inputAction},
-			wire.TypeDisplayInfoRequest:      {op: "computer_desktops", handle: d.displayInfo},
-			wire.TypeCursorPositionRequest:   {op: "computer_observe", handle: d.cursorPosition},
-			wire.TypeWindowListRequest:       {op: "computer_windows", handle: d.windowList},
-			wire.TypeWindowFocus:             {op: "computer_focus_window", handle: d.windowFocus},
-			wire.TypeAppListRequest:          {op: "computer_apps", handle: d.appList},
-			wire.TypeAppLaunch:               {op: "computer_launch_app", mutating: true, handle: d.appLaunch},
-			wire.TypeClipboardRead:           {op: "computer_clipboard_read", handle: d.clipboardRead},
-			wire.TypeClipboardWrite:          {op: "computer_clipboard_write", mutating: true, handle: d.clipboardWrite},
-			wire.TypePermissionsCheckRequest: {op: "computer_permissions", handle: d.permissionsCheck},
+			wire.TypeScreenshotRequest:       {op: desktopapi.OpObserve, handle: d.screenshot},
+			wire.TypeInputAction:             {op: desktopapi.OpAct, handle: d.inputAction},
+			wire.TypeDisplayInfoRequest:      {op: desktopapi.OpDesktops, handle: d.displayInfo},
+			wire.TypeCursorPositionRequest:   {op: desktopapi.OpObserve, handle: d.cursorPosition},
+			wire.TypeWindowListRequest:       {op: desktopapi.OpWindows, handle: d.windowList},
+			wire.TypeWindowFocus:             {op: desktopapi.OpFocusWindow, handle: d.windowFocus},
+			wire.TypeAppListRequest:          {op: desktopapi.OpApps, handle: d.appList},
+			wire.TypeAppLaunch:               {op: desktopapi.OpLaunchApp, mutating: true, handle: d.appLaunch},
+			wire.TypeClipboardRead:           {op: desktopapi.OpClipboardRead, handle: d.clipboardRead},
+			wire.TypeClipboardWrite:          {op: desktopapi.OpClipboardWrite, mutating: true, handle: d.clipboardWrite},
+			wire.TypePermissionsCheckRequest: {op: desktopapi.OpPermissions, handle: d.permissionsCheck},
 		} {
 			rt.capability = ops.ComputerUse
 			r[typ] = rt

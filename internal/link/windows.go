@@ -2,12 +2,12 @@ package link
 
 import (
 	"context"
-	"github.com/hostlink/hostlink/internal/textsafe"
 	"sync"
 
-	"github.com/hostlink/hostlink/internal/desktop"
+	"github.com/hostlink/hostlink/internal/desktopapi"
 	"github.com/hostlink/hostlink/internal/errcode"
 	"github.com/hostlink/hostlink/internal/link/wire"
+	"github.com/hostlink/hostlink/internal/textsafe"
 )
 
 // Windows: WINDOW_LIST_REQUEST, WINDOW_FOCUS and a screenshot's window_id,
@@ -42,17 +42,17 @@ func (t *windowTable) has(epoch int, id string) bool {
 
 // window resolves a wire window id handed out on this connection to the
 // service's current view of it (re-verified there: WINDOW_STALE if gone).
-func (d *dataChannel) window(ctx context.Context, r *request, id string) (desktop.ListedWindow, error) {
+func (d *dataChannel) window(ctx context.Context, r *request, id string) (desktopapi.ListedWindow, error) {
 	if !d.winIDs.has(d.c.State().Connects, id) {
-		return desktop.ListedWindow{}, staleWindow(id)
+		return desktopapi.ListedWindow{}, staleWindow(id)
 	}
-	out, err := r.helper(ctx, "computer_windows", desktop.WindowsArgs{WindowID: id})
+	out, err := r.helper(ctx, desktopapi.OpWindows, desktopapi.WindowsArgs{WindowID: id})
 	if err != nil {
-		return desktop.ListedWindow{}, err
+		return desktopapi.ListedWindow{}, err
 	}
-	res := out.(desktop.WindowsResult)
+	res := out.(desktopapi.WindowsResult)
 	if len(res.Windows) != 1 {
-		return desktop.ListedWindow{}, staleWindow(id)
+		return desktopapi.ListedWindow{}, staleWindow(id)
 	}
 	return res.Windows[0], nil
 }
@@ -69,7 +69,7 @@ func (d *dataChannel) windowList(ctx context.Context, r *request) (string, any, 
 	if err != nil {
 		return "", nil, err
 	}
-	a := desktop.WindowsArgs{IncludeMinimized: p.IncludeMinimized, IncludeOffscreen: p.IncludeOffscreen}
+	a := desktopapi.WindowsArgs{IncludeMinimized: p.IncludeMinimized, IncludeOffscreen: p.IncludeOffscreen}
 	if p.AppBundleID != nil {
 		a.App = *p.AppBundleID
 	}
@@ -77,7 +77,7 @@ func (d *dataChannel) windowList(ctx context.Context, r *request) (string, any, 
 	if err != nil {
 		return "", nil, err
 	}
-	res := out.(desktop.WindowsResult)
+	res := out.(desktopapi.WindowsResult)
 	resp := wire.WindowListResponse{Windows: make([]wire.WindowEntry, 0, len(res.Windows)), Truncated: res.Truncated}
 	ids := make([]string, 0, len(res.Windows))
 	for _, w := range res.Windows {
@@ -102,11 +102,11 @@ func (d *dataChannel) windowFocus(ctx context.Context, r *request) (string, any,
 	if !d.winIDs.has(d.c.State().Connects, p.WindowID) {
 		return "", nil, staleWindow(p.WindowID)
 	}
-	out, err := r.call(ctx, desktop.FocusWindowArgs{WindowID: p.WindowID})
+	out, err := r.call(ctx, desktopapi.FocusWindowArgs{WindowID: p.WindowID})
 	if err != nil {
 		return "", nil, err
 	}
-	return wire.TypeAck, wire.WindowFocused{OK: true, Focused: out.(desktop.FocusWindowResult).Focused}, nil
+	return wire.TypeAck, wire.WindowFocused{OK: true, Focused: out.(desktopapi.FocusWindowResult).Focused}, nil
 }
 
 // CodeWindowNotVisible: the window asked for in a screenshot is minimized

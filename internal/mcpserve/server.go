@@ -212,7 +212,7 @@ func encodeResult(out any) (encoded, error) {
 }
 
 // jsonAppender is implemented by results that encode themselves, with the
-// same bytes as encodeJSON but faster (files.ReadFileResult).
+// same bytes as encodeJSON but faster (fileapi.ReadFileResult).
 type jsonAppender interface {
 	AppendJSON(b []byte) ([]byte, error)
 }

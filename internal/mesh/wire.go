@@ -18,7 +18,7 @@ type Reply struct {
 }
 
 // jsonAppender is a result that encodes itself, faster than
-// encoding/json and to the same bytes (files.ReadFileResult).
+// encoding/json and to the same bytes (fileapi.ReadFileResult).
 type jsonAppender interface {
 	AppendJSON(b []byte) ([]byte, error)
 }

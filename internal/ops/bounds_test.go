@@ -8,6 +8,7 @@ import (
 
 	"github.com/hostlink/hostlink/internal/audit"
 	"github.com/hostlink/hostlink/internal/errcode"
+	"github.com/hostlink/hostlink/internal/opsapi"
 	"github.com/hostlink/hostlink/internal/policy"
 )
 
@@ -20,7 +21,7 @@ type blobArgs struct {
 
 func (a *blobArgs) Bound(b Bounds) error {
 	if n := int64(len(a.Put)); b.MaxContentBytes > 0 && n > b.MaxContentBytes {
-		return ContentTooLarge(n, b.MaxContentBytes)
+		return opsapi.ContentTooLarge(n, b.MaxContentBytes)
 	}
 	if b.MaxTimeout > 0 && (a.Timeout == 0 || a.Timeout > b.MaxTimeout.Seconds()) {
 		a.Timeout = b.MaxTimeout.Seconds()

@@ -15,8 +15,10 @@
 // and a transport that refuses a request before it reaches an operation
 // records that through Registry.Refuse.
 //
-// An operation is one file in its package: its request type, its
-// description (the request's Describe method, or a function registered
-// with it), its response type, its handler and its Register call with an
-// ops.Spec. See "Adding an operation" in docs/DESIGN.md.
+// An operation is one file in its package: its description (a function
+// registered with it, or its request's Describe method), its handler and
+// its Register call with an ops.Spec; its request and response types are
+// in the capability's types-only package (internal/fileapi,
+// internal/commandapi, internal/desktopapi) or, for the capabilities not
+// moved there yet, in that file too. See "Adding an operation" in docs/DESIGN.md.
 package ops

@@ -33,6 +33,28 @@ func AddIf[S, In, Out any](g *Group[S], when func(S) bool, spec Spec, h func(S, 
 	})
 }
 
+// AddDescribed is Add for an operation whose request goes to the handler
+// as decoded and is described by the function describe rather than a
+// Describe method: a request type in a types-only package (internal/*api)
+// cannot have one.
+func AddDescribed[S, In, Out any](g *Group[S], spec Spec, describe func(S, In, policy.DescribeContext) (policy.Action, error), h func(S, context.Context, *Call, In) (Out, error)) {
+	AddDescribedIf(g, nil, spec, describe, h)
+}
+
+// AddDescribedIf is AddDescribed for an operation offered only when
+// when(s) holds, as AddIf.
+func AddDescribedIf[S, In, Out any](g *Group[S], when func(S) bool, spec Spec, describe func(S, In, policy.DescribeContext) (policy.Action, error), h func(S, context.Context, *Call, In) (Out, error)) {
+	g.specs = append(g.specs, spec)
+	g.adds = append(g.adds, func(r *Registry, s S) {
+		if when != nil && !when(s) {
+			return
+		}
+		RegisterNormalized[In, In](r, spec, nil,
+			func(in In, dc policy.DescribeContext) (policy.Action, error) { return describe(s, in, dc) },
+			func(ctx context.Context, c *Call, in In) (Out, error) { return h(s, ctx, c, in) })
+	})
+}
+
 // AddNormalized declares an operation of g whose request is normalized
 // once, by normalize, into what both its description (describe) and its
 // handler take: see RegisterNormalized.

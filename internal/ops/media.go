@@ -2,16 +2,12 @@ package ops
 
 import (
 	"github.com/hostlink/hostlink/internal/errcode"
+	"github.com/hostlink/hostlink/internal/opsapi"
 )
 
 // Image is binary content that travels beside an operation's JSON result
-// (MCP image content, binary chunks on the platform link), never inside
-// its JSON text. Its bytes belong to the request: nothing keeps them once
-// the transport has sent them.
-type Image struct {
-	MIMEType string // image/png or image/jpeg
-	Data     []byte
-}
+// (see opsapi.Image, where result types in types-only packages find it).
+type Image = opsapi.Image
 
 // ImageResult is implemented by results that carry images, in a field the
 // JSON encoding skips.

@@ -1,4 +1,4 @@
-package files
+package fileapi
 
 import (
 	"encoding/base64"
@@ -6,12 +6,12 @@ import (
 	"testing"
 
 	"github.com/hostlink/hostlink/internal/errcode"
-	"github.com/hostlink/hostlink/internal/ops"
+	"github.com/hostlink/hostlink/internal/opsapi"
 )
 
 func TestWriteBound(t *testing.T) {
 	b64 := func(n int) string { return base64.StdEncoding.EncodeToString(make([]byte, n)) }
-	b := ops.Bounds{MaxContentBytes: 10}
+	b := opsapi.Bounds{MaxContentBytes: 10}
 	tests := []struct {
 		name string
 		args WriteFileArgs
@@ -30,7 +30,7 @@ func TestWriteBound(t *testing.T) {
 	for _, tt := range tests {
 		bb := b
 		if tt.name == "no bound" {
-			bb = ops.Bounds{}
+			bb = opsapi.Bounds{}
 		}
 		err := tt.args.Bound(bb)
 		if (err == nil) != tt.ok || (err != nil && errcode.CodeOf(err) != errcode.FileTooLarge) {
@@ -41,7 +41,7 @@ func TestWriteBound(t *testing.T) {
 
 func TestReadBound(t *testing.T) {
 	n := func(v int64) *int64 { return &v }
-	b := ops.Bounds{MaxContentBytes: 10}
+	b := opsapi.Bounds{MaxContentBytes: 10}
 	// A whole-file read stops one byte past the bound.
 	var whole ReadFileArgs
 	if err := whole.Bound(b); err != nil || whole.Length == nil || *whole.Length != 11 {
@@ -53,7 +53,7 @@ func TestReadBound(t *testing.T) {
 	if r := (ReadFileArgs{Length: n(11)}); errcode.CodeOf(r.Bound(b)) != errcode.FileTooLarge {
 		t.Error("a range past the limit")
 	}
-	if r := (ReadFileArgs{}); r.Bound(ops.Bounds{}) != nil || r.Length != nil {
+	if r := (ReadFileArgs{}); r.Bound(opsapi.Bounds{}) != nil || r.Length != nil {
 		t.Error("no bound changed the read")
 	}
 }

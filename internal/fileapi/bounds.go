@@ -1,23 +1,23 @@
-package files
+package fileapi
 
 import (
 	"encoding/base64"
 	"strings"
 
-	"github.com/hostlink/hostlink/internal/ops"
+	"github.com/hostlink/hostlink/internal/opsapi"
 )
 
 // Bound limits a read to the connection's content bound: a range asking
 // for more is refused before the file is opened, and a whole-file read
 // stops one byte past the bound, enough for the registry to tell it is
 // too large (ReadFileResult.ContentBytes).
-func (a *ReadFileArgs) Bound(b ops.Bounds) error {
+func (a *ReadFileArgs) Bound(b opsapi.Bounds) error {
 	if b.MaxContentBytes <= 0 {
 		return nil
 	}
 	if a.Length != nil {
 		if *a.Length > b.MaxContentBytes {
-			return ops.ContentTooLarge(*a.Length, b.MaxContentBytes)
+			return opsapi.ContentTooLarge(*a.Length, b.MaxContentBytes)
 		}
 		return nil
 	}
@@ -31,12 +31,12 @@ func (r ReadFileResult) ContentBytes() int64 { return r.Length }
 
 // Bound refuses content larger than the connection's bound before the
 // write is judged or done.
-func (a *WriteFileArgs) Bound(b ops.Bounds) error {
+func (a *WriteFileArgs) Bound(b opsapi.Bounds) error {
 	if b.MaxContentBytes <= 0 {
 		return nil
 	}
 	if n := decodedSize(a.Content, a.Encoding); n > b.MaxContentBytes {
-		return ops.ContentTooLarge(n, b.MaxContentBytes)
+		return opsapi.ContentTooLarge(n, b.MaxContentBytes)
 	}
 	return nil
 }

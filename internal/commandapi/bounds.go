@@ -1,10 +1,10 @@
-package commands
+package commandapi
 
-import "github.com/hostlink/hostlink/internal/ops"
+import "github.com/hostlink/hostlink/internal/opsapi"
 
 // Bound caps the timeout at the connection's: a request asking for none
 // (the configured default) or a longer one runs at most that long.
-func (a *RunArgs) Bound(b ops.Bounds) error {
+func (a *RunArgs) Bound(b opsapi.Bounds) error {
 	if b.MaxTimeout <= 0 {
 		return nil
 	}

@@ -1,31 +1,14 @@
-package desktop
+package desktopapi
 
 import (
-	"encoding/json"
-	"fmt"
-	"unicode/utf8"
-
-	"github.com/hostlink/hostlink/internal/approvals"
 	"github.com/hostlink/hostlink/internal/desktop/native"
 	"github.com/hostlink/hostlink/internal/errcode"
-	"github.com/hostlink/hostlink/internal/ops"
-	"github.com/hostlink/hostlink/internal/policy"
+	"github.com/hostlink/hostlink/internal/opsapi"
 )
 
 // DesktopsArgs is computer_desktops' request.
 type DesktopsArgs struct {
 	Windows bool `json:"windows,omitempty" jsonschema:"also list each desktop's top-level windows"`
-}
-
-func init() {
-	ops.Add(&computerOps, spec("computer_desktops", "Computer desktops",
-		"The desktops reachable now: monitors (native geometry and scale), optionally windows, and per-operation readiness with a reason code when not ready (no_display, wayland, wsl2, permission_pending, session_locked, …).",
-		policy.ComputerObserve, ops.Spec{NoAsk: true, ReadOnly: true, Idempotent: true}), value((*Service).desktops))
-}
-
-// Describe implements policy.Describer.
-func (a DesktopsArgs) Describe(dc policy.DescribeContext) (policy.Action, error) {
-	return describeArgs(dc, "", a), nil
 }
 
 // DesktopsResult is computer_desktops' response.
@@ -79,17 +62,6 @@ type ObserveArgs struct {
 	Accessibility bool    `json:"accessibility,omitempty" jsonschema:"include bounded accessibility text where the platform has it"`
 }
 
-func init() {
-	ops.Add(&computerOps, spec("computer_observe", "Observe the screen",
-		"Capture a monitor, all monitors stitched, or a region inside an earlier observation's image, as an image (returned as image content, not in the JSON) scaled down to max_edge (default 1280; a region zooms in). Returns an observation_id for computer_act (valid two minutes, used once), window references and, if asked, accessibility text. All coordinates are the image's pixels; hostlink maps them exactly to the screen's.",
-		policy.ComputerObserve, ops.Spec{Budget: ScreenshotBudget, ReadOnly: true}), value((*Service).observe))
-}
-
-// Describe implements policy.Describer.
-func (a ObserveArgs) Describe(dc policy.DescribeContext) (policy.Action, error) {
-	return describeArgs(dc, a.Desktop, a), nil
-}
-
 // ImageInfo describes the image returned beside the JSON.
 type ImageInfo struct {
 	MIMEType    string  `json:"mime_type"`
@@ -137,11 +109,12 @@ type Observation struct {
 	Cursor        *Point         `json:"cursor,omitempty" jsonschema:"pointer position when inside the image"`
 	Accessibility *Accessibility `json:"accessibility,omitempty"`
 
-	images []ops.Image
+	// Images are the image itself, which travels beside the JSON.
+	Images []opsapi.Image `json:"-"`
 }
 
 // ResultImages hands the image to the transport.
-func (o Observation) ResultImages() []ops.Image { return o.images }
+func (o Observation) ResultImages() []opsapi.Image { return o.Images }
 
 // ActArgs is computer_act's request.
 type ActArgs struct {
@@ -160,65 +133,6 @@ type ActArgs struct {
 	Modifiers     []string `json:"modifiers,omitempty" jsonschema:"held during click or scroll: shift, ctrl, alt, super"`
 	WindowRef     string   `json:"window_ref,omitempty" jsonschema:"focus: a window reference from the observation"`
 	SettleMS      *int     `json:"settle_ms,omitempty" min:"0" max:"5000" jsonschema:"wait before the new observation, 0-5000 ms (default 150)"`
-}
-
-func init() {
-	ops.Add(&computerOps, spec("computer_act", "Act on the screen",
-		"Click, move, drag, scroll, type literal text, press a key chord or focus a window, at image coordinates of the named observation, which this consumes. Refused without dispatch if the reference is expired, used or foreign, or if focus, geometry or session drifted. Returns a receipt (accepted means the OS took the input, not that an application acted) and a fresh observation.",
-		policy.Computer, ops.Spec{Destructive: true}), value((*Service).act))
-}
-
-// Describe implements policy.Describer: the input with the window it
-// would reach and where. An approval binds the input to that window and
-// those coordinates, not to the observation it names: a platform's
-// INPUT_ACTION observes afresh for every attempt, and a retry after the
-// approval must still match while the same window is under the same point.
-func (a ActArgs) Describe(dc policy.DescribeContext) (policy.Action, error) {
-	var act policy.Action
-	target, err := dc.Window(a.ObservationID, a.X, a.Y, a.WindowRef)
-	if err != nil {
-		// The act would be refused for it: refused before asking.
-		act.Refuse, target = err, "unknown observation"
-	}
-	act.Add("Action", a.Action)
-	act.Add("Target", target)
-	where := ""
-	if a.X != nil && a.Y != nil {
-		where = fmt.Sprintf("(%d, %d) in image coordinates", *a.X, *a.Y)
-		act.Add("At", where)
-	}
-	if a.Path != nil {
-		act.Add("Drag path", policy.Compact(a.Path))
-	}
-	act.Add("Button", a.Button)
-	if a.Count > 0 {
-		act.Add("Clicks", fmt.Sprint(a.Count))
-	}
-	if a.DX != 0 || a.DY != 0 {
-		act.Add("Scroll", fmt.Sprintf("dx %d, dy %d", a.DX, a.DY))
-	}
-	act.Add("Text to type", a.Text)
-	act.Add("Keys", a.Keys)
-	if a.Modifiers != nil {
-		act.Add("Modifiers", policy.Compact(a.Modifiers))
-	}
-	act.Add("Window", a.WindowRef)
-	act.Add("Observation", a.ObservationID)
-	marks := actMarks(a)
-	act.Image = &approvals.Image{ObservationID: a.ObservationID, Marks: marks, Window: target, Text: a.Text}
-	if png, w, h, ok := dc.ActImage(a.ObservationID, marks); ok {
-		act.PNG, act.Image.Width, act.Image.Height = png, w, h
-	}
-	act.Summary = fmt.Sprintf("computer_act %s %s on %s", a.Action, where, target)
-	if a.Text != "" {
-		act.Summary += fmt.Sprintf(" (types %d characters)", utf8.RuneCountInString(a.Text))
-	}
-	var bound map[string]any
-	json.Unmarshal([]byte(policy.Compact(a)), &bound)
-	delete(bound, "observation_id")
-	bound["target"] = target
-	act.Binding = bound
-	return act, nil
 }
 
 // Receipt statuses.
@@ -246,9 +160,9 @@ type ActResult struct {
 }
 
 // ResultImages hands the fresh observation's image to the transport.
-func (a ActResult) ResultImages() []ops.Image {
+func (a ActResult) ResultImages() []opsapi.Image {
 	if a.Observation == nil {
 		return nil
 	}
-	return a.Observation.images
+	return a.Observation.Images
 }

@@ -1,4 +1,4 @@
-package files
+package fileapi
 
 import (
 	"encoding/json"
