@@ -95,6 +95,12 @@ func (c *config) scenarios(cl client, d *dataset, servers []*server) []*scenario
 	search := mk("search", fmt.Sprintf("search a literal in the %d-file tree (%d files match)", d.TreeN, d.NeedleN), c.Tree)
 	cmd1 := mk("cmd_trivial", "run a trivial command (`echo hi` via sh), unsandboxed", c.Small)
 	cmd1s := mk("cmd_trivial_sandboxed", "run a trivial command (`echo hi` via sh), sandboxed", c.Small)
+	// Command start: `true` does nothing, so these rows are the cost of
+	// starting a command, with and without a shell and a sandbox.
+	trueArgv := mk("cmd_true_argv", "start `true` (argv, no shell), unsandboxed", c.Small)
+	trueArgvS := mk("cmd_true_argv_sandboxed", "start `true` (argv, no shell), sandboxed", c.Small)
+	trueSh := mk("cmd_true_shell", "start `true` through sh, unsandboxed", c.Small)
+	trueShS := mk("cmd_true_shell_sandboxed", "start `true` through sh, sandboxed", c.Small)
 	cmd2 := mk("cmd_big_output", fmt.Sprintf("run a command printing %s", human(c.CmdBytes)), c.BigCommand)
 
 	wantGlob := func(text string) error {
@@ -151,6 +157,10 @@ func (c *config) scenarios(cl client, d *dataset, servers []*server) []*scenario
 			set(search, s, "search_text", call("search_text", map[string]any{"path": d.Tree, "query": d.Needle, "max_matches": 100000}, wantSearch))
 			set(cmd1, s, "run_command (command+shell sh, sandbox off)", call("run_command", map[string]any{"command": cmdSmall, "shell": "sh", "sandbox": "off"}, nil))
 			set(cmd1s, s, "run_command (command+shell sh, default sandbox)", call("run_command", map[string]any{"command": cmdSmall, "shell": "sh"}, nil))
+			set(trueArgv, s, "run_command (argv, sandbox off)", call("run_command", map[string]any{"argv": []string{"true"}, "sandbox": "off"}, nil))
+			set(trueArgvS, s, "run_command (argv, default sandbox)", call("run_command", map[string]any{"argv": []string{"true"}}, nil))
+			set(trueSh, s, "run_command (command+shell sh, sandbox off)", call("run_command", map[string]any{"command": "true", "shell": "sh", "sandbox": "off"}, nil))
+			set(trueShS, s, "run_command (command+shell sh, default sandbox)", call("run_command", map[string]any{"command": "true", "shell": "sh"}, nil))
 			set(cmd2, s, "run_command (command+shell sh)", call("run_command", map[string]any{"command": cmdBig, "shell": "sh", "timeout_seconds": 600}, nil))
 		case "server-filesystem":
 			set(echo, s, "list_allowed_directories", call("list_allowed_directories", map[string]any{}, nil))
@@ -163,7 +173,9 @@ func (c *config) scenarios(cl client, d *dataset, servers []*server) []*scenario
 			search.na[s.Name] = "no content-search tool (search_files matches names only)"
 			cmd1.na[s.Name] = "no process tools"
 			cmd1s.na[s.Name] = "no process tools"
-			cmd2.na[s.Name] = "no process tools"
+			for _, sc := range []*scenario{trueArgv, trueArgvS, trueSh, trueShS, cmd2} {
+				sc.na[s.Name] = "no process tools"
+			}
 		case "desktop-commander":
 			set(echo, s, "list_sessions", call("list_sessions", map[string]any{}, nil))
 			set(read4, s, "read_file", call("read_file", map[string]any{"path": abs(s, d.Small), "length": 100000000}, nil))
@@ -176,6 +188,10 @@ func (c *config) scenarios(cl client, d *dataset, servers []*server) []*scenario
 				"path": treeAbs, "pattern": d.Needle, "searchType": "content", "literalSearch": true, "ignoreCase": false, "contextLines": 0}))
 			set(cmd1, s, "start_process", dcProcess(cmdSmall))
 			cmd1s.na[s.Name] = "no sandbox (its blocklist is not one)"
+			trueArgv.na[s.Name] = "start_process takes a shell command line only (no argv form)"
+			trueArgvS.na[s.Name] = "start_process takes a shell command line only (no argv form)"
+			set(trueSh, s, "start_process", dcProcess("true"))
+			trueShS.na[s.Name] = "no sandbox (its blocklist is not one)"
 			set(cmd2, s, "start_process", dcProcess(cmdBig))
 		}
 	}
@@ -219,7 +235,13 @@ func (c *config) scenarios(cl client, d *dataset, servers []*server) []*scenario
 	cmd1.limit, cmd1.limitD = execLimit(cmdSmall), "exec sh -c"
 	cmd1s.limit, cmd1s.limitD = execLimit(cmdSmall), "exec sh -c (unconfined)"
 	cmd2.limit, cmd2.limitD = execLimit(cmdBig), "exec sh -c, stdout discarded"
-	return append([]*scenario{echo, read4, read10, write4, list, glob, search, cmd1, cmd1s, cmd2}, c.desktopScenarios(cl, servers, mk)...)
+	execTrue := func() error { return exec.Command("true").Run() }
+	trueArgv.limit, trueArgv.limitD = execTrue, "exec true"
+	trueArgvS.limit, trueArgvS.limitD = execTrue, "exec true (unconfined)"
+	trueSh.limit, trueSh.limitD = execLimit("true"), "exec sh -c true"
+	trueShS.limit, trueShS.limitD = execLimit("true"), "exec sh -c true (unconfined)"
+	return append([]*scenario{echo, read4, read10, write4, list, glob, search,
+		trueArgv, trueArgvS, trueSh, trueShS, cmd1, cmd1s, cmd2}, c.desktopScenarios(cl, servers, mk)...)
 }
 
 var sessionRE = regexp.MustCompile(`session: (\S+)`)
