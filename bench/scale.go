@@ -41,16 +41,17 @@ type scaleConfig struct {
 	CmdReps     int   `json:"reps_command"`
 	Sessions    int   `json:"platform_sessions"`
 	SessionOps  int   `json:"ops_per_session"` // write+read pairs
+	LongCalls   int   `json:"long_session_calls"`
 }
 
 func fullScale() scaleConfig {
 	return scaleConfig{HTTPClients: 32, HTTPCalls: 200, TreeFiles: 1000000, TreeReps: 3,
-		CmdBytes: 1 << 30, CmdReps: 3, Sessions: 8, SessionOps: 100}
+		CmdBytes: 1 << 30, CmdReps: 3, Sessions: 8, SessionOps: 100, LongCalls: 10000}
 }
 
 func quickScale() scaleConfig {
 	return scaleConfig{HTTPClients: 4, HTTPCalls: 5, TreeFiles: 2000, TreeReps: 1,
-		CmdBytes: 4 << 20, CmdReps: 1, Sessions: 2, SessionOps: 3}
+		CmdBytes: 4 << 20, CmdReps: 1, Sessions: 2, SessionOps: 3, LongCalls: 60}
 }
 
 // metric is one measured quantity.
@@ -123,6 +124,10 @@ func runScale(ctx context.Context, sc scaleConfig, runs func(key string) bool, b
 	if runs("cmd_huge_output") {
 		rc := &scaleResult{Key: "cmd_huge_output", Title: fmt.Sprintf("run_command printing %s", human(int(sc.CmdBytes)))}
 		add(rc, scaleCommand(ctx, rc, sc, d, tmp))
+	}
+	if runs("long_session") {
+		rl := &scaleResult{Key: "long_session", Title: fmt.Sprintf("one session, %d mixed calls (read, write, stat, list, search, `true`)", sc.LongCalls)}
+		add(rl, scaleLongSession(ctx, rl, sc, d, root))
 	}
 	if runs("platform_sessions") {
 		rp := &scaleResult{Key: "platform_sessions", Title: fmt.Sprintf("%d concurrent platform sessions, %d × (write 4 KiB + read it) each", sc.Sessions, sc.SessionOps)}
