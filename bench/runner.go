@@ -223,7 +223,7 @@ func runClient(ctx context.Context, cfg config, cl client, servers []*server, d 
 			ss := rn.ss
 			var s0, c0 time.Duration
 			if ss != nil {
-				ss.received() // what earlier work received is not this run's
+				received(scn, rn.name, ss) // what earlier work received is not this run's
 				s0, c0 = treeCPU(ss.pid()), procCPU(ss.clientPID())
 			}
 			el, err := timeOp(&ss, func() error { return rn.fn(c) })
@@ -234,7 +234,7 @@ func runClient(ctx context.Context, cfg config, cl client, servers []*server, d 
 					cpu[rn.name] = cs
 				}
 				cs.add(el, treeCPU(ss.pid())-s0, procCPU(ss.clientPID())-c0)
-				size[rn.name] = ss.received()
+				size[rn.name] = received(scn, rn.name, ss)
 			}
 			spent[rn.name] += el
 			if err != nil && c.Err() != nil {
@@ -298,6 +298,15 @@ func runClient(ctx context.Context, cfg config, cl client, servers []*server, d 
 		logf("%s done", scn.Key)
 	}
 	return results, failed
+}
+
+// received is what the tools returned to server name's session in scn
+// since the last look: on ss, or on the session of scn's own for it.
+func received(scn *scenario, name string, ss session) int64 {
+	if f := scn.received[name]; f != nil {
+		return f()
+	}
+	return ss.received()
 }
 
 // measureRSS starts a fresh server, measures its tree's RSS after

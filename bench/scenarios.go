@@ -73,6 +73,9 @@ type scenario struct {
 	na     map[string]string // server name -> why n/a
 	limit  func() error      // the same work done directly; nil = no limit
 	limitD string
+	// received, for a server whose op uses a session of its own rather
+	// than the one it is given: that session's received.
+	received map[string]func() int64
 }
 
 func (c *config) scenarios(cl client, d *dataset, servers []*server) []*scenario {
