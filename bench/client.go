@@ -26,6 +26,10 @@ type session interface {
 	listTools(ctx context.Context) error
 	// images is how many image blocks the last call's result had.
 	images() int
+	// received is the size in bytes of the content of the results received
+	// since the last call to received: each result's content array as
+	// JSON, which is what reaches the model.
+	received() int64
 	// pid is the server process's.
 	pid() int
 	// clientPID is the process the client library runs in (0: this one).

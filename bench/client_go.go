@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -33,6 +34,9 @@ type goSession struct {
 	cmd    *exec.Cmd
 	cs     *mcp.ClientSession
 	nimage int // image blocks in the last call's result
+	// pending holds the contents received since the last received call;
+	// they are sized then, outside the timed work.
+	pending [][]mcp.Content
 }
 
 func (goClient) start(ctx context.Context, s *server) (session, error) {
@@ -75,6 +79,30 @@ func (ss *goSession) images() int { return ss.nimage }
 
 func (ss *goSession) relay() time.Duration { return 0 }
 
+func (ss *goSession) received() int64 {
+	var n int64
+	for _, c := range ss.pending {
+		n += contentSize(c)
+	}
+	ss.pending = nil
+	return n
+}
+
+// contentSize is the length of a result's content array as JSON, encoded
+// as the TypeScript driver's JSON.stringify does (no HTML escaping).
+func contentSize(c []mcp.Content) int64 {
+	if c == nil {
+		c = []mcp.Content{}
+	}
+	var b bytes.Buffer
+	e := json.NewEncoder(&b)
+	e.SetEscapeHTML(false)
+	if err := e.Encode(c); err != nil {
+		return 0
+	}
+	return int64(b.Len() - 1) // Encode's newline
+}
+
 func (ss *goSession) close() {
 	if ss.cmd.Process != nil {
 		killTree(ss.cmd.Process.Pid)
@@ -91,6 +119,7 @@ func (ss *goSession) call(ctx context.Context, tool string, args map[string]any,
 	if res.IsError {
 		return "", fmt.Errorf("%s %s: tool error: %s", ss.s.Name, tool, truncate(resultText(res), 300))
 	}
+	ss.pending = append(ss.pending, res.Content)
 	ss.nimage = 0
 	for _, c := range res.Content {
 		if _, ok := c.(*mcp.ImageContent); ok {

@@ -62,6 +62,7 @@ type tsSession struct {
 	readErr error
 	spent   time.Duration // relay time so far
 	nimage  int           // image blocks in the last call's result
+	bytes   int64         // content bytes received since the last received call
 }
 
 type tsReply struct {
@@ -71,6 +72,7 @@ type tsReply struct {
 	PID     int     `json:"pid"`
 	IsError bool    `json:"isError"`
 	Images  int     `json:"images"`
+	Bytes   int64   `json:"bytes"`
 	Text    *string `json:"text"`
 	Tools   []struct {
 		Name        string          `json:"name"`
@@ -229,6 +231,9 @@ func (ss *tsSession) call(ctx context.Context, tool string, args map[string]any,
 	if rep.Text != nil {
 		text = *rep.Text
 	}
+	ss.mu.Lock()
+	ss.bytes += rep.Bytes
+	ss.mu.Unlock()
 	if rep.IsError {
 		return "", fmt.Errorf("%s %s: tool error: %s", ss.s.Name, tool, truncate(text, 300))
 	}
@@ -236,6 +241,14 @@ func (ss *tsSession) call(ctx context.Context, tool string, args map[string]any,
 	ss.nimage = rep.Images
 	ss.mu.Unlock()
 	return text, nil
+}
+
+func (ss *tsSession) received() int64 {
+	ss.mu.Lock()
+	defer ss.mu.Unlock()
+	n := ss.bytes
+	ss.bytes = 0
+	return n
 }
 
 func (ss *tsSession) images() int {

@@ -29,10 +29,29 @@ type daemon struct {
 // platform's folder browser starts at HOME), serving root as the
 // workdir, commands enabled, and with extra arguments (a platform link).
 func startDaemon(ctx context.Context, bin, home, root string, extra ...string) (*daemon, error) {
+	return startDaemonWith(ctx, bin, home, root, "", nil, extra...)
+}
+
+// startDaemonWith is startDaemon with more config.toml (appended to the
+// benchmark's) and more environment.
+func startDaemonWith(ctx context.Context, bin, home, root, config string, moreEnv []string, extra ...string) (*daemon, error) {
 	if err := writeHostlinkConfig(home); err != nil {
 		return nil, err
 	}
-	env := append(baseEnv(home), "HOSTLINK_HOME="+home)
+	if config != "" {
+		f, err := os.OpenFile(filepath.Join(home, "config", "config.toml"), os.O_APPEND|os.O_WRONLY, 0)
+		if err != nil {
+			return nil, err
+		}
+		_, err = f.WriteString(config)
+		if cerr := f.Close(); err == nil {
+			err = cerr
+		}
+		if err != nil {
+			return nil, err
+		}
+	}
+	env := append(append(baseEnv(home), "HOSTLINK_HOME="+home), moreEnv...)
 	args := append([]string{"serve", "--allowed-root", root, "--listen", "127.0.0.1:0", "--enable-shell"}, extra...)
 	cmd := exec.Command(bin, args...)
 	cmd.Env = env

@@ -101,6 +101,14 @@ func (r *desktopRoute) startHostlink(ctx context.Context, base *server, env ...s
 	return nil
 }
 
+// received is the route session's received (0 before it started).
+func (r *desktopRoute) received() int64 {
+	if r.ss == nil {
+		return 0
+	}
+	return r.ss.received()
+}
+
 // call runs one tool on the route's session; an error result is an error.
 // It returns the result's text and how many images it had.
 func (r *desktopRoute) call(ctx context.Context, tool string, args map[string]any) (string, int, error) {
@@ -314,6 +322,8 @@ func (c *config) desktopScenarios(cl client, servers []*server, mk func(key, tit
 		obs.tools["hostlink"] = "computer_observe"
 		act.ops["hostlink"] = func(ctx context.Context, _ session) error { return r.act(ctx) }
 		act.tools["hostlink"] = "computer_act (move)"
+		recv := map[string]func() int64{"hostlink": r.received}
+		obs.received, act.received = recv, recv
 	}
 	return out
 }

@@ -206,6 +206,10 @@ func (r *report) table(results []*result) string {
 			fmt.Fprintf(&b, "- %s — %s\n", res.Key, strings.Join(parts, "; "))
 		}
 	}
+	if sz := r.sizes(results); sz != "" {
+		b.WriteString("\nResponse size (bytes of what the tools returned: each result's content array as JSON, as the client received it; " +
+			"for a scenario of several calls, their sum):\n\n" + sz)
+	}
 	if bd := r.breakdown(results); bd != "" {
 		b.WriteString("\nWhere the time goes (means per call, ms: the wall time as timed, CPU used by the server's process tree " +
 			"and by the client's process, and the rest, when neither was on a CPU: pipe and scheduler wake-ups, " +
@@ -219,6 +223,43 @@ func (r *report) table(results []*result) string {
 		b.WriteString("\nNot measured / errors:\n\n" + strings.Join(notes, "\n") + "\n")
 	}
 	return b.String()
+}
+
+// sizes renders the response size of every scenario where one was measured.
+func (r *report) sizes(results []*result) string {
+	var b strings.Builder
+	for _, res := range results {
+		row, seen := "| "+res.Key, false
+		for _, name := range r.names {
+			c := res.Cells[name]
+			switch {
+			case c != nil && c.Bytes != nil:
+				row += " | " + fmtBytes(*c.Bytes)
+				seen = true
+			case c != nil && c.NA != "":
+				row += " | n/a"
+			default:
+				row += " | —"
+			}
+		}
+		if !seen {
+			continue
+		}
+		if b.Len() == 0 {
+			b.WriteString("| scenario | " + strings.Join(r.names, " | ") + " |\n|---" + strings.Repeat("|---", len(r.names)) + "|\n")
+		}
+		b.WriteString(row + " |\n")
+	}
+	return b.String()
+}
+
+// fmtBytes writes n in bytes with thousands separators.
+func fmtBytes(n int64) string {
+	s := fmt.Sprint(n)
+	for i := len(s) - 3; i > 0; i -= 3 {
+		s = s[:i] + "," + s[i:]
+	}
+	return s + " B"
 }
 
 // breakdownKeys are the scenarios whose time is broken down in the report.

@@ -14,8 +14,11 @@ type cell struct {
 	Summary *summary  `json:"summary,omitempty"`
 	Samples []float64 `json:"samples,omitempty"`
 	CPU     *cpuMeans `json:"cpu,omitempty"`
-	NA      string    `json:"na,omitempty"`
-	Error   string    `json:"error,omitempty"`
+	// Bytes is the size of what the tools returned in the last run: the
+	// content of each result as JSON, summed over a scenario's calls.
+	Bytes *int64 `json:"response_bytes,omitempty"`
+	NA    string `json:"na,omitempty"`
+	Error string `json:"error,omitempty"`
 }
 
 type result struct {
@@ -213,12 +216,14 @@ func runClient(ctx context.Context, cfg config, cl client, servers []*server, d 
 		// timed runs one op under the per-op timeout. A timeout is reported in
 		// the cell; it fails the run only in quick mode (where it means a hang).
 		cpu := map[string]*cpuSplit{}
+		size := map[string]int64{}
 		timed := func(rn runner) (time.Duration, error) {
 			c, cancel := context.WithTimeout(ctx, cfg.OpTimeout)
 			defer cancel()
 			ss := rn.ss
 			var s0, c0 time.Duration
 			if ss != nil {
+				received(scn, rn.name, ss) // what earlier work received is not this run's
 				s0, c0 = treeCPU(ss.pid()), procCPU(ss.clientPID())
 			}
 			el, err := timeOp(&ss, func() error { return rn.fn(c) })
@@ -229,6 +234,7 @@ func runClient(ctx context.Context, cfg config, cl client, servers []*server, d 
 					cpu[rn.name] = cs
 				}
 				cs.add(el, treeCPU(ss.pid())-s0, procCPU(ss.clientPID())-c0)
+				size[rn.name] = received(scn, rn.name, ss)
 			}
 			spent[rn.name] += el
 			if err != nil && c.Err() != nil {
@@ -281,13 +287,26 @@ func runClient(ctx context.Context, cfg config, cl client, servers []*server, d 
 				if rn.name == "limit" {
 					tools = scn.limitD
 				}
-				r.Cells[rn.name] = &cell{Tools: tools, Summary: summarize(samples[rn.name], "ms"), Samples: samples[rn.name], CPU: cpu[rn.name].mean()}
+				c := &cell{Tools: tools, Summary: summarize(samples[rn.name], "ms"), Samples: samples[rn.name], CPU: cpu[rn.name].mean()}
+				if n, ok := size[rn.name]; ok {
+					c.Bytes = &n
+				}
+				r.Cells[rn.name] = c
 			}
 		}
 		results = append(results, r)
 		logf("%s done", scn.Key)
 	}
 	return results, failed
+}
+
+// received is what the tools returned to server name's session in scn
+// since the last look: on ss, or on the session of scn's own for it.
+func received(scn *scenario, name string, ss session) int64 {
+	if f := scn.received[name]; f != nil {
+		return f()
+	}
+	return ss.received()
 }
 
 // measureRSS starts a fresh server, measures its tree's RSS after

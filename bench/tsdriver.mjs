@@ -12,7 +12,8 @@
 //   {"id":2,"op":"list_tools"}
 //       -> {"id":2,"ns":N,"tools":[{"name":..,"inputSchema":{..}}]}
 //   {"id":3,"op":"call","tool":"read_file","args":{..},"text":true,"timeout_ms":150000}
-//       -> {"id":3,"ns":N,"isError":false,"text":".."}   text only when asked
+//       -> {"id":3,"ns":N,"isError":false,"bytes":B,"text":".."}   text only when asked;
+//          B is the size of the result's content array as JSON (UTF-8)
 //   {"id":4,"op":"close"} -> {"id":4,"ns":N}, then exit
 //
 // A failed request replies {"id":..,"error":".."}.
@@ -86,6 +87,7 @@ async function handle(req) {
       const out = { ns: el, isError: !!res.isError };
       if (req.text || res.isError) out.text = resultText(res);
       out.images = (res.content ?? []).filter((c) => c.type === "image").length;
+      out.bytes = Buffer.byteLength(JSON.stringify(res.content ?? []));
       return out;
     }
     case "close": {
