@@ -118,15 +118,17 @@ func (s *sysProc) release() {}
 // the main process was left before the signal: a running process, or a
 // zombie hostlink has yet to reap (zombies of other parents go with them).
 func (s *sysProc) signal(sig syscall.Signal) (alive bool) {
-	if s.knownGone() && tracker.noOrphans() {
-		// Once the main process has exited, whatever is left of its tree
-		// is below an orphan reparented to hostlink, its subreaper, and
-		// outside hostlink's group (the command has a session of its
-		// own). With none, and, to be sure, none of the descendants seen
-		// before alive, only members of the group that never descended
-		// from it could be left, and the group kill reaches them: no need
-		// to read the whole process table, which is most of a short
-		// command's cost in the daemon.
+	s.mu.Lock()
+	exited := s.exited
+	s.mu.Unlock()
+	if exited && tracker.noOrphans() {
+		// Once the main process has exited, whatever is left of its tree,
+		// descendants seen before included, is below an orphan reparented
+		// to hostlink, its subreaper, and outside hostlink's group (the
+		// command has a session of its own). With none, only members of
+		// the group that never descended from it could be left, and the
+		// group kill reaches them: no need to read the whole process
+		// table, which is most of a short command's cost in the daemon.
 		unix.Kill(-s.pid, sig)
 		return false
 	}
@@ -149,22 +151,6 @@ func (s *sysProc) signal(sig syscall.Signal) (alive bool) {
 		}
 	}
 	return alive
-}
-
-// knownGone reports whether the main process has exited and no
-// descendant seen before is alive.
-func (s *sysProc) knownGone() bool {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if !s.exited {
-		return false
-	}
-	for pid, start := range s.known {
-		if info, ok := readProc(pid); ok && info.start == start {
-			return false
-		}
-	}
-	return true
 }
 
 // hardKill SIGKILLs the tree until nothing of it is left (its zombies

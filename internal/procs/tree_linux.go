@@ -130,12 +130,7 @@ func readSmall(path string, buf []byte) ([]byte, bool) {
 
 // listProcs reads /proc/*/stat.
 func listProcs() (map[int]procInfo, error) {
-	d, err := os.Open("/proc")
-	if err != nil {
-		return nil, err
-	}
-	defer d.Close()
-	names, err := d.Readdirnames(-1)
+	names, err := dirNames("/proc")
 	if err != nil {
 		return nil, err
 	}
