@@ -92,8 +92,11 @@ func mcpClient(t *testing.T, e *env) *mcp.ClientSession {
 func mcpCall(t *testing.T, cs *mcp.ClientSession, tool string, args map[string]any, out any) {
 	t.Helper()
 	res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: tool, Arguments: args})
-	if err != nil || res.IsError {
-		t.Fatalf("%s: %v %+v", tool, err, res)
+	if err != nil {
+		t.Fatalf("%s: %v", tool, err)
+	}
+	if res.IsError {
+		t.Fatalf("%s: %s", tool, res.Content[0].(*mcp.TextContent).Text)
 	}
 	if err := json.Unmarshal([]byte(res.Content[0].(*mcp.TextContent).Text), out); err != nil {
 		t.Fatal(err)
@@ -122,6 +125,11 @@ func TestReceiptsOverMCP(t *testing.T) {
 		mcpCall(t, cs, "computer_act", map[string]any{"observation_id": obs.ObservationID, "action": "hold_key", "keys": "ctrl+shift",
 			"duration_ms": 5000, "settle_ms": 0}, &res)
 		r := res.Receipt
+		if r.Status != desktopapi.Partial {
+			f, _ := e.d.Output("xdotool", "getwindowfocus")
+			a, _ := e.d.Output("xprop", "-root", "_NET_ACTIVE_WINDOW", "_NET_CLIENT_LIST")
+			t.Logf("DEBUG obs windows %+v focus now %s %s watch=%v", obs.Windows, f, a, w)
+		}
 		if r.Status != desktopapi.Partial || r.Steps != 5 || r.Dispatched < 1 || r.Dispatched > 3 || r.Error == nil {
 			t.Fatalf("receipt %+v", r)
 		}

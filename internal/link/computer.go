@@ -383,28 +383,28 @@ func (d *dataChannel) features() (fine, coarse []string) {
 		_, ok := d.rt.Registry.LookupFor(audit.Link, op)
 		return ok && (d.rt.Supports == nil || d.rt.Supports(op))
 	}
-	if !d.rt.Computer || !has("computer_observe") {
+	if !d.rt.Computer || !has(desktopapi.OpObserve) {
 		return nil, nil
 	}
 	fine = []string{"screenshot.region", "input.click.modifiers", "input.click.button", "input.drag.path",
 		"input.key.hold", "input.mouse.down_up", "input.scroll.amount", "input.wait", "cursor.position", "display.info"}
 	coarse = []string{"screenshot", "input"}
-	if has("computer_windows") {
+	if has(desktopapi.OpWindows) {
 		fine = append(fine, "screenshot.window", "window.list", "window.focus")
 		coarse = append(coarse, "windows")
 	}
-	if has("computer_apps") {
+	if has(desktopapi.OpApps) {
 		fine = append(fine, "app.list")
-		if has("computer_launch_app") {
+		if has(desktopapi.OpLaunchApp) {
 			fine = append(fine, "app.launch")
 		}
 		coarse = append(coarse, "apps")
 	}
-	if has("computer_clipboard_read") && has("computer_clipboard_write") {
+	if has(desktopapi.OpClipboardRead) && has(desktopapi.OpClipboardWrite) {
 		fine = append(fine, "clipboard.read", "clipboard.write")
 		coarse = append(coarse, "clipboard")
 	}
-	if has("computer_permissions") {
+	if has(desktopapi.OpPermissions) {
 		fine = append(fine, "permissions.check")
 		coarse = append(coarse, "permissions")
 	}
