@@ -3,8 +3,10 @@ package desktop
 import (
 	"context"
 	"encoding/json"
+	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/jezek/xgb"
 	"github.com/jezek/xgb/xproto"
@@ -13,6 +15,7 @@ import (
 	"github.com/hostlink/hostlink/internal/audit"
 	"github.com/hostlink/hostlink/internal/desktopapi"
 	"github.com/hostlink/hostlink/internal/mcpserve"
+	"github.com/hostlink/hostlink/internal/tstest"
 )
 
 // keyWatch is a window of the test's own on the display that has the
@@ -45,11 +48,16 @@ func watchKeys(t *testing.T, e *env, grabAt int) *keyWatch {
 	name := "key-watch"
 	xproto.ChangeProperty(conn, xproto.PropModeReplace, wid, xproto.AtomWmName, xproto.AtomString, 8, uint32(len(name)), []byte(name))
 	xproto.MapWindow(conn, wid)
-	e.d.Eventually("the key-watch window", func() bool {
-		out, err := e.d.Output("xdotool", "search", "--name", "^key-watch$")
-		return err == nil && strings.TrimSpace(out) != ""
+	// Openbox focuses a new window once it manages it, which may be well
+	// after the map request (xdotool finds the window before that). Until
+	// the X input focus, which the act's drift check reads, is on it, an
+	// observation could record another focus than the act finds, or keys
+	// could go elsewhere.
+	e.d.Managed(strconv.FormatUint(uint64(wid), 10), "the key-watch window")
+	tstest.WaitFor(t, 20*time.Second, "the input focus on the key-watch window", func() bool {
+		r, err := xproto.GetInputFocus(conn).Reply()
+		return err == nil && r.Focus == wid
 	})
-	e.d.Run("xdotool", "windowactivate", "--sync", strings.Fields(e.d.Run("xdotool", "search", "--name", "^key-watch$"))[0])
 	w := &keyWatch{conn: conn, grabbed: make(chan struct{})}
 	go func() {
 		n := 0
@@ -125,11 +133,6 @@ func TestReceiptsOverMCP(t *testing.T) {
 		mcpCall(t, cs, "computer_act", map[string]any{"observation_id": obs.ObservationID, "action": "hold_key", "keys": "ctrl+shift",
 			"duration_ms": 5000, "settle_ms": 0}, &res)
 		r := res.Receipt
-		if r.Status != desktopapi.Partial {
-			f, _ := e.d.Output("xdotool", "getwindowfocus")
-			a, _ := e.d.Output("xprop", "-root", "_NET_ACTIVE_WINDOW", "_NET_CLIENT_LIST")
-			t.Logf("DEBUG obs windows %+v focus now %s %s watch=%v", obs.Windows, f, a, w)
-		}
 		if r.Status != desktopapi.Partial || r.Steps != 5 || r.Dispatched < 1 || r.Dispatched > 3 || r.Error == nil {
 			t.Fatalf("receipt %+v", r)
 		}

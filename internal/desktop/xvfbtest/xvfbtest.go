@@ -21,6 +21,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/jezek/xgb"
+	"github.com/jezek/xgb/xproto"
+
 	"github.com/hostlink/hostlink/internal/tstest"
 )
 
@@ -94,8 +97,8 @@ outer:
 	return out
 }
 
-// startWM starts openbox (or fluxbox) and waits until it has claimed the
-// EWMH check property.
+// startWM starts openbox (or fluxbox) and waits until it takes on new
+// windows.
 func (d *Display) startWM() {
 	d.t.Helper()
 	var wm string
@@ -109,10 +112,56 @@ func (d *Display) startWM() {
 		Need(d.t, "openbox")
 	}
 	d.WM = d.Background(wm)
-	d.Eventually("the window manager to start", func() bool {
-		out, err := d.Output("xprop", "-root", "_NET_SUPPORTING_WM_CHECK")
-		return err == nil && strings.Contains(out, "window id")
-	})
+	d.waitManaging()
+}
+
+// waitManaging waits until the window manager takes on new windows: it
+// maps a window of its own, waits until the window is in the client list,
+// and destroys it. The EWMH check property is no sign of that: openbox
+// sets it early in its start and loads its theme and fonts before it
+// handles map requests, seconds later on a busy machine; a window mapped
+// in between waits, and openbox does not focus a window it takes on while
+// it starts.
+func (d *Display) waitManaging() {
+	d.t.Helper()
+	conn, err := xgb.NewConnDisplay(d.Name)
+	if err != nil {
+		d.t.Fatal(err)
+	}
+	defer conn.Close()
+	screen := xproto.Setup(conn).DefaultScreen(conn)
+	wid, err := xproto.NewWindowId(conn)
+	if err != nil {
+		d.t.Fatal(err)
+	}
+	if err := xproto.CreateWindowChecked(conn, screen.RootDepth, wid, screen.Root, 0, 0, 1, 1, 0,
+		xproto.WindowClassInputOutput, screen.RootVisual, 0, nil).Check(); err != nil {
+		d.t.Fatal(err)
+	}
+	list, err := xproto.InternAtom(conn, false, uint16(len("_NET_CLIENT_LIST")), "_NET_CLIENT_LIST").Reply()
+	if err != nil {
+		d.t.Fatal(err)
+	}
+	listed := func() bool {
+		r, err := xproto.GetProperty(conn, false, screen.Root, list.Atom, xproto.AtomWindow, 0, 1<<16).Reply()
+		if err != nil {
+			return false
+		}
+		for i := 0; i+4 <= len(r.Value); i += 4 {
+			if xproto.Window(xgb.Get32(r.Value[i:])) == wid {
+				return true
+			}
+		}
+		return false
+	}
+	if err := xproto.MapWindowChecked(conn, wid).Check(); err != nil {
+		d.t.Fatal(err)
+	}
+	d.Eventually("the window manager to take on windows", listed)
+	if err := xproto.DestroyWindowChecked(conn, wid).Check(); err != nil {
+		d.t.Fatal(err)
+	}
+	d.Eventually("the window manager to let go of its probe window", func() bool { return !listed() })
 }
 
 // Kill ends the X server at once, as a crash or the end of the session
@@ -179,11 +228,25 @@ func (d *Display) Xterm(title string, x, y int, dir string) string {
 		return err == nil && id != ""
 	})
 	id = strings.Fields(id)[0]
-	// Managed (in the client list) and focused, as openbox does with a new
-	// window: after this the desktop is quiet.
+	d.Managed(id, title)
+	return id
+}
+
+// Managed waits until the window manager has taken on the new window id
+// (named what in failures) and made it the active window: it is in the
+// client list and focused. After this the desktop is quiet. A window
+// found by name may not be managed yet (a search also finds windows whose
+// map request the window manager has not handled), and activating it then
+// does nothing; and openbox does not focus a window it takes on while it
+// is still starting, so a managed window that is not active is activated
+// as a pager would.
+func (d *Display) Managed(id, what string) {
+	d.t.Helper()
+	Need(d.t, "xdotool")
+	Need(d.t, "xprop")
 	n, _ := strconv.ParseUint(id, 10, 64)
 	hex := fmt.Sprintf("0x%x", n)
-	d.Eventually("xterm "+title+" managed and focused", func() bool {
+	d.Eventually(what+" managed and focused", func() bool {
 		out, err := d.Output("xprop", "-root", "_NET_CLIENT_LIST", "_NET_ACTIVE_WINDOW")
 		if err != nil {
 			return false
@@ -198,9 +261,11 @@ func (d *Display) Xterm(title string, x, y int, dir string) string {
 				}
 			}
 		}
+		if managed && !active {
+			d.Output("xdotool", "windowactivate", id)
+		}
 		return managed && active
 	})
-	return id
 }
 
 // XWD captures the root window with xwd and converts it with netpbm's
