@@ -20,6 +20,6 @@
 // its Register call with an ops.Spec; its request and response types are
 // in the capability's types-only package (internal/fileapi,
 // internal/commandapi, internal/desktopapi, internal/agentapi,
-// internal/companionapi) or, for the capabilities not
+// internal/companionapi, internal/browseapi) or, for the capabilities not
 // moved there yet, in that file too. See "Adding an operation" in docs/DESIGN.md.
 package ops
