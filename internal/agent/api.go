@@ -11,6 +11,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/hostlink/hostlink/internal/agentapi"
 	"github.com/hostlink/hostlink/internal/errcode"
 	"github.com/hostlink/hostlink/internal/lease"
 )
@@ -63,7 +64,7 @@ func (e *Engine) owned(id string) (*run, error) {
 
 // Submit validates a task, records it with its manifest, and starts it. A
 // repeated idempotency key returns the task it first created.
-func (e *Engine) Submit(ctx context.Context, a SubmitArgs) (Task, bool, error) {
+func (e *Engine) Submit(ctx context.Context, a agentapi.SubmitArgs) (Task, bool, error) {
 	if a.Prompt == "" {
 		return Task{}, false, errcode.New(errcode.InvalidArgument, "prompt is empty")
 	}
@@ -173,7 +174,7 @@ func (e *Engine) Submit(ctx context.Context, a SubmitArgs) (Task, bool, error) {
 	red := redactor{root: root.Abs, alias: a.Workdir}
 	// The prompt is stored redacted, as every event is, beside the hash
 	// and length the manifest holds.
-	queued := []Event{{Type: "task.queued", Data: map[string]any{
+	queued := []agentapi.Event{{Type: "task.queued", Data: map[string]any{
 		"runtime": a.Runtime, "workdir": a.Workdir, "cwd": dir.Rel, "access": string(access), "model": a.Model,
 		"prompt": a.Prompt, "prompt_sha256": m.PromptSHA256, "prompt_bytes": m.PromptBytes,
 		"manifest_sha256": sum, "policy_fingerprint": m.PolicySHA256}}}
@@ -260,7 +261,7 @@ func (e *Engine) Running() []Task {
 func (e *Engine) Get(id string) (Task, []StoredRequest, error) { return e.store.Snapshot(id) }
 
 // Events returns a page of task id's events after seq after.
-func (e *Engine) Events(id string, after int64, limit int) ([]Event, Task, error) {
+func (e *Engine) Events(id string, after int64, limit int) ([]agentapi.Event, Task, error) {
 	t, err := e.store.Get(id)
 	if err != nil {
 		return nil, Task{}, err
@@ -367,7 +368,7 @@ func (e *Engine) Answer(id, rid string, answers map[string][]string) error {
 		return err
 	}
 	for qid := range answers {
-		if !slices.ContainsFunc(sr.Body.Questions, func(q Question) bool { return q.ID == qid }) {
+		if !slices.ContainsFunc(sr.Body.Questions, func(q agentapi.Question) bool { return q.ID == qid }) {
 			return errcode.New(errcode.InvalidArgument, "request %s has no question %q", rid, qid)
 		}
 	}
@@ -386,7 +387,7 @@ func (e *Engine) Answer(id, rid string, answers map[string][]string) error {
 		}
 	}
 	record := answers
-	if slices.ContainsFunc(sr.Body.Questions, func(q Question) bool { return q.Secret }) {
+	if slices.ContainsFunc(sr.Body.Questions, func(q agentapi.Question) bool { return q.Secret }) {
 		record = map[string][]string{} // secret answers go to the runtime, not the event log
 		for _, q := range sr.Body.Questions {
 			if q.Secret {
@@ -398,12 +399,6 @@ func (e *Engine) Answer(id, rid string, answers map[string][]string) error {
 	}
 	return r.resolve(rid, KindQuestion, Resolution{Answers: answers}, record)
 }
-
-// Message modes.
-const (
-	MessageSteer    = "steer"
-	MessageFollowUp = "follow_up"
-)
 
 // Send steers the running turn or queues a follow-up turn.
 func (e *Engine) Send(id, text, mode string) error {
@@ -420,12 +415,12 @@ func (e *Engine) Send(id, text, mode string) error {
 		return errcode.New(CodeInvalidState, "task %s is ending", id)
 	}
 	sess, turn := r.sess, r.turnID
-	if mode == MessageFollowUp {
+	if mode == agentapi.MessageFollowUp {
 		r.followUps = append(r.followUps, text)
 	}
 	r.mu.Unlock()
-	if mode == MessageFollowUp {
-		return r.apply(Change{Events: []Event{{Type: "message.queued", Data: map[string]any{"text": text}}}})
+	if mode == agentapi.MessageFollowUp {
+		return r.apply(Change{Events: []agentapi.Event{{Type: "message.queued", Data: map[string]any{"text": text}}}})
 	}
 	if sess == nil || turn == "" {
 		return errcode.New(CodeInvalidState, "task %s has no running turn to steer yet", id)
@@ -435,7 +430,7 @@ func (e *Engine) Send(id, text, mode string) error {
 	if err := sess.Steer(ctx, turn, text); err != nil {
 		return errcode.New(CodeInvalidState, "the runtime did not take the message: %s", errcode.As(err).Message)
 	}
-	return r.apply(Change{Events: []Event{{Type: "message.steered", SessionID: sess.ID(), TurnID: turn, Data: map[string]any{"text": text}}}})
+	return r.apply(Change{Events: []agentapi.Event{{Type: "message.steered", SessionID: sess.ID(), TurnID: turn, Data: map[string]any{"text": text}}}})
 }
 
 // Cancel asks the task's turn to stop; the task becomes cancelled once the
@@ -453,7 +448,7 @@ func (e *Engine) Cancel(id string) (Task, error) {
 }
 
 // Runtimes probes every runtime the engine knows or allows.
-func (e *Engine) Runtimes(ctx context.Context) []RuntimeInfo {
+func (e *Engine) Runtimes(ctx context.Context) []agentapi.RuntimeInfo {
 	names := slices.Clone(e.o.Allowed)
 	for n := range e.o.Runtimes {
 		if !slices.Contains(names, n) {
@@ -461,9 +456,9 @@ func (e *Engine) Runtimes(ctx context.Context) []RuntimeInfo {
 		}
 	}
 	slices.Sort(names)
-	out := make([]RuntimeInfo, 0, len(names))
+	out := make([]agentapi.RuntimeInfo, 0, len(names))
 	for _, n := range names {
-		info := RuntimeInfo{Name: n, Allowed: slices.Contains(e.o.Allowed, n)}
+		info := agentapi.RuntimeInfo{Name: n, Allowed: slices.Contains(e.o.Allowed, n)}
 		if _, ok := e.o.Runtimes[n]; !ok {
 			info.Reason = "this build has no adapter for it"
 		} else if !info.Allowed {

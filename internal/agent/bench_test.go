@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/hostlink/hostlink/internal/agent"
+	"github.com/hostlink/hostlink/internal/agentapi"
 )
 
 // waitDone polls the store until task id is terminal.
@@ -28,7 +29,7 @@ func BenchmarkTasks(b *testing.B) {
 	e := newEnv(b)
 	b.ResetTimer()
 	for range b.N {
-		t, _, err := e.eng.Submit(context.Background(), agent.SubmitArgs{Runtime: "fake", Workdir: "b", Prompt: "say hi\nresult ok"})
+		t, _, err := e.eng.Submit(context.Background(), agentapi.SubmitArgs{Runtime: "fake", Workdir: "b", Prompt: "say hi\nresult ok"})
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -48,7 +49,7 @@ func BenchmarkTaskEvents(b *testing.B) {
 	b.ResetTimer()
 	var events int64
 	for range b.N {
-		t, _, err := e.eng.Submit(context.Background(), agent.SubmitArgs{Runtime: "fake", Workdir: "b", Prompt: "items 2000"})
+		t, _, err := e.eng.Submit(context.Background(), agentapi.SubmitArgs{Runtime: "fake", Workdir: "b", Prompt: "items 2000"})
 		if err != nil {
 			b.Fatal(err)
 		}

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/hostlink/hostlink/internal/agent"
+	"github.com/hostlink/hostlink/internal/agentapi"
 	"github.com/hostlink/hostlink/internal/errcode"
 	"github.com/hostlink/hostlink/internal/lease"
 )
@@ -39,7 +40,7 @@ func crashHelper(base string) int {
 	fs.SetGuard(eng.Leases())
 	fmt.Println("ready")
 	for {
-		t, _, err := eng.Submit(context.Background(), agent.SubmitArgs{Runtime: "fake", Workdir: "a", Prompt: crashTurn, Access: "workspace-write"})
+		t, _, err := eng.Submit(context.Background(), agentapi.SubmitArgs{Runtime: "fake", Workdir: "a", Prompt: crashTurn, Access: "workspace-write"})
 		if err != nil {
 			fmt.Println("error", err)
 			return 1
@@ -197,7 +198,7 @@ func checkAfterCrash(t *testing.T, w world, i int, seen map[string]int64) int {
 			t.Fatalf("iteration %d: a mutation beside a dead writer's guard: %v", i, err)
 		}
 	}
-	if _, _, err := eng.Submit(context.Background(), agent.SubmitArgs{Runtime: "fake", Workdir: "a", Prompt: "x", Access: "workspace-write"}); errcode.CodeOf(err) != lease.CodeRecoveryRequired {
+	if _, _, err := eng.Submit(context.Background(), agentapi.SubmitArgs{Runtime: "fake", Workdir: "a", Prompt: "x", Access: "workspace-write"}); errcode.CodeOf(err) != lease.CodeRecoveryRequired {
 		t.Fatalf("iteration %d: a writer task beside a dead writer's guard: %v", i, err)
 	}
 	if _, err := eng.Recover("a"); err != nil {

@@ -38,4 +38,9 @@
 // file for its life; a task belongs to the engine that started it, and
 // start-up recovery touches only tasks whose owner's lock is free, that
 // is, whose process is gone.
+//
+// The operations' names and their request and response types, and the
+// plain data the adapters report (Readiness, Model, Question) and the
+// event envelope, are in internal/agentapi, which transports import
+// instead of this package.
 package agent

@@ -14,6 +14,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/hostlink/hostlink/internal/agent"
+	"github.com/hostlink/hostlink/internal/agentapi"
 	"github.com/hostlink/hostlink/internal/errcode"
 	"github.com/hostlink/hostlink/internal/lease"
 	"github.com/hostlink/hostlink/internal/tstest"
@@ -135,7 +136,7 @@ func endToEnd(t *testing.T, e *env, c caller) {
 	var types []string
 	var texts []string
 	for i, ev := range evs {
-		if ev["seq"].(float64) != float64(i+1) || ev["schema_version"].(float64) != agent.EventSchema || ev["task_id"] != id {
+		if ev["seq"].(float64) != float64(i+1) || ev["schema_version"].(float64) != agentapi.EventSchema || ev["task_id"] != id {
 			t.Fatalf("event %d: %v", i, ev)
 		}
 		types = append(types, ev["type"].(string))

@@ -11,6 +11,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/hostlink/hostlink/internal/agentapi"
 	"github.com/hostlink/hostlink/internal/errcode"
 	"github.com/hostlink/hostlink/internal/files"
 	"github.com/hostlink/hostlink/internal/lease"
@@ -330,7 +331,7 @@ func (e *Engine) reconcile(t Task) error {
 		reason = "hostlink stopped while the runtime was starting"
 	}
 	_, _, err := e.store.Apply(t.ID, e.o.Now(), Change{To: to, Reason: reason, Result: result, Owner: e.owner,
-		Events: []Event{{Type: "task.reconciled", SessionID: t.SessionID, TurnID: t.TurnID, Data: map[string]any{"status": string(to)}}}})
+		Events: []agentapi.Event{{Type: "task.reconciled", SessionID: t.SessionID, TurnID: t.TurnID, Data: map[string]any{"status": string(to)}}}})
 	var ec *errcode.Error
 	if errors.As(err, &ec) && ec.Code == CodeInvalidState {
 		return nil // another process reconciled it first

@@ -11,6 +11,7 @@ import (
 
 	"github.com/hostlink/hostlink/internal/agent"
 	"github.com/hostlink/hostlink/internal/agent/fakeruntime"
+	"github.com/hostlink/hostlink/internal/agentapi"
 	"github.com/hostlink/hostlink/internal/errcode"
 	"github.com/hostlink/hostlink/internal/tstest"
 )
@@ -89,7 +90,7 @@ func TestSubmitRefusesNotReady(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			e := newEnv(t, withRuntime(tc.factory))
-			args := agent.SubmitArgs{Runtime: "fake", Workdir: "a", Prompt: "result r"}
+			args := agentapi.SubmitArgs{Runtime: "fake", Workdir: "a", Prompt: "result r"}
 			_, _, err := e.eng.Submit(context.Background(), args)
 			var ec *errcode.Error
 			if !errorsAs(err, &ec) || ec.Code != agent.CodeRuntimeNotReady || ec.Details["readiness"] == nil {

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/hostlink/hostlink/internal/agentapi"
 	"github.com/hostlink/hostlink/internal/errcode"
 )
 
@@ -15,7 +16,7 @@ const modelsTTL = 10 * time.Minute
 // modelsEntry is one listing of a runtime's models, running or done.
 type modelsEntry struct {
 	done   chan struct{}
-	models []Model
+	models []agentapi.Model
 	err    error
 	at     time.Time
 }
@@ -36,14 +37,14 @@ func (m *modelsEntry) reusable() bool {
 // runs on its own, for up to the start limit (listing may mean starting
 // the CLI); the caller waits up to the models limit, and a caller that
 // gives up leaves the listing running for the next call to take.
-func (e *Engine) Models(ctx context.Context, name string) ([]Model, error) {
+func (e *Engine) Models(ctx context.Context, name string) ([]agentapi.Model, error) {
 	rt, err := e.runtime(name)
 	if err != nil {
 		return nil, err
 	}
 	// A runtime known not to work is refused as submit_agent_task
 	// refuses it, with the same code and readiness.
-	if rd := e.readiness(ctx, name, rt); !rd.Ready && rd.known() {
+	if rd := e.readiness(ctx, name, rt); !rd.Ready && known(rd) {
 		return nil, notReady(name, rd, "")
 	}
 	e.mu.Lock()

@@ -1,6 +1,10 @@
 package agent
 
-import "testing"
+import (
+	"testing"
+
+	"github.com/hostlink/hostlink/internal/agentapi"
+)
 
 func TestReadinessJudge(t *testing.T) {
 	tests := []struct {
@@ -15,7 +19,7 @@ func TestReadinessJudge(t *testing.T) {
 		{"1.2.4", true, false, "not logged in (run `cli login`)"},
 	}
 	for _, tt := range tests {
-		rd := Readiness{Installed: true, Version: tt.version}.Judge("cli", "1.2.3", tt.loggedOut, "run `cli login`")
+		rd := Judge(agentapi.Readiness{Installed: true, Version: tt.version}, "cli", "1.2.3", tt.loggedOut, "run `cli login`")
 		if rd.Ready != tt.ready || rd.Reason != tt.reason || !rd.Installed || rd.Version != tt.version {
 			t.Errorf("version %s, logged out %v: %+v", tt.version, tt.loggedOut, rd)
 		}

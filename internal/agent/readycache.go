@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/hostlink/hostlink/internal/agentapi"
 	"github.com/hostlink/hostlink/internal/errcode"
 )
 
@@ -15,7 +16,7 @@ const readyTTL = time.Minute
 
 // readyEntry is a runtime's newest readiness verdict.
 type readyEntry struct {
-	rd         Readiness
+	rd         agentapi.Readiness
 	at         time.Time
 	refreshing bool
 }
@@ -23,7 +24,7 @@ type readyEntry struct {
 // probe checks rt's readiness within the probe limit and records the
 // verdict. A check the limit cut short is reported as still checking,
 // naming the limit.
-func (e *Engine) probe(ctx context.Context, name string, rt Runtime) Readiness {
+func (e *Engine) probe(ctx context.Context, name string, rt Runtime) agentapi.Readiness {
 	d := e.o.Limits.ProbeTimeout
 	pctx, cancel := context.WithTimeout(ctx, d)
 	defer cancel()
@@ -33,7 +34,7 @@ func (e *Engine) probe(ctx context.Context, name string, rt Runtime) Readiness {
 		rd.Checking = true
 		rd.Reason = fmt.Sprintf("%s did not finish its readiness check within %s (%s)", name, d, ProbeTimeoutKey)
 	}
-	if rd.known() {
+	if known(rd) {
 		e.mu.Lock()
 		e.ready[name] = &readyEntry{rd: rd, at: time.Now()}
 		e.mu.Unlock()
@@ -45,7 +46,7 @@ func (e *Engine) probe(ctx context.Context, name string, rt Runtime) Readiness {
 // verdict as it is (refreshed beside the caller once it is old); otherwise
 // a check now, so that a refusal is never based on an old verdict (the
 // user may have logged in since).
-func (e *Engine) readiness(ctx context.Context, name string, rt Runtime) Readiness {
+func (e *Engine) readiness(ctx context.Context, name string, rt Runtime) agentapi.Readiness {
 	e.mu.Lock()
 	c := e.ready[name]
 	if c != nil && c.rd.Ready {
@@ -72,7 +73,7 @@ func (e *Engine) checkReady(ctx context.Context, name string) error {
 		return err
 	}
 	rd := e.readiness(ctx, name, rt)
-	if rd.Ready || !rd.known() {
+	if rd.Ready || !known(rd) {
 		return nil
 	}
 	return notReady(name, rd, " (queue_if_not_ready submits anyway)")
@@ -80,7 +81,7 @@ func (e *Engine) checkReady(ctx context.Context, name string) error {
 
 // notReady is the error for a runtime whose readiness check says it
 // cannot work, with hint after the reason.
-func notReady(name string, rd Readiness, hint string) error {
+func notReady(name string, rd agentapi.Readiness, hint string) error {
 	why := rd.Reason
 	if !rd.Installed && why == "" {
 		why = "not installed"

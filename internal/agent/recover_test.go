@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/hostlink/hostlink/internal/agent"
+	"github.com/hostlink/hostlink/internal/agentapi"
 	"github.com/hostlink/hostlink/internal/errcode"
 )
 
@@ -29,7 +30,7 @@ func TestRecoveryThroughTheRuntime(t *testing.T) {
 	seed := func(id string, status agent.Status, session, turn, runtimeTurn, result string) {
 		_, _, err := st.Create(agent.Task{ID: id, Created: time.Now(), Status: agent.Queued, Runtime: "fake", Workdir: "b", Cwd: ".",
 			Access: agent.ReadOnly, RequestSHA256: id, Manifest: []byte("{}"), ManifestSHA256: "m", PolicyFingerprint: "p",
-			Owner: "eng_dead"}, []agent.Event{{Type: "task.queued"}})
+			Owner: "eng_dead"}, []agentapi.Event{{Type: "task.queued"}})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -4,6 +4,8 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+
+	"github.com/hostlink/hostlink/internal/agentapi"
 )
 
 // redactor rewrites host paths in what a runtime reports before it is
@@ -63,7 +65,7 @@ func (r redactor) inside(p string) (string, bool) {
 // events redacts the data of every event, in place: whatever an event
 // carries (a runtime's output, a prompt, a message, an answer) is stored
 // redacted.
-func (r redactor) events(evs []Event) {
+func (r redactor) events(evs []agentapi.Event) {
 	for i := range evs {
 		if evs[i].Data != nil {
 			evs[i].Data = r.value(evs[i].Data).(map[string]any)
@@ -73,11 +75,11 @@ func (r redactor) events(evs []Event) {
 
 // questions redacts the text a runtime wrote into questions. Options stay
 // as they are: an answer must name one exactly as the runtime offered it.
-func (r redactor) questions(qs []Question) []Question {
+func (r redactor) questions(qs []agentapi.Question) []agentapi.Question {
 	if qs == nil {
 		return nil
 	}
-	out := make([]Question, len(qs))
+	out := make([]agentapi.Question, len(qs))
 	for i, q := range qs {
 		q.Header, q.Text = r.string(q.Header), r.string(q.Text)
 		out[i] = q

@@ -9,6 +9,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/hostlink/hostlink/internal/agentapi"
 	"github.com/hostlink/hostlink/internal/errcode"
 	"github.com/hostlink/hostlink/internal/lease"
 )
@@ -80,7 +81,7 @@ func (r *run) apply(c Change) error {
 }
 
 // appendEvents records events that change nothing else.
-func (r *run) appendEvents(events ...Event) error {
+func (r *run) appendEvents(events ...agentapi.Event) error {
 	r.red.events(events)
 	return r.e.store.Append(r.t.ID, r.e.o.Now(), events)
 }
@@ -159,7 +160,7 @@ func (r *run) drive() {
 		return
 	}
 	if err := r.apply(Change{To: Running, SessionID: sess.ID(),
-		Events: []Event{{Type: "session.started", SessionID: sess.ID(), Data: map[string]any{"runtime": r.t.Runtime}}}}); err != nil {
+		Events: []agentapi.Event{{Type: "session.started", SessionID: sess.ID(), Data: map[string]any{"runtime": r.t.Runtime}}}}); err != nil {
 		r.settle(ending{to: Failed, reason: "the task state could not be recorded"})
 		return
 	}
@@ -196,7 +197,7 @@ func (r *run) settle(en ending) {
 	sess := r.sess
 	r.mu.Unlock()
 	var meta *ResultMeta
-	var events []Event
+	var events []agentapi.Event
 	if en.result != nil {
 		m, truncated, err := r.e.spool.put(r.t.ID, r.red.string(*en.result), r.e.o.Limits.MaxResultBytes)
 		if err != nil {
@@ -206,7 +207,7 @@ func (r *run) settle(en ending) {
 			r.mu.Lock()
 			sid := r.sessionID()
 			r.mu.Unlock()
-			events = append(events, Event{Type: "task.result", SessionID: sid,
+			events = append(events, agentapi.Event{Type: "task.result", SessionID: sid,
 				Data: map[string]any{"bytes": m.Bytes, "sha256": m.SHA256, "truncated": truncated}})
 		}
 	}
@@ -271,7 +272,7 @@ func (r *run) began(turnID string) {
 	if !fresh {
 		return
 	}
-	r.apply(Change{TurnID: turnID, NewTurn: true, Events: []Event{{Type: "turn.started", SessionID: sid, TurnID: turnID}}})
+	r.apply(Change{TurnID: turnID, NewTurn: true, Events: []agentapi.Event{{Type: "turn.started", SessionID: sid, TurnID: turnID}}})
 	r.mu.Lock()
 	if r.turnTimer != nil {
 		r.turnTimer.Stop()
@@ -351,7 +352,7 @@ func (r *run) Item(it Item) {
 	if len(it.Data) > 0 {
 		d["data"] = r.red.value(it.Data)
 	}
-	r.appendEvents(Event{Type: "item." + it.Phase, SessionID: sid, TurnID: it.TurnID, ItemID: it.ItemID, Data: d})
+	r.appendEvents(agentapi.Event{Type: "item." + it.Phase, SessionID: sid, TurnID: it.TurnID, ItemID: it.ItemID, Data: d})
 }
 
 // saw notes the turn the runtime reports on: it may report before
@@ -397,7 +398,7 @@ func (r *run) Request(req Request) {
 	r.mu.Unlock()
 	data := map[string]any{"kind": req.Kind, "expires": now.Add(r.e.o.Limits.ApprovalTimeout).UTC(), "request": body}
 	r.apply(Change{To: to, Wait: true, Add: &StoredRequest{ID: id, RuntimeID: req.ID, Kind: req.Kind, Expires: now.Add(r.e.o.Limits.ApprovalTimeout), Body: body},
-		Events: []Event{{Type: typ, SessionID: sid, TurnID: req.TurnID, ItemID: req.ItemID, RequestID: id, Data: data}}})
+		Events: []agentapi.Event{{Type: typ, SessionID: sid, TurnID: req.TurnID, ItemID: req.ItemID, RequestID: id, Data: data}}})
 }
 
 // take removes pending request id, or returns nil if it is not pending.
@@ -423,7 +424,7 @@ func (r *run) Withdraw(runtimeID string) {
 		return
 	}
 	r.apply(Change{Unwait: true, Resolve: &Resolved{ID: id, Status: ReqWithdrawn},
-		Events: []Event{{Type: "request.withdrawn", RequestID: id, Data: map[string]any{"kind": p.kind, "reason": "the runtime withdrew it"}}}})
+		Events: []agentapi.Event{{Type: "request.withdrawn", RequestID: id, Data: map[string]any{"kind": p.kind, "reason": "the runtime withdrew it"}}}})
 }
 
 // expire fails the request closed: it is marked expired and the turn is
@@ -434,7 +435,7 @@ func (r *run) expire(id string) {
 		return
 	}
 	r.apply(Change{Resolve: &Resolved{ID: id, Status: ReqExpired},
-		Events: []Event{{Type: "request.expired", RequestID: id, Data: map[string]any{"kind": p.kind}}}})
+		Events: []agentapi.Event{{Type: "request.expired", RequestID: id, Data: map[string]any{"kind": p.kind}}}})
 	r.stop("", "the "+p.kind+" "+id+" expired unanswered")
 }
 
@@ -459,7 +460,7 @@ func (r *run) TurnEnded(te TurnEnd) {
 	if te.Error != "" {
 		d["error"] = r.red.string(te.Error)
 	}
-	r.apply(Change{WithdrawAll: true, Unwait: true, Events: []Event{{Type: "turn.ended", SessionID: sid, TurnID: te.TurnID, Data: d}}})
+	r.apply(Change{WithdrawAll: true, Unwait: true, Events: []agentapi.Event{{Type: "turn.ended", SessionID: sid, TurnID: te.TurnID, Data: d}}})
 	switch {
 	case cancelWhy != "":
 		r.end(ending{to: Cancelled, reason: cancelWhy})
@@ -509,7 +510,7 @@ func (r *run) resolve(id, kind string, res Resolution, record any) error {
 		typ = "question.answered"
 	}
 	if err := r.apply(Change{Unwait: true, Resolve: &Resolved{ID: id, Status: ReqAnswered, Resolution: raw},
-		Events: []Event{{Type: typ, RequestID: id, Data: map[string]any{"resolution": record}}}}); err != nil {
+		Events: []agentapi.Event{{Type: typ, RequestID: id, Data: map[string]any{"resolution": record}}}}); err != nil {
 		return err
 	}
 	r.mu.Lock()
@@ -518,7 +519,7 @@ func (r *run) resolve(id, kind string, res Resolution, record any) error {
 	ctx, cancel := context.WithTimeout(r.e.ctx, callTimeout)
 	defer cancel()
 	if err := sess.Resolve(ctx, p.runtimeID, res); err != nil {
-		r.apply(Change{Events: []Event{{Type: "request.delivery_failed", RequestID: id}}})
+		r.apply(Change{Events: []agentapi.Event{{Type: "request.delivery_failed", RequestID: id}}})
 		r.stop("", "the answer to "+id+" could not be delivered to the runtime")
 		return errcode.New(CodeRuntimeUnavailable, "the runtime did not take the answer; the turn is being stopped")
 	}

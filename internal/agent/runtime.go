@@ -4,6 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+
+	"github.com/hostlink/hostlink/internal/agentapi"
 )
 
 // Access is what a task may do in its workdir.
@@ -29,11 +31,11 @@ type Runtime interface {
 	Name() string
 	// Probe reports readiness using read-only checks only (version, login
 	// status where the CLI can tell without changing anything).
-	Probe(ctx context.Context) Readiness
+	Probe(ctx context.Context) agentapi.Readiness
 	// Models lists the models the runtime reports, or returns
 	// ErrModelsUnsupported when it has no way to list them: never a
 	// guessed list.
-	Models(ctx context.Context) ([]Model, error)
+	Models(ctx context.Context) ([]agentapi.Model, error)
 	// Start starts a new session (a thread) in spec.Dir. Everything the
 	// runtime reports for it goes to sink, from the adapter's goroutines.
 	Start(ctx context.Context, spec SessionSpec, sink Sink) (Session, error)
@@ -46,33 +48,6 @@ type Runtime interface {
 // ErrModelsUnsupported is returned by Runtime.Models when the runtime has
 // no model discovery.
 var ErrModelsUnsupported = errors.New("agent: the runtime cannot list its models")
-
-// Readiness is a runtime's state as Probe found it.
-type Readiness struct {
-	Installed     bool   `json:"installed"`
-	Version       string `json:"version,omitempty"`
-	Authenticated *bool  `json:"authenticated,omitempty" jsonschema:"absent when it cannot be checked read-only"`
-	Ready         bool   `json:"ready"`
-	Reason        string `json:"reason,omitempty" jsonschema:"why it is not ready"`
-	// Checking: the check has not concluded yet (a CLI that starts slowly,
-	// or one that did not answer within agents.probe_timeout_seconds):
-	// readiness is unknown, so submit_agent_task accepts the task.
-	Checking bool `json:"checking,omitempty" jsonschema:"the check has not concluded (a slow CLI): ask again"`
-	// Provider is the model provider the runtime is configured to use,
-	// where it has a choice (Codex's model_provider).
-	Provider string `json:"provider,omitempty" jsonschema:"the model provider it is configured to use (Codex)"`
-}
-
-// known reports whether rd is a verdict: not still being checked.
-func (rd Readiness) known() bool { return !rd.Checking }
-
-// Model is one model a runtime offers.
-type Model struct {
-	ID          string `json:"id"`
-	Name        string `json:"name,omitempty"`
-	Description string `json:"description,omitempty"`
-	Default     bool   `json:"default,omitempty"`
-}
 
 // SessionSpec says where and how a session runs.
 type SessionSpec struct {
@@ -160,17 +135,7 @@ type Request struct {
 	// it spells them: strings ("accept") or objects
 	// ({"acceptWithExecpolicyAmendment": {...}}).
 	Decisions []json.RawMessage
-	Questions []Question
-}
-
-// Question is one question of a KindQuestion request.
-type Question struct {
-	ID      string   `json:"id"`
-	Header  string   `json:"header,omitempty"`
-	Text    string   `json:"text"`
-	Options []string `json:"options,omitempty"`
-	Other   bool     `json:"allow_other,omitempty" jsonschema:"free text besides the options is accepted"`
-	Secret  bool     `json:"secret,omitempty"`
+	Questions []agentapi.Question
 }
 
 // Resolution answers a Request: Decision for an approval (one of the

@@ -9,13 +9,11 @@ import (
 	"strings"
 	"time"
 
+	"github.com/hostlink/hostlink/internal/agentapi"
 	"github.com/hostlink/hostlink/internal/errcode"
 	"github.com/hostlink/hostlink/internal/private"
 	"github.com/hostlink/hostlink/internal/sqlitedb"
 )
-
-// EventSchema is the version of the event envelope.
-const EventSchema = 1
 
 // dbName is the database inside the store's directory. Writers from
 // several hostlink processes wait up to 10 s for each other; commits are
@@ -72,20 +70,6 @@ type Task struct {
 	ResultSHA256      string
 }
 
-// Event is one stored event: the envelope every transport returns.
-type Event struct {
-	SchemaVersion int            `json:"schema_version"`
-	TaskID        string         `json:"task_id"`
-	Seq           int64          `json:"seq"`
-	Time          time.Time      `json:"time"`
-	Type          string         `json:"type"`
-	SessionID     string         `json:"session_id,omitempty"`
-	TurnID        string         `json:"turn_id,omitempty"`
-	ItemID        string         `json:"item_id,omitempty"`
-	RequestID     string         `json:"request_id,omitempty"`
-	Data          map[string]any `json:"data,omitempty"`
-}
-
 // Pending request states.
 const (
 	ReqPending   = "pending"
@@ -109,12 +93,12 @@ type StoredRequest struct {
 
 // RequestBody is what a client is shown about a request.
 type RequestBody struct {
-	TurnID    string            `json:"turn_id,omitempty"`
-	ItemID    string            `json:"item_id,omitempty"`
-	Summary   string            `json:"summary,omitempty"`
-	Detail    map[string]any    `json:"detail,omitempty"`
-	Decisions []json.RawMessage `json:"decisions,omitempty"`
-	Questions []Question        `json:"questions,omitempty"`
+	TurnID    string              `json:"turn_id,omitempty"`
+	ItemID    string              `json:"item_id,omitempty"`
+	Summary   string              `json:"summary,omitempty"`
+	Detail    map[string]any      `json:"detail,omitempty"`
+	Decisions []json.RawMessage   `json:"decisions,omitempty"`
+	Questions []agentapi.Question `json:"questions,omitempty"`
 }
 
 // Change is one state change of a task, applied atomically: its status,
@@ -127,7 +111,7 @@ type Change struct {
 	NewTurn   bool
 	Owner     string
 	Result    *ResultMeta
-	Events    []Event // Type, correlation ids and Data; the store numbers them
+	Events    []agentapi.Event // Type, correlation ids and Data; the store numbers them
 	Add       *StoredRequest
 	Resolve   *Resolved
 	// Wait: To is a waiting state, kept as is if the task already waits
@@ -187,7 +171,7 @@ func scanTask(r scanner) (Task, error) {
 // Create inserts a queued task with its first events. If the task has an
 // idempotency key already used, it returns the existing task and existed
 // set, or IDEMPOTENCY_CONFLICT when that task was a different request.
-func (s *Store) Create(t Task, events []Event) (Task, bool, error) {
+func (s *Store) Create(t Task, events []agentapi.Event) (Task, bool, error) {
 	tx, err := s.db.Begin()
 	if err != nil {
 		return Task{}, false, err
@@ -229,7 +213,7 @@ func (s *Store) Create(t Task, events []Event) (Task, bool, error) {
 
 // appendEvents numbers and inserts events after the task's last one, and
 // returns them as stored.
-func appendEvents(tx *sql.Tx, id string, now time.Time, events []Event) ([]Event, error) {
+func appendEvents(tx *sql.Tx, id string, now time.Time, events []agentapi.Event) ([]agentapi.Event, error) {
 	if len(events) == 0 {
 		return nil, nil
 	}
@@ -237,10 +221,10 @@ func appendEvents(tx *sql.Tx, id string, now time.Time, events []Event) ([]Event
 	if err := tx.QueryRow(`SELECT last_seq FROM tasks WHERE id = ?`, id).Scan(&last); err != nil {
 		return nil, err
 	}
-	out := make([]Event, len(events))
+	out := make([]agentapi.Event, len(events))
 	for i, e := range events {
 		last++
-		e.SchemaVersion, e.TaskID, e.Seq, e.Time = EventSchema, id, last, now.UTC()
+		e.SchemaVersion, e.TaskID, e.Seq, e.Time = agentapi.EventSchema, id, last, now.UTC()
 		body, err := json.Marshal(e)
 		if err != nil {
 			return nil, err
@@ -257,7 +241,7 @@ func appendEvents(tx *sql.Tx, id string, now time.Time, events []Event) ([]Event
 
 // Append appends events to task id in one transaction, numbering them
 // after the task's last: the fast path for what a runtime streams.
-func (s *Store) Append(id string, now time.Time, events []Event) error {
+func (s *Store) Append(id string, now time.Time, events []agentapi.Event) error {
 	tx, err := s.db.Begin()
 	if err != nil {
 		return err
@@ -275,7 +259,7 @@ func (s *Store) Append(id string, now time.Time, events []Event) error {
 	seq := last - int64(len(events))
 	for _, e := range events {
 		seq++
-		e.SchemaVersion, e.TaskID, e.Seq, e.Time = EventSchema, id, seq, now.UTC()
+		e.SchemaVersion, e.TaskID, e.Seq, e.Time = agentapi.EventSchema, id, seq, now.UTC()
 		body, err := json.Marshal(e)
 		if err != nil {
 			return err
@@ -290,7 +274,7 @@ func (s *Store) Append(id string, now time.Time, events []Event) error {
 
 // Apply applies c to task id in one transaction, checking the transition
 // against the state machine as stored (not as the caller last saw it).
-func (s *Store) Apply(id string, now time.Time, c Change) (Task, []Event, error) {
+func (s *Store) Apply(id string, now time.Time, c Change) (Task, []agentapi.Event, error) {
 	tx, err := s.db.Begin()
 	if err != nil {
 		return Task{}, nil, err
@@ -344,7 +328,7 @@ func (s *Store) Apply(id string, now time.Time, c Change) (Task, []Event, error)
 			}
 			c.Events = append(c.Events, evs...)
 		}
-		c.Events = append([]Event{{Type: "task.status", SessionID: cur.SessionID, TurnID: firstNonEmpty(c.TurnID, cur.TurnID),
+		c.Events = append([]agentapi.Event{{Type: "task.status", SessionID: cur.SessionID, TurnID: firstNonEmpty(c.TurnID, cur.TurnID),
 			Data: statusData(cur.Status, c.To, c.Reason)}}, c.Events...)
 	}
 	if c.Reason != "" {
@@ -392,19 +376,19 @@ func (s *Store) Apply(id string, now time.Time, c Change) (Task, []Event, error)
 
 // withdrawPending withdraws every pending request of task id and returns
 // the request.withdrawn event that reports each, saying why.
-func withdrawPending(tx *sql.Tx, id string, now time.Time, why string) ([]Event, error) {
+func withdrawPending(tx *sql.Tx, id string, now time.Time, why string) ([]agentapi.Event, error) {
 	rows, err := tx.Query(`SELECT id, kind FROM requests WHERE task_id = ? AND status = ? ORDER BY created_at, id`, id, ReqPending)
 	if err != nil {
 		return nil, err
 	}
-	var evs []Event
+	var evs []agentapi.Event
 	for rows.Next() {
 		var rid, kind string
 		if err := rows.Scan(&rid, &kind); err != nil {
 			rows.Close()
 			return nil, err
 		}
-		evs = append(evs, Event{Type: "request.withdrawn", RequestID: rid, Data: map[string]any{"kind": kind, "reason": why}})
+		evs = append(evs, agentapi.Event{Type: "request.withdrawn", RequestID: rid, Data: map[string]any{"kind": kind, "reason": why}})
 	}
 	rows.Close()
 	if err := rows.Err(); err != nil {
@@ -492,19 +476,19 @@ func (s *Store) Unfinished() ([]Task, error) {
 }
 
 // Events returns up to limit events of task id after seq after, in order.
-func (s *Store) Events(id string, after int64, limit int) ([]Event, error) {
+func (s *Store) Events(id string, after int64, limit int) ([]agentapi.Event, error) {
 	rows, err := s.db.Query(`SELECT body FROM events WHERE task_id = ? AND seq > ? ORDER BY seq LIMIT ?`, id, after, limit)
 	if err != nil {
 		return nil, err
 	}
 	defer rows.Close()
-	out := []Event{}
+	out := []agentapi.Event{}
 	for rows.Next() {
 		var body string
 		if err := rows.Scan(&body); err != nil {
 			return nil, err
 		}
-		var e Event
+		var e agentapi.Event
 		if err := json.Unmarshal([]byte(body), &e); err != nil {
 			return nil, err
 		}

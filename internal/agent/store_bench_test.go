@@ -3,6 +3,8 @@ package agent
 import (
 	"testing"
 	"time"
+
+	"github.com/hostlink/hostlink/internal/agentapi"
 )
 
 // BenchmarkStoreAppend is the store alone: one committed transaction per
@@ -18,10 +20,10 @@ func BenchmarkStoreAppend(b *testing.B) {
 		Access: ReadOnly, RequestSHA256: "r", Manifest: []byte("{}"), ManifestSHA256: "m", PolicyFingerprint: "p", Owner: "o"}, nil); err != nil {
 		b.Fatal(err)
 	}
-	ev := Event{Type: "item.delta", SessionID: "s", TurnID: "t", ItemID: "i", Data: map[string]any{"kind": "agent_message", "text": "a few words of output"}}
+	ev := agentapi.Event{Type: "item.delta", SessionID: "s", TurnID: "t", ItemID: "i", Data: map[string]any{"kind": "agent_message", "text": "a few words of output"}}
 	b.ResetTimer()
 	for range b.N {
-		if err := s.Append(id, time.Now(), []Event{ev}); err != nil {
+		if err := s.Append(id, time.Now(), []agentapi.Event{ev}); err != nil {
 			b.Fatal(err)
 		}
 	}

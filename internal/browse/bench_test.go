@@ -5,6 +5,8 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+
+	"github.com/hostlink/hostlink/internal/browseapi"
 )
 
 // BenchmarkListFullScan lists one page of a directory holding MaxScanned
@@ -24,9 +26,9 @@ func BenchmarkListFullScan(b *testing.B) {
 		}
 	}
 	s, _ := newService(dir)
-	start, _ := s.List(ListRequest{})
+	start, _ := s.List(browseapi.ListRequest{})
 	ref := start.Entries[0].DirectoryRef
-	req := ListRequest{BrowseID: &start.BrowseID, DirectoryRef: &ref}
+	req := browseapi.ListRequest{BrowseID: &start.BrowseID, DirectoryRef: &ref}
 	for b.Loop() {
 		if _, err := s.List(req); err != nil {
 			b.Fatal(err)

@@ -25,4 +25,8 @@
 // malformed, unknown, expired, consumed or pre-reconnect browse, reference
 // or cursor, and DIRECTORY_UNAVAILABLE for a directory that disappeared,
 // changed into a link or is no longer accessible.
+//
+// The operation's name, its request and response payloads and the
+// request's decoding are in internal/browseapi, which the link imports
+// for them; it holds a Service for Consume and Reset.
 package browse

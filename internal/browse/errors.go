@@ -1,20 +1,20 @@
 package browse
 
 import (
+	"github.com/hostlink/hostlink/internal/browseapi"
 	"github.com/hostlink/hostlink/internal/errcode"
 	"github.com/hostlink/hostlink/internal/rootgrant"
 )
 
-// Error codes of the Local PC Executor protocol v1.1 for browsing.
+// Error codes of the Local PC Executor protocol v1.1 for browsing
+// (beside browseapi.ReferenceInvalid, which decoding a request returns
+// too).
 const (
-	// ReferenceInvalid: a browse id, directory reference or cursor is
-	// malformed, unknown, expired, consumed, or from before a reconnect.
-	ReferenceInvalid errcode.Code = "DIRECTORY_REFERENCE_INVALID"
 	// Unavailable: the directory disappeared, changed into a link or
 	// junction, or is no longer accessible. The same code as rootgrant's.
 	Unavailable = rootgrant.DirectoryUnavailable
 )
 
-func refInvalid(msg string) *errcode.Error { return errcode.New(ReferenceInvalid, "%s", msg) }
+func refInvalid(msg string) *errcode.Error { return errcode.New(browseapi.ReferenceInvalid, "%s", msg) }
 
 func unavailable(msg string) *errcode.Error { return errcode.New(Unavailable, "%s", msg) }

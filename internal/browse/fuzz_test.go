@@ -3,6 +3,7 @@ package browse
 import (
 	"testing"
 
+	"github.com/hostlink/hostlink/internal/browseapi"
 	"github.com/hostlink/hostlink/internal/errcode"
 )
 
@@ -21,9 +22,9 @@ func FuzzDecodeListRequest(f *testing.F) {
 	dir := f.TempDir()
 	s := New(Options{Roots: RootsFunc(func() []Candidate { return []Candidate{{Path: dir}} })})
 	f.Fuzz(func(t *testing.T, data []byte) {
-		r, err := DecodeListRequest(data)
+		r, err := browseapi.DecodeListRequest(data)
 		if err != nil {
-			if c := errcode.CodeOf(err); c != errcode.InvalidArgument && c != ReferenceInvalid {
+			if c := errcode.CodeOf(err); c != errcode.InvalidArgument && c != browseapi.ReferenceInvalid {
 				t.Fatalf("error %v has code %s", err, c)
 			}
 			return
@@ -31,8 +32,8 @@ func FuzzDecodeListRequest(f *testing.F) {
 		if r.BrowseID == nil {
 			return // a fresh browse; not worth its I/O per input
 		}
-		if _, err := s.List(r); errcode.CodeOf(err) != ReferenceInvalid {
-			t.Fatalf("List(%s) with host-unknown references = %v, want %s", data, err, ReferenceInvalid)
+		if _, err := s.List(r); errcode.CodeOf(err) != browseapi.ReferenceInvalid {
+			t.Fatalf("List(%s) with host-unknown references = %v, want %s", data, err, browseapi.ReferenceInvalid)
 		}
 	})
 }

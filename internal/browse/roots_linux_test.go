@@ -12,6 +12,7 @@ import (
 	"syscall"
 	"testing"
 
+	"github.com/hostlink/hostlink/internal/browseapi"
 	"github.com/hostlink/hostlink/internal/tstest"
 )
 
@@ -81,7 +82,7 @@ func TestLinuxRootsFromMountTable(t *testing.T) {
 	// Through the Service, the candidates become listed roots.
 	r.MountInfo = mi
 	s := New(Options{Roots: r})
-	start, err := s.List(ListRequest{})
+	start, err := s.List(browseapi.ListRequest{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -135,7 +136,7 @@ func TestLinuxRootsRealMounts(t *testing.T) {
 		MountInfo: "/proc/self/mountinfo",
 	}
 	s := New(Options{Roots: r})
-	start, err := s.List(ListRequest{})
+	start, err := s.List(browseapi.ListRequest{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -261,11 +262,11 @@ func listNames(t *testing.T, dir string) []string {
 // or nil when it cannot.
 func listNamesIn(dir string) []string {
 	s, _ := newService(dir)
-	start, err := s.List(ListRequest{})
+	start, err := s.List(browseapi.ListRequest{})
 	if err != nil || len(start.Entries) != 1 {
 		return nil
 	}
-	resp, err := s.List(ListRequest{BrowseID: &start.BrowseID, DirectoryRef: &start.Entries[0].DirectoryRef})
+	resp, err := s.List(browseapi.ListRequest{BrowseID: &start.BrowseID, DirectoryRef: &start.Entries[0].DirectoryRef})
 	if err != nil {
 		return nil
 	}

@@ -6,6 +6,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/hostlink/hostlink/internal/browseapi"
 )
 
 // The system's drives are asked for real: the system drive is a ready
@@ -26,7 +28,7 @@ func TestLogicalDrives(t *testing.T) {
 
 	profile, _ := filepath.EvalSymlinks(t.TempDir())
 	s := New(Options{Roots: WindowsRoots{Home: profile}})
-	start, err := s.List(ListRequest{})
+	start, err := s.List(browseapi.ListRequest{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -49,7 +51,7 @@ func TestLogicalDrives(t *testing.T) {
 			t.Errorf("system folder %q listed", e.Path)
 		}
 	}
-	if !slices.ContainsFunc(top.Entries, func(e Entry) bool { return strings.EqualFold(e.Name, "users") }) {
+	if !slices.ContainsFunc(top.Entries, func(e browseapi.Entry) bool { return strings.EqualFold(e.Name, "users") }) {
 		t.Errorf("%s lists %q, no Users", sysDrive, names(top.Entries))
 	}
 }

@@ -13,6 +13,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/hostlink/hostlink/internal/browseapi"
 	"github.com/hostlink/hostlink/internal/rootgrant"
 )
 
@@ -102,23 +103,23 @@ func (s *Service) Reset() {
 // a browse and lists the virtual roots; otherwise it lists one page of the
 // referenced directory. req must have been decoded by DecodeListRequest or
 // be otherwise well formed; List checks its shape again.
-func (s *Service) List(req ListRequest) (ListResponse, error) {
-	if err := req.check(); err != nil {
-		return ListResponse{}, err
+func (s *Service) List(req browseapi.ListRequest) (browseapi.ListResponse, error) {
+	if err := req.Check(); err != nil {
+		return browseapi.ListResponse{}, err
 	}
 	if req.BrowseID == nil {
 		return s.start(), nil
 	}
 	r, after, expires, err := s.lookup(*req.BrowseID, *req.DirectoryRef, req.Cursor)
 	if err != nil {
-		return ListResponse{}, err
+		return browseapi.ListResponse{}, err
 	}
 	if err := recheck(r.root); err != nil {
-		return ListResponse{}, err
+		return browseapi.ListResponse{}, err
 	}
 	cands, truncated, err := s.scan(r.root.Path)
 	if err != nil {
-		return ListResponse{}, err
+		return browseapi.ListResponse{}, err
 	}
 	i, _ := slices.BinarySearchFunc(cands, after, func(c child, k string) int { return strings.Compare(c.key, k) })
 	if after != "" && i < len(cands) && cands[i].key == after {
@@ -134,12 +135,12 @@ func (s *Service) List(req ListRequest) (ListResponse, error) {
 	defer s.mu.Unlock()
 	b := s.browses[*req.BrowseID]
 	if b == nil {
-		return ListResponse{}, refInvalid("the browse ended while the directory was read")
+		return browseapi.ListResponse{}, refInvalid("the browse ended while the directory was read")
 	}
-	resp := ListResponse{
+	resp := browseapi.ListResponse{
 		BrowseID:  *req.BrowseID,
-		Current:   &Entry{DirectoryRef: *req.DirectoryRef, Name: r.name, Path: r.root.Path},
-		Entries:   make([]Entry, 0, len(page)),
+		Current:   &browseapi.Entry{DirectoryRef: *req.DirectoryRef, Name: r.name, Path: r.root.Path},
+		Entries:   make([]browseapi.Entry, 0, len(page)),
 		Truncated: truncated,
 		ExpiresAt: unixSeconds(expires),
 	}
@@ -154,7 +155,7 @@ func (s *Service) List(req ListRequest) (ListResponse, error) {
 			more = false
 			break
 		}
-		resp.Entries = append(resp.Entries, Entry{DirectoryRef: id, Name: c.name, Path: c.root.Path})
+		resp.Entries = append(resp.Entries, browseapi.Entry{DirectoryRef: id, Name: c.name, Path: c.root.Path})
 	}
 	if more {
 		cur := b.addCursor(cursor{ref: *req.DirectoryRef, after: page[len(page)-1].key})
@@ -166,7 +167,7 @@ func (s *Service) List(req ListRequest) (ListResponse, error) {
 // Resolve returns the directory a reference names, re-checked now: it must
 // still be the same accessible plain directory at the same canonical path.
 func (s *Service) Resolve(browseID, directoryRef string) (rootgrant.Root, error) {
-	if err := (ListRequest{BrowseID: &browseID, DirectoryRef: &directoryRef}).check(); err != nil {
+	if err := (browseapi.ListRequest{BrowseID: &browseID, DirectoryRef: &directoryRef}).Check(); err != nil {
 		return rootgrant.Root{}, err
 	}
 	r, _, _, err := s.lookup(browseID, directoryRef, nil)
@@ -197,7 +198,7 @@ func (s *Service) Consume(browseID, directoryRef string) (rootgrant.Root, error)
 }
 
 // start begins a browse and lists the virtual roots.
-func (s *Service) start() ListResponse {
+func (s *Service) start() browseapi.ListResponse {
 	var roots []ref
 	seen := map[string]bool{}
 	for _, c := range s.roots.Candidates() {
@@ -230,10 +231,10 @@ func (s *Service) start() ListResponse {
 		byPath:  map[string]string{},
 		cursors: map[string]cursor{},
 	}
-	resp := ListResponse{BrowseID: newToken(), Entries: make([]Entry, 0, len(roots)), ExpiresAt: unixSeconds(b.expires)}
+	resp := browseapi.ListResponse{BrowseID: newToken(), Entries: make([]browseapi.Entry, 0, len(roots)), ExpiresAt: unixSeconds(b.expires)}
 	for _, r := range roots {
 		id, _ := b.mint(r)
-		resp.Entries = append(resp.Entries, Entry{DirectoryRef: id, Name: r.name, Path: r.root.Path})
+		resp.Entries = append(resp.Entries, browseapi.Entry{DirectoryRef: id, Name: r.name, Path: r.root.Path})
 	}
 
 	s.mu.Lock()

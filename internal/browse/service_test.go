@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/hostlink/hostlink/internal/browseapi"
 	"github.com/hostlink/hostlink/internal/errcode"
 )
 
@@ -74,16 +75,16 @@ func newService(roots ...string) (*Service, *clock) {
 	}), c
 }
 
-func list(t *testing.T, s *Service, browseID, ref string, cursor *string) ListResponse {
+func list(t *testing.T, s *Service, browseID, ref string, cursor *string) browseapi.ListResponse {
 	t.Helper()
-	resp, err := s.List(ListRequest{BrowseID: &browseID, DirectoryRef: &ref, Cursor: cursor})
+	resp, err := s.List(browseapi.ListRequest{BrowseID: &browseID, DirectoryRef: &ref, Cursor: cursor})
 	if err != nil {
 		t.Fatalf("List(%s, %s): %v", browseID, ref, err)
 	}
 	return resp
 }
 
-func names(es []Entry) []string {
+func names(es []browseapi.Entry) []string {
 	var out []string
 	for _, e := range es {
 		out = append(out, e.Name)
@@ -95,7 +96,7 @@ func TestBrowse(t *testing.T) {
 	h := home(t)
 	s, clk := newService(h)
 
-	start, err := s.List(ListRequest{})
+	start, err := s.List(browseapi.ListRequest{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -136,8 +137,8 @@ func TestBrowse(t *testing.T) {
 	}
 
 	// A reference is only good in its own browse.
-	other, _ := s.List(ListRequest{})
-	if _, err := s.List(ListRequest{BrowseID: &other.BrowseID, DirectoryRef: &alpha.DirectoryRef}); errcode.CodeOf(err) != ReferenceInvalid {
+	other, _ := s.List(browseapi.ListRequest{})
+	if _, err := s.List(browseapi.ListRequest{BrowseID: &other.BrowseID, DirectoryRef: &alpha.DirectoryRef}); errcode.CodeOf(err) != browseapi.ReferenceInvalid {
 		t.Errorf("reference used in another browse: %v", err)
 	}
 
@@ -145,10 +146,10 @@ func TestBrowse(t *testing.T) {
 	if err != nil || got.Path != alpha.Path {
 		t.Fatalf("Consume = %+v, %v", got, err)
 	}
-	if _, err := s.List(ListRequest{BrowseID: &start.BrowseID, DirectoryRef: &root.DirectoryRef}); errcode.CodeOf(err) != ReferenceInvalid {
+	if _, err := s.List(browseapi.ListRequest{BrowseID: &start.BrowseID, DirectoryRef: &root.DirectoryRef}); errcode.CodeOf(err) != browseapi.ReferenceInvalid {
 		t.Errorf("browse used after Consume: %v", err)
 	}
-	if _, err := s.Consume(start.BrowseID, alpha.DirectoryRef); errcode.CodeOf(err) != ReferenceInvalid {
+	if _, err := s.Consume(start.BrowseID, alpha.DirectoryRef); errcode.CodeOf(err) != browseapi.ReferenceInvalid {
 		t.Errorf("second Consume: %v", err)
 	}
 }
@@ -156,23 +157,23 @@ func TestBrowse(t *testing.T) {
 func TestReferencesExpireAndReset(t *testing.T) {
 	h := home(t)
 	s, clk := newService(h)
-	start, _ := s.List(ListRequest{})
+	start, _ := s.List(browseapi.ListRequest{})
 	ref := start.Entries[0].DirectoryRef
 
 	clk.Add(BrowseTTL - time.Second)
 	list(t, s, start.BrowseID, ref, nil)
 	clk.Add(time.Second)
-	if _, err := s.List(ListRequest{BrowseID: &start.BrowseID, DirectoryRef: &ref}); errcode.CodeOf(err) != ReferenceInvalid {
+	if _, err := s.List(browseapi.ListRequest{BrowseID: &start.BrowseID, DirectoryRef: &ref}); errcode.CodeOf(err) != browseapi.ReferenceInvalid {
 		t.Errorf("expired browse: %v", err)
 	}
-	if _, err := s.Resolve(start.BrowseID, ref); errcode.CodeOf(err) != ReferenceInvalid {
+	if _, err := s.Resolve(start.BrowseID, ref); errcode.CodeOf(err) != browseapi.ReferenceInvalid {
 		t.Errorf("expired browse resolved: %v", err)
 	}
 
-	start, _ = s.List(ListRequest{})
+	start, _ = s.List(browseapi.ListRequest{})
 	ref = start.Entries[0].DirectoryRef
 	s.Reset()
-	if _, err := s.Resolve(start.BrowseID, ref); errcode.CodeOf(err) != ReferenceInvalid {
+	if _, err := s.Resolve(start.BrowseID, ref); errcode.CodeOf(err) != browseapi.ReferenceInvalid {
 		t.Errorf("browse survived Reset: %v", err)
 	}
 }
@@ -180,7 +181,7 @@ func TestReferencesExpireAndReset(t *testing.T) {
 func TestForgedReferences(t *testing.T) {
 	h := home(t)
 	s, _ := newService(h)
-	start, _ := s.List(ListRequest{})
+	start, _ := s.List(browseapi.ListRequest{})
 	ref := start.Entries[0].DirectoryRef
 	top := list(t, s, start.BrowseID, ref, nil)
 	bogus := "AAAAAAAAAAAAAAAAAAAAAAAA"
@@ -198,12 +199,12 @@ func TestForgedReferences(t *testing.T) {
 		{"half a pair", &start.BrowseID, nil, nil},
 		{"cursor without browse", nil, nil, &alphaRef},
 	} {
-		_, err := s.List(ListRequest{BrowseID: tt.browse, DirectoryRef: tt.dir, Cursor: tt.cur})
-		if errcode.CodeOf(err) != ReferenceInvalid {
-			t.Errorf("%s: %v, want %s", tt.name, err, ReferenceInvalid)
+		_, err := s.List(browseapi.ListRequest{BrowseID: tt.browse, DirectoryRef: tt.dir, Cursor: tt.cur})
+		if errcode.CodeOf(err) != browseapi.ReferenceInvalid {
+			t.Errorf("%s: %v, want %s", tt.name, err, browseapi.ReferenceInvalid)
 		}
 	}
-	if _, err := s.Consume(start.BrowseID, bogus); errcode.CodeOf(err) != ReferenceInvalid {
+	if _, err := s.Consume(start.BrowseID, bogus); errcode.CodeOf(err) != browseapi.ReferenceInvalid {
 		t.Errorf("Consume of a forged reference: %v", err)
 	}
 	// The failed Consume left the browse usable.
@@ -220,7 +221,7 @@ func TestPaging(t *testing.T) {
 		want = append(want, name)
 	}
 	s, _ := newService(dir)
-	start, _ := s.List(ListRequest{})
+	start, _ := s.List(browseapi.ListRequest{})
 	ref := start.Entries[0].DirectoryRef
 
 	var got []string
@@ -249,7 +250,7 @@ func TestPaging(t *testing.T) {
 	}
 	// A cursor is bound to its directory.
 	inner := list(t, s, start.BrowseID, ref, nil).Entries[0].DirectoryRef
-	if _, err := s.List(ListRequest{BrowseID: &start.BrowseID, DirectoryRef: &inner, Cursor: &cursors[0]}); errcode.CodeOf(err) != ReferenceInvalid {
+	if _, err := s.List(browseapi.ListRequest{BrowseID: &start.BrowseID, DirectoryRef: &inner, Cursor: &cursors[0]}); errcode.CodeOf(err) != browseapi.ReferenceInvalid {
 		t.Errorf("cursor used with another directory: %v", err)
 	}
 	// Asking for a page again gives the same page.
@@ -276,7 +277,7 @@ func TestScanBound(t *testing.T) {
 		}
 	}
 	s, _ := newService(dir)
-	start, _ := s.List(ListRequest{})
+	start, _ := s.List(browseapi.ListRequest{})
 	ref := start.Entries[0].DirectoryRef
 
 	p := list(t, s, start.BrowseID, ref, nil)
@@ -308,7 +309,7 @@ func TestRootsFiltered(t *testing.T) {
 		h+string(filepath.Separator)+".", // the same home, spelled differently
 		"relative",
 	)
-	start, err := s.List(ListRequest{})
+	start, err := s.List(browseapi.ListRequest{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -325,7 +326,7 @@ func TestRootsFiltered(t *testing.T) {
 func TestReferencedDirectoryChanges(t *testing.T) {
 	h := home(t)
 	s, _ := newService(h)
-	start, _ := s.List(ListRequest{})
+	start, _ := s.List(browseapi.ListRequest{})
 	top := list(t, s, start.BrowseID, start.Entries[0].DirectoryRef, nil)
 	alpha, gamma := top.Entries[0], top.Entries[2]
 
@@ -342,7 +343,7 @@ func TestReferencedDirectoryChanges(t *testing.T) {
 		t.Fatal(err)
 	}
 	if symlink(t, alpha.Path+".old", alpha.Path) {
-		if _, err := s.List(ListRequest{BrowseID: &start.BrowseID, DirectoryRef: &alpha.DirectoryRef}); errcode.CodeOf(err) != Unavailable {
+		if _, err := s.List(browseapi.ListRequest{BrowseID: &start.BrowseID, DirectoryRef: &alpha.DirectoryRef}); errcode.CodeOf(err) != Unavailable {
 			t.Errorf("directory turned into a link: %v, want %s", err, Unavailable)
 		}
 	}
@@ -359,13 +360,13 @@ func TestMaxBrowses(t *testing.T) {
 	s, clk := newService(home(t))
 	var ids []string
 	for range MaxBrowses + 1 {
-		r, _ := s.List(ListRequest{})
+		r, _ := s.List(browseapi.ListRequest{})
 		ids = append(ids, r.BrowseID)
 		clk.Add(time.Second)
 	}
 	first := ids[0]
 	bogus := "x"
-	if _, err := s.Resolve(first, bogus); errcode.CodeOf(err) != ReferenceInvalid {
+	if _, err := s.Resolve(first, bogus); errcode.CodeOf(err) != browseapi.ReferenceInvalid {
 		t.Fatal(err)
 	}
 	s.mu.Lock()
@@ -385,14 +386,14 @@ func TestConcurrentUse(t *testing.T) {
 		go func() {
 			defer wg.Done()
 			for range 20 {
-				start, err := s.List(ListRequest{})
+				start, err := s.List(browseapi.ListRequest{})
 				if err != nil {
 					t.Error(err)
 					return
 				}
 				ref := start.Entries[0].DirectoryRef
-				_, err = s.List(ListRequest{BrowseID: &start.BrowseID, DirectoryRef: &ref})
-				if err != nil && errcode.CodeOf(err) != ReferenceInvalid {
+				_, err = s.List(browseapi.ListRequest{BrowseID: &start.BrowseID, DirectoryRef: &ref})
+				if err != nil && errcode.CodeOf(err) != browseapi.ReferenceInvalid {
 					t.Error(err)
 				}
 				if i == 0 {

@@ -14,6 +14,7 @@ import (
 
 	"github.com/hostlink/hostlink/internal/audit"
 	"github.com/hostlink/hostlink/internal/capture"
+	"github.com/hostlink/hostlink/internal/companionapi"
 	"github.com/hostlink/hostlink/internal/desktop"
 	"github.com/hostlink/hostlink/internal/desktop/native"
 	"github.com/hostlink/hostlink/internal/errcode"
@@ -125,13 +126,13 @@ func (r *rig) waitConnected(n int) {
 	}
 }
 
-func (r *rig) run(args map[string]any) RunResult {
+func (r *rig) run(args map[string]any) companionapi.RunResult {
 	r.t.Helper()
 	m, code := opstest.Call(context.Background(), r.reg, "companion_run_command", args)
 	if code != "" {
 		r.t.Fatalf("companion_run_command: %s", code)
 	}
-	var res RunResult
+	var res companionapi.RunResult
 	remarshal(r.t, m, &res)
 	return res
 }

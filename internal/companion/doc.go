@@ -50,4 +50,7 @@
 // 64 KiB chunks of raw pixels, each hashed, and are erased on the
 // companion after the transfer, when a newer capture replaces them, on
 // close, after an idle timeout, or when the connection drops.
+//
+// The operations' names and their request and response types are in
+// internal/companionapi, which transports import instead of this package.
 package companion

@@ -11,6 +11,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/hostlink/hostlink/internal/companionapi"
 	"github.com/hostlink/hostlink/internal/procs"
 )
 
@@ -41,15 +42,6 @@ type helperState struct {
 	starts   int
 	lastErr  string
 	lastExit time.Time
-}
-
-// HelperStatus is the state of the helper the runtime supervises.
-type HelperStatus struct {
-	Program   string `json:"program"`
-	Starts    int    `json:"starts" jsonschema:"times the helper was started"`
-	Connected bool   `json:"connected"`
-	LastError string `json:"last_error,omitempty" jsonschema:"why the last run of the helper ended"`
-	LastExit  string `json:"last_exit,omitempty"`
 }
 
 // helperStopGrace is how long a helper whose session ended has to exit
@@ -173,7 +165,7 @@ func (r *Runtime) runHelper(ctx context.Context, h Helper, st *helperState) erro
 }
 
 // HelperState reports the supervised helper, or nil when there is none.
-func (r *Runtime) HelperState() *HelperStatus {
+func (r *Runtime) HelperState() *companionapi.HelperStatus {
 	r.mu.Lock()
 	st := r.helper
 	sess := r.sessions[helperID]
@@ -184,7 +176,7 @@ func (r *Runtime) HelperState() *HelperStatus {
 	}
 	st.mu.Lock()
 	defer st.mu.Unlock()
-	hs := &HelperStatus{Program: st.argv[0], Starts: st.starts, Connected: connected, LastError: st.lastErr}
+	hs := &companionapi.HelperStatus{Program: st.argv[0], Starts: st.starts, Connected: connected, LastError: st.lastErr}
 	if !st.lastExit.IsZero() {
 		hs.LastExit = st.lastExit.UTC().Format(time.RFC3339)
 	}

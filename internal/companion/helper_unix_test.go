@@ -19,6 +19,7 @@ import (
 
 	"github.com/hostlink/hostlink/internal/audit"
 	"github.com/hostlink/hostlink/internal/capture"
+	"github.com/hostlink/hostlink/internal/companionapi"
 	"github.com/hostlink/hostlink/internal/ops/opstest"
 	"github.com/hostlink/hostlink/internal/tstest"
 )
@@ -122,13 +123,13 @@ func helperPid(t *testing.T, dir string) int {
 	return pid
 }
 
-func status(t *testing.T, r *rig) StatusResult {
+func status(t *testing.T, r *rig) companionapi.StatusResult {
 	t.Helper()
 	m, code := opstest.Call(context.Background(), r.reg, "companion_status", map[string]any{})
 	if code != "" {
 		t.Fatalf("companion_status: %s", code)
 	}
-	var st StatusResult
+	var st companionapi.StatusResult
 	remarshal(t, m, &st)
 	return st
 }

@@ -12,6 +12,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/hostlink/hostlink/internal/capture"
+	"github.com/hostlink/hostlink/internal/companionapi"
 	"github.com/hostlink/hostlink/internal/errcode"
 	"github.com/hostlink/hostlink/internal/procs"
 	"github.com/hostlink/hostlink/internal/sandbox"
@@ -38,33 +39,9 @@ type runParams struct {
 	Transfer bool `json:"transfer,omitempty"`
 }
 
-// StreamMeta summarizes one stream of a companion's command.
-type StreamMeta struct {
-	Bytes       int64  `json:"bytes" jsonschema:"bytes the command wrote"`
-	StoredBytes int64  `json:"stored_bytes" jsonschema:"bytes kept in the companion's capture"`
-	SHA256      string `json:"sha256,omitempty" jsonschema:"SHA-256 of the stored bytes"`
-	Truncated   bool   `json:"truncated" jsonschema:"output past the companion's cap was not stored"`
-}
-
-// Receipt is a companion command's process receipt.
-type Receipt struct {
-	CaptureID string     `json:"capture_id"`
-	Pid       int        `json:"pid,omitempty"`
-	Status    string     `json:"status" enum:"pending,running,exited,killed,timed_out,incomplete"`
-	ExitCode  *int       `json:"exit_code,omitempty"`
-	Signal    string     `json:"signal,omitempty"`
-	Reason    string     `json:"reason,omitempty"`
-	StartedAt string     `json:"started_at,omitempty"`
-	EndedAt   string     `json:"ended_at,omitempty"`
-	Reused    bool       `json:"reused,omitempty" jsonschema:"a repeated idempotency key: the first run, not a new one"`
-	Sandbox   string     `json:"sandbox,omitempty" jsonschema:"the confinement the command ran in on the host, as measured"`
-	Stdout    StreamMeta `json:"stdout"`
-	Stderr    StreamMeta `json:"stderr"`
-}
-
 // runResult is command.run's response.
 type runResult struct {
-	Receipt Receipt `json:"receipt"`
+	Receipt companionapi.Receipt `json:"receipt"`
 	// Inline output, when no transfer was asked for.
 	Stdout *string `json:"stdout,omitempty"`
 	Stderr *string `json:"stderr,omitempty"`
@@ -123,7 +100,7 @@ func (h *host) runCommand(ctx context.Context, a runParams) (any, []byte, error)
 	case sandbox.Failed:
 		return nil, nil, sandbox.FailedError(st)
 	}
-	cp, reused, err := store.Create(capture.Meta{Op: "companion_run_command", Argv: a.Argv, Command: a.Command,
+	cp, reused, err := store.Create(capture.Meta{Op: companionapi.OpRunCommand, Argv: a.Argv, Command: a.Command,
 		Shell: a.Shell, Cwd: dir, EnvKeys: keys, IdempotencyKey: a.IdempotencyKey, Sandbox: st.String()})
 	if err != nil {
 		return nil, nil, err
@@ -234,8 +211,8 @@ func wait(ctx context.Context, cp *capture.Capture, p *procs.Process, timeout ti
 	return cp.Finish(r)
 }
 
-func receiptOf(info *capture.Info, reused bool) Receipt {
-	r := Receipt{CaptureID: info.ID, Pid: info.Pid, Status: string(info.Status), ExitCode: info.ExitCode,
+func receiptOf(info *capture.Info, reused bool) companionapi.Receipt {
+	r := companionapi.Receipt{CaptureID: info.ID, Pid: info.Pid, Status: string(info.Status), ExitCode: info.ExitCode,
 		Signal: info.Signal, Reason: info.Reason, Reused: reused, Sandbox: info.Meta.Sandbox,
 		Stdout: streamMeta(info.Stdout), Stderr: streamMeta(info.Stderr)}
 	if !info.StartedAt.IsZero() {
@@ -247,8 +224,8 @@ func receiptOf(info *capture.Info, reused bool) Receipt {
 	return r
 }
 
-func streamMeta(si capture.StreamInfo) StreamMeta {
-	return StreamMeta{Bytes: si.TotalBytes, StoredBytes: si.StoredBytes, SHA256: si.SHA256, Truncated: si.Truncated}
+func streamMeta(si capture.StreamInfo) companionapi.StreamMeta {
+	return companionapi.StreamMeta{Bytes: si.TotalBytes, StoredBytes: si.StoredBytes, SHA256: si.SHA256, Truncated: si.Truncated}
 }
 
 // inlineText is the bounded inline view of a stream: all of it when it

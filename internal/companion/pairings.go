@@ -14,6 +14,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/hostlink/hostlink/internal/companionapi"
 	"github.com/hostlink/hostlink/internal/errcode"
 	"github.com/hostlink/hostlink/internal/private"
 	"github.com/hostlink/hostlink/internal/sqlitedb"
@@ -37,13 +38,6 @@ var pairingsSchema embed.FS
 type Pairings struct {
 	db  *sql.DB
 	now func() time.Time
-}
-
-// Paired is one paired companion.
-type Paired struct {
-	ID       string    `json:"id"`
-	Name     string    `json:"name"`
-	PairedAt time.Time `json:"paired_at"`
 }
 
 // OpenPairings opens (creating) companions.db in stateDir.
@@ -151,15 +145,15 @@ func (p *Pairings) Revoke(id string) (int, error) {
 }
 
 // List returns the paired companions, oldest first.
-func (p *Pairings) List() ([]Paired, error) {
+func (p *Pairings) List() ([]companionapi.Paired, error) {
 	rows, err := p.db.Query(`SELECT id, name, paired_at FROM companions ORDER BY paired_at`)
 	if err != nil {
 		return nil, err
 	}
 	defer rows.Close()
-	out := []Paired{}
+	out := []companionapi.Paired{}
 	for rows.Next() {
-		var c Paired
+		var c companionapi.Paired
 		var at int64
 		if err := rows.Scan(&c.ID, &c.Name, &at); err != nil {
 			return nil, err

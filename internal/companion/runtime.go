@@ -14,6 +14,7 @@ import (
 
 	"github.com/coder/websocket"
 
+	"github.com/hostlink/hostlink/internal/companionapi"
 	"github.com/hostlink/hostlink/internal/connlimit"
 	"github.com/hostlink/hostlink/internal/desktop/native"
 	"github.com/hostlink/hostlink/internal/errcode"
@@ -57,7 +58,7 @@ type Runtime struct {
 
 	mu       sync.Mutex
 	sessions map[string]*Session // by companion id
-	refused  []Refusal
+	refused  []companionapi.Refusal
 	srv      *http.Server
 	addr     string
 	helper   *helperState // nil unless StartHelper was called
@@ -91,15 +92,6 @@ type Session struct {
 	// listed or chosen (Sessions, session), so that whoever sees a
 	// companion connected also finds its desktops.
 	ready bool
-}
-
-// Refusal is a companion turned away at hello, kept for companion_status.
-type Refusal struct {
-	Name    string    `json:"name,omitempty"`
-	Version int       `json:"version"`
-	Code    string    `json:"code"`
-	Needed  int       `json:"needed_version,omitempty"`
-	At      time.Time `json:"at"`
 }
 
 // NewRuntime returns a Runtime; Serve starts it.
@@ -262,7 +254,7 @@ func (r *Runtime) accept(w http.ResponseWriter, req *http.Request, route string)
 			e := errcode.New(CodeUpgradeRequired, "this companion speaks protocol %d; the runtime needs %d: update the companion from the runtime's hostlink",
 				a.Version, need).With("needed_version", need)
 			r.mu.Lock()
-			r.refused = append(r.refused[max(0, len(r.refused)-9):], Refusal{Name: a.Name, Version: a.Version,
+			r.refused = append(r.refused[max(0, len(r.refused)-9):], companionapi.Refusal{Name: a.Name, Version: a.Version,
 				Code: string(CodeUpgradeRequired), Needed: need, At: time.Now()})
 			r.mu.Unlock()
 			if r.o.Desktops != nil {

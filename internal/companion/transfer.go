@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/hostlink/hostlink/internal/companionapi"
 	"github.com/hostlink/hostlink/internal/errcode"
 )
 
@@ -22,7 +23,7 @@ func transferError(stream, format string, args ...any) *errcode.Error {
 // headers and the receipt (want). It returns up to max bytes as text;
 // the rest is still transferred and hashed. Bytes become text only after
 // everything checked out, so a character split across chunks is whole.
-func fetch(ctx context.Context, p *peer, tid, captureID, stream string, want StreamMeta, max int64) (string, bool, error) {
+func fetch(ctx context.Context, p *peer, tid, captureID, stream string, want companionapi.StreamMeta, max int64) (string, bool, error) {
 	var (
 		keep   []byte
 		off    int64

@@ -5,6 +5,7 @@ import (
 	"sync"
 
 	"github.com/hostlink/hostlink/internal/capture"
+	"github.com/hostlink/hostlink/internal/companionapi"
 	"github.com/hostlink/hostlink/internal/errcode"
 )
 
@@ -52,9 +53,9 @@ type openParams struct {
 }
 
 type openResult struct {
-	TransferID string     `json:"transfer_id"`
-	Stdout     StreamMeta `json:"stdout"`
-	Stderr     StreamMeta `json:"stderr"`
+	TransferID string                  `json:"transfer_id"`
+	Stdout     companionapi.StreamMeta `json:"stdout"`
+	Stderr     companionapi.StreamMeta `json:"stderr"`
 }
 
 type readParams struct {

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/hostlink/hostlink/internal/agentapi"
 	"github.com/hostlink/hostlink/internal/approvals"
 	"github.com/hostlink/hostlink/internal/audit"
 	"github.com/hostlink/hostlink/internal/textsafe"
@@ -314,19 +315,19 @@ func (s *Server) agentsPage(w http.ResponseWriter, r *http.Request, sess *sessio
 	data := map[string]any{"Title": "Agent tasks"}
 	if len(parts) == 2 {
 		id := parts[1]
-		task, err := s.call(r.Context(), r, "get_agent_task", map[string]any{"task_id": id})
-		events, _ := s.call(r.Context(), r, "read_agent_task_events", map[string]any{"task_id": id, "max_events": 500})
+		task, err := s.call(r.Context(), r, agentapi.OpGetTask, map[string]any{"task_id": id})
+		events, _ := s.call(r.Context(), r, agentapi.OpReadTaskEvents, map[string]any{"task_id": id, "max_events": 500})
 		data["Title"], data["Task"], data["Events"], data["Err"] = "Agent task "+id, task, events, err
 		s.render(w, "agent", sess, data)
 		return
 	}
-	if _, ok := s.o.Registry.Lookup("get_agent_task"); !ok {
+	if _, ok := s.o.Registry.Lookup(agentapi.OpGetTask); !ok {
 		data["Off"] = true
 		s.render(w, "agents", sess, data)
 		return
 	}
 	// Tasks are found through their audited submissions.
-	lines, err := s.auditLines(100, func(l audit.Line) bool { return l.Op == "submit_agent_task" && l.Details["task_id"] != nil })
+	lines, err := s.auditLines(100, func(l audit.Line) bool { return l.Op == agentapi.OpSubmitTask && l.Details["task_id"] != nil })
 	var tasks []map[string]any
 	var seen []string
 	for _, l := range lines {
@@ -335,7 +336,7 @@ func (s *Server) agentsPage(w http.ResponseWriter, r *http.Request, sess *sessio
 			continue
 		}
 		seen = append(seen, id)
-		if t, err := s.call(r.Context(), r, "get_agent_task", map[string]any{"task_id": id}); err == nil && t != nil {
+		if t, err := s.call(r.Context(), r, agentapi.OpGetTask, map[string]any{"task_id": id}); err == nil && t != nil {
 			tasks = append(tasks, t)
 		}
 	}

@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"github.com/hostlink/hostlink/internal/audit"
-	"github.com/hostlink/hostlink/internal/companion"
+	"github.com/hostlink/hostlink/internal/companionapi"
 	"github.com/hostlink/hostlink/internal/ops"
 	"github.com/hostlink/hostlink/internal/tstest"
 )
@@ -33,11 +33,11 @@ func TestWSLHelperConfig(t *testing.T) {
 			}
 			old := wslInterop
 			t.Cleanup(func() { wslInterop = old })
-			wslInterop = func(context.Context) companion.Route {
+			wslInterop = func(context.Context) companionapi.Route {
 				if tc.available {
-					return companion.Route{Available: true}
+					return companionapi.Route{Available: true}
 				}
-				return companion.Route{Reason: "not_wsl", Detail: "test"}
+				return companionapi.Route{Reason: "not_wsl", Detail: "test"}
 			}
 			d, err := Open(Options{})
 			if err != nil {
@@ -45,7 +45,7 @@ func TestWSLHelperConfig(t *testing.T) {
 			}
 			t.Cleanup(func() { d.Close() })
 			allowAll(d)
-			var st companion.StatusResult
+			var st companionapi.StatusResult
 			tstest.Eventually(10*time.Second, func() bool {
 				out, err := d.Registry.Call(context.Background(), ops.Caller{Transport: audit.MCPStdio}, "companion_status", []byte(`{}`), nil)
 				if err != nil {

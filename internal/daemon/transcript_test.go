@@ -25,7 +25,7 @@ import (
 	"github.com/hostlink/hostlink/internal/agent/fakeruntime"
 	"github.com/hostlink/hostlink/internal/approvals"
 	"github.com/hostlink/hostlink/internal/audit"
-	"github.com/hostlink/hostlink/internal/browse"
+	"github.com/hostlink/hostlink/internal/browseapi"
 	"github.com/hostlink/hostlink/internal/commands"
 	"github.com/hostlink/hostlink/internal/companion"
 	"github.com/hostlink/hostlink/internal/desktop"
@@ -236,7 +236,7 @@ func TestEveryOperationOnEveryTransport(t *testing.T) {
 
 // linkMessages are the operations the link serves on its control
 // connection, by a message of their own rather than OPERATION_CALL.
-var linkMessages = map[string]string{browse.OpName: wire.TypeDirectoryListRequest}
+var linkMessages = map[string]string{browseapi.OpBrowseDirectories: wire.TypeDirectoryListRequest}
 
 // transportOrder is the order of each transcript's answers.
 var transportOrder = []audit.Transport{audit.MCPStdio, audit.MCPHTTP, audit.IPC, audit.Console, audit.Link, audit.Mesh}

@@ -6,7 +6,7 @@ import (
 	"os/exec"
 	"time"
 
-	"github.com/hostlink/hostlink/internal/agent"
+	"github.com/hostlink/hostlink/internal/agentapi"
 	"github.com/hostlink/hostlink/internal/ipc"
 )
 
@@ -45,7 +45,7 @@ func (e *env) checkAgents(ctx context.Context) {
 }
 
 // daemonRuntimes asks the running daemon's agent engine, if there is one.
-func (e *env) daemonRuntimes(ctx context.Context) (*agent.RuntimesResult, error) {
+func (e *env) daemonRuntimes(ctx context.Context) (*agentapi.RuntimesResult, error) {
 	if e.status == nil {
 		return nil, context.Canceled
 	}
@@ -60,11 +60,11 @@ func (e *env) daemonRuntimes(ctx context.Context) (*agent.RuntimesResult, error)
 		return nil, err
 	}
 	defer cl.Close()
-	raw, err := cl.Call(ctx, "list_agent_runtimes", nil)
+	raw, err := cl.Call(ctx, agentapi.OpListRuntimes, nil)
 	if err != nil {
 		return nil, err
 	}
-	var res agent.RuntimesResult
+	var res agentapi.RuntimesResult
 	if err := json.Unmarshal(raw, &res); err != nil {
 		return nil, err
 	}

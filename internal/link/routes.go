@@ -3,7 +3,7 @@ package link
 import (
 	"context"
 
-	"github.com/hostlink/hostlink/internal/browse"
+	"github.com/hostlink/hostlink/internal/browseapi"
 	"github.com/hostlink/hostlink/internal/commandapi"
 	"github.com/hostlink/hostlink/internal/desktopapi"
 	"github.com/hostlink/hostlink/internal/fileapi"
@@ -52,7 +52,7 @@ type route struct {
 // the sessions attached to one.
 func (m *manager) routes() map[string]route {
 	return map[string]route{
-		wire.TypeDirectoryListRequest: {capability: ops.DirectoryBrowse, op: browse.OpName, handle: m.list},
+		wire.TypeDirectoryListRequest: {capability: ops.DirectoryBrowse, op: browseapi.OpBrowseDirectories, handle: m.list},
 		wire.TypeAttachSession:        {capability: ops.DirectoryBrowse, handle: m.attach},
 		wire.TypeActivateSession:      {capability: ops.DirectoryBrowse, handle: m.activate},
 		wire.TypeRestoreSession:       {capability: ops.DirectoryBrowse, handle: m.restore},

@@ -47,9 +47,9 @@ type Options struct {
 	// NewRuntime opens a session's runtime, confined to root.
 	NewRuntime func(root string) (*Runtime, error)
 	// Control is the registry of the control connection: its folder
-	// browser (browse.OpName), its refusals and the link's events are
-	// recorded through it. Browse is the browser's service, whose
-	// references Consume turns into a session's folder.
+	// browser (browseapi.OpBrowseDirectories), its refusals and the
+	// link's events are recorded through it. Browse is the browser's
+	// service, whose references Consume turns into a session's folder.
 	Control *ops.Registry
 	Browse  *browse.Service
 	// Secret is the machine-only secret root grants are signed with.

@@ -9,6 +9,7 @@ import (
 
 	"github.com/hostlink/hostlink/internal/apitype"
 	"github.com/hostlink/hostlink/internal/browse"
+	"github.com/hostlink/hostlink/internal/browseapi"
 	"github.com/hostlink/hostlink/internal/errcode"
 	"github.com/hostlink/hostlink/internal/link/wire"
 	"github.com/hostlink/hostlink/internal/rootgrant"
@@ -53,7 +54,7 @@ type manager struct {
 // list browses for a folder: the folder browser's operation, whose
 // policy class is platform_folders.
 func (m *manager) list(ctx context.Context, r *request) (string, any, error) {
-	req, err := browse.DecodeListRequest(r.e.Payload)
+	req, err := browseapi.DecodeListRequest(r.e.Payload)
 	if err != nil {
 		return "", nil, err
 	}

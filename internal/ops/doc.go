@@ -19,6 +19,8 @@
 // registered with it, or its request's Describe method), its handler and
 // its Register call with an ops.Spec; its request and response types are
 // in the capability's types-only package (internal/fileapi,
-// internal/commandapi, internal/desktopapi) or, for the capabilities not
-// moved there yet, in that file too. See "Adding an operation" in docs/DESIGN.md.
+// internal/commandapi, internal/desktopapi, internal/agentapi,
+// internal/companionapi, internal/browseapi; the local user's controls'
+// requests in internal/apitype). See "Adding an operation" in
+// docs/DESIGN.md.
 package ops

@@ -8,6 +8,7 @@ import (
 	"github.com/hostlink/hostlink/internal/agent"
 	"github.com/hostlink/hostlink/internal/agent/agentcli"
 	"github.com/hostlink/hostlink/internal/agent/streamjson"
+	"github.com/hostlink/hostlink/internal/agentapi"
 	"github.com/hostlink/hostlink/internal/errcode"
 )
 
@@ -71,16 +72,16 @@ func (r *Runtime) env() map[string]string {
 }
 
 // Probe runs `claude --version` and `claude auth status`, both read-only.
-func (r *Runtime) Probe(ctx context.Context) agent.Readiness {
+func (r *Runtime) Probe(ctx context.Context) agentapi.Readiness {
 	argv, err := r.cli().Argv()
 	if err != nil {
-		return agent.Readiness{Reason: errcode.As(err).Message}
+		return agentapi.Readiness{Reason: errcode.As(err).Message}
 	}
 	out, st, err := agentcli.Output(ctx, agentcli.Spec{Argv: append(argv, "--version"), Env: r.env()})
 	if err != nil || st.ExitCode != 0 {
-		return agent.Readiness{Installed: true, Reason: "claude --version failed"}
+		return agentapi.Readiness{Installed: true, Reason: "claude --version failed"}
 	}
-	rd := agent.Readiness{Installed: true, Version: agentcli.Version(out)}
+	rd := agentapi.Readiness{Installed: true, Version: agentcli.Version(out)}
 	out, _, err = agentcli.Output(ctx, agentcli.Spec{Argv: append(argv, "auth", "status"), Env: r.env()})
 	var status struct {
 		LoggedIn *bool `json:"loggedIn"`
@@ -89,12 +90,12 @@ func (r *Runtime) Probe(ctx context.Context) agent.Readiness {
 		rd.Authenticated = status.LoggedIn
 	}
 	loggedOut := rd.Authenticated != nil && !*rd.Authenticated
-	return rd.Judge("claude", TestedVersion, loggedOut, "run `claude auth login`, or set ANTHROPIC_API_KEY")
+	return agent.Judge(rd, "claude", TestedVersion, loggedOut, "run `claude auth login`, or set ANTHROPIC_API_KEY")
 }
 
 // Models starts claude, reads the models its initialize response lists,
 // and ends it.
-func (r *Runtime) Models(ctx context.Context) ([]agent.Model, error) { return r.cli().Models(ctx) }
+func (r *Runtime) Models(ctx context.Context) ([]agentapi.Model, error) { return r.cli().Models(ctx) }
 
 // Start implements agent.Runtime.
 func (r *Runtime) Start(ctx context.Context, spec agent.SessionSpec, sink agent.Sink) (agent.Session, error) {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"github.com/hostlink/hostlink/internal/agentapi"
 	"github.com/hostlink/hostlink/internal/sandbox"
 	"io"
 	"os"
@@ -107,17 +108,17 @@ func (r *Runtime) env() map[string]string {
 // API key variable for one that names it (env_key), nothing for one that
 // carries its own token or serves locally. The version reported is the
 // running app-server's when one runs.
-func (r *Runtime) Probe(ctx context.Context) agent.Readiness {
+func (r *Runtime) Probe(ctx context.Context) agentapi.Readiness {
 	argv, err := r.argv()
 	if err != nil {
-		return agent.Readiness{Reason: errcode.As(err).Message}
+		return agentapi.Readiness{Reason: errcode.As(err).Message}
 	}
 	env := r.env()
 	out, st, err := agentcli.Output(ctx, agentcli.Spec{Argv: append(argv, "--version"), Env: env})
 	if err != nil || st.ExitCode != 0 {
-		return agent.Readiness{Installed: true, Reason: "codex --version failed"}
+		return agentapi.Readiness{Installed: true, Reason: "codex --version failed"}
 	}
-	rd := agent.Readiness{Installed: true, Version: agentcli.Version(out)}
+	rd := agentapi.Readiness{Installed: true, Version: agentcli.Version(out)}
 	p := configuredProvider(env)
 	rd.Provider = p.ID
 	login := "run `codex login`, or configure a model provider that needs no login"
@@ -145,17 +146,17 @@ func (r *Runtime) Probe(ctx context.Context) agent.Readiness {
 	}
 	r.mu.Unlock()
 	loggedOut := rd.Authenticated != nil && !*rd.Authenticated
-	return rd.Judge("codex", TestedVersion, loggedOut, login)
+	return agent.Judge(rd, "codex", TestedVersion, loggedOut, login)
 }
 
 // Models asks the app-server's model/list (it works offline, from the
 // catalog bundled with Codex).
-func (r *Runtime) Models(ctx context.Context) ([]agent.Model, error) {
+func (r *Runtime) Models(ctx context.Context) ([]agentapi.Model, error) {
 	s, err := r.server(ctx, "")
 	if err != nil {
 		return nil, err
 	}
-	var out []agent.Model
+	var out []agentapi.Model
 	cursor := ""
 	for range 20 {
 		var res ModelListResponse
@@ -166,7 +167,7 @@ func (r *Runtime) Models(ctx context.Context) ([]agent.Model, error) {
 			if m.Hidden {
 				continue
 			}
-			out = append(out, agent.Model{ID: m.ID, Name: m.DisplayName, Description: m.Description, Default: m.IsDefault})
+			out = append(out, agentapi.Model{ID: m.ID, Name: m.DisplayName, Description: m.Description, Default: m.IsDefault})
 		}
 		if cursor = res.NextCursor; cursor == "" {
 			break

@@ -7,6 +7,7 @@ import (
 	"sync"
 
 	"github.com/hostlink/hostlink/internal/agent"
+	"github.com/hostlink/hostlink/internal/agentapi"
 	"github.com/hostlink/hostlink/internal/errcode"
 )
 
@@ -308,7 +309,7 @@ func (s *session) request(m message) bool {
 		req.TurnID, req.ItemID = p.TurnID, p.ItemID
 		req.Summary = "the agent asks"
 		for _, q := range p.Questions {
-			aq := agent.Question{ID: q.ID, Header: q.Header, Text: q.Question, Other: q.IsOther != nil && *q.IsOther,
+			aq := agentapi.Question{ID: q.ID, Header: q.Header, Text: q.Question, Other: q.IsOther != nil && *q.IsOther,
 				Secret: q.IsSecret != nil && *q.IsSecret}
 			for _, o := range q.Options {
 				aq.Options = append(aq.Options, o.Label)

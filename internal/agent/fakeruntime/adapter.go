@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/hostlink/hostlink/internal/agent"
+	"github.com/hostlink/hostlink/internal/agentapi"
 	"github.com/hostlink/hostlink/internal/errcode"
 	"github.com/hostlink/hostlink/internal/procs"
 )
@@ -33,10 +34,10 @@ var _ agent.Runtime = (*Runtime)(nil)
 func (r *Runtime) Name() string { return Name }
 
 // Probe starts the program and asks its version.
-func (r *Runtime) Probe(ctx context.Context) agent.Readiness {
+func (r *Runtime) Probe(ctx context.Context) agentapi.Readiness {
 	c, err := r.dial(os.TempDir(), nil)
 	if err != nil {
-		return agent.Readiness{Reason: errcode.As(err).Message}
+		return agentapi.Readiness{Reason: errcode.As(err).Message}
 	}
 	defer c.close()
 	var init struct {
@@ -44,20 +45,20 @@ func (r *Runtime) Probe(ctx context.Context) agent.Readiness {
 		LoggedIn bool `json:"logged_in"`
 	}
 	if err := c.call(ctx, "initialize", nil, &init); err != nil {
-		return agent.Readiness{Installed: true, Reason: "initialize failed: " + err.Error()}
+		return agentapi.Readiness{Installed: true, Reason: "initialize failed: " + err.Error()}
 	}
-	rd := agent.Readiness{Installed: true, Version: init.Version, Authenticated: &init.LoggedIn}
-	return rd.Judge("fake", Version, !init.LoggedIn, "set nothing: the fake runtime was told it is logged out")
+	rd := agentapi.Readiness{Installed: true, Version: init.Version, Authenticated: &init.LoggedIn}
+	return agent.Judge(rd, "fake", Version, !init.LoggedIn, "set nothing: the fake runtime was told it is logged out")
 }
 
 // Models asks the program for its models.
-func (r *Runtime) Models(ctx context.Context) ([]agent.Model, error) {
+func (r *Runtime) Models(ctx context.Context) ([]agentapi.Model, error) {
 	c, err := r.dial(os.TempDir(), nil)
 	if err != nil {
 		return nil, err
 	}
 	defer c.close()
-	var init struct{ Models []agent.Model }
+	var init struct{ Models []agentapi.Model }
 	if err := c.call(ctx, "initialize", nil, &init); err != nil {
 		return nil, err
 	}
@@ -233,7 +234,7 @@ func (c *conn) deliver(m message) {
 		if m.Method == "request/question" {
 			req.Kind = agent.KindQuestion
 			for _, q := range p.Questions {
-				req.Questions = append(req.Questions, agent.Question{ID: q.ID, Text: q.Text, Options: q.Options, Other: q.Other})
+				req.Questions = append(req.Questions, agentapi.Question{ID: q.ID, Text: q.Text, Options: q.Options, Other: q.Other})
 			}
 		}
 		c.sink.Request(req)

@@ -11,6 +11,7 @@ import (
 	"github.com/hostlink/hostlink/internal/agent"
 	"github.com/hostlink/hostlink/internal/agent/agentcli"
 	"github.com/hostlink/hostlink/internal/agent/streamjson"
+	"github.com/hostlink/hostlink/internal/agentapi"
 	"github.com/hostlink/hostlink/internal/errcode"
 )
 
@@ -71,10 +72,10 @@ func (r *Runtime) env() map[string]string { return agentcli.Passthrough(passEnv,
 // qodercli takes 9 s or more to start, longer on a busy machine, so the
 // check runs on its own and its result is kept for probeTTL: a caller
 // whose deadline comes first is told to ask again.
-func (r *Runtime) Probe(ctx context.Context) agent.Readiness {
+func (r *Runtime) Probe(ctx context.Context) agentapi.Readiness {
 	argv, err := r.cli().Argv()
 	if err != nil {
-		return agent.Readiness{Reason: errcode.As(err).Message}
+		return agentapi.Readiness{Reason: errcode.As(err).Message}
 	}
 	r.mu.Lock()
 	p := r.probe
@@ -94,7 +95,7 @@ func (r *Runtime) Probe(ctx context.Context) agent.Readiness {
 	case <-p.done:
 		return p.rd
 	case <-ctx.Done():
-		return agent.Readiness{Installed: true, Checking: true, Reason: "qodercli is still reporting its status (it starts slowly); ask again"}
+		return agentapi.Readiness{Installed: true, Checking: true, Reason: "qodercli is still reporting its status (it starts slowly); ask again"}
 	}
 }
 
@@ -106,7 +107,7 @@ const (
 // probe is one status check, running or done.
 type probe struct {
 	done chan struct{}
-	rd   agent.Readiness
+	rd   agentapi.Readiness
 	at   time.Time
 }
 
@@ -119,7 +120,7 @@ func (p *probe) expired() bool {
 	}
 }
 
-func (r *Runtime) status(ctx context.Context, argv []string) agent.Readiness {
+func (r *Runtime) status(ctx context.Context, argv []string) agentapi.Readiness {
 	out, st, err := agentcli.Output(ctx, agentcli.Spec{Argv: append(argv, "status", "-o", "json"), Env: r.env()})
 	var status struct {
 		LoggedIn *bool  `json:"logged_in"`
@@ -128,16 +129,16 @@ func (r *Runtime) status(ctx context.Context, argv []string) agent.Readiness {
 	// Start-up notices may precede the JSON.
 	i := strings.Index(out, "{")
 	if err != nil || st.ExitCode != 0 || i < 0 || json.Unmarshal([]byte(out[i:]), &status) != nil {
-		return agent.Readiness{Installed: true, Reason: "qodercli status failed"}
+		return agentapi.Readiness{Installed: true, Reason: "qodercli status failed"}
 	}
-	rd := agent.Readiness{Installed: true, Version: status.Version, Authenticated: status.LoggedIn}
+	rd := agentapi.Readiness{Installed: true, Version: status.Version, Authenticated: status.LoggedIn}
 	loggedOut := status.LoggedIn == nil || !*status.LoggedIn
-	return rd.Judge("qodercli", TestedVersion, loggedOut, "run `qodercli login`, or set QODER_PERSONAL_ACCESS_TOKEN")
+	return agent.Judge(rd, "qodercli", TestedVersion, loggedOut, "run `qodercli login`, or set QODER_PERSONAL_ACCESS_TOKEN")
 }
 
 // Models starts qodercli, reads the models its initialize response lists
 // (when it lists any), and ends it.
-func (r *Runtime) Models(ctx context.Context) ([]agent.Model, error) {
+func (r *Runtime) Models(ctx context.Context) ([]agentapi.Model, error) {
 	models, err := r.cli().Models(ctx)
 	if err == nil && len(models) == 0 {
 		return nil, agent.ErrModelsUnsupported

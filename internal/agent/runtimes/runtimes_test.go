@@ -10,6 +10,7 @@ import (
 	"github.com/hostlink/hostlink/internal/agent/agenttest"
 	"github.com/hostlink/hostlink/internal/agent/claude"
 	"github.com/hostlink/hostlink/internal/agent/runtimes"
+	"github.com/hostlink/hostlink/internal/agentapi"
 	"github.com/hostlink/hostlink/internal/errcode"
 )
 
@@ -54,7 +55,7 @@ func TestMissingRuntimes(t *testing.T) {
 	}
 	// A missing runtime is refused at submit, with the readiness reason;
 	// queued anyway, its task fails to start, saying why.
-	_, _, err := e.Eng.Submit(context.Background(), agent.SubmitArgs{Runtime: "codex", Workdir: "w", Prompt: "hello"})
+	_, _, err := e.Eng.Submit(context.Background(), agentapi.SubmitArgs{Runtime: "codex", Workdir: "w", Prompt: "hello"})
 	if ec := errcode.As(err); ec.Code != agent.CodeRuntimeNotReady || !strings.Contains(ec.Message, "not installed") {
 		t.Fatalf("submit to a missing runtime: %v", err)
 	}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/hostlink/hostlink/internal/agent"
 	"github.com/hostlink/hostlink/internal/agent/agentcli"
+	"github.com/hostlink/hostlink/internal/agentapi"
 	"github.com/hostlink/hostlink/internal/errcode"
 )
 
@@ -71,15 +72,15 @@ func (c CLI) Resume(ctx context.Context, spec agent.SessionSpec, id string, sink
 // Models starts the CLI (read-only, in the temporary directory), reads the
 // models its initialize response lists, and ends it. The list may be
 // empty.
-func (c CLI) Models(ctx context.Context) ([]agent.Model, error) {
+func (c CLI) Models(ctx context.Context) ([]agentapi.Model, error) {
 	s, info, err := c.launch(ctx, agent.SessionSpec{Dir: os.TempDir(), Access: agent.ReadOnly}, newSessionID(), false, nil)
 	if err != nil {
 		return nil, err
 	}
 	s.Close()
-	out := make([]agent.Model, 0, len(info.Models))
+	out := make([]agentapi.Model, 0, len(info.Models))
 	for _, m := range info.Models {
-		out = append(out, agent.Model{ID: m.Value, Name: m.DisplayName, Description: m.Description,
+		out = append(out, agentapi.Model{ID: m.Value, Name: m.DisplayName, Description: m.Description,
 			Default: c.DefaultModel != "" && m.Value == c.DefaultModel})
 	}
 	return out, nil

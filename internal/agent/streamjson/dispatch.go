@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/hostlink/hostlink/internal/agent"
+	"github.com/hostlink/hostlink/internal/agentapi"
 )
 
 // line handles one message from the CLI, on the reading goroutine.
@@ -160,7 +161,7 @@ func (s *Session) controlRequest(turn string, m *inbound) {
 		json.Unmarshal(req.Input, &ask)
 		r.Kind, r.Summary = agent.KindQuestion, "the agent asks"
 		for i, q := range ask.Questions {
-			aq := agent.Question{ID: questionID(i), Header: q.Header, Text: q.Question, Other: true}
+			aq := agentapi.Question{ID: questionID(i), Header: q.Header, Text: q.Question, Other: true}
 			for _, o := range q.Options {
 				aq.Options = append(aq.Options, o.Label)
 			}

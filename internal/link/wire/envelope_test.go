@@ -10,7 +10,7 @@ import (
 
 	"github.com/coder/websocket"
 
-	"github.com/hostlink/hostlink/internal/browse"
+	"github.com/hostlink/hostlink/internal/browseapi"
 	"github.com/hostlink/hostlink/internal/errcode"
 	"github.com/hostlink/hostlink/internal/procs"
 	"github.com/hostlink/hostlink/internal/rootgrant"
@@ -166,7 +166,7 @@ func TestOwnersUseWireCodes(t *testing.T) {
 	for _, c := range []errcode.Code{
 		rootgrant.GrantInvalid, rootgrant.DirectoryUnavailable, rootgrant.SessionNotAttached,
 		rootgrant.SessionAlreadyActive, rootgrant.RevisionMismatch, procs.ShellNotAvailable,
-		browse.ReferenceInvalid,
+		browseapi.ReferenceInvalid,
 	} {
 		if !slices.Contains(errcode.Wire, c) {
 			t.Errorf("%s is not a wire code", c)

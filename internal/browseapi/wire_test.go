@@ -1,4 +1,4 @@
-package browse
+package browseapi
 
 import (
 	"encoding/json"

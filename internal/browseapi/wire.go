@@ -1,4 +1,4 @@
-package browse
+package browseapi
 
 import (
 	"bytes"
@@ -58,14 +58,14 @@ func DecodeListRequest(data []byte) (ListRequest, error) {
 	if err := json.Unmarshal(data, &r); err != nil {
 		return ListRequest{}, errcode.New(errcode.InvalidArgument, "payload does not match DIRECTORY_LIST_REQUEST")
 	}
-	if err := r.check(); err != nil {
+	if err := r.Check(); err != nil {
 		return ListRequest{}, err
 	}
 	return r, nil
 }
 
-// check validates the reference fields' shape (not their meaning).
-func (r ListRequest) check() error {
+// Check validates the reference fields' shape (not their meaning).
+func (r ListRequest) Check() error {
 	if (r.BrowseID == nil) != (r.DirectoryRef == nil) {
 		return refInvalid("browse_id and directory_ref must both be null or both be set")
 	}
