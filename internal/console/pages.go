@@ -12,6 +12,7 @@ import (
 	"github.com/hostlink/hostlink/internal/agentapi"
 	"github.com/hostlink/hostlink/internal/approvals"
 	"github.com/hostlink/hostlink/internal/audit"
+	"github.com/hostlink/hostlink/internal/desktopapi"
 	"github.com/hostlink/hostlink/internal/textsafe"
 )
 
@@ -359,7 +360,7 @@ type observed struct {
 // consumed).
 func (s *Server) desktopPage(w http.ResponseWriter, r *http.Request, sess *session) {
 	lines, err := s.auditLines(400, func(l audit.Line) bool {
-		return l.Op == "computer_observe" || l.Op == "computer_act"
+		return l.Op == desktopapi.OpObserve || l.Op == desktopapi.OpAct
 	})
 	var list []*observed
 	byID := map[string]*observed{}

@@ -10,6 +10,7 @@ import (
 
 	"golang.org/x/image/draw"
 
+	"github.com/hostlink/hostlink/internal/desktopapi"
 	"github.com/hostlink/hostlink/internal/ops"
 )
 
@@ -36,7 +37,7 @@ func NewThumbs() *Thumbs { return &Thumbs{png: map[string][]byte{}} }
 // Keep is an ops.Options.Results hook: it keeps a thumbnail of the
 // observation a computer_observe or computer_act result carries.
 func (t *Thumbs) Keep(_ ops.Caller, op string, out any) {
-	if op != "computer_observe" && op != "computer_act" {
+	if op != desktopapi.OpObserve && op != desktopapi.OpAct {
 		return
 	}
 	imgs := ops.ImagesOf(out)

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/hostlink/hostlink/internal/agent"
+	"github.com/hostlink/hostlink/internal/agentapi"
 	"github.com/hostlink/hostlink/internal/audit"
 	"github.com/hostlink/hostlink/internal/errcode"
 	"github.com/hostlink/hostlink/internal/files"
@@ -159,7 +160,7 @@ func (e *Env) Submit(runtime, prompt, access string, extra map[string]any) strin
 	for k, v := range extra {
 		args[k] = v
 	}
-	return e.Must("submit_agent_task", args)["task_id"].(string)
+	return e.Must(agentapi.OpSubmitTask, args)["task_id"].(string)
 }
 
 // Wait polls get_agent_task until cond holds, for up to d.
@@ -167,7 +168,7 @@ func (e *Env) Wait(id, what string, d time.Duration, cond func(task map[string]a
 	e.T.Helper()
 	var task map[string]any
 	if !tstest.Eventually(d, func() bool {
-		task = e.Must("get_agent_task", map[string]any{"task_id": id})
+		task = e.Must(agentapi.OpGetTask, map[string]any{"task_id": id})
 		if cond(task) {
 			return true
 		}
@@ -196,7 +197,7 @@ func (e *Env) End(id string, d time.Duration) map[string]any {
 	e.T.Helper()
 	var task map[string]any
 	if !tstest.Eventually(d, func() bool {
-		task = e.Must("get_agent_task", map[string]any{"task_id": id})
+		task = e.Must(agentapi.OpGetTask, map[string]any{"task_id": id})
 		return task["terminal"] == true
 	}) {
 		e.T.Fatalf("task %s did not end: %v\nevents:\n%s", id, task, e.Dump(id))
@@ -221,7 +222,7 @@ func (e *Env) Result(id string) string {
 	var b strings.Builder
 	off := 0.0
 	for {
-		c := e.Must("read_agent_task_result", map[string]any{"task_id": id, "offset": off})
+		c := e.Must(agentapi.OpReadTaskResult, map[string]any{"task_id": id, "offset": off})
 		b.WriteString(c["text"].(string))
 		if c["eof"] == true {
 			return b.String()
@@ -236,7 +237,7 @@ func (e *Env) Events(id string) []map[string]any {
 	var out []map[string]any
 	after := 0.0
 	for {
-		res := e.Must("read_agent_task_events", map[string]any{"task_id": id, "after_seq": after, "max_events": 500})
+		res := e.Must(agentapi.OpReadTaskEvents, map[string]any{"task_id": id, "after_seq": after, "max_events": 500})
 		for _, ev := range res["events"].([]any) {
 			out = append(out, ev.(map[string]any))
 		}
@@ -252,7 +253,7 @@ func (e *Env) Dump(id string) string {
 	var b strings.Builder
 	after := 0.0
 	for range 20 {
-		res, code := e.Call("read_agent_task_events", map[string]any{"task_id": id, "after_seq": after, "max_events": 500})
+		res, code := e.Call(agentapi.OpReadTaskEvents, map[string]any{"task_id": id, "after_seq": after, "max_events": 500})
 		if code != "" {
 			return string(code)
 		}
