@@ -13,7 +13,7 @@ import (
 	"time"
 
 	"github.com/hostlink/hostlink/internal/apitype"
-	"github.com/hostlink/hostlink/internal/approvals"
+	"github.com/hostlink/hostlink/internal/approvalsapi"
 	"github.com/hostlink/hostlink/internal/daemon"
 	"github.com/hostlink/hostlink/internal/textsafe"
 )
@@ -42,7 +42,7 @@ func (c *approvalsListCmd) Run(ctx context.Context) error {
 	if c.JSON {
 		return printIndented(res)
 	}
-	var list []approvals.Approval
+	var list []approvalsapi.Approval
 	if err := json.Unmarshal(res, &list); err != nil {
 		return fmt.Errorf("malformed response: %w", err)
 	}
@@ -52,7 +52,7 @@ func (c *approvalsListCmd) Run(ctx context.Context) error {
 
 // printApprovalList prints one line per approval. Everything the daemon
 // sent is shown through textsafe: an action's summary is the agent's text.
-func printApprovalList(w io.Writer, list []approvals.Approval) {
+func printApprovalList(w io.Writer, list []approvalsapi.Approval) {
 	if len(list) == 0 {
 		fmt.Fprintln(w, "no pending approvals")
 		return
@@ -63,8 +63,8 @@ func printApprovalList(w io.Writer, list []approvals.Approval) {
 }
 
 // until says how long a pending approval has left.
-func until(a approvals.Approval) string {
-	if a.State != approvals.Pending {
+func until(a approvalsapi.Approval) string {
+	if a.State != approvalsapi.Pending {
 		return ""
 	}
 	return time.Until(a.Deadline).Round(time.Second).String()
@@ -84,7 +84,7 @@ func (c *approvalsShowCmd) Run(ctx context.Context) error {
 	if c.JSON {
 		return printIndented(res)
 	}
-	var a approvals.Approval
+	var a approvalsapi.Approval
 	if err := json.Unmarshal(res, &a); err != nil {
 		return fmt.Errorf("malformed response: %w", err)
 	}
@@ -95,7 +95,7 @@ func (c *approvalsShowCmd) Run(ctx context.Context) error {
 // printApproval shows one approval in full. Field values keep their line
 // breaks (a file preview, a multi-line command), indented; every other
 // character a terminal would act on is shown escaped.
-func printApproval(w io.Writer, a approvals.Approval) {
+func printApproval(w io.Writer, a approvalsapi.Approval) {
 	fmt.Fprintf(w, "%s  %s\n", textsafe.Line(a.ID), textsafe.Line(string(a.State)))
 	fmt.Fprintf(w, "  %s\n", textsafe.Line(a.Action.Summary))
 	for _, f := range a.Action.Fields {
@@ -151,7 +151,7 @@ func (c *denyCmd) Run(ctx context.Context) error {
 // decide decides one approval, or several in one batch; a batch reports
 // each outcome and fails if any failed.
 func decide(ctx context.Context, ids []string, decision string, scope apitype.DecideScope, asJSON bool) error {
-	if scope.Scope == string(approvals.ScopeOnce) {
+	if scope.Scope == string(approvalsapi.ScopeOnce) {
 		scope.Scope = ""
 	}
 	if len(ids) == 1 {
@@ -163,7 +163,7 @@ func decide(ctx context.Context, ids []string, decision string, scope apitype.De
 		if asJSON {
 			return printIndented(res)
 		}
-		var a approvals.Approval
+		var a approvalsapi.Approval
 		if err := json.Unmarshal(res, &a); err != nil {
 			return fmt.Errorf("malformed response: %w", err)
 		}
@@ -178,7 +178,7 @@ func decide(ctx context.Context, ids []string, decision string, scope apitype.De
 	if asJSON {
 		return printIndented(res)
 	}
-	var out []approvals.BatchResult
+	var out []approvalsapi.BatchResult
 	if err := json.Unmarshal(res, &out); err != nil {
 		return fmt.Errorf("malformed response: %w", err)
 	}
@@ -197,8 +197,8 @@ func decide(ctx context.Context, ids []string, decision string, scope apitype.De
 	return nil
 }
 
-func printDecided(w io.Writer, a approvals.Approval) {
-	if p := a.Proposal; a.State == approvals.Pending && p != nil {
+func printDecided(w io.Writer, a approvalsapi.Approval) {
+	if p := a.Proposal; a.State == approvalsapi.Pending && p != nil {
 		// confirm_in_person: this command proposed; the person confirms.
 		fmt.Fprintf(w, "%s proposed: %s\n  allows %s once you confirm it on the desktop notification or in the web console (`hostlink console`): confirm_in_person is on\n",
 			textsafe.Line(a.ID), textsafe.Line(a.Action.Summary), textsafe.Line(p.Covers))
@@ -223,7 +223,7 @@ func (c *grantsCmd) Run(ctx context.Context) error {
 	if c.JSON {
 		return printIndented(res)
 	}
-	var list []approvals.Grant
+	var list []approvalsapi.Grant
 	if err := json.Unmarshal(res, &list); err != nil {
 		return fmt.Errorf("malformed response: %w", err)
 	}
@@ -233,8 +233,8 @@ func (c *grantsCmd) Run(ctx context.Context) error {
 
 // printGrants shows each grant in force (what it covers, when it ends,
 // its uses), then the ones that ended lately, marked ended.
-func printGrants(w io.Writer, list []approvals.Grant) {
-	inForce := slices.IndexFunc(list, func(g approvals.Grant) bool { return !g.Ended.IsZero() })
+func printGrants(w io.Writer, list []approvalsapi.Grant) {
+	inForce := slices.IndexFunc(list, func(g approvalsapi.Grant) bool { return !g.Ended.IsZero() })
 	if inForce < 0 {
 		inForce = len(list)
 	}
@@ -273,7 +273,7 @@ func (c *revokeCmd) Run(ctx context.Context) error {
 	if c.JSON {
 		return printIndented(res)
 	}
-	var g approvals.Grant
+	var g approvalsapi.Grant
 	if err := json.Unmarshal(res, &g); err != nil {
 		return fmt.Errorf("malformed response: %w", err)
 	}

@@ -19,26 +19,6 @@ const CodePersonRequired errcode.Code = "PERSON_REQUIRED"
 // was decided.
 const CodeProposalChanged errcode.Code = "APPROVAL_PROPOSAL_CHANGED"
 
-// Proposal is an approval decided on a channel that cannot tell a person
-// from a program of the user's (the control channel, that is `hostlink
-// approvals approve`) while [policy] confirm_in_person is on: the
-// decision waits, with the approval still pending, until the person
-// confirms it on a surface that needs them at the desktop (Decision.Person:
-// the console, a notification's button), or decides otherwise there.
-type Proposal struct {
-	ID         string   `json:"id"` // "prp_…"; a confirmation names it
-	Scope      Scope    `json:"scope"`
-	Minutes    int      `json:"minutes,omitempty"`
-	Path       string   `json:"path,omitempty"`
-	ArgvPrefix []string `json:"argv_prefix,omitempty"`
-	// Covers says in words what confirming allows: the one action, or
-	// what the grant it makes covers.
-	Covers string          `json:"covers"`
-	By     string          `json:"by"`
-	Via    audit.Transport `json:"via"`
-	At     time.Time       `json:"at"`
-}
-
 // SetConfirmInPerson turns [policy] confirm_in_person on or off (at start
 // and on a reload): while it is on, an approval decided without
 // Decision.Person becomes a Proposal instead.

@@ -92,13 +92,6 @@ func (b *Broker) decideWithLocked(id string, d Decision) (Approval, error) {
 	return b.decideLocked(id, d, g)
 }
 
-// BatchResult is one approval's outcome in DecideBatch.
-type BatchResult struct {
-	ID       string         `json:"id"`
-	Approval Approval       `json:"approval,omitzero"`
-	Error    *errcode.Error `json:"error,omitempty"`
-}
-
 // DecideBatch applies one decision to each of ids ("approve these 3"), in
 // order; each gets its own outcome, and one that fails leaves the others
 // decided.
@@ -163,7 +156,7 @@ func (b *Broker) grantFor(act Action, d Decision) (*Grant, error) {
 			return nil, err
 		}
 		g.PathPrefix = prefix
-		if !g.covers(act, now) {
+		if !covers(g, act, now) {
 			return nil, bad("the directory %q (resolved) does not hold everything this action writes below it (a path grant never covers the directory itself)", prefix)
 		}
 	case ScopeCommand:
@@ -192,7 +185,7 @@ func (b *Broker) grantFor(act Action, d Decision) (*Grant, error) {
 	default:
 		return nil, bad("unknown scope %q (want one of %v)", d.Scope, Scopes)
 	}
-	g.describe()
+	describeGrant(g)
 	return g, nil
 }
 
@@ -242,7 +235,7 @@ func (b *Broker) addGrantLocked(g *Grant, a Approval) *Grant {
 		}
 		if !old.Expires.IsZero() && (g.Expires.IsZero() || g.Expires.After(old.Expires)) {
 			old.Expires = g.Expires
-			old.describe()
+			describeGrant(old)
 			b.auditLocked(audit.Record{Transport: audit.Transport(g.GrantedVia), Peer: g.GrantedBy, Op: "grant_extended", Workdir: old.Workdir, Code: "OK",
 				Details: grantDetails(old)})
 		}
@@ -283,7 +276,7 @@ func (b *Broker) Covered(act Action) (Grant, bool) {
 	b.dropEndedLocked(now)
 	for _, id := range b.gorder {
 		g := b.grants[id]
-		if !g.covers(act, now) {
+		if !covers(g, act, now) {
 			continue
 		}
 		g.Uses++
@@ -416,7 +409,7 @@ func (b *Broker) MarkSaved(id string) {
 	defer b.mu.Unlock()
 	if g := b.grants[id]; g != nil {
 		g.Saved = true
-		g.describe()
+		describeGrant(g)
 		b.changedLocked()
 	}
 }

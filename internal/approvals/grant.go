@@ -7,90 +7,14 @@ import (
 	"time"
 )
 
-// Scope is how far a decision reaches beyond the one action it answers.
-type Scope string
-
-// Scopes. Once is the default: the approval covers its one exact action.
-// Every other scope makes a Grant, which lets later actions it covers run
-// without asking until it ends or is revoked. A grant is only consulted
-// where the policy says ask: no grant ever lets through what deny refuses.
-const (
-	ScopeOnce Scope = "once"
-	// ScopeSession: this class of action from this client session (the
-	// MCP session or control-channel connection, as the daemon measured
-	// it), in any workdir, until the session ends.
-	ScopeSession Scope = "session"
-	// ScopeClass: this class of action in this workdir, from any client,
-	// for Decision.Minutes.
-	ScopeClass Scope = "class"
-	// ScopePath: writes (files_write) below a directory of this workdir,
-	// as written and as resolved: never through a link leading out of it,
-	// and never to the directory itself or anything above it (deleting or
-	// moving the directory is not a write below it). The workdir's root
-	// cannot be granted so: that is ScopeClass, with its window.
-	ScopePath Scope = "path"
-	// ScopeCommand: this exact command line, without environment
-	// variables, in this workdir.
-	ScopeCommand Scope = "command"
-	// ScopeArgvPrefix: argv commands whose argv starts with
-	// Decision.ArgvPrefix (which the user may shorten from the action's
-	// argv), without environment variables, in this workdir.
-	ScopeArgvPrefix Scope = "argv_prefix"
-)
-
 // Scopes lists the valid scopes, in the order a user is offered them.
 var Scopes = []Scope{ScopeOnce, ScopeSession, ScopeClass, ScopePath, ScopeCommand, ScopeArgvPrefix}
 
 // MaxGrantMinutes bounds a ScopeClass window (a day).
 const MaxGrantMinutes = 24 * 60
 
-// Grant lets the actions it covers run without asking. Grants are held in
-// memory only and end with the daemon, unless saved to the configuration
-// (then the configuration's allow rule, not the grant, lets them through
-// after a restart).
-type Grant struct {
-	ID    string `json:"id"` // "grt_…"
-	Scope Scope  `json:"scope"`
-	// Covers says in words what the grant lets run, e.g. "files_write in
-	// workdir proj (/home/u/proj) from any client for 10 minutes".
-	Covers string `json:"covers"`
-	// Session and Client: for ScopeSession, the session key the grant is
-	// bound to and who that session is (transport and measured peer).
-	Session string `json:"session,omitempty"`
-	Client  string `json:"client,omitempty"`
-	// Workdir (alias) and WorkdirPath (canonical directory); empty for
-	// ScopeSession, which covers every workdir.
-	Workdir     string `json:"workdir,omitempty"`
-	WorkdirPath string `json:"workdir_path,omitempty"`
-	Class       string `json:"class"`
-	// PathPrefix (ScopePath): the workdir-relative directory, resolved,
-	// '/'-separated; never "." (the whole workdir is ScopeClass).
-	PathPrefix string `json:"path_prefix,omitempty"`
-	// CommandLine (ScopeCommand) or ArgvPrefix (ScopeArgvPrefix).
-	CommandLine string    `json:"command_line,omitempty"`
-	ArgvPrefix  []string  `json:"argv_prefix,omitempty"`
-	Created     time.Time `json:"created"`
-	// Expires is when the grant ends; zero: when the session ends
-	// (ScopeSession) or the daemon stops.
-	Expires time.Time `json:"expires,omitzero"`
-	// Ends says when it ends, in words.
-	Ends string `json:"ends"`
-	Uses int    `json:"uses"` // actions it has let run
-	// Saved: written to the configuration (see Daemon.SaveGrant).
-	Saved bool `json:"saved"`
-	// Approval is the approval whose decision made the grant; GrantedBy
-	// and GrantedVia who decided it.
-	Approval   string `json:"approval"`
-	GrantedBy  string `json:"granted_by"`
-	GrantedVia string `json:"granted_via"`
-	// Ended is when a grant no longer in force ended, and EndedWhy why:
-	// its session ended, it was revoked, its window passed.
-	Ended    time.Time `json:"ended,omitzero"`
-	EndedWhy string    `json:"ended_why,omitempty"`
-}
-
 // covers reports whether g lets act run at now.
-func (g *Grant) covers(act Action, now time.Time) bool {
+func covers(g *Grant, act Action, now time.Time) bool {
 	if !g.Expires.IsZero() && !now.Before(g.Expires) {
 		return false
 	}
@@ -139,8 +63,8 @@ func below(p, dir string) bool {
 	return strings.HasPrefix(p, dir+"/")
 }
 
-// describe fills in Covers and Ends.
-func (g *Grant) describe() {
+// describeGrant fills in g's Covers and Ends.
+func describeGrant(g *Grant) {
 	where := fmt.Sprintf("workdir %s (%s)", g.Workdir, g.WorkdirPath)
 	switch g.Scope {
 	case ScopeSession:

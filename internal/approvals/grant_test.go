@@ -266,12 +266,12 @@ func TestPathGrantBelow(t *testing.T) {
 	} {
 		act := write("a", tt.rel)
 		act.Targets[0].Real = tt.real
-		if got := g.covers(act, time.Now()); got != tt.want {
+		if got := covers(g, act, time.Now()); got != tt.want {
 			t.Errorf("rel %q real %q: covered %v, want %v", tt.rel, tt.real, got, tt.want)
 		}
 	}
 	root := &Grant{Scope: ScopePath, Class: "files_write", WorkdirPath: "/w/a", PathPrefix: "."}
-	if root.covers(write("a", "x"), time.Now()) {
+	if covers(root, write("a", "x"), time.Now()) {
 		t.Error("a grant for the workdir root covers something")
 	}
 }

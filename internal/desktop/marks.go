@@ -8,7 +8,7 @@ import (
 	"image/jpeg"
 	"image/png"
 
-	"github.com/hostlink/hostlink/internal/approvals"
+	"github.com/hostlink/hostlink/internal/approvalsapi"
 	"github.com/hostlink/hostlink/internal/audit"
 	"github.com/hostlink/hostlink/internal/desktopapi"
 )
@@ -21,7 +21,7 @@ const keepPixels = 4
 // ActImage returns the image of the observation an act refers to, with
 // marks drawn on it, as PNG; ok is false when that observation's image is
 // no longer kept (or it is not this transport's).
-func (s *Service) ActImage(transport audit.Transport, observationID string, marks []approvals.Mark) (pngData []byte, w, h int, ok bool) {
+func (s *Service) ActImage(transport audit.Transport, observationID string, marks []approvalsapi.Mark) (pngData []byte, w, h int, ok bool) {
 	s.refs.mu.Lock()
 	o := s.refs.m[observationID]
 	var im []byte
@@ -60,7 +60,7 @@ var markColor = color.RGBA{R: 255, G: 0, B: 200, A: 255}
 
 // drawMark draws one mark: a ring with a cross for a point, the path for
 // a drag (a ring at its end), an arrow's shaft for a scroll.
-func drawMark(img *image.RGBA, m approvals.Mark) {
+func drawMark(img *image.RGBA, m approvalsapi.Mark) {
 	if len(m.Points) == 0 {
 		return
 	}
@@ -135,17 +135,17 @@ func sign(v int) int {
 }
 
 // actMarks are what an act does, as points of its observation's image.
-func actMarks(a desktopapi.ActArgs) []approvals.Mark {
+func actMarks(a desktopapi.ActArgs) []approvalsapi.Mark {
 	switch {
 	case a.Action == "drag" && len(a.Path) > 0:
-		return []approvals.Mark{{Kind: "drag", Points: a.Path}}
+		return []approvalsapi.Mark{{Kind: "drag", Points: a.Path}}
 	case a.X == nil || a.Y == nil:
 		return nil
 	case a.Action == "scroll":
 		// The shaft points where the content moves into view: 120 wheel
 		// units a notch, a notch drawn as 10 pixels.
 		p := [2]int{*a.X, *a.Y}
-		return []approvals.Mark{{Kind: "scroll", Points: [][2]int{p, {p[0] + a.DX/12, p[1] + a.DY/12}}}}
+		return []approvalsapi.Mark{{Kind: "scroll", Points: [][2]int{p, {p[0] + a.DX/12, p[1] + a.DY/12}}}}
 	}
-	return []approvals.Mark{{Kind: a.Action, Points: [][2]int{{*a.X, *a.Y}}}}
+	return []approvalsapi.Mark{{Kind: a.Action, Points: [][2]int{{*a.X, *a.Y}}}}
 }

@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"unicode/utf8"
 
-	"github.com/hostlink/hostlink/internal/approvals"
+	"github.com/hostlink/hostlink/internal/approvalsapi"
 	"github.com/hostlink/hostlink/internal/desktopapi"
 	"github.com/hostlink/hostlink/internal/ops"
 	"github.com/hostlink/hostlink/internal/policy"
@@ -77,7 +77,7 @@ func (*Service) describeAct(a desktopapi.ActArgs, dc policy.DescribeContext) (po
 	act.Add("Window", a.WindowRef)
 	act.Add("Observation", a.ObservationID)
 	marks := actMarks(a)
-	act.Image = &approvals.Image{ObservationID: a.ObservationID, Marks: marks, Window: target, Text: a.Text}
+	act.Image = &approvalsapi.Image{ObservationID: a.ObservationID, Marks: marks, Window: target, Text: a.Text}
 	if png, w, h, ok := dc.ActImage(a.ObservationID, marks); ok {
 		act.PNG, act.Image.Width, act.Image.Height = png, w, h
 	}

@@ -7,7 +7,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/hostlink/hostlink/internal/approvals"
+	"github.com/hostlink/hostlink/internal/approvalsapi"
 	"github.com/hostlink/hostlink/internal/errcode"
 	"github.com/hostlink/hostlink/internal/ops"
 	"github.com/hostlink/hostlink/internal/textsafe"
@@ -25,7 +25,7 @@ func askInClient(ss *mcp.ServerSession) ops.AskFunc {
 	if ip == nil || ip.Capabilities == nil || ip.Capabilities.Elicitation == nil {
 		return nil
 	}
-	return func(ctx context.Context, a approvals.Approval) (bool, error) {
+	return func(ctx context.Context, a approvalsapi.Approval) (bool, error) {
 		res, err := ss.Elicit(ctx, &mcp.ElicitParams{Message: elicitMessage(a), RequestedSchema: elicitSchema})
 		if err != nil {
 			return false, err
@@ -58,7 +58,7 @@ const maxElicitDiff = 8 << 10
 // elicitMessage is the approval as the client's prompt shows it: every
 // field and the diff, escaped so that control characters cannot disguise
 // them.
-func elicitMessage(a approvals.Approval) string {
+func elicitMessage(a approvalsapi.Approval) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "hostlink asks you to approve: %s\n", textsafe.Line(a.Action.Summary))
 	for _, f := range a.Action.Fields {

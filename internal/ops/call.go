@@ -9,7 +9,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/hostlink/hostlink/internal/approvals"
+	"github.com/hostlink/hostlink/internal/approvalsapi"
 	"github.com/hostlink/hostlink/internal/audit"
 	"github.com/hostlink/hostlink/internal/auditapi"
 	"github.com/hostlink/hostlink/internal/errcode"
@@ -51,7 +51,7 @@ type Caller struct {
 
 // AskFunc asks the client application's user to approve a: true to
 // approve, false to deny, an error when nobody answered.
-type AskFunc func(ctx context.Context, a approvals.Approval) (approve bool, err error)
+type AskFunc func(ctx context.Context, a approvalsapi.Approval) (approve bool, err error)
 
 // NewSessionKey returns a new session key for a client session of
 // transport: random, so that no client can name another's session.

@@ -6,7 +6,7 @@ import (
 	"slices"
 	"time"
 
-	"github.com/hostlink/hostlink/internal/approvals"
+	"github.com/hostlink/hostlink/internal/approvalsapi"
 	"github.com/hostlink/hostlink/internal/errcode"
 	"github.com/hostlink/hostlink/internal/policy"
 )
@@ -27,7 +27,7 @@ func (g gate) Allow(ctx context.Context, c *Call, op *Op, in, n any) error {
 		Op: op.Name, Title: op.Title, Class: op.Class, NoAsk: op.NoAsk,
 		Transport: c.Transport, Peer: c.Peer, Session: c.Session, Ask: ask(c.Caller), OwnApproval: slices.Contains(Remote, c.Transport),
 		In: in, Describe: op.Describe(n), Hooks: g.h, Offered: c.Classes,
-		Waiting: func(a approvals.Approval) { c.Progress(0, 0, WaitingMessage(a)) },
+		Waiting: func(a approvalsapi.Approval) { c.Progress(0, 0, WaitingMessage(a)) },
 	})
 	if d.Rule != "" {
 		c.Detail("policy", d.Rule)
@@ -60,7 +60,7 @@ func ask(c Caller) AskFunc {
 
 // WaitingMessage says what a call held for approval a waits for and where
 // the user answers, as its progress message.
-func WaitingMessage(a approvals.Approval) string {
+func WaitingMessage(a approvalsapi.Approval) string {
 	return fmt.Sprintf("waiting for the user to approve %s (approval %s, until %s): approve it in hostlink's web console or with `hostlink approvals approve %s`",
 		a.Action.Summary, a.ID, a.Deadline.UTC().Format(time.RFC3339), a.ID)
 }
