@@ -2,8 +2,10 @@ package desktop
 
 import (
 	"fmt"
+	"strings"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	"github.com/hostlink/hostlink/internal/desktop/native"
 	"github.com/hostlink/hostlink/internal/desktopapi"
@@ -136,6 +138,12 @@ func TestRefStore(t *testing.T) {
 	add("b")
 	if _, err := s.get("b", "mcp", now.Add(MaxRefTTL)); errcode.CodeOf(err) != ObservationExpired {
 		t.Fatalf("at expiry: %v", err)
+	}
+	// An unknown id is quoted back clipped at a character boundary: byte
+	// 40 is inside the 20th "é".
+	_, err := s.get("o"+strings.Repeat("é", 30), "mcp", now)
+	if msg := errcode.As(err).Message; !utf8.ValidString(msg) || !strings.Contains(msg, `"o`+strings.Repeat("é", 19)+`…"`) {
+		t.Fatalf("unknown id quoted as %q", msg)
 	}
 	// Past maxRefs, the oldest reference goes.
 	for i := range maxRefs + 5 {

@@ -10,6 +10,7 @@ import (
 	"github.com/hostlink/hostlink/internal/desktop/native"
 	"github.com/hostlink/hostlink/internal/errcode"
 	"github.com/hostlink/hostlink/internal/ops"
+	"github.com/hostlink/hostlink/internal/textsafe"
 )
 
 // maxRefs bounds the references kept; the oldest go first.
@@ -169,9 +170,6 @@ func (s *refStore) release(id string) {
 	}
 }
 
-func trunc(s string) string {
-	if len(s) > 40 {
-		return s[:40] + "…"
-	}
-	return s
-}
+// trunc bounds a caller's value or a window's title quoted back in an
+// error or a detail, never splitting a character.
+func trunc(s string) string { return textsafe.Clip(s, 40) }

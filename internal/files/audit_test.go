@@ -74,6 +74,10 @@ func TestAuditRecords(t *testing.T) {
 		{"move", map[string]any{"src": "notes/secret.txt", "dst": "../stolen.txt"}, "main",
 			[]string{"notes/secret.txt", "../stolen.txt"}, errcode.PathOutsideRoot, 0, false},
 		{"read_file", map[string]any{"workdir": "nope", "path": "x"}, "nope", []string{"x"}, errcode.UnknownWorkdir, 0, false},
+		// An unknown alias is recorded clipped to 64 bytes at a character
+		// boundary (byte 64 is inside the 32nd "é"), the cut marked.
+		{"read_file", map[string]any{"workdir": "a" + strings.Repeat("é", 40), "path": "x"}, "a" + strings.Repeat("é", 31) + "…",
+			[]string{"x"}, errcode.UnknownWorkdir, 0, false},
 		{"list_workdirs", map[string]any{}, "", nil, "", 0, false},
 		{"no_such_op", map[string]any{}, "", nil, errcode.UnknownOperation, 0, false},
 	}

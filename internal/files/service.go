@@ -6,12 +6,12 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
-	"unicode/utf8"
 
 	"github.com/hostlink/hostlink/internal/auditapi"
 	"github.com/hostlink/hostlink/internal/errcode"
 	"github.com/hostlink/hostlink/internal/jail"
 	"github.com/hostlink/hostlink/internal/ops"
+	"github.com/hostlink/hostlink/internal/textsafe"
 )
 
 // Limits bound what one call may read, write, list or scan.
@@ -164,12 +164,7 @@ func (s *Service) workdirFor(alias string) *Workdir {
 // truncateAlias bounds an alias a caller sent (it may name no workdir) in
 // the audit record.
 func truncateAlias(a string) string {
-	a = strings.ToValidUTF8(a, "\uFFFD")
-	n := min(len(a), 64)
-	for n > 0 && n < len(a) && !utf8.RuneStart(a[n]) {
-		n--
-	}
-	return a[:n]
+	return textsafe.Clip(strings.ToValidUTF8(a, "\uFFFD"), 64)
 }
 
 func isAbs(p string) bool {
