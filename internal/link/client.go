@@ -24,7 +24,7 @@ import (
 	"github.com/hostlink/hostlink/internal/hostinfo"
 	"github.com/hostlink/hostlink/internal/link/wire"
 	"github.com/hostlink/hostlink/internal/ops"
-	"github.com/hostlink/hostlink/internal/sandbox"
+	"github.com/hostlink/hostlink/internal/sandboxapi"
 )
 
 // helloTimeout bounds the dial and the wait for HELLO_ACK.
@@ -109,7 +109,7 @@ type Client struct {
 	// ShellSandbox reports the commands' confinement, sent as
 	// SHELL_SANDBOX when the platform grants shell_sandbox; nil: none is
 	// described.
-	ShellSandbox func() sandbox.Status
+	ShellSandbox func() sandboxapi.Status
 	// Screen returns the screen size when computer use is advertised.
 	Screen func() *[2]int
 	// Features returns HELLO's computer_use_features and their coarse

@@ -15,7 +15,7 @@ import (
 	"github.com/hostlink/hostlink/internal/hostinfo"
 	"github.com/hostlink/hostlink/internal/ops"
 	"github.com/hostlink/hostlink/internal/rootgrant"
-	"github.com/hostlink/hostlink/internal/sandbox"
+	"github.com/hostlink/hostlink/internal/sandboxapi"
 )
 
 // Options configure the platform link.
@@ -38,7 +38,7 @@ type Options struct {
 	CommandsDenied func() bool
 	// ShellSandbox, if set, reports the confinement commands run in (see
 	// sandbox.Effective), advertised with shell.
-	ShellSandbox func() sandbox.Status
+	ShellSandbox func() sandboxapi.Status
 	// Agents reports that agent tasks are enabled locally.
 	Agents bool
 	// ComputerUse, if set, reports whether a desktop backend is ready and
@@ -134,7 +134,7 @@ func (s *Service) capabilities(control bool) []ops.Capability {
 	shell := s.opts.Shell && (s.opts.CommandsDenied == nil || !s.opts.CommandsDenied())
 	if shell {
 		caps = append(caps, ops.Shell)
-		if s.opts.ShellSandbox != nil && s.opts.ShellSandbox().Mode == sandbox.Workdir {
+		if s.opts.ShellSandbox != nil && s.opts.ShellSandbox().Mode == sandboxapi.Workdir {
 			caps = append(caps, CapShellSandbox)
 		}
 	}
