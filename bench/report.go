@@ -337,6 +337,16 @@ func (r *report) targets(results []*result) []string {
 	if a, b := cellOf(results, "search", h), cellOf(results, "search", "limit"); a != nil && b != nil {
 		out = append(out, fmt.Sprintf("search ≤ 2× rg: %.2f× — %s", a.Median/b.Median, verdict(a.Median <= 2*b.Median)))
 	}
+	// Commands: an unsandboxed start within 3× of the same start done
+	// directly, a sandboxed one within 1.5× of the unsandboxed one.
+	for _, k := range []string{"cmd_true_argv", "cmd_true_shell", "cmd_trivial"} {
+		if a, b := cellOf(results, k, h), cellOf(results, k, "limit"); a != nil && b != nil {
+			out = append(out, fmt.Sprintf("%s unsandboxed ≤ 3× started directly: %.2f× — %s", k, a.Median/b.Median, verdict(a.Median <= 3*b.Median)))
+		}
+		if a, b := cellOf(results, k+"_sandboxed", h), cellOf(results, k, h); a != nil && b != nil {
+			out = append(out, fmt.Sprintf("%s sandboxed ≤ 1.5× unsandboxed: %.2f× — %s", k, a.Median/b.Median, verdict(a.Median <= 1.5*b.Median)))
+		}
+	}
 	var behind []string
 	for _, res := range results {
 		hc := res.Cells[h]

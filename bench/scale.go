@@ -484,8 +484,8 @@ func scaleCommand(ctx context.Context, r *scaleResult, sc scaleConfig, d *daemon
 	r.Hostlink = []metric{{"median", h, "ms"}, {"throughput", mbps(h), "MiB/s"}, {"daemon RSS before", mib(before), "MiB"}, {"daemon RSS peak", peak, "MiB"}}
 	r.Limit = []metric{{"median", l, "ms"}, {"throughput", mbps(l), "MiB/s"}}
 	r.LimitDesc = "the same command, stdout redirected to a file"
-	r.Target = "throughput ≥ 70% of the limit's; daemon RSS peak ≤ before + 64 MiB"
-	r.verdict(mbps(h) >= 0.7*mbps(l) && peak <= mib(before)+64)
+	r.Target = "throughput ≥ 85% of the limit's; daemon RSS peak ≤ before + 64 MiB"
+	r.verdict(mbps(h) >= 0.85*mbps(l) && peak <= mib(before)+64)
 	return nil
 }
 
