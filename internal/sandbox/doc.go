@@ -17,7 +17,7 @@
 // force here rather than assuming it:
 //
 //   - Linux: the command is started through a launcher (hostlink itself,
-//     re-executed: see [init] in launch_linux.go) in new user, mount and
+//     re-executed: see package launcher) in new user, mount and
 //     (without network) network namespaces. The launcher covers hidden
 //     paths and hostlink's directories with empty, unreadable mounts, gives
 //     the command a private /tmp, applies Landlock at the highest ABI the

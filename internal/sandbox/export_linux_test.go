@@ -17,17 +17,5 @@ func LandlockOnly(t testing.TB) Status {
 	return st
 }
 
-// Subtract exposes subtract for its table test.
-func Subtract(root string, excluded []string) (dirs, files []string) {
-	for _, g := range subtract(root, excluded) {
-		if g.dir {
-			dirs = append(dirs, g.path)
-		} else {
-			files = append(files, g.path)
-		}
-	}
-	return dirs, files
-}
-
 // ProbeAgain measures this machine afresh, as Probe does the first time.
 func ProbeAgain() Status { return probe() }

@@ -2,6 +2,7 @@ package sandbox
 
 import (
 	"fmt"
+	"github.com/hostlink/hostlink/internal/sandbox/pathtree"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -54,17 +55,17 @@ func Hint(p Policy, workdir, stderr string) string {
 				continue
 			}
 			switch {
-			case missing && withinAny(path, p.Protected) == "" && withinAny(path, p.Hidden) == "":
-				if within(path, "/tmp") && withinAny(path, writable) == "" && !denied {
+			case missing && pathtree.WithinAny(path, p.Protected) == "" && pathtree.WithinAny(path, p.Hidden) == "":
+				if pathtree.Within(path, "/tmp") && pathtree.WithinAny(path, writable) == "" && !denied {
 					addHint(fmt.Sprintf("%s is in the machine's /tmp, which sandboxed commands do not see: they get a private /tmp ($TMPDIR)", path))
 				}
-			case withinAny(path, p.Protected) != "":
-				addHint(fmt.Sprintf("%s is hostlink's own (%s): commands may never read or change it", path, withinAny(path, p.Protected)))
-			case withinAny(path, p.Guarded) != "":
-				addHint(fmt.Sprintf("%s is hostlink's own program or autostart file (%s): commands may read it, never change it", path, withinAny(path, p.Guarded)))
-			case withinAny(path, p.Hidden) != "":
-				addHint(fmt.Sprintf(`%s is hidden from commands by [commands] hidden (%s): remove it from that list to let commands read it, or run this command with "sandbox": "off"`, path, withinAny(path, p.Hidden)))
-			case withinAny(path, writable) == "" && !isDevice(path):
+			case pathtree.WithinAny(path, p.Protected) != "":
+				addHint(fmt.Sprintf("%s is hostlink's own (%s): commands may never read or change it", path, pathtree.WithinAny(path, p.Protected)))
+			case pathtree.WithinAny(path, p.Guarded) != "":
+				addHint(fmt.Sprintf("%s is hostlink's own program or autostart file (%s): commands may read it, never change it", path, pathtree.WithinAny(path, p.Guarded)))
+			case pathtree.WithinAny(path, p.Hidden) != "":
+				addHint(fmt.Sprintf(`%s is hidden from commands by [commands] hidden (%s): remove it from that list to let commands read it, or run this command with "sandbox": "off"`, path, pathtree.WithinAny(path, p.Hidden)))
+			case pathtree.WithinAny(path, writable) == "" && !isDevice(path):
 				addHint(fmt.Sprintf(`%s is outside where the sandbox lets commands write (the workdir %s, $TMPDIR and [commands] writable): if the command was writing there, add its directory to writable, or run this command with "sandbox": "off"`, path, workdir))
 			}
 		}

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/hostlink/hostlink/internal/errcode"
+	"github.com/hostlink/hostlink/internal/sandbox/pathtree"
 )
 
 // CodeFailed: the sandbox could not be set up for a command, so the
@@ -51,13 +52,13 @@ func (p Policy) plan() (plan, error) {
 	pl.protected = resolveAll(p.Protected)
 	pl.guarded = resolveAll(p.Guarded)
 	for _, root := range append([]string{wd}, pl.writable...) {
-		if h := withinAny(root, pl.protected); h != "" {
+		if h := pathtree.WithinAny(root, pl.protected); h != "" {
 			return plan{}, errcode.New(CodeFailed, "sandbox: %s lies inside %s, hostlink's own directory, which commands may not see", root, h)
 		}
-		if h := withinAny(root, pl.guarded); h != "" {
+		if h := pathtree.WithinAny(root, pl.guarded); h != "" {
 			return plan{}, errcode.New(CodeFailed, "sandbox: %s lies inside %s, hostlink's own program files, which commands may not change", root, h)
 		}
-		if h := withinAny(root, pl.hidden); h != "" {
+		if h := pathtree.WithinAny(root, pl.hidden); h != "" {
 			return plan{}, errcode.New(CodeFailed, "sandbox: %s lies inside %s, which [commands] hidden hides from commands", root, h)
 		}
 	}
@@ -71,7 +72,7 @@ func holders(paths, roots []string) []string {
 	var out []string
 	for _, p := range paths {
 		for a := filepath.Dir(p); a != filepath.Dir(a); a = filepath.Dir(a) {
-			if r := withinAny(a, roots); r != "" && !within(r, a) {
+			if r := pathtree.WithinAny(a, roots); r != "" && !pathtree.Within(r, a) {
 				out = append(out, a)
 			}
 		}

@@ -1,11 +1,9 @@
 package sandbox
 
 import (
-	"github.com/hostlink/hostlink/internal/sandboxapi"
 	"path/filepath"
-	"runtime"
-	"slices"
-	"strings"
+
+	"github.com/hostlink/hostlink/internal/sandboxapi"
 )
 
 // Mode is a sandbox mode, as configured by [commands] sandbox
@@ -109,44 +107,6 @@ func ResolveHidden(paths []string, home string) []string {
 			p = filepath.Join(home, p)
 		}
 		out = append(out, filepath.Clean(p))
-	}
-	return out
-}
-
-// within reports whether p is root or below it (both clean and absolute).
-func within(p, root string) bool {
-	if runtime.GOOS == "windows" {
-		p, root = strings.ToLower(p), strings.ToLower(root)
-	}
-	if p == root {
-		return true
-	}
-	if !strings.HasSuffix(root, string(filepath.Separator)) {
-		root += string(filepath.Separator)
-	}
-	return strings.HasPrefix(p, root)
-}
-
-// withinAny returns the first of roots that p lies within, or "".
-func withinAny(p string, roots []string) string {
-	for _, r := range roots {
-		if within(p, r) {
-			return r
-		}
-	}
-	return ""
-}
-
-// outermost returns the paths not within another of them, sorted.
-func outermost(paths []string) []string {
-	ps := slices.Clone(paths)
-	slices.Sort(ps)
-	ps = slices.Compact(ps)
-	var out []string
-	for _, p := range ps {
-		if withinAny(p, out) == "" {
-			out = append(out, p)
-		}
 	}
 	return out
 }

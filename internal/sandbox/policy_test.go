@@ -44,13 +44,6 @@ func TestStatusString(t *testing.T) {
 	}
 }
 
-func TestOutermost(t *testing.T) {
-	got := outermost([]string{"/a/b", "/a", "/c", "/ab", "/a/b/c", "/c"})
-	if filepath.Separator == '/' && !slices.Equal(got, []string{"/a", "/ab", "/c"}) {
-		t.Errorf("outermost = %q", got)
-	}
-}
-
 // TestHolders: the directories between a writable root and hostlink's
 // paths inside it, outermost first; none for paths outside every root,
 // and a root only where another root holds it.

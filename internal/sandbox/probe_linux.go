@@ -8,14 +8,13 @@ import (
 	"os/exec"
 	"path/filepath"
 	"syscall"
-	"time"
 
-	"golang.org/x/sys/unix"
+	"github.com/hostlink/hostlink/internal/sandbox/launcher"
 )
 
 // probe is Probe's measurement for Linux.
 func probe() Status {
-	st := Status{Mode: Failed, Mechanism: MechNone, LandlockABI: landlockABI()}
+	st := Status{Mode: Failed, Mechanism: MechNone, LandlockABI: launcher.ABI()}
 	nsAllowed, nsErr := runProbe(true)
 	if nsErr == nil {
 		st.UserNamespaces = true
@@ -83,7 +82,7 @@ func runProbe(namespaces bool) ([]string, error) {
 		return nil, err
 	}
 	defer os.RemoveAll(base)
-	ps := probeSpec{
+	ps := launcher.Probe{
 		OutsideDir: filepath.Join(base, "outside"),
 		HiddenDir:  filepath.Join(base, "hidden"),
 		Pid:        os.Getpid(),
@@ -100,7 +99,7 @@ func runProbe(namespaces bool) ([]string, error) {
 	}
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err == nil {
-		ps.TCPAddr = ln.Addr().String()
+		ps.TCPPort = ln.Addr().(*net.TCPAddr).Port
 		defer ln.Close()
 	}
 	// A pathname socket outside every hidden path, as the user's session
@@ -118,7 +117,7 @@ func runProbe(namespaces bool) ([]string, error) {
 	if err != nil {
 		return nil, err
 	}
-	spec := launchSpec{
+	spec := launcher.Spec{
 		Namespaces: namespaces, Workdir: pl.workdir, Hidden: pl.hidden, Tmp: tmp, TmpRoot: root, Probe: &ps,
 	}
 	cmd := &exec.Cmd{Dir: wd, Env: []string{}}
@@ -133,7 +132,7 @@ func runProbe(namespaces bool) ([]string, error) {
 		return nil, err
 	}
 	l.reportW.Close()
-	var r launchReport
+	var r launcher.Report
 	derr := json.NewDecoder(l.report).Decode(&r)
 	l.report.Close()
 	werr := cmd.Wait()
@@ -141,45 +140,7 @@ func runProbe(namespaces bool) ([]string, error) {
 	case derr != nil:
 		return nil, fmt.Errorf("the launcher reported nothing (%v)", werr)
 	case r.Error != "":
-		return nil, r.err()
+		return nil, reportErr(r)
 	}
 	return append(r.Notes, r.Allowed...), nil
-}
-
-// try attempts, from inside the sandbox, what it must deny, and returns
-// the rules that did not hold.
-func (p *probeSpec) try() []string {
-	var allowed []string
-	if f, err := os.Create(filepath.Join(p.OutsideDir, "x")); err == nil {
-		f.Close()
-		allowed = append(allowed, RuleWrites)
-	}
-	if _, err := os.ReadFile(p.HiddenFile); err == nil {
-		allowed = append(allowed, RuleHiddenReads)
-	}
-	if _, err := os.ReadDir(p.HiddenDir); err == nil {
-		allowed = append(allowed, RuleHiddenListing)
-	}
-	if p.TCPAddr != "" {
-		// Plain TCP, and Multipath TCP, which Landlock does not cover.
-		for _, mptcp := range []bool{false, true} {
-			d := net.Dialer{Timeout: 5 * time.Second}
-			d.SetMultipathTCP(mptcp)
-			if c, err := d.Dial("tcp", p.TCPAddr); err == nil {
-				c.Close()
-				allowed = append(allowed, RuleNetwork)
-				break
-			}
-		}
-	}
-	if p.UnixSocket != "" {
-		if c, err := net.DialTimeout("unix", p.UnixSocket, 5*time.Second); err == nil {
-			c.Close()
-			allowed = append(allowed, RuleUnixSockets)
-		}
-	}
-	if err := unix.Kill(p.Pid, 0); err == nil {
-		allowed = append(allowed, RuleSignals)
-	}
-	return allowed
 }

@@ -7,9 +7,12 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"syscall"
 
 	"github.com/hostlink/hostlink/internal/errcode"
+	"github.com/hostlink/hostlink/internal/sandbox/launcher"
+	"github.com/hostlink/hostlink/internal/sandbox/pathtree"
 	"golang.org/x/sys/unix"
 )
 
@@ -25,11 +28,12 @@ type launchOS struct {
 
 // prepare points cmd at the launcher with the command's confinement.
 func (l *Launch) prepare(cmd *exec.Cmd, pl plan, root string) error {
-	spec := launchSpec{
+	spec := launcher.Spec{
 		Path: cmd.Path, Args: cmd.Args,
 		Namespaces: l.status.Mechanism == MechNamespaces, Network: pl.network,
 		Workdir: pl.workdir, Writable: pl.writable, ReadOnly: pl.readOnly, Hidden: pl.hidden, Protected: pl.protected, Guarded: pl.guarded,
-		Tmp: l.tmpDir, TmpRoot: root,
+		Pinned: holders(slices.Concat(pl.protected, pl.guarded), pathtree.Outermost(append([]string{pl.workdir}, pl.writable...))),
+		Tmp:    l.tmpDir, TmpRoot: root,
 	}
 	if dir, err := filepath.EvalSymlinks(filepath.Dir(cmd.Path)); err == nil {
 		spec.ReadOnly = append(spec.ReadOnly, dir)
@@ -38,7 +42,7 @@ func (l *Launch) prepare(cmd *exec.Cmd, pl plan, root string) error {
 }
 
 // setup points cmd at the launcher with spec.
-func (l *Launch) setup(cmd *exec.Cmd, spec launchSpec) error {
+func (l *Launch) setup(cmd *exec.Cmd, spec launcher.Spec) error {
 	// After the command's own extra files, which keep their numbers.
 	spec.ReportFD = 3 + len(cmd.ExtraFiles)
 	b, err := json.Marshal(spec)
@@ -51,7 +55,8 @@ func (l *Launch) setup(cmd *exec.Cmd, spec launchSpec) error {
 	}
 	cmd.Path = selfExe
 	cmd.Args = []string{"hostlink-sandbox"}
-	cmd.Env = append(cmd.Env, launchEnv+"="+string(b))
+	// The launcher adds the command's own TMPDIR.
+	cmd.Env = append(withoutTMPDIR(cmd.Env), launcher.Env+"="+string(b))
 	cmd.ExtraFiles = append(cmd.ExtraFiles, l.reportW) // becomes spec.ReportFD
 	if cmd.SysProcAttr == nil {
 		cmd.SysProcAttr = &syscall.SysProcAttr{}
@@ -85,7 +90,7 @@ func nsAttr(a *syscall.SysProcAttr, noNet bool) {
 // execed the command.
 func (l *Launch) started() error {
 	l.reportW.Close()
-	var r launchReport
+	var r launcher.Report
 	err := json.NewDecoder(l.report).Decode(&r)
 	l.report.Close()
 	switch {
@@ -94,14 +99,14 @@ func (l *Launch) started() error {
 	case err != nil:
 		return errcode.New(CodeFailed, "sandbox: reading the launcher's report: %v", err)
 	}
-	return r.err()
+	return reportErr(r)
 }
 
-// err turns a launcher's failure into a typed error. A program the OS
+// reportErr turns a launcher's failure into a typed error. A program the OS
 // will not run for a reason of its own (not a program, arguments too
 // long) fails the same inside the sandbox as outside: that comes back as
 // the bare errno, for the caller to report as any failed start.
-func (r launchReport) err() error {
+func reportErr(r launcher.Report) error {
 	if errno := unix.Errno(r.Errno); r.Step == "exec" && errno != 0 {
 		if errno != unix.EACCES && errno != unix.EPERM && errno != unix.ENOENT {
 			return errno

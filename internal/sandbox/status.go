@@ -30,16 +30,17 @@ func Effective(configured Mode) Status {
 	return Probe()
 }
 
-// Unenforced rules, as Status names them.
+// Unenforced rules, as Status names them (declared in sandboxapi, which
+// the launcher shares).
 const (
-	RuleHiddenListing = "hidden-listing" // hidden directories can be listed (names only)
-	RuleHiddenReads   = "hidden-reads"   // hidden files can be read
-	RuleWrites        = "writes"         // writes outside the workdir
-	RuleNetwork       = "network"        // TCP and UDP
-	RuleUDP           = "udp"            // UDP (Landlock covers TCP only)
-	RuleSignals       = "signals"        // signals to processes outside the tree
-	RuleAbstractUnix  = "abstract-unix"  // abstract UNIX sockets outside the tree
-	RuleUnixSockets   = "unix-sockets"   // pathname UNIX sockets outside the hidden paths (a session bus can start programs outside hostlink's tree; with Landlock alone, hostlink's control socket too)
-	RulePrivateTmp    = "private-tmp"    // /tmp is shared (TMPDIR is still private)
-	RuleWorkdirTop    = "workdir-top"    // new entries at the top of a workdir that holds hostlink's directories
+	RuleHiddenListing = sandboxapi.RuleHiddenListing
+	RuleHiddenReads   = sandboxapi.RuleHiddenReads
+	RuleWrites        = sandboxapi.RuleWrites
+	RuleNetwork       = sandboxapi.RuleNetwork
+	RuleUDP           = sandboxapi.RuleUDP
+	RuleSignals       = sandboxapi.RuleSignals
+	RuleAbstractUnix  = sandboxapi.RuleAbstractUnix
+	RuleUnixSockets   = sandboxapi.RuleUnixSockets
+	RulePrivateTmp    = sandboxapi.RulePrivateTmp
+	RuleWorkdirTop    = sandboxapi.RuleWorkdirTop
 )

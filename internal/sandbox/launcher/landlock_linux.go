@@ -1,17 +1,18 @@
-package sandbox
+package launcher
 
 import (
 	"os"
-	"path/filepath"
 	"slices"
 
+	"github.com/hostlink/hostlink/internal/sandbox/pathtree"
+	"github.com/hostlink/hostlink/internal/sandboxapi"
 	"github.com/landlock-lsm/go-landlock/landlock"
 	ll "github.com/landlock-lsm/go-landlock/landlock/syscall"
 )
 
-// landlockABI returns the kernel's Landlock ABI version, 0 without
+// ABI returns the kernel's Landlock ABI version, 0 without
 // Landlock.
-func landlockABI() int {
+func ABI() int {
 	v, err := ll.LandlockGetABIVersion()
 	if err != nil {
 		return 0
@@ -30,10 +31,10 @@ var devices = []string{"/dev/null", "/dev/zero", "/dev/full", "/dev/random", "/d
 // /dev/shm; no TCP bind or connect without Network; no signals or
 // abstract UNIX sockets outside the command's own tree. It returns the
 // ABI applied and the rules it could only apply in part.
-func restrict(s *launchSpec, tmp string) (abi int, notes []string, err error) {
-	abi = landlockABI()
+func restrict(s *Spec, tmp string) (abi int, notes []string, err error) {
+	abi = ABI()
 	if abi == 0 {
-		return 0, []string{RuleWrites}, nil
+		return 0, []string{sandboxapi.RuleWrites}, nil
 	}
 	excluded := []string{"/dev", s.TmpRoot}
 	excluded = append(excluded, s.Protected...)
@@ -71,7 +72,7 @@ func restrict(s *launchSpec, tmp string) (abi int, notes []string, err error) {
 	}
 	for _, w := range writable {
 		// Guarded paths stay readable (above), never writable.
-		inside := slices.DeleteFunc(append(slices.Clone(excluded), s.Guarded...), func(e string) bool { return !within(e, w) })
+		inside := slices.DeleteFunc(append(slices.Clone(excluded), s.Guarded...), func(e string) bool { return !pathtree.Within(e, w) })
 		if len(inside) == 0 || s.Namespaces {
 			rules = append(rules, landlock.RWDirs(w).WithRefer().WithResolveUnix().IgnoreIfMissing())
 			continue
@@ -82,7 +83,7 @@ func restrict(s *launchSpec, tmp string) (abi int, notes []string, err error) {
 		// directory on the way to one, can then not get new entries (nor
 		// be renamed or removed), and one that does not exist yet
 		// cannot be created.
-		notes = append(notes, RuleWorkdirTop)
+		notes = append(notes, sandboxapi.RuleWorkdirTop)
 		for _, r := range subtract(w, inside) {
 			if r.dir {
 				rules = append(rules, landlock.RWDirs(r.path).WithRefer().WithResolveUnix().IgnoreIfMissing())
@@ -112,7 +113,7 @@ type grant struct {
 func subtract(root string, excluded []string) []grant {
 	var inside []string
 	for _, e := range excluded {
-		if within(e, root) {
+		if pathtree.Within(e, root) {
 			if e == root {
 				return nil
 			}
@@ -132,7 +133,7 @@ func subtract(root string, excluded []string) []grant {
 	}
 	var out []grant
 	for _, e := range entries {
-		out = append(out, subtract(filepath.Join(root, e.Name()), inside)...)
+		out = append(out, subtract(join(root, e.Name()), inside)...)
 	}
 	return out
 }

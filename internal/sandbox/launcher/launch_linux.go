@@ -1,85 +1,24 @@
-package sandbox
+package launcher
 
 import (
 	"encoding/json"
 	"fmt"
 	"os"
-	"path/filepath"
 	"runtime"
 	"slices"
 	"strconv"
 	"strings"
 
+	"github.com/hostlink/hostlink/internal/sandbox/pathtree"
 	"golang.org/x/sys/unix"
 )
-
-// launchEnv carries a launchSpec, as JSON, from hostlink to the launcher:
-// its presence is what makes a hostlink binary (or a test binary that
-// imports this package) act as the launcher.
-const launchEnv = "HOSTLINK_SANDBOX_LAUNCH"
-
-// The launcher's end of the report pipe is the descriptor after the
-// command's own extra files (launchSpec.ReportFD). It is close-on-exec in
-// the launcher, so hostlink reads end of file once the command is running,
-// and a launchReport when the launcher failed before that.
-
-// launchSpec is what the launcher sets up before it execs the command.
-// Paths are absolute, clean and free of symbolic links.
-type launchSpec struct {
-	ReportFD int      `json:"report_fd"`
-	Path     string   `json:"path,omitempty"` // the program to exec
-	Args     []string `json:"args,omitempty"`
-	// Namespaces: the launcher was started in new user and mount
-	// namespaces (and a network namespace without Network), and hides
-	// paths with mounts.
-	Namespaces bool     `json:"ns,omitempty"`
-	Network    bool     `json:"net,omitempty"`
-	Workdir    string   `json:"workdir"`
-	Writable   []string `json:"writable,omitempty"`
-	// ReadOnly are directories kept visible, read-only, where /tmp is
-	// replaced: the program's own directory.
-	ReadOnly  []string `json:"read_only,omitempty"`
-	Hidden    []string `json:"hidden,omitempty"`
-	Protected []string `json:"protected,omitempty"`
-	Guarded   []string `json:"guarded,omitempty"`
-	Tmp       string   `json:"tmp"`      // the command's private temporary directory
-	TmpRoot   string   `json:"tmp_root"` // holds every command's Tmp; hidden
-	// Probe: set everything up, try what the sandbox must deny, report,
-	// and exit instead of exec.
-	Probe *probeSpec `json:"probe,omitempty"`
-}
-
-// probeSpec names what a probe tries: a directory it must not write in,
-// a hidden directory holding a file, a TCP listener, a UNIX socket and a
-// process it must not reach.
-type probeSpec struct {
-	OutsideDir string `json:"outside_dir"`
-	HiddenDir  string `json:"hidden_dir"`
-	HiddenFile string `json:"hidden_file"`
-	TCPAddr    string `json:"tcp_addr"`
-	UnixSocket string `json:"unix_socket,omitempty"`
-	Pid        int    `json:"pid"`
-}
-
-// launchReport is what the launcher writes to the report pipe: an error,
-// or a probe's result.
-type launchReport struct {
-	Step  string `json:"step,omitempty"` // mounts, landlock, exec
-	Error string `json:"error,omitempty"`
-	Errno int    `json:"errno,omitempty"`
-	ABI   int    `json:"abi,omitempty"` // the Landlock ABI applied
-	// Notes are rules the launcher could not apply as asked.
-	Notes []string `json:"notes,omitempty"`
-	// Allowed lists the rules a probe found not enforced.
-	Allowed []string `json:"allowed,omitempty"`
-}
 
 // init runs the launcher when this process was started as one. It runs
 // before main and before any test, on the main thread (which package
 // initialization keeps locked), so every credential change below is made
 // on the thread that finally calls execve.
 func init() {
-	v, ok := os.LookupEnv(launchEnv)
+	v, ok := os.LookupEnv(Env)
 	if !ok {
 		return
 	}
@@ -90,23 +29,23 @@ func init() {
 // returns only on failure (or after a probe), with the exit code.
 func launch(specJSON string) int {
 	runtime.LockOSThread()
-	var s launchSpec
+	var s Spec
 	specErr := json.Unmarshal([]byte(specJSON), &s)
 	if s.ReportFD < 3 {
 		s.ReportFD = 3
 	}
 	unix.CloseOnExec(s.ReportFD)
 	report := os.NewFile(uintptr(s.ReportFD), "sandbox-report")
-	send := func(r launchReport) { json.NewEncoder(report).Encode(r) }
+	send := func(r Report) { json.NewEncoder(report).Encode(r) }
 	fail := func(step string, err error) int {
-		r := launchReport{Step: step, Error: err.Error()}
+		r := Report{Step: step, Error: err.Error()}
 		if errno, ok := errnoOf(err); ok {
 			r.Errno = int(errno)
 		}
 		send(r)
 		return 125
 	}
-	os.Unsetenv(launchEnv)
+	os.Unsetenv(Env)
 	if specErr != nil {
 		return fail("spec", specErr)
 	}
@@ -141,10 +80,10 @@ func launch(specJSON string) int {
 		return fail("capabilities", err)
 	}
 	if s.Probe != nil {
-		send(launchReport{ABI: abi, Notes: notes, Allowed: s.Probe.try()})
+		send(Report{ABI: abi, Notes: notes, Allowed: s.Probe.try()})
 		return 0
 	}
-	err = unix.Exec(s.Path, s.Args, append(withoutTMPDIR(os.Environ()), "TMPDIR="+tmp))
+	err = unix.Exec(s.Path, s.Args, append(os.Environ(), "TMPDIR="+tmp))
 	return fail("exec", fmt.Errorf("exec %s: %w", s.Path, err))
 }
 
@@ -195,16 +134,16 @@ func dropCaps() error {
 // mounted onto itself, so that it cannot be renamed or removed (EBUSY).
 // It reports whether /tmp was replaced (it is not when the workdir or a
 // writable path is /tmp or above it).
-func mountView(s *launchSpec) (covered bool, err error) {
+func mountView(s *Spec) (covered bool, err error) {
 	if err := unix.Mount("", "/", "", unix.MS_REC|unix.MS_PRIVATE, ""); err != nil {
 		return false, fmt.Errorf("making the mount tree private: %w", err)
 	}
-	tmp, err := filepath.EvalSymlinks("/tmp")
+	tmp, err := realPath("/tmp")
 	if err != nil {
 		return false, fmt.Errorf("/tmp: %w", err)
 	}
-	keep := outermost(append([]string{s.Workdir}, s.Writable...))
-	covered = !slices.ContainsFunc(keep, func(k string) bool { return within(tmp, k) })
+	keep := pathtree.Outermost(append([]string{s.Workdir}, s.Writable...))
+	covered = !slices.ContainsFunc(keep, func(k string) bool { return pathtree.Within(tmp, k) })
 	if covered {
 		if err := coverTmp(s, tmp, keep); err != nil {
 			return false, err
@@ -223,7 +162,7 @@ func mountView(s *launchSpec) (covered bool, err error) {
 	}
 	// Pinned before the mounts below them, which a bind of a directory
 	// would otherwise leave out.
-	if err := pin(holders(slices.Concat(s.Protected, s.Guarded), keep)); err != nil {
+	if err := pin(s.Pinned); err != nil {
 		return false, err
 	}
 	// The other commands' temporary directories are hidden with TmpRoot.
@@ -253,7 +192,7 @@ func pin(dirs []string) error {
 // symbolic link cannot be a mount point; what it points to is guarded
 // under its own name.
 func guard(paths []string) error {
-	for _, p := range outermost(paths) {
+	for _, p := range pathtree.Outermost(paths) {
 		fi, err := os.Lstat(p)
 		if err != nil || fi.Mode()&os.ModeSymlink != 0 {
 			continue
@@ -294,7 +233,7 @@ func lockedFlags(p string) int {
 // coverTmp mounts the command's Tmp over /tmp and mounts each kept path
 // that was below /tmp back at its place, through descriptors opened
 // before /tmp was covered.
-func coverTmp(s *launchSpec, tmp string, keep []string) error {
+func coverTmp(s *Spec, tmp string, keep []string) error {
 	type kept struct {
 		rel      string
 		fd       int
@@ -307,14 +246,14 @@ func coverTmp(s *launchSpec, tmp string, keep []string) error {
 		}
 	}()
 	add := func(k string, readOnly bool) error {
-		if !within(k, tmp) {
+		if !pathtree.Within(k, tmp) {
 			return nil
 		}
 		fd, err := unix.Open(k, unix.O_PATH|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
 		if err != nil {
 			return fmt.Errorf("opening %s: %w", k, err)
 		}
-		rel, _ := filepath.Rel(tmp, k)
+		rel := below(tmp, k)
 		under = append(under, kept{rel, fd, readOnly})
 		return nil
 	}
@@ -323,8 +262,8 @@ func coverTmp(s *launchSpec, tmp string, keep []string) error {
 			return err
 		}
 	}
-	for _, k := range outermost(s.ReadOnly) {
-		if withinAny(k, keep) == "" {
+	for _, k := range pathtree.Outermost(s.ReadOnly) {
+		if pathtree.WithinAny(k, keep) == "" {
 			if err := add(k, true); err != nil {
 				return err
 			}
@@ -334,7 +273,7 @@ func coverTmp(s *launchSpec, tmp string, keep []string) error {
 		return fmt.Errorf("private /tmp: %w", err)
 	}
 	for _, k := range under {
-		target := filepath.Join(tmp, k.rel)
+		target := join(tmp, k.rel)
 		if err := os.MkdirAll(target, 0o700); err != nil {
 			return fmt.Errorf("mount point for %s: %w", target, err)
 		}
@@ -360,13 +299,13 @@ func coverTmp(s *launchSpec, tmp string, keep []string) error {
 func hide(paths []string, stage, keep string) error {
 	var emptyFile string
 	const flags = unix.MS_RDONLY | unix.MS_NOSUID | unix.MS_NODEV | unix.MS_NOEXEC
-	for _, p := range outermost(paths) {
+	for _, p := range pathtree.Outermost(paths) {
 		fi, err := os.Stat(p)
 		if err != nil {
 			continue // nothing there to hide
 		}
 		if fi.IsDir() {
-			if keep != "" && keep != p && within(keep, p) {
+			if keep != "" && keep != p && pathtree.Within(keep, p) {
 				err = hideAround(p, keep)
 			} else {
 				err = unix.Mount("tmpfs", p, "tmpfs", flags, "mode=000,size=4k,nr_inodes=2")
@@ -401,11 +340,7 @@ func hideAround(p, keep string) error {
 		return err
 	}
 	defer unix.Close(fd)
-	rel, err := filepath.Rel(p, keep)
-	if err != nil {
-		return err
-	}
-	steps := strings.Split(rel, string(filepath.Separator))
+	steps := strings.Split(below(p, keep), "/")
 	opts := fmt.Sprintf("mode=111,size=4k,nr_inodes=%d", len(steps)+2)
 	const flags = unix.MS_NOSUID | unix.MS_NODEV | unix.MS_NOEXEC
 	if err := unix.Mount("tmpfs", p, "tmpfs", flags, opts); err != nil {
@@ -413,7 +348,7 @@ func hideAround(p, keep string) error {
 	}
 	dir := p
 	for _, step := range steps {
-		dir = filepath.Join(dir, step)
+		dir = join(dir, step)
 		if err := unix.Mkdir(dir, 0o111); err != nil {
 			return err
 		}
@@ -425,14 +360,14 @@ func hideAround(p, keep string) error {
 }
 
 func makeEmptyFile(stage string) (string, error) {
-	dir := filepath.Join(stage, ".hostlink-hidden")
+	dir := join(stage, ".hostlink-hidden")
 	if err := os.Mkdir(dir, 0o700); err != nil && !os.IsExist(err) {
 		return "", fmt.Errorf("staging the hiding file: %w", err)
 	}
 	if err := unix.Mount("tmpfs", dir, "tmpfs", unix.MS_NOSUID|unix.MS_NODEV|unix.MS_NOEXEC, "mode=500,size=4k,nr_inodes=2"); err != nil {
 		return "", fmt.Errorf("staging the hiding file: %w", err)
 	}
-	f := filepath.Join(dir, "empty")
+	f := join(dir, "empty")
 	fd, err := unix.Open(f, unix.O_CREAT|unix.O_EXCL|unix.O_WRONLY|unix.O_CLOEXEC, 0)
 	if err != nil {
 		return "", fmt.Errorf("staging the hiding file: %w", err)
