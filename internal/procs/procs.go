@@ -140,6 +140,12 @@ type Process struct {
 // per byte than 256 KiB ones; BenchmarkRunCommandOutput in commands).
 const copyBufSize = 256 << 10
 
+// copyBufs holds the buffers of finished copies for the next command's:
+// a fresh one per stream cost zeroing 512 KiB per command, about a third
+// of the daemon's CPU for a command that prints nothing
+// (BenchmarkRunCommand in commands, profiled).
+var copyBufs = sync.Pool{New: func() any { return new([copyBufSize]byte) }}
+
 // Start starts spec, copying its standard output and error to stdout and
 // stderr from two goroutines. A nil writer discards the stream.
 //
@@ -317,7 +323,9 @@ func (s *stdio) stdin() io.WriteCloser {
 // pipe, and reports the first error.
 func drain(w io.Writer, r *os.File) error {
 	defer r.Close()
-	buf := make([]byte, copyBufSize)
+	b := copyBufs.Get().(*[copyBufSize]byte)
+	defer copyBufs.Put(b)
+	buf := b[:]
 	var werr error
 	for {
 		n, err := r.Read(buf)
