@@ -16,5 +16,6 @@
 // order held it back behind more of hostlink's initializers. Without
 // path/filepath, net, regexp and os/exec the launcher gets to work after
 // 79 of hostlink's 137 initializers instead of after all of them; the
-// package documentation of sandbox gives the measured start times.
+// design notes (docs/DESIGN.md, the Linux launcher and its cost) give the
+// measured start times.
 package launcher
