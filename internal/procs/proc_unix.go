@@ -11,6 +11,8 @@ import (
 	"time"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/hostlink/hostlink/internal/sandbox"
 )
 
 // sysProc is a command's process group and the descendants seen in it.
@@ -24,7 +26,7 @@ type sysProc struct {
 	exited     bool           // the main process has exited
 }
 
-func startSys(cmd *exec.Cmd) (*sysProc, error) {
+func startSys(cmd *exec.Cmd, launch *sandbox.Launch) (*sysProc, error) {
 	enableSubreaper()
 	if cmd.SysProcAttr == nil {
 		cmd.SysProcAttr = &syscall.SysProcAttr{}
@@ -37,7 +39,15 @@ func startSys(cmd *exec.Cmd) (*sysProc, error) {
 	// it can read or stop on a terminal hostlink runs in.
 	cmd.SysProcAttr.Setsid = true
 	var s *sysProc
-	err := tracker.start(cmd, true, func(pid int) {
+	start := func() error {
+		// A sandbox with a fork server starts the command itself, as
+		// hostlink's child.
+		if started, err := launch.Start(cmd); started || err != nil {
+			return err
+		}
+		return spawn(cmd, true)
+	}
+	err := tracker.start(cmd, start, func(pid int) {
 		s = &sysProc{pid: pid, known: map[int]uint64{}}
 		if info, ok := readProc(pid); ok {
 			s.rootStart = info.start
@@ -205,16 +215,17 @@ type treeTracker struct {
 
 const scanInterval = 200 * time.Millisecond
 
-// start starts cmd (see spawn) and registers it, through register, under
+// start starts cmd through start (spawn, or the sandbox's fork server) and
+// registers it, through register, under
 // the tracker's lock: a scan must never see a child hostlink started
 // before it knows the child is hostlink's own. A scan that did would take
 // it for an orphan reparented to hostlink (the subreaper), claim it for a
 // running command, reap it when it exited, and kill it with that command
 // (see scan).
-func (t *treeTracker) start(cmd *exec.Cmd, dieWithHostlink bool, register func(pid int)) error {
+func (t *treeTracker) start(cmd *exec.Cmd, start func() error, register func(pid int)) error {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	if err := spawn(cmd, dieWithHostlink); err != nil {
+	if err := start(); err != nil {
 		return err
 	}
 	register(cmd.Process.Pid)
@@ -229,7 +240,7 @@ func (t *treeTracker) start(cmd *exec.Cmd, dieWithHostlink bool, register func(p
 // not die with hostlink (the guardian): scans leave it alone until
 // forgetOwned, which its starter calls once it has reaped it.
 func (t *treeTracker) startOwned(cmd *exec.Cmd) error {
-	return t.start(cmd, false, func(pid int) { t.own[pid] = true })
+	return t.start(cmd, func() error { return spawn(cmd, false) }, func(pid int) { t.own[pid] = true })
 }
 
 func (t *treeTracker) forgetOwned(pid int) {

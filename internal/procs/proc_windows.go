@@ -8,6 +8,8 @@ import (
 	"time"
 
 	"golang.org/x/sys/windows"
+
+	"github.com/hostlink/hostlink/internal/sandbox"
 )
 
 // sysProc is a command's Job Object.
@@ -23,7 +25,7 @@ type sysProc struct {
 // Job Object and only then lets it run, so not even its first child can be
 // born outside the job (assigning after an unsuspended start would race
 // with that).
-func startSys(cmd *exec.Cmd) (*sysProc, error) {
+func startSys(cmd *exec.Cmd, _ *sandbox.Launch) (*sysProc, error) {
 	j, err := newJob()
 	if err != nil {
 		return nil, err

@@ -208,7 +208,7 @@ func Start(spec Spec, stdout, stderr io.Writer) (*Process, error) {
 		return nil, errcode.New(CommandStartFailed, "hostlink is shutting down")
 	}
 	p.started = time.Now()
-	p.sys, err = startSys(cmd)
+	p.sys, err = startSys(cmd, launch)
 	if err == nil {
 		registry.live[p] = struct{}{}
 	}

@@ -5,11 +5,14 @@ import (
 	"runtime"
 	"sync"
 	"syscall"
+
+	"github.com/hostlink/hostlink/internal/sandbox"
 )
 
 // Every child hostlink starts on Linux carries a parent-death signal
 // (PR_SET_PDEATHSIG = SIGKILL), so the kernel kills it the moment hostlink
-// dies, however it dies. The kernel ties that signal to the *thread* that
+// dies, however it dies; all but the commands the sandbox's fork server
+// starts (see below). The kernel ties that signal to the *thread* that
 // forked the child, not the process: a child forked by a thread that later
 // exits is SIGKILLed then, with hostlink alive. Go threads do exit (a
 // goroutine that ends while locked to its thread takes the thread with it),
@@ -20,9 +23,13 @@ import (
 //
 // The signal survives execve (except into a set-user-ID or file-capability
 // program, which drops it), so a launcher that sets up a sandbox and then
-// execs the command keeps it. A launcher that forks must set it again in
-// its child (prctl(PR_SET_PDEATHSIG, SIGKILL), then check its parent is
-// still alive): it is cleared in every fork.
+// execs the command keeps it. It is cleared in every fork, and the
+// sandbox's fork server forks each command as hostlink's child
+// (CLONE_PARENT), where Go cannot set it: Go's child checks that its
+// parent is the process that forked it and, finding hostlink instead,
+// would kill itself. Those commands are ended by the guardian when
+// hostlink dies (see lifeline_unix.go), as every command's process group
+// and descendants are.
 
 var spawnThread struct {
 	once sync.Once
@@ -58,6 +65,26 @@ func spawn(cmd *exec.Cmd, dieWithHostlink bool) error {
 	var err error
 	onSpawnThread(func() { err = cmd.Start() })
 	return err
+}
+
+func init() {
+	// The sandbox's fork server dies with hostlink, and is no command:
+	// scans leave it alone, and its end is reaped here.
+	sandbox.StartHelper = func(cmd *exec.Cmd) (func() error, error) {
+		var pid int
+		err := tracker.start(cmd, func() error { return spawn(cmd, true) }, func(p int) {
+			pid = p
+			tracker.own[p] = true
+		})
+		if err != nil {
+			return nil, err
+		}
+		return func() error {
+			err := cmd.Wait()
+			tracker.forgetOwned(pid)
+			return err
+		}, nil
+	}
 }
 
 // selfExe is this program, even if its file was replaced since it

@@ -16,17 +16,19 @@
 // How that is enforced depends on the OS, and [Probe] measures what is in
 // force here rather than assuming it:
 //
-//   - Linux: the command is started through a launcher (hostlink itself,
-//     re-executed: see package launcher) in new user, mount and
-//     (without network) network namespaces. The launcher covers hidden
+//   - Linux: the command is started by the fork server (hostlink itself,
+//     re-executed in new user and mount namespaces: see package launcher),
+//     from a thread it confines for that command alone, in new mount and
+//     (without network) network namespaces. The thread covers hidden
 //     paths and hostlink's directories with empty, unreadable mounts, gives
 //     the command a private /tmp, applies Landlock at the highest ABI the
 //     kernel offers (filesystem rules; TCP bind and connect from ABI 4;
 //     abstract UNIX sockets and signals scoped from ABI 6), sets
-//     no_new_privs, drops every capability and execs the command, so the
-//     process hostlink tracks is the command itself. Without user
-//     namespaces it applies Landlock alone, with an allow-list of readable
-//     roots, and reports the weaker mode.
+//     no_new_privs, drops every capability and forks the command as
+//     hostlink's child, so the process hostlink tracks, waits for and
+//     reaps is the command itself. Without user namespaces a launcher per
+//     command applies Landlock alone, with an allow-list of readable
+//     roots, and the status reports the weaker mode.
 //   - macOS: the command runs under sandbox-exec with a generated Seatbelt
 //     profile of the same rules.
 //   - Windows: the command runs with a low-integrity copy of hostlink's

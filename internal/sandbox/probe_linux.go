@@ -2,6 +2,7 @@ package sandbox
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net"
 	"os"
@@ -65,8 +66,9 @@ func uniq(rules []string) []string {
 	return out
 }
 
-// runProbe starts the launcher in probe mode and returns the rules it
-// found unenforced.
+// runProbe has what starts commands (the fork server with namespaces, the
+// launcher with Landlock alone) set up a probe's confinement and try what
+// it must deny, and returns the rules it found unenforced.
 func runProbe(namespaces bool) ([]string, error) {
 	// Not below /tmp, which the launcher replaces: the probe's places must
 	// stay where the command sees them.
@@ -119,6 +121,23 @@ func runProbe(namespaces bool) ([]string, error) {
 	}
 	spec := launcher.Spec{
 		Namespaces: namespaces, Workdir: pl.workdir, Hidden: pl.hidden, Tmp: tmp, TmpRoot: root, Probe: &ps,
+	}
+	if namespaces {
+		// Commands start through the fork server: so does the probe.
+		server, err := theForkServer()
+		if err != nil {
+			return nil, err
+		}
+		rep, err := server.call(&launcher.Request{Spec: spec, Env: []string{}, Dir: wd}, nil)
+		switch {
+		case err != nil:
+			return nil, err
+		case rep.Report == nil:
+			return nil, errors.New("the fork server reported nothing")
+		case rep.Report.Error != "":
+			return nil, reportErr(*rep.Report)
+		}
+		return append(rep.Report.Notes, rep.Report.Allowed...), nil
 	}
 	cmd := &exec.Cmd{Dir: wd, Env: []string{}}
 	l := &Launch{}

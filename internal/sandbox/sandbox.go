@@ -15,12 +15,15 @@ type Launch struct {
 	launchOS        // what this OS's confinement holds besides
 }
 
-// Prepare rewrites cmd (its Path, Args, Env and SysProcAttr already set
-// for the command) to start the command confined by p, with a private
-// temporary directory as its TMPDIR (TEMP and TMP on Windows):
+// Prepare readies the start of cmd (its Path, Args, Env and SysProcAttr
+// already set for the command) confined by p, with a private temporary
+// directory as its TMPDIR (TEMP and TMP on Windows):
 //
-//   - Linux: cmd starts the launcher (see the package documentation) with
-//     the command's confinement to set up before it execs the command.
+//   - Linux, with namespaces: the fork server will start the command
+//     (Start), and cmd is left as it is.
+//   - Linux, with Landlock alone: cmd starts the launcher (see the package
+//     documentation) with the command's confinement to set up before it
+//     execs the command.
 //   - macOS: cmd runs the command under sandbox-exec with the profile of p
 //     (see seatbeltProfile). sandbox-exec applies the profile to itself and
 //     execs the command, so the pid is the command's.
@@ -31,9 +34,9 @@ type Launch struct {
 //
 // It returns nil, and leaves cmd alone, when p is off, and SANDBOX_FAILED,
 // never an unconfined start, when p asks for confinement this machine
-// cannot give (Probe says why). After cmd.Start the caller calls Started
-// (Abort if cmd could not be started), and once the command's tree is
-// gone, Cleanup.
+// cannot give (Probe says why). After Start (or cmd.Start, when Start did
+// not start it) the caller calls Started (Abort if cmd could not be
+// started), and once the command's tree is gone, Cleanup.
 func Prepare(cmd *exec.Cmd, p Policy) (*Launch, error) {
 	if p.Mode != Workdir {
 		return nil, nil
@@ -56,6 +59,18 @@ func Prepare(cmd *exec.Cmd, p Policy) (*Launch, error) {
 		return nil, err
 	}
 	return l, nil
+}
+
+// Start starts cmd itself when the sandbox is the one to (Linux, with
+// namespaces: its fork server starts the command confined, as hostlink's
+// child, and Start sets cmd.Process), and reports whether it did; the
+// caller starts cmd as usual when it did not. The caller starts cmd, or
+// calls Start, where it would call cmd.Start. A nil Launch starts nothing.
+func (l *Launch) Start(cmd *exec.Cmd) (bool, error) {
+	if l == nil {
+		return false, nil
+	}
+	return l.start(cmd)
 }
 
 // Started waits until the command runs confined, and returns the

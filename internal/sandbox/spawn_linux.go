@@ -21,12 +21,17 @@ import (
 const selfExe = "/proc/self/exe"
 
 // launchOS holds the pipe the launcher reports on until Started or
-// Abort.
+// Abort; or, with namespaces, the fork server that starts the command and
+// what it confines it to.
 type launchOS struct {
 	report, reportW *os.File
+	server          *forkServer
+	spec            launcher.Spec
 }
 
-// prepare points cmd at the launcher with the command's confinement.
+// prepare readies the command's confinement: with namespaces, for the
+// fork server (cmd is left as it is, for Start); with Landlock alone, by
+// pointing cmd at the launcher.
 func (l *Launch) prepare(cmd *exec.Cmd, pl plan, root string) error {
 	spec := launcher.Spec{
 		Path: cmd.Path, Args: cmd.Args,
@@ -38,7 +43,23 @@ func (l *Launch) prepare(cmd *exec.Cmd, pl plan, root string) error {
 	if dir, err := filepath.EvalSymlinks(filepath.Dir(cmd.Path)); err == nil {
 		spec.ReadOnly = append(spec.ReadOnly, dir)
 	}
+	if spec.Namespaces {
+		server, err := theForkServer()
+		if err != nil {
+			return errcode.New(CodeFailed, "sandbox: starting the fork server: %v", err).With("step", "server")
+		}
+		l.server, l.spec = server, spec
+		return nil
+	}
 	return l.setup(cmd, spec)
+}
+
+// start starts cmd through the fork server, when the launch has one.
+func (l *Launch) start(cmd *exec.Cmd) (bool, error) {
+	if l.server == nil {
+		return false, nil
+	}
+	return true, l.server.spawn(cmd, l.spec)
 }
 
 // setup points cmd at the launcher with spec.
@@ -89,6 +110,9 @@ func nsAttr(a *syscall.SysProcAttr, noNet bool) {
 // started waits for the launcher's report: end of file once it has
 // execed the command.
 func (l *Launch) started() error {
+	if l.server != nil {
+		return nil // the server answered once the command ran
+	}
 	l.reportW.Close()
 	var r launcher.Report
 	err := json.NewDecoder(l.report).Decode(&r)
@@ -121,6 +145,9 @@ func reportErr(r launcher.Report) error {
 
 // abort closes the report pipe, which nothing will write.
 func (l *Launch) abort() {
+	if l.server != nil {
+		return
+	}
 	l.reportW.Close()
 	l.report.Close()
 }

@@ -8,6 +8,7 @@ import (
 	"github.com/hostlink/hostlink/internal/sandboxapi"
 	"github.com/landlock-lsm/go-landlock/landlock"
 	ll "github.com/landlock-lsm/go-landlock/landlock/syscall"
+	"golang.org/x/sys/unix"
 )
 
 // ABI returns the kernel's Landlock ABI version, 0 without
@@ -24,14 +25,16 @@ func ABI() int {
 // all) stay closed, even to root.
 var devices = []string{"/dev/null", "/dev/zero", "/dev/full", "/dev/random", "/dev/urandom", "/dev/tty", "/dev/ptmx"}
 
-// restrict applies Landlock to this thread: read and execute everywhere
-// except /dev and the hidden, protected and other commands' temporary
-// paths (listing directories stays allowed, even of those); write only in
-// the workdir, the writable paths, tmp and (with namespaces) the private
-// /dev/shm; no TCP bind or connect without Network; no signals or
-// abstract UNIX sockets outside the command's own tree. It returns the
-// ABI applied and the rules it could only apply in part.
-func restrict(s *Spec, tmp string) (abi int, notes []string, err error) {
+// restrict applies Landlock to this process, or with thread to the
+// calling thread alone (which it also gives no_new_privs): read and
+// execute everywhere except /dev and the hidden, protected and other
+// commands' temporary paths (listing directories stays allowed, even of
+// those); write only in the workdir, the writable paths, tmp and (with
+// namespaces) the private /dev/shm; no TCP bind or connect without
+// Network; no signals or abstract UNIX sockets outside the command's own
+// tree. It returns the ABI applied and the rules it could only apply in
+// part.
+func restrict(s *Spec, tmp string, thread bool) (abi int, notes []string, err error) {
 	abi = ABI()
 	if abi == 0 {
 		return 0, []string{sandboxapi.RuleWrites}, nil
@@ -96,7 +99,18 @@ func restrict(s *Spec, tmp string) (abi int, notes []string, err error) {
 	if s.Network {
 		cfg.HandledAccessNet = 0
 	}
-	return abi, notes, cfg.BestEffort().Restrict(rules...)
+	if !thread {
+		return abi, notes, cfg.BestEffort().Restrict(rules...)
+	}
+	fd, flags, err := cfg.BestEffort().NewRulesetFD(rules...)
+	if err != nil || fd < 0 {
+		return abi, notes, err
+	}
+	defer unix.Close(fd)
+	if err := unix.Prctl(unix.PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0); err != nil {
+		return abi, notes, err
+	}
+	return abi, notes, ll.LandlockRestrictSelf(fd, flags)
 }
 
 // grant is a path to grant access beneath.

@@ -13,11 +13,15 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// init runs the launcher when this process was started as one. It runs
-// before main and before any test, on the main thread (which package
-// initialization keeps locked), so every credential change below is made
-// on the thread that finally calls execve.
+// init runs the launcher (or the fork server) when this process was
+// started as one. It runs before main and before any test, on the main
+// thread (which package initialization keeps locked), so every credential
+// change the launcher makes is made on the thread that finally calls
+// execve.
 func init() {
+	if _, ok := os.LookupEnv(ServeEnv); ok {
+		os.Exit(serve())
+	}
 	v, ok := os.LookupEnv(Env)
 	if !ok {
 		return
@@ -69,7 +73,7 @@ func launch(specJSON string) int {
 		}
 	}
 	dropBoundingCaps()
-	abi, notes, err := restrict(&s, tmp)
+	abi, notes, err := restrict(&s, tmp, false)
 	if err != nil {
 		return fail("landlock", err)
 	}
