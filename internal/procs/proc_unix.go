@@ -215,10 +215,10 @@ type treeTracker struct {
 
 const scanInterval = 200 * time.Millisecond
 
-// start starts cmd through start (spawn, or the sandbox's fork server) and
-// registers it, through register, under
-// the tracker's lock: a scan must never see a child hostlink started
-// before it knows the child is hostlink's own. A scan that did would take
+// start starts cmd through start (spawn, or the sandbox's fork server)
+// and registers it, through register, under the tracker's lock: a scan
+// must never see a child hostlink started before it knows the child is
+// hostlink's own. A scan that did would take
 // it for an orphan reparented to hostlink (the subreaper), claim it for a
 // running command, reap it when it exited, and kill it with that command
 // (see scan).
