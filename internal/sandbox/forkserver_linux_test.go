@@ -25,13 +25,17 @@ func (w *world) sh(t *testing.T, line string) string {
 	return out.String()
 }
 
-// The fork server starts each command as hostlink's own child, with no
-// descriptor of the server's, and a server that ends is replaced by the
-// next command.
+// The fork server starts each command as hostlink's own child, with
+// no_new_privs and no descriptor of the server's, and a server that ends
+// is replaced by the next command.
 func TestForkServer(t *testing.T) {
 	w := newWorld(t, false)
 	if ppid := strings.TrimSpace(w.sh(t, "echo $PPID")); ppid != strconv.Itoa(os.Getpid()) {
 		t.Errorf("the command's parent is %s, want hostlink (%d)", ppid, os.Getpid())
+	}
+	// no_new_privs, whatever Landlock the kernel has.
+	if nnp := strings.TrimSpace(w.sh(t, "grep NoNewPrivs /proc/self/status")); nnp != "NoNewPrivs:\t1" {
+		t.Errorf("the command's %q, want no_new_privs set", nnp)
 	}
 	// The shell's own descriptors, against those of the same shell
 	// started unconfined from this process (which may hold descriptors

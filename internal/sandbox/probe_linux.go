@@ -134,10 +134,8 @@ func runProbe(namespaces bool) ([]string, error) {
 			return nil, err
 		case rep.Report == nil:
 			return nil, errors.New("the fork server reported nothing")
-		case rep.Report.Error != "":
-			return nil, reportErr(*rep.Report)
 		}
-		return append(rep.Report.Notes, rep.Report.Allowed...), nil
+		return probeFound(*rep.Report)
 	}
 	cmd := &exec.Cmd{Dir: wd, Env: []string{}}
 	l := &Launch{}
@@ -155,10 +153,15 @@ func runProbe(namespaces bool) ([]string, error) {
 	derr := json.NewDecoder(l.report).Decode(&r)
 	l.report.Close()
 	werr := cmd.Wait()
-	switch {
-	case derr != nil:
+	if derr != nil {
 		return nil, fmt.Errorf("the launcher reported nothing (%v)", werr)
-	case r.Error != "":
+	}
+	return probeFound(r)
+}
+
+// probeFound is what a probe's report found unenforced, or its failure.
+func probeFound(r launcher.Report) ([]string, error) {
+	if r.Error != "" {
 		return nil, reportErr(r)
 	}
 	return append(r.Notes, r.Allowed...), nil

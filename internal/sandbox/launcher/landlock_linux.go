@@ -26,7 +26,7 @@ func ABI() int {
 var devices = []string{"/dev/null", "/dev/zero", "/dev/full", "/dev/random", "/dev/urandom", "/dev/tty", "/dev/ptmx"}
 
 // restrict applies Landlock to this process, or with thread to the
-// calling thread alone (which it also gives no_new_privs): read and
+// calling thread alone (which must have no_new_privs already): read and
 // execute everywhere except /dev and the hidden, protected and other
 // commands' temporary paths (listing directories stays allowed, even of
 // those); write only in the workdir, the writable paths, tmp and (with
@@ -107,9 +107,6 @@ func restrict(s *Spec, tmp string, thread bool) (abi int, notes []string, err er
 		return abi, notes, err
 	}
 	defer unix.Close(fd)
-	if err := unix.Prctl(unix.PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0); err != nil {
-		return abi, notes, err
-	}
 	return abi, notes, ll.LandlockRestrictSelf(fd, flags)
 }
 

@@ -42,11 +42,7 @@ func launch(specJSON string) int {
 	report := os.NewFile(uintptr(s.ReportFD), "sandbox-report")
 	send := func(r Report) { json.NewEncoder(report).Encode(r) }
 	fail := func(step string, err error) int {
-		r := Report{Step: step, Error: err.Error()}
-		if errno, ok := errnoOf(err); ok {
-			r.Errno = int(errno)
-		}
-		send(r)
+		send(failure(step, err))
 		return 125
 	}
 	os.Unsetenv(Env)
@@ -72,16 +68,9 @@ func launch(specJSON string) int {
 			return fail("mounts", err)
 		}
 	}
-	dropBoundingCaps()
-	abi, notes, err := restrict(&s, tmp, false)
+	abi, notes, step, err := confine(&s, tmp, false)
 	if err != nil {
-		return fail("landlock", err)
-	}
-	if err := unix.Prctl(unix.PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0); err != nil {
-		return fail("no_new_privs", err)
-	}
-	if err := dropCaps(); err != nil {
-		return fail("capabilities", err)
+		return fail(step, err)
 	}
 	if s.Probe != nil {
 		send(Report{ABI: abi, Notes: notes, Allowed: s.Probe.try()})
@@ -89,6 +78,33 @@ func launch(specJSON string) int {
 	}
 	err = unix.Exec(s.Path, s.Args, append(os.Environ(), "TMPDIR="+tmp))
 	return fail("exec", fmt.Errorf("exec %s: %w", s.Path, err))
+}
+
+// confine gives this process (with thread, the calling thread alone),
+// its mounts made, the rest of the command's confinement: the capability
+// bounding set emptied, no_new_privs, Landlock (see restrict) and no
+// capability left. On failure it names the step that failed.
+func confine(s *Spec, tmp string, thread bool) (abi int, notes []string, step string, err error) {
+	dropBoundingCaps()
+	if err := unix.Prctl(unix.PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0); err != nil {
+		return 0, nil, "no_new_privs", err
+	}
+	if abi, notes, err = restrict(s, tmp, thread); err != nil {
+		return 0, nil, "landlock", err
+	}
+	if err := dropCaps(); err != nil {
+		return 0, nil, "capabilities", err
+	}
+	return abi, notes, "", nil
+}
+
+// failure is the Report of step failing with err.
+func failure(step string, err error) Report {
+	r := Report{Step: step, Error: err.Error()}
+	if errno, ok := errnoOf(err); ok {
+		r.Errno = int(errno)
+	}
+	return r
 }
 
 func errnoOf(err error) (unix.Errno, bool) {

@@ -103,13 +103,9 @@ func startOnThread(req *Request, fds []int) Reply {
 	if covered {
 		tmp = "/tmp"
 	}
-	dropBoundingCaps()
-	abi, notes, err := restrict(s, tmp, true)
+	abi, notes, step, err := confine(s, tmp, true)
 	if err != nil {
-		return failed("landlock", err)
-	}
-	if err := dropCaps(); err != nil {
-		return failed("capabilities", err)
+		return failed(step, err)
 	}
 	if s.Probe != nil {
 		return Reply{Report: &Report{ABI: abi, Notes: notes, Allowed: s.Probe.try()}}
@@ -132,10 +128,7 @@ func startOnThread(req *Request, fds []int) Reply {
 }
 
 func failed(step string, err error) Reply {
-	r := Report{Step: step, Error: err.Error()}
-	if errno, ok := errnoOf(err); ok {
-		r.Errno = int(errno)
-	}
+	r := failure(step, err)
 	return Reply{Report: &r}
 }
 
