@@ -11,7 +11,6 @@ import (
 	"github.com/jezek/xgb/randr"
 	"github.com/jezek/xgb/xinerama"
 	"github.com/jezek/xgb/xproto"
-	"github.com/jezek/xgb/xtest"
 
 	"github.com/hostlink/hostlink/internal/desktop/atspi"
 	"github.com/hostlink/hostlink/internal/desktop/native"
@@ -59,15 +58,15 @@ func Open(display string) (*Backend, error) {
 	b.setup = xproto.Setup(c)
 	b.screen = b.setup.DefaultScreen(c)
 	b.root = b.screen.Root
-	if xtest.Init(c) == nil {
+	if extension(c, "XTEST") == nil {
 		b.hasXTest = true
 	}
-	if randr.Init(c) == nil {
+	if extension(c, "RANDR") == nil {
 		if v, err := randr.QueryVersion(c, 1, 5).Reply(); err == nil && (v.MajorVersion > 1 || v.MinorVersion >= 5) {
 			b.hasRandR15 = true
 		}
 	}
-	if xinerama.Init(c) == nil {
+	if extension(c, "XINERAMA") == nil {
 		if a, err := xinerama.IsActive(c).Reply(); err == nil && a.State != 0 {
 			b.hasXinerama = true
 		}
