@@ -60,10 +60,12 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 	"sync"
 	"syscall"
@@ -126,6 +128,7 @@ type Process struct {
 
 	exited chan struct{} // closed once the main process has exited and its tree is gone
 	done   chan struct{} // closed once the tree is gone and output copied
+	tidy   chan struct{} // closed once the sandbox's temporary directory is removed
 	state  State
 	err    error
 
@@ -195,6 +198,7 @@ func Start(spec Spec, stdout, stderr io.Writer) (*Process, error) {
 		sandbox: launch,
 		exited:  make(chan struct{}),
 		done:    make(chan struct{}),
+		tidy:    make(chan struct{}),
 	}
 
 	registry.Lock()
@@ -211,6 +215,7 @@ func Start(spec Spec, stdout, stderr io.Writer) (*Process, error) {
 	p.sys, err = startSys(cmd, launch)
 	if err == nil {
 		registry.live[p] = struct{}{}
+		registry.tidying[p] = struct{}{}
 	}
 	registry.Unlock()
 	pipes.closeChild()
@@ -240,9 +245,6 @@ func Start(spec Spec, stdout, stderr io.Writer) (*Process, error) {
 		close(p.exited)
 		copies.Wait()
 		p.sys.release()
-		if launch != nil {
-			launch.Cleanup()
-		}
 		registry.Lock()
 		delete(registry.live, p)
 		registry.Unlock()
@@ -253,6 +255,17 @@ func Start(spec Spec, stdout, stderr io.Writer) (*Process, error) {
 		p.state = st
 		p.err = errors.Join(werr, streamError("stdout", outErr), streamError("stderr", errErr))
 		close(p.done)
+		// The sandbox's temporary directory goes after the result: it
+		// takes about half a millisecond here (it was the command's
+		// /tmp in a mount namespace of its own), which no caller needs
+		// to wait for. KillAll waits for it.
+		if launch != nil {
+			launch.Cleanup()
+		}
+		registry.Lock()
+		delete(registry.tidying, p)
+		registry.Unlock()
+		close(p.tidy)
 	}()
 	if launch != nil {
 		// The launcher either execs the command or fails and exits.
@@ -366,6 +379,10 @@ func (p *Process) Stdin() io.WriteCloser { return p.stdin }
 // Done is closed once the process tree is gone and its output copied.
 func (p *Process) Done() <-chan struct{} { return p.done }
 
+// Tidied is closed after Done, once what the command leaves behind is
+// removed: a sandboxed command's private temporary directory.
+func (p *Process) Tidied() <-chan struct{} { return p.tidy }
+
 // Wait waits for the main process to exit, for the rest of its tree to be
 // killed and for its output to be copied. The error is non-nil when the
 // process could not be waited for or a writer failed (output past a
@@ -410,20 +427,20 @@ func (p *Process) markKilled() bool {
 
 var registry = struct {
 	sync.Mutex
-	live   map[*Process]struct{}
-	closed bool
-}{live: map[*Process]struct{}{}}
+	live    map[*Process]struct{} // still running, or their output still copied
+	tidying map[*Process]struct{} // not yet cleaned up after (see Process.tidy)
+	closed  bool
+}{live: map[*Process]struct{}{}, tidying: map[*Process]struct{}{}}
 
 // KillAll hard-kills every process tree started by Start that is still
-// running, waits for them to exit, and makes later Starts fail. hostlink
-// calls it on its way out.
+// running, waits for them to exit and for what they leave to be removed
+// (a sandboxed command's temporary directory), and makes later Starts
+// fail. hostlink calls it on its way out.
 func KillAll() {
 	registry.Lock()
 	registry.closed = true
-	live := make([]*Process, 0, len(registry.live))
-	for p := range registry.live {
-		live = append(live, p)
-	}
+	live := slices.Collect(maps.Keys(registry.live))
+	tidying := slices.Collect(maps.Keys(registry.tidying))
 	registry.Unlock()
 	var wg sync.WaitGroup
 	for _, p := range live {
@@ -431,6 +448,9 @@ func KillAll() {
 		go func() { defer wg.Done(); p.Kill(); <-p.done }()
 	}
 	wg.Wait()
+	for _, p := range tidying {
+		<-p.tidy
+	}
 	afterKillAll()
 }
 

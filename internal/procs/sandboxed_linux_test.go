@@ -4,6 +4,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/hostlink/hostlink/internal/sandbox"
@@ -55,4 +56,27 @@ func TestSuiteSandboxed(t *testing.T) {
 		t.Fatalf("the suite failed with every command sandboxed: %v\n%s", err, out)
 	}
 	t.Logf("%s", out)
+}
+
+// TestSandboxedTmpRemoved checks that a sandboxed command's private
+// temporary directory is removed after it ends: after its result, which
+// does not wait for the removal, but before Tidied, as KillAll waits for.
+func TestSandboxedTmpRemoved(t *testing.T) {
+	if st := sandbox.Probe(); st.Mode != sandbox.Workdir {
+		tstest.Missing(t, "commands cannot be sandboxed here: "+st.Reason)
+	}
+	dir, root := t.TempDir(), filepath.Join(t.TempDir(), "sandbox")
+	var out strings.Builder
+	p, err := Start(Spec{Command: `echo kept > "$TMPDIR/f" && cat "$TMPDIR/f"`, Shell: "sh", Dir: dir,
+		Sandbox: &sandbox.Policy{Mode: sandbox.Workdir, Workdir: dir, TmpRoot: root}}, &out, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st, err := p.Wait(); err != nil || st.ExitCode != 0 || out.String() != "kept\n" {
+		t.Fatalf("exit %d, %v, output %q", st.ExitCode, err, out.String())
+	}
+	<-p.Tidied()
+	if left, err := os.ReadDir(root); err != nil || len(left) != 0 {
+		t.Fatalf("left in %s: %v %v", root, left, err)
+	}
 }

@@ -32,25 +32,26 @@ func (p Policy) plan() (plan, error) {
 	if !filepath.IsAbs(p.Workdir) {
 		return plan{}, errcode.New(errcode.InvalidArgument, "sandbox: the workdir must be an absolute path")
 	}
-	wd, err := filepath.EvalSymlinks(p.Workdir)
+	r := newResolver()
+	wd, err := r.eval(p.Workdir)
 	if err != nil {
 		return plan{}, errcode.New(CodeFailed, "sandbox: the workdir %s cannot be resolved", p.Workdir)
 	}
 	pl := plan{workdir: wd, network: p.Network}
 	for _, w := range p.Writable {
 		// A writable path that does not exist (yet) has nothing to grant.
-		if r, err := filepath.EvalSymlinks(w); err == nil {
-			pl.writable = append(pl.writable, r)
+		if w, err := r.eval(w); err == nil {
+			pl.writable = append(pl.writable, w)
 		}
 	}
-	for _, r := range p.ReadOnly {
-		if r, err := filepath.EvalSymlinks(r); err == nil {
-			pl.readOnly = append(pl.readOnly, r)
+	for _, ro := range p.ReadOnly {
+		if ro, err := r.eval(ro); err == nil {
+			pl.readOnly = append(pl.readOnly, ro)
 		}
 	}
-	pl.hidden = resolveAll(p.Hidden)
-	pl.protected = resolveAll(p.Protected)
-	pl.guarded = resolveAll(p.Guarded)
+	pl.hidden = r.all(p.Hidden)
+	pl.protected = r.all(p.Protected)
+	pl.guarded = r.all(p.Guarded)
 	for _, root := range append([]string{wd}, pl.writable...) {
 		if h := pathtree.WithinAny(root, pl.protected); h != "" {
 			return plan{}, errcode.New(CodeFailed, "sandbox: %s lies inside %s, hostlink's own directory, which commands may not see", root, h)
@@ -78,24 +79,6 @@ func holders(paths, roots []string) []string {
 		}
 	}
 	slices.SortFunc(out, func(a, b string) int { return cmp.Or(cmp.Compare(len(a), len(b)), strings.Compare(a, b)) })
-	return slices.Compact(out)
-}
-
-// resolveAll resolves the paths that exist and keeps the others as given
-// (clean): a path created later is still covered where it was named.
-func resolveAll(paths []string) []string {
-	out := make([]string, 0, len(paths))
-	for _, p := range paths {
-		if !filepath.IsAbs(p) {
-			continue
-		}
-		p = filepath.Clean(p)
-		if r, err := filepath.EvalSymlinks(p); err == nil && r != p {
-			out = append(out, r)
-		}
-		out = append(out, p)
-	}
-	slices.Sort(out)
 	return slices.Compact(out)
 }
 

@@ -242,6 +242,7 @@ func TestTmpRootMustBePrivate(t *testing.T) {
 				t.Fatalf("root %v %v, want a 0700 directory", fi, err)
 			}
 			// The command's own directory is gone with it.
+			<-p.Tidied()
 			if left, _ := os.ReadDir(root); len(left) != 0 {
 				t.Fatalf("left behind: %v", left)
 			}
