@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"sync"
+	"sync/atomic"
 	"syscall"
 
 	"github.com/hostlink/hostlink/internal/errcode"
@@ -32,6 +33,10 @@ type forkServer struct {
 	mu   sync.Mutex // one request at a time
 	conn int        // hostlink's end of the stream socket; -1 once the server is gone
 	gone chan struct{}
+	// broken is set when a request failed on the socket: the server is
+	// not asked again, though it may not be reaped yet (gone), so that
+	// the next command starts a new one rather than failing too.
+	broken atomic.Bool
 }
 
 var servers struct {
@@ -44,7 +49,7 @@ var servers struct {
 func theForkServer() (*forkServer, error) {
 	servers.mu.Lock()
 	defer servers.mu.Unlock()
-	if s := servers.cur; s != nil {
+	if s := servers.cur; s != nil && !s.broken.Load() {
 		select {
 		case <-s.gone:
 		default:
@@ -100,6 +105,7 @@ func (s *forkServer) call(req *launcher.Request, fds []int) (launcher.Reply, err
 	req.Files = len(fds)
 	var rep launcher.Reply
 	if s.conn < 0 {
+		s.broken.Store(true)
 		return rep, errcode.New(CodeFailed, "sandbox: the fork server has ended").With("step", "server")
 	}
 	err := launcher.Send(s.conn, req, fds)
@@ -111,6 +117,7 @@ func (s *forkServer) call(req *launcher.Request, fds []int) (launcher.Reply, err
 		}
 	}
 	if err != nil {
+		s.broken.Store(true)
 		s.end()
 		return rep, errcode.New(CodeFailed, "sandbox: the fork server: %v", err).With("step", "server")
 	}

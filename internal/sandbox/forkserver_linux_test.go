@@ -54,15 +54,17 @@ func TestForkServer(t *testing.T) {
 	if err := syscall.Kill(server, syscall.SIGKILL); err != nil {
 		t.Fatal(err)
 	}
-	for i := 0; i < 3; i++ {
-		// The first command after the kill may still find the old server:
-		// it fails typed (SANDBOX_FAILED), never unconfined.
+	// The first command after the kill may still find the old server
+	// (hostlink has not reaped it yet): it fails typed (SANDBOX_FAILED),
+	// never unconfined, and the next one starts a new server.
+	for i := 0; i < 2; i++ {
 		var out strings.Builder
 		p, err := procs.Start(procs.Spec{Command: "echo ok", Shell: "sh", Dir: w.workdir, Sandbox: &sandbox.Policy{Mode: sandbox.Workdir, Workdir: w.workdir, TmpRoot: w.pol.TmpRoot}}, &out, nil)
 		if err != nil {
-			if !strings.Contains(err.Error(), "fork server") {
-				t.Fatalf("after the server was killed: %v", err)
+			if i > 0 || !strings.Contains(err.Error(), "SANDBOX_FAILED") || !strings.Contains(err.Error(), "fork server") {
+				t.Fatalf("command %d after the server was killed: %v", i+1, err)
 			}
+			t.Logf("the first command after the kill: %v", err)
 			continue
 		}
 		p.Wait()
@@ -74,7 +76,6 @@ func TestForkServer(t *testing.T) {
 		}
 		return
 	}
-	t.Fatal("no command ran after the server was killed")
 }
 
 // serverPid finds the fork server among this process's children.
