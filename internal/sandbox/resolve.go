@@ -3,6 +3,7 @@ package sandbox
 import (
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
 )
 
@@ -25,9 +26,10 @@ func newResolver() *resolver { return &resolver{dirs: make(map[string]resolved)}
 
 // eval is filepath.EvalSymlinks(p).
 func (r *resolver) eval(p string) (string, error) {
-	if !filepath.IsAbs(p) || filepath.Clean(p) != p {
+	if runtime.GOOS == "windows" || !filepath.IsAbs(p) || filepath.Clean(p) != p {
 		// EvalSymlinks takes a ".." after a link from the link's target,
-		// not lexically: such paths go to it whole.
+		// not lexically, and on Windows also puts each name in its case
+		// on disk: such paths go to it whole.
 		return filepath.EvalSymlinks(p)
 	}
 	dir := filepath.Dir(p)
