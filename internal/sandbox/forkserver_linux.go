@@ -105,7 +105,6 @@ func (s *forkServer) call(req *launcher.Request, fds []int) (launcher.Reply, err
 	req.Files = len(fds)
 	var rep launcher.Reply
 	if s.conn < 0 {
-		s.broken.Store(true)
 		return rep, errcode.New(CodeFailed, "sandbox: the fork server has ended").With("step", "server")
 	}
 	err := launcher.Send(s.conn, req, fds)
@@ -117,15 +116,16 @@ func (s *forkServer) call(req *launcher.Request, fds []int) (launcher.Reply, err
 		}
 	}
 	if err != nil {
-		s.broken.Store(true)
 		s.end()
 		return rep, errcode.New(CodeFailed, "sandbox: the fork server: %v", err).With("step", "server")
 	}
 	return rep, nil
 }
 
-// end stops the server: it reads end of file and exits.
+// end stops the server, which is not asked again: it reads end of file
+// and exits.
 func (s *forkServer) end() {
+	s.broken.Store(true)
 	unix.Shutdown(s.conn, unix.SHUT_RDWR)
 }
 
