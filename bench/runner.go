@@ -309,6 +309,12 @@ func received(scn *scenario, name string, ss session) int64 {
 	return ss.received()
 }
 
+// idleSettle is how long a server is left without a call before its idle
+// RSS is read: an idle server is one between a model's turns, and hostlink
+// gives back the memory of a burst of calls a second after the last one
+// (package memtrim). Every server waits the same.
+const idleSettle = 2 * time.Second
+
 // measureRSS starts a fresh server, measures its tree's RSS after
 // initialization, runs calls, and measures again (MiB).
 func measureRSS(ctx context.Context, cl client, s *server, o op, calls int) (float64, float64, error) {
@@ -320,7 +326,7 @@ func measureRSS(ctx context.Context, cl client, s *server, o op, calls int) (flo
 	if err := ss.listTools(ctx); err != nil {
 		return 0, 0, err
 	}
-	time.Sleep(500 * time.Millisecond)
+	time.Sleep(idleSettle)
 	a, err := treeRSS(ss.pid())
 	if err != nil {
 		return 0, 0, err
@@ -333,7 +339,7 @@ func measureRSS(ctx context.Context, cl client, s *server, o op, calls int) (flo
 			return 0, 0, err
 		}
 	}
-	time.Sleep(500 * time.Millisecond)
+	time.Sleep(idleSettle)
 	b, err := treeRSS(ss.pid())
 	if err != nil {
 		return 0, 0, err

@@ -106,7 +106,7 @@ func (d *Daemon) assemble(fs *files.Service) *assembly {
 	if d.Agents != nil {
 		fs.SetGuard(writerLease{leases: d.Agents.Leases(), overlaps: d.overlapping(fs)})
 	}
-	reg := ops.New(ops.Options{Audit: loggedAuditor{d.Audit}, Policy: ops.Gate(d.pol.engine, d.hooks(fs)), Budgets: d.budgets, Results: d.thumbs.Keep})
+	reg := ops.New(ops.Options{Audit: loggedAuditor{d.Audit}, Policy: ops.Gate(d.pol.engine, d.hooks(fs)), Budgets: d.budgets, Results: d.thumbs.Keep, Running: d.trim.Begin})
 	a := &assembly{reg: reg, files: fs}
 	files.Register(reg, fs)
 	if d.captures != nil {

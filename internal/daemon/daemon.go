@@ -20,6 +20,7 @@ import (
 	"github.com/hostlink/hostlink/internal/files"
 	"github.com/hostlink/hostlink/internal/hostinfo"
 	"github.com/hostlink/hostlink/internal/jail"
+	"github.com/hostlink/hostlink/internal/memtrim"
 	"github.com/hostlink/hostlink/internal/ops"
 	"github.com/hostlink/hostlink/internal/paths"
 	"github.com/hostlink/hostlink/internal/private"
@@ -64,8 +65,9 @@ type Daemon struct {
 
 	stopReq chan string // a stop's reason, to ServeHTTP (requestStop)
 
-	thumbs  *console.Thumbs // the latest observations, small, for the console's desktop page
-	console consoleHolder   // the console, once ServeHTTP serves it
+	thumbs  *console.Thumbs  // the latest observations, small, for the console's desktop page
+	trim    *memtrim.Trimmer // gives the memory of a burst of calls back once they stop
+	console consoleHolder    // the console, once ServeHTTP serves it
 
 	configFile  string         // the configuration file in force (it may not exist)
 	loaded      *config.Config // that file as loaded at the start, before flags
@@ -153,6 +155,7 @@ func Open(o Options) (*Daemon, error) {
 	d.sessions = ops.NewSessions()
 	d.budgets = ops.NewBudgets()
 	d.thumbs = console.NewThumbs()
+	d.trim = memtrim.New(memtrim.DefaultQuiet)
 	a := d.assemble(d.Files)
 	d.Registry, d.Commands = a.reg, a.commands
 	ok = true

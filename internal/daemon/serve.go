@@ -118,6 +118,9 @@ func (d *Daemon) ServeHTTP(ctx context.Context, ready func(addr net.Addr)) error
 	if ready != nil {
 		ready(ln.Addr())
 	}
+	// Starting allocated several times the live heap: it goes back once
+	// the daemon has waited a while, as a burst of calls' does.
+	d.trim.Touch()
 	d.runUpdateCheck(ctx)
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(lim) }()
@@ -201,6 +204,10 @@ func (d *Daemon) serveMCPSession(ctx context.Context, peer ipc.Peer, hello ipc.M
 	who := fmt.Sprintf("client pid %d via hostlink mcp %s", hello.ClientPID, peer)
 	session := ops.NewSessionKey(audit.MCPStdio)
 	d.sessions.Begin(session)
+	// A session's opening (initialize, tools/list) is no call, but as
+	// much garbage as one; so is its end.
+	d.trim.Touch()
+	defer d.trim.Touch()
 	// A "this session" grant ends with the session.
 	defer d.sessionEnded(session)
 	var resumed *mcpserve.Resumed

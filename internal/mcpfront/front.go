@@ -8,10 +8,13 @@ import (
 	"io"
 	"net"
 	"os"
+	"runtime/debug"
 	"strings"
+	"time"
 
 	"github.com/hostlink/hostlink/internal/errcode"
 	"github.com/hostlink/hostlink/internal/ipc"
+	"github.com/hostlink/hostlink/internal/memtrim"
 )
 
 // CodeNoDaemon: `hostlink mcp` was told not to start a daemon and none is
@@ -85,6 +88,13 @@ func (o Options) runningFlags() {
 // which closes the connection and so ends the session).
 func waitStdio(ctx context.Context, conn net.Conn, r *bufio.Reader) error {
 	defer conn.Close()
+	// From here this process only waits, for as long as the client runs:
+	// what its start allocated (most of its heap, and garbage by now) goes
+	// back to the system instead of staying resident for the session. Not
+	// at once: the client's first requests, which the daemon is answering
+	// now, need the CPU more.
+	trim := time.AfterFunc(memtrim.DefaultQuiet, debug.FreeOSMemory)
+	defer trim.Stop()
 	stop := context.AfterFunc(ctx, func() { conn.Close() })
 	defer stop()
 	return sessionEnded(ctx, ipc.WaitStdioSession(r))

@@ -107,6 +107,10 @@ type Options struct {
 	// is audited (the console keeps thumbnails of observations). It must
 	// not change the result, and must return quickly.
 	Results func(c Caller, op string, out any)
+	// Running, if set, is called as each call starts, and the function it
+	// returns once the call is recorded: the daemon gives memory back once
+	// calls stop (package memtrim).
+	Running func() (done func())
 }
 
 // Registry holds the operations. It is safe for concurrent use once
@@ -120,6 +124,7 @@ type Registry struct {
 	policy  Policy
 	budgets *Budgets
 	results func(Caller, string, any)
+	running func() func()
 }
 
 // New returns an empty registry.
@@ -127,7 +132,7 @@ func New(o Options) *Registry {
 	if o.Budgets == nil {
 		o.Budgets = NewBudgets()
 	}
-	return &Registry{ops: make(map[string]*Op), audit: o.Audit, policy: o.Policy, budgets: o.Budgets, results: o.Results}
+	return &Registry{ops: make(map[string]*Op), audit: o.Audit, policy: o.Policy, budgets: o.Budgets, results: o.Results, running: o.Running}
 }
 
 // Handler is an operation's implementation.
@@ -359,6 +364,9 @@ func (r *Registry) CallValue(ctx context.Context, caller Caller, name string, in
 }
 
 func (r *Registry) call(ctx context.Context, caller Caller, name string, decode func(*Op) (any, error), progress ProgressFunc) (any, error) {
+	if r.running != nil {
+		defer r.running()()
+	}
 	start := time.Now()
 	c := &Call{Caller: caller, progress: progress}
 	if err := r.audit.Check(); err != nil {

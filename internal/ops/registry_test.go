@@ -166,6 +166,36 @@ func TestUnknownOperation(t *testing.T) {
 	}
 }
 
+// TestRunningBracketsEveryCall: Options.Running sees every call, run or
+// refused, begin before the handler and done after the record.
+func TestRunningBracketsEveryCall(t *testing.T) {
+	r, _, dir, _ := newRegistry(t, nil)
+	var begun, done int
+	var op string
+	r.running = func() func() {
+		begun++
+		return func() {
+			if lines, err := audit.Tail(dir, 1); err != nil || len(lines) != 1 || lines[0].Op != op {
+				t.Errorf("%s: done before the call's record (%v, %v)", op, lines, err)
+			}
+			done++
+		}
+	}
+	caller := Caller{Transport: audit.MCPStdio}
+	for i, c := range []struct{ op, args string }{
+		{"echo", `{"name":"x"}`},
+		{"echo", `{"name":"fail"}`},
+		{"echo", `{}`},
+		{"nope", `{}`},
+	} {
+		op = c.op
+		r.Call(context.Background(), caller, c.op, []byte(c.args), nil)
+		if begun != i+1 || done != i+1 {
+			t.Fatalf("%s %s: running began %d and ended %d times after %d calls", c.op, c.args, begun, done, i+1)
+		}
+	}
+}
+
 type denyAll struct{}
 
 func (denyAll) Allow(context.Context, *Call, *Op, any, any) error {
