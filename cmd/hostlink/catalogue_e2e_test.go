@@ -49,7 +49,7 @@ func TestAutoStartCatalogue(t *testing.T) {
 		stopDaemon(t, env, bin)
 		after, _ := os.ReadFile(filepath.Join(home, "state", "mcp-catalogue.json"))
 		switch c := catalogueOf(t, home); {
-		case len(c.Tools) == 0 || c.Key == "":
+		case len(c.Openings) == 0 || c.Key == "":
 			t.Fatalf("run %d: catalogue %s", i, after)
 		case i == 1 && !bytes.Equal(before, after):
 			t.Fatal("the second start, served from the catalogue, changed it")

@@ -88,104 +88,118 @@ func TestMCPStdioHandOverAfterStart(t *testing.T) {
 	t.Parallel()
 	bin := build(t)
 	_, env := defaultEnv(t)
-	for _, round := range []string{"first start", "from the catalogue"} {
-		t.Run(round, func(t *testing.T) {
-			stopDaemonAtEnd(t, env, bin)
-			cmd := exec.Command(bin, "mcp")
-			cmd.Env = env
-			cmd.Stderr = os.Stderr
-			in, _ := cmd.StdinPipe()
-			out, _ := cmd.StdoutPipe()
-			if err := cmd.Start(); err != nil {
-				t.Fatal(err)
-			}
-			t.Cleanup(func() { in.Close(); cmd.Process.Kill(); cmd.Wait() })
-			// Everything at once, before the daemon can serve.
-			io.WriteString(in, `{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"raw","version":"1"}}}`+"\n"+
-				`{"jsonrpc":"2.0","method":"notifications/initialized"}`+"\n"+
-				`{"jsonrpc":"2.0","id":1,"method":"tools/list"}`+"\n"+
-				`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"list_workdirs","arguments":{}}}`+"\n"+
-				"not JSON\n")
-			lines := make(chan []byte)
-			go func() {
-				defer close(lines)
-				br := bufio.NewReaderSize(out, 1<<20)
-				for {
-					line, err := br.ReadBytes('\n')
-					if err != nil {
-						return
-					}
-					lines <- line
+	// The stateless protocol (2026-07-28) has no initialize: a client
+	// starts with server/discover and names the version in each request's
+	// _meta. Its rounds run after the other's, so its first start finds
+	// a catalogue without its version.
+	const meta = `"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientInfo":{"name":"raw","version":"1"},"io.modelcontextprotocol/clientCapabilities":{}}`
+	starts := []struct{ name, lines, call string }{
+		{"initialize", `{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"raw","version":"1"}}}` + "\n" +
+			`{"jsonrpc":"2.0","method":"notifications/initialized"}` + "\n" +
+			`{"jsonrpc":"2.0","id":1,"method":"tools/list"}` + "\n",
+			`"arguments":{}`},
+		{"stateless", `{"jsonrpc":"2.0","id":0,"method":"server/discover","params":{` + meta + `}}` + "\n" +
+			`{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{` + meta + `}}` + "\n",
+			`"arguments":{},` + meta},
+	}
+	for _, start := range starts {
+		for _, round := range []string{"first start", "from the catalogue"} {
+			t.Run(start.name+"/"+round, func(t *testing.T) {
+				stopDaemonAtEnd(t, env, bin)
+				cmd := exec.Command(bin, "mcp")
+				cmd.Env = env
+				cmd.Stderr = os.Stderr
+				in, _ := cmd.StdinPipe()
+				out, _ := cmd.StdoutPipe()
+				if err := cmd.Start(); err != nil {
+					t.Fatal(err)
 				}
-			}()
-			seen := map[string]int{}
-			await := func(ids ...string) {
-				t.Helper()
-				for _, id := range ids {
-					for seen[id] == 0 {
-						select {
-						case line, ok := <-lines:
-							if !ok {
-								t.Fatalf("hostlink mcp closed stdout; answers so far %v", seen)
+				t.Cleanup(func() { in.Close(); cmd.Process.Kill(); cmd.Wait() })
+				// Everything at once, before the daemon can serve.
+				io.WriteString(in, start.lines+
+					`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"list_workdirs",`+start.call+`}}`+"\n"+
+					"not JSON\n")
+				lines := make(chan []byte)
+				go func() {
+					defer close(lines)
+					br := bufio.NewReaderSize(out, 1<<20)
+					for {
+						line, err := br.ReadBytes('\n')
+						if err != nil {
+							return
+						}
+						lines <- line
+					}
+				}()
+				seen := map[string]int{}
+				await := func(ids ...string) {
+					t.Helper()
+					for _, id := range ids {
+						for seen[id] == 0 {
+							select {
+							case line, ok := <-lines:
+								if !ok {
+									t.Fatalf("hostlink mcp closed stdout; answers so far %v", seen)
+								}
+								var m struct {
+									ID     json.RawMessage `json:"id"`
+									Method string          `json:"method"`
+									Error  *struct{ Code int }
+								}
+								if err := json.Unmarshal(line, &m); err != nil {
+									t.Fatalf("not JSON-RPC: %q", line)
+								}
+								if m.Method != "" {
+									continue // a notification
+								}
+								if string(m.ID) == "null" && (m.Error == nil || m.Error.Code != -32700) {
+									t.Fatalf("the bad line's answer: %s", line)
+								}
+								if string(m.ID) != "null" && m.Error != nil {
+									t.Fatalf("an error: %s", line)
+								}
+								seen[string(m.ID)]++
+							case <-time.After(60 * time.Second):
+								t.Fatalf("no answer for %s; answers so far %v", id, seen)
 							}
-							var m struct {
-								ID     json.RawMessage `json:"id"`
-								Method string          `json:"method"`
-								Error  *struct{ Code int }
-							}
-							if err := json.Unmarshal(line, &m); err != nil {
-								t.Fatalf("not JSON-RPC: %q", line)
-							}
-							if m.Method != "" {
-								continue // a notification
-							}
-							if string(m.ID) == "null" && (m.Error == nil || m.Error.Code != -32700) {
-								t.Fatalf("the bad line's answer: %s", line)
-							}
-							if string(m.ID) != "null" && m.Error != nil {
-								t.Fatalf("an error: %s", line)
-							}
-							seen[string(m.ID)]++
-						case <-time.After(60 * time.Second):
-							t.Fatalf("no answer for %s; answers so far %v", id, seen)
 						}
 					}
 				}
-			}
-			await("0", "1", "2", "null")
-			st := daemonStatus(t, env, bin)
-			stdin, err := os.Readlink(fmt.Sprintf("/proc/%d/fd/0", cmd.Process.Pid))
-			if err != nil {
-				t.Fatal(err)
-			}
-			if !holds(t, st.PID, stdin) {
-				t.Fatalf("the daemon does not hold the client's stdin (%s): the front end copies", stdin)
-			}
-			io.WriteString(in, `{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"list_workdirs","arguments":{}}}`+"\n")
-			await("3")
-			// The front end lets go of its own (pollable) copy of stdin
-			// once it has handed the client over; it keeps only fd 0,
-			// so a line the client writes no longer wakes it.
-			for deadline := time.Now().Add(10 * time.Second); descriptors(t, cmd.Process.Pid, stdin) != 1; {
-				if time.Now().After(deadline) {
-					t.Fatalf("the front end holds %d descriptors of the client's stdin after the hand-over, want 1 (fd 0)",
-						descriptors(t, cmd.Process.Pid, stdin))
+				await("0", "1", "2", "null")
+				st := daemonStatus(t, env, bin)
+				stdin, err := os.Readlink(fmt.Sprintf("/proc/%d/fd/0", cmd.Process.Pid))
+				if err != nil {
+					t.Fatal(err)
 				}
-				time.Sleep(10 * time.Millisecond)
-			}
-			for id, n := range seen {
-				if n != 1 || !strings.Contains(" 0 1 2 3 null ", " "+id+" ") {
-					t.Errorf("%d answers with id %s", n, id)
+				if !holds(t, st.PID, stdin) {
+					t.Fatalf("the daemon does not hold the client's stdin (%s): the front end copies", stdin)
 				}
-			}
-			in.Close()
-			if err := cmd.Wait(); err != nil {
-				t.Fatalf("hostlink mcp at the end of input: %v", err)
-			}
-			for range lines {
-				t.Error("an answer after the end of input")
-			}
-			stopDaemon(t, env, bin) // the next round starts one again
-		})
+				io.WriteString(in, `{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"list_workdirs",`+start.call+`}}`+"\n")
+				await("3")
+				// The front end lets go of its own (pollable) copy of stdin
+				// once it has handed the client over; it keeps only fd 0,
+				// so a line the client writes no longer wakes it.
+				for deadline := time.Now().Add(10 * time.Second); descriptors(t, cmd.Process.Pid, stdin) != 1; {
+					if time.Now().After(deadline) {
+						t.Fatalf("the front end holds %d descriptors of the client's stdin after the hand-over, want 1 (fd 0)",
+							descriptors(t, cmd.Process.Pid, stdin))
+					}
+					time.Sleep(10 * time.Millisecond)
+				}
+				for id, n := range seen {
+					if n != 1 || !strings.Contains(" 0 1 2 3 null ", " "+id+" ") {
+						t.Errorf("%d answers with id %s", n, id)
+					}
+				}
+				in.Close()
+				if err := cmd.Wait(); err != nil {
+					t.Fatalf("hostlink mcp at the end of input: %v", err)
+				}
+				for range lines {
+					t.Error("an answer after the end of input")
+				}
+				stopDaemon(t, env, bin) // the next round starts one again
+			})
+		}
 	}
 }

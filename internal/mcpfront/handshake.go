@@ -20,6 +20,7 @@ import (
 // client's id can be mistaken for them.
 const (
 	frontInitialize = "hostlink-front:initialize"
+	frontDiscover   = "hostlink-front:server/discover"
 	frontTools      = "hostlink-front:tools/list"
 )
 
@@ -52,13 +53,18 @@ type started struct {
 // client's messages so far, what was answered from the catalogue, and what
 // waits for the daemon.
 type starting struct {
-	cached *Catalogue
-	out    io.Writer
+	catalogue *Catalogue
+	out       io.Writer
 
-	passthrough bool // the client did not start with initialize: forward it all
-	initID      json.RawMessage
-	initParams  json.RawMessage
+	passthrough bool // the client started with neither initialize nor server/discover: forward it all
+	// stateless: the client started with server/discover, the stateless
+	// protocol's start (2026-07-28): no session to open, nothing to
+	// replay, every request carrying its protocol version in _meta.
+	stateless   bool
+	startID     json.RawMessage // the client's initialize or server/discover
+	startParams json.RawMessage
 	protocol    string
+	cached      *opening          // the catalogue's answers for protocol
 	initialized bool              // the client's notifications/initialized, which the front end replaces with its own
 	answered    bool              // initialize was answered from the catalogue
 	listed      bool              // and tools/list
@@ -88,7 +94,7 @@ func (o Options) autoStart(ctx context.Context, hello ipc.MCPHello, stdin io.Rea
 // serveStarting serves the client through the daemon ready delivers,
 // answering what it can from the catalogue until then.
 func (o Options) serveStarting(ctx context.Context, ready <-chan started, hello ipc.MCPHello, stdin io.Reader, stdout io.Writer) error {
-	s := &starting{cached: loadCatalogue(o.Catalogue, o.CatalogueKey), out: stdout}
+	s := &starting{catalogue: loadCatalogue(o.Catalogue, o.CatalogueKey), out: stdout}
 	// The client is read through a pollable copy of stdin when it can be
 	// handed to the daemon once that serves: the reads stop there without
 	// losing a byte.
@@ -113,7 +119,7 @@ func (o Options) serveStarting(ctx context.Context, ready <-chan started, hello 
 	var d started
 	// Until the daemon serves, and until the client's first message says
 	// whether this is a session start the front end knows.
-	for d.conn == nil || (lines != nil && s.initID == nil && !s.passthrough) {
+	for d.conn == nil || (lines != nil && s.startID == nil && !s.passthrough) {
 		select {
 		case line, ok := <-lines:
 			if !ok {
@@ -137,11 +143,10 @@ func (o Options) serveStarting(ctx context.Context, ready <-chan started, hello 
 	defer conn.Close()
 	stop := context.AfterFunc(ctx, func() { conn.Close() })
 	defer stop()
-	handshake := !s.passthrough && s.initID != nil
+	handshake := !s.passthrough && s.startID != nil
 	if handshake {
-		keep := func(cat *Catalogue) {
-			cat.Key = o.CatalogueKey
-			if err := cat.save(o.Catalogue, s.cached); err != nil && o.Stderr != nil {
+		keep := func(st *opening) {
+			if err := keepOpening(o.Catalogue, o.CatalogueKey, s.catalogue, st); err != nil && o.Stderr != nil {
 				fmt.Fprintf(o.Stderr, "hostlink mcp: keeping the daemon's catalogue for the next start: %v\n", err)
 			}
 		}
@@ -175,7 +180,7 @@ func (o Options) serveStarting(ctx context.Context, ready <-chan started, hello 
 		closeWrite(conn)
 		return sessionEnded(ctx, copyOut(stdout, d.r))
 	}
-	return handOff(ctx, conn, d.r, client, stdout, handshake && !s.initialized)
+	return handOff(ctx, conn, d.r, client, stdout, handshake && !s.stateless && !s.initialized)
 }
 
 // fromClient takes one of the client's messages before the daemon serves.
@@ -186,21 +191,19 @@ func (s *starting) fromClient(line []byte) error {
 		return nil
 	}
 	switch {
-	case s.initID == nil && m.Method == "initialize" && m.request():
-		s.initID, s.initParams = m.ID, m.Params
-		var p struct {
-			ProtocolVersion string `json:"protocolVersion"`
-		}
-		json.Unmarshal(m.Params, &p)
-		s.protocol = p.ProtocolVersion
-		if s.cached != nil && s.cached.Protocol == s.protocol {
+	case s.startID == nil && m.request() && (m.Method == "initialize" || m.Method == "server/discover"):
+		s.startID, s.startParams = m.ID, m.Params
+		s.stateless = m.Method == "server/discover"
+		s.protocol = requestedProtocol(m.Params)
+		s.cached = s.catalogue.openingFor(s.protocol)
+		if s.cached != nil && s.cached.answer(s.stateless) != nil {
 			s.answered = true
-			return s.reply(m.ID, s.cached.Initialize)
+			return s.reply(m.ID, s.cached.answer(s.stateless))
 		}
-	case s.initID == nil:
+	case s.startID == nil:
 		s.passthrough = true // not a session start the front end knows
 		s.queue = append(s.queue, line)
-	case m.Method == "notifications/initialized" && !s.initialized:
+	case m.Method == "notifications/initialized" && !s.stateless && !s.initialized:
 		s.initialized = true
 	case m.Method == "tools/list" && m.request() && firstPage(m.Params):
 		if s.answered {
@@ -214,6 +217,23 @@ func (s *starting) fromClient(line []byte) error {
 	return nil
 }
 
+// requestedProtocol is the protocol version a session's start asks for:
+// initialize's protocolVersion, or, in the stateless protocol, the one
+// every request names in _meta.
+func requestedProtocol(params json.RawMessage) string {
+	var p struct {
+		ProtocolVersion string `json:"protocolVersion"`
+		Meta            struct {
+			ProtocolVersion string `json:"io.modelcontextprotocol/protocolVersion"`
+		} `json:"_meta"`
+	}
+	json.Unmarshal(params, &p)
+	if p.ProtocolVersion != "" {
+		return p.ProtocolVersion
+	}
+	return p.Meta.ProtocolVersion
+}
+
 // firstPage reports whether tools/list params ask for the first page.
 func firstPage(params json.RawMessage) bool {
 	var p struct {
@@ -222,32 +242,42 @@ func firstPage(params json.RawMessage) bool {
 	return len(params) == 0 || (json.Unmarshal(params, &p) == nil && p.Cursor == "")
 }
 
-// handshake opens the daemon's session with the client's initialize
-// params, gives keep the daemon's catalogue, then answers what waited for
-// the daemon's list and tells the client when the catalogue it was
-// answered from is stale. The catalogue is kept before the client hears
-// the list: a client that leaves at once, its front end killed with it,
-// still leaves the catalogue for the next start.
-func (s *starting) handshake(conn net.Conn, r *bufio.Reader, keep func(*Catalogue)) error {
-	init, err := s.ask(conn, r, frontInitialize, "initialize", s.initParams)
+// handshake starts the daemon's session with the client's initialize
+// params (or, stateless, asks server/discover with the client's), gives
+// keep the daemon's answers, then answers what waited for the daemon's
+// list and tells the client when the catalogue it was answered from is
+// stale. The catalogue is kept before the client hears the list: a client
+// that leaves at once, its front end killed with it, still leaves the
+// catalogue for the next start.
+func (s *starting) handshake(conn net.Conn, r *bufio.Reader, keep func(*opening)) error {
+	id, method := frontInitialize, "initialize"
+	if s.stateless {
+		id, method = frontDiscover, "server/discover"
+	}
+	start, err := s.ask(conn, r, id, method, s.startParams)
 	if err != nil {
 		return err
 	}
-	if len(init.Error) > 0 {
+	if len(start.Error) > 0 {
 		if !s.answered {
-			s.replyError(s.initID, init.Error)
+			s.replyError(s.startID, start.Error)
 		}
-		return errcode.New(errcode.Internal, "the daemon refused the MCP session: %s", init.Error)
+		return errcode.New(errcode.Internal, "the daemon refused the MCP session: %s", start.Error)
 	}
 	if !s.answered {
-		if err := s.reply(s.initID, init.Result); err != nil {
+		if err := s.reply(s.startID, start.Result); err != nil {
 			return err
 		}
 	}
-	if _, err := io.WriteString(conn, `{"jsonrpc":"2.0","method":"notifications/initialized"}`+"\n"); err != nil {
+	// The stateless protocol's requests each carry the client's _meta
+	// (protocol version, capabilities), as its server/discover did.
+	var listParams json.RawMessage
+	if s.stateless {
+		listParams = s.startParams
+	} else if _, err := io.WriteString(conn, `{"jsonrpc":"2.0","method":"notifications/initialized"}`+"\n"); err != nil {
 		return err
 	}
-	tools, err := s.ask(conn, r, frontTools, "tools/list", nil)
+	tools, err := s.ask(conn, r, frontTools, "tools/list", listParams)
 	if err != nil {
 		return err
 	}
@@ -257,14 +287,19 @@ func (s *starting) handshake(conn net.Conn, r *bufio.Reader, keep func(*Catalogu
 		}
 		return errcode.New(errcode.Internal, "the daemon did not list its tools: %s", tools.Error)
 	}
-	cat := &Catalogue{Protocol: s.protocol, Initialize: compact(init.Result), Tools: compact(tools.Result)}
-	keep(cat)
+	st := &opening{Protocol: s.protocol, Tools: compact(tools.Result)}
+	if s.stateless {
+		st.Discover = compact(start.Result)
+	} else {
+		st.Initialize = compact(start.Result)
+	}
+	keep(st)
 	for _, id := range s.listIDs {
 		if err := s.reply(id, tools.Result); err != nil {
 			return err
 		}
 	}
-	if s.listed && !bytes.Equal(cat.Tools, compact(s.cached.Tools)) {
+	if s.listed && !bytes.Equal(st.Tools, compact(s.cached.Tools)) {
 		if _, err := io.WriteString(s.out, `{"jsonrpc":"2.0","method":"notifications/tools/list_changed"}`+"\n"); err != nil {
 			return err
 		}
@@ -327,8 +362,8 @@ func compact(b json.RawMessage) json.RawMessage {
 func (s *starting) handOver(ctx context.Context, addr string, hello ipc.MCPHello, client *clientReader, pollable, in, out *os.File) (net.Conn, *bufio.Reader, *clientReader) {
 	read := client.stop(pollable)
 	resume := &ipc.Resume{Pending: bytes.Join(append(s.queue, read), nil)}
-	if !s.passthrough && s.initID != nil {
-		resume.Initialize, resume.Initialized = s.initParams, s.initialized
+	if !s.passthrough && !s.stateless && s.startID != nil {
+		resume.Initialize, resume.Initialized = s.startParams, s.initialized
 	}
 	hello.Resume = resume
 	conn, r, passed, err := ipc.OpenMCPOnStdio(ctx, addr, hello, in, out)

@@ -178,7 +178,7 @@ func TestStartWithoutCatalogue(t *testing.T) {
 	c.send(t, callRead)
 	readDone(t, c.next(t))
 	cat := loadCatalogue(path, "k")
-	if cat == nil || cat.Protocol != "2025-06-18" {
+	if cat == nil || len(cat.Openings) != 1 || cat.openingFor("2025-06-18") == nil || cat.Openings[0].Initialize == nil {
 		t.Fatalf("catalogue kept: %+v", cat)
 	}
 	if loadCatalogue(path, "other") != nil {
@@ -219,7 +219,7 @@ func TestStartFromCatalogue(t *testing.T) {
 		t.Fatalf("the catalogue was right, yet the front end sent %v", m)
 	}
 	readDone(t, m)
-	if now := loadCatalogue(path, "k"); string(now.Tools) != string(kept.Tools) {
+	if now := loadCatalogue(path, "k"); string(now.Openings[0].Tools) != string(kept.Openings[0].Tools) {
 		t.Fatal("the catalogue changed")
 	}
 }
@@ -229,8 +229,9 @@ func TestStartFromCatalogue(t *testing.T) {
 // lists again through the daemon, and the next start gets the new list.
 func TestStaleCatalogue(t *testing.T) {
 	path, kept := keptCatalogue(t)
-	kept.Tools = json.RawMessage(`{"tools":[]}`)
-	if err := kept.save(path, nil); err != nil {
+	stale := *kept.Openings[0]
+	stale.Tools = json.RawMessage(`{"tools":[]}`)
+	if err := keepOpening(path, "k", kept, &stale); err != nil {
 		t.Fatal(err)
 	}
 	ready := make(chan started, 1)
@@ -250,7 +251,7 @@ func TestStaleCatalogue(t *testing.T) {
 	if names := toolNames(t, m); m["id"] != 4.0 || len(names) < 10 {
 		t.Fatalf("listing again: %v", m)
 	}
-	if now := loadCatalogue(path, "k"); string(now.Tools) == `{"tools":[]}` {
+	if now := loadCatalogue(path, "k"); string(now.Openings[0].Tools) == `{"tools":[]}` {
 		t.Fatal("the stale catalogue was kept")
 	}
 }
@@ -267,6 +268,108 @@ func TestCatalogueOtherProtocol(t *testing.T) {
 	wantID(t, m, 1)
 	if v := m["result"].(map[string]any)["protocolVersion"]; v != "2025-03-26" {
 		t.Fatalf("protocol version %v, want the client's 2025-03-26", v)
+	}
+}
+
+// The stateless protocol's start (2026-07-28): no initialize; every
+// request names the protocol version and the client in _meta.
+const (
+	meta      = `"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientInfo":{"name":"t","version":"1"},"io.modelcontextprotocol/clientCapabilities":{}}`
+	discover  = `{"jsonrpc":"2.0","id":1,"method":"server/discover","params":{` + meta + `}}`
+	listMeta  = `{"jsonrpc":"2.0","id":2,"method":"tools/list","params":{` + meta + `}}`
+	readMeta  = `{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"read_file","arguments":{"path":"a.txt"},` + meta + `}}`
+	stateless = "2026-07-28"
+)
+
+// TestStatelessStart: a client of the stateless protocol starts with
+// server/discover. Without a catalogue it waits for the daemon, whose
+// answers it gets under its own ids, and the daemon's are kept; the next
+// start is answered from them before any daemon serves, and its calls
+// wait for the daemon. The catalogue keeps the versions with sessions
+// beside it.
+func TestStatelessStart(t *testing.T) {
+	path, _ := keptCatalogue(t) // 2025-06-18, with initialize
+	ready := make(chan started, 1)
+	c := startFront(t, Options{Catalogue: path, CatalogueKey: "k"}, ready)
+	c.send(t, discover)
+	ready <- daemon(t)
+	m := c.next(t)
+	wantID(t, m, 1)
+	if v := m["result"].(map[string]any)["supportedVersions"]; v == nil {
+		t.Fatalf("not a server/discover result: %v", m)
+	}
+	c.send(t, listMeta)
+	if names := toolNames(t, c.next(t)); len(names) < 10 {
+		t.Fatalf("tools: %v", names)
+	}
+	cat := loadCatalogue(path, "k")
+	if cat == nil || len(cat.Openings) != 2 || cat.Openings[0].Protocol != stateless || cat.Openings[0].Discover == nil || cat.Openings[0].Initialize != nil ||
+		cat.openingFor("2025-06-18") == nil {
+		t.Fatalf("catalogue kept: %+v", cat)
+	}
+
+	for _, start := range []string{discover, initialize} {
+		ready := make(chan started, 1)
+		c := startFront(t, Options{Catalogue: path, CatalogueKey: "k"}, ready)
+		c.send(t, start)
+		wantID(t, c.next(t), 1) // no daemon yet
+		if start == initialize {
+			c.send(t, initDone, listTools)
+		} else {
+			c.send(t, listMeta)
+		}
+		if names := toolNames(t, c.next(t)); len(names) < 10 {
+			t.Fatalf("tools from the catalogue: %v", names)
+		}
+		if start == initialize {
+			c.send(t, callRead)
+		} else {
+			c.send(t, readMeta)
+		}
+		ready <- daemon(t)
+		m := c.next(t)
+		if m["method"] != nil {
+			t.Fatalf("the catalogue was right, yet the front end sent %v", m)
+		}
+		readDone(t, m)
+	}
+}
+
+// TestCatalogueOpeningsBounded: the catalogue keeps the latest opening
+// first and at most maxOpenings of them, one per protocol version; an
+// opening kept again unchanged is not written again.
+func TestCatalogueOpeningsBounded(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "catalogue.json")
+	steps := []struct{ version, tools string }{
+		{"v1", "a"}, {"v2", "a"}, {"v3", "a"}, {"v4", "a"}, {"v5", "a"},
+		{"v3", "a"}, // unchanged: stays where it is
+		{"v2", "b"}, // v2 was dropped with v5; back, first
+		{"v6", "a"},
+	}
+	for _, st := range steps {
+		old := loadCatalogue(path, "k")
+		tools := json.RawMessage(`{"tools":[],"x":"` + st.tools + `"}`)
+		if err := keepOpening(path, "k", old, &opening{Protocol: st.version, Initialize: json.RawMessage(`{}`), Tools: tools}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	cat := loadCatalogue(path, "k")
+	var got []string
+	for _, o := range cat.Openings {
+		got = append(got, o.Protocol)
+	}
+	if want := []string{"v6", "v2", "v5", "v4"}; strings.Join(got, " ") != strings.Join(want, " ") {
+		t.Fatalf("openings %v, want %v", got, want)
+	}
+	// Another daemon's catalogue is replaced, not added to.
+	if err := keepOpening(path, "other", cat, &opening{Protocol: "v7", Discover: json.RawMessage(`{}`), Tools: json.RawMessage(`{"tools":[]}`)}); err != nil {
+		t.Fatal(err)
+	}
+	if loadCatalogue(path, "k") != nil {
+		t.Fatal("the old daemon's catalogue is still read")
+	}
+	if now := loadCatalogue(path, "other"); now == nil || len(now.Openings) != 1 {
+		t.Fatalf("catalogue for another daemon: %+v", now)
 	}
 }
 
