@@ -66,7 +66,7 @@ type starting struct {
 	protocol    string
 	cached      *opening          // the catalogue's answers for protocol
 	initialized bool              // the client's notifications/initialized, which the front end replaces with its own
-	answered    bool              // initialize was answered from the catalogue
+	answered    bool              // the session's start was answered from the catalogue
 	listed      bool              // and tools/list
 	listIDs     []json.RawMessage // tools/list requests waiting for the daemon's list
 	queue       [][]byte          // everything else, for the daemon, in order
