@@ -199,26 +199,35 @@ func keptCatalogue(t *testing.T) (string, *Catalogue) {
 	return path, loadCatalogue(path, "k")
 }
 
-// TestStartFromCatalogue: with a catalogue for this daemon, initialize
-// and tools/list are answered before any daemon serves; calls wait for
-// it; the catalogue being right, nothing tells the client to list again.
-func TestStartFromCatalogue(t *testing.T) {
-	path, kept := keptCatalogue(t)
+// fromCatalogue starts a session with open and then list (the lines up to
+// tools/list), both answered from the catalogue at path before any daemon
+// serves, then sends call, a read_file that waits for the daemon; the
+// catalogue being right, nothing tells the client to list again.
+func fromCatalogue(t *testing.T, path, open, call string, list ...string) {
+	t.Helper()
 	ready := make(chan started, 1)
 	c := startFront(t, Options{Catalogue: path, CatalogueKey: "k"}, ready)
-	c.send(t, initialize)
+	c.send(t, open)
 	wantID(t, c.next(t), 1) // no daemon yet
-	c.send(t, initDone, listTools)
+	c.send(t, list...)
 	if names := toolNames(t, c.next(t)); len(names) < 10 {
 		t.Fatalf("tools from the catalogue: %v", names)
 	}
-	c.send(t, callRead)
+	c.send(t, call)
 	ready <- daemon(t)
 	m := c.next(t)
 	if m["method"] != nil {
 		t.Fatalf("the catalogue was right, yet the front end sent %v", m)
 	}
 	readDone(t, m)
+}
+
+// TestStartFromCatalogue: with a catalogue for this daemon, initialize
+// and tools/list are answered before any daemon serves; calls wait for
+// it; the catalogue being right, nothing tells the client to list again.
+func TestStartFromCatalogue(t *testing.T) {
+	path, kept := keptCatalogue(t)
+	fromCatalogue(t, path, initialize, callRead, initDone, listTools)
 	if now := loadCatalogue(path, "k"); string(now.Openings[0].Tools) != string(kept.Openings[0].Tools) {
 		t.Fatal("the catalogue changed")
 	}
@@ -308,31 +317,8 @@ func TestStatelessStart(t *testing.T) {
 		t.Fatalf("catalogue kept: %+v", cat)
 	}
 
-	for _, start := range []string{discover, initialize} {
-		ready := make(chan started, 1)
-		c := startFront(t, Options{Catalogue: path, CatalogueKey: "k"}, ready)
-		c.send(t, start)
-		wantID(t, c.next(t), 1) // no daemon yet
-		if start == initialize {
-			c.send(t, initDone, listTools)
-		} else {
-			c.send(t, listMeta)
-		}
-		if names := toolNames(t, c.next(t)); len(names) < 10 {
-			t.Fatalf("tools from the catalogue: %v", names)
-		}
-		if start == initialize {
-			c.send(t, callRead)
-		} else {
-			c.send(t, readMeta)
-		}
-		ready <- daemon(t)
-		m := c.next(t)
-		if m["method"] != nil {
-			t.Fatalf("the catalogue was right, yet the front end sent %v", m)
-		}
-		readDone(t, m)
-	}
+	fromCatalogue(t, path, discover, readMeta, listMeta)
+	fromCatalogue(t, path, initialize, callRead, initDone, listTools)
 }
 
 // TestCatalogueOpeningsBounded: the catalogue keeps the latest opening
