@@ -8,6 +8,7 @@ package agenttest
 import (
 	"context"
 	"crypto/rand"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -259,7 +260,11 @@ func (e *Env) Dump(id string) string {
 		}
 		for _, ev := range res["events"].([]any) {
 			m := ev.(map[string]any)
-			s := ev.(map[string]any)["type"].(string)
+			// The time of day shows where a slow run waited.
+			s := m["type"].(string)
+			if at, err := time.Parse(time.RFC3339Nano, fmt.Sprint(m["time"])); err == nil {
+				s = at.UTC().Format("15:04:05.000") + " " + s
+			}
 			if d, ok := m["data"]; ok {
 				s += " " + short(d)
 			}

@@ -1,6 +1,7 @@
 package qoder_test
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -68,6 +69,10 @@ func envTurnTimeout(t *testing.T, d, delay time.Duration, replies ...string) *ag
 	// A throwaway HOME (qodercli writes ~/.qoder) and TMPDIR per engine.
 	home, tmp := t.TempDir(), t.TempDir()
 	stderr := agenttest.Stderr(t, "qodercli")
+	// qodercli's own log says where a slow start or turn spent its time.
+	agenttest.LogFiles(t, "qodercli", filepath.Join(home, ".qoder", "logs", "runs", "*", "qodercli.log"), func(l []byte) bool {
+		return len(l) > 24 && l[4] == '-' && l[10] == 'T' && !bytes.Contains(l, []byte("[API Network Attempts]"))
+	})
 	e := agenttest.New(t, map[string]agent.Factory{"qoder": func() (agent.Runtime, error) {
 		rt := &qoder.Runtime{Path: clis,
 			Args: []string{"--fake-responses", file, "--settings", `{"security":{"auth":{"useExternal":true}}}`},
