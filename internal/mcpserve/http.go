@@ -47,20 +47,30 @@ const DefaultSessionTimeout = 30 * time.Minute
 //
 // One MCP server serves every session: the SDK asks for a server on every
 // request, and building one (its tools and their schemas) costs far more
-// than the call it would serve. Each call is attributed to the address of
-// the connection that carried it, which the guard passes on in peerHeader.
+// than the call it would serve. It is built at the first request that
+// passes the guard, not with the handler: a daemon started for a local
+// agent's stdio session may never see an HTTP client, and its start
+// competes with that agent's for the CPU. Each call is attributed to the
+// address of the connection that carried it, which the guard passes on in
+// peerHeader.
 func NewHTTPHandler(reg *ops.Registry, o HTTPOptions) http.Handler {
 	w := &sessionWatch{started: o.SessionStarted, ended: o.SessionEnded, seen: map[*mcp.ServerSession]bool{}}
-	srv := newServer(reg, audit.MCPHTTP, func(req *mcp.CallToolRequest) string {
-		if req.Extra != nil {
-			return req.Extra.Header.Get(peerHeader)
-		}
-		return ""
-	}, w.key, nil)
-	mcpHandler := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return srv },
+	srv := sync.OnceValue(func() *mcp.Server {
+		return newHTTPServer(reg, audit.MCPHTTP, func(req *mcp.CallToolRequest) string {
+			if req.Extra != nil {
+				return req.Extra.Header.Get(peerHeader)
+			}
+			return ""
+		}, w.key, nil)
+	})
+	mcpHandler := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return srv() },
 		&mcp.StreamableHTTPOptions{MaxRequestBodyBytes: o.MaxBodyBytes, SessionTimeout: cmp.Or(o.SessionTimeout, DefaultSessionTimeout)})
 	return &guard{next: mcpHandler, opts: o}
 }
+
+// newHTTPServer builds NewHTTPHandler's server (a variable: a test counts
+// the builds).
+var newHTTPServer = newServer
 
 // httpSession is the key of a Streamable HTTP session: the session id the
 // SDK generated for it (random, and a request naming another session's id

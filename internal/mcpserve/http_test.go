@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -202,6 +203,61 @@ func TestHTTPPeer(t *testing.T) {
 		if host, _, err := net.SplitHostPort(addr); err != nil || host != "127.0.0.1" {
 			t.Errorf("session %d: call audited with peer %q, want the connection's 127.0.0.1 address", i, lines[0].Peer)
 		}
+	}
+}
+
+// TestHTTPServerBuiltLazily: the handler builds its MCP server at the
+// first request that passes the guard, once for every session after it;
+// a daemon no HTTP client talks to never builds it, and a refused request
+// costs no build.
+func TestHTTPServerBuiltLazily(t *testing.T) {
+	var builds atomic.Int32
+	defer func(f func(*ops.Registry, audit.Transport, peerFunc, sessionFunc, *encodedResults) *mcp.Server) {
+		newHTTPServer = f
+	}(newHTTPServer)
+	newHTTPServer = func(reg *ops.Registry, tr audit.Transport, p peerFunc, s sessionFunc, enc *encodedResults) *mcp.Server {
+		builds.Add(1)
+		return newServer(reg, tr, p, s, enc)
+	}
+	key := make([]byte, 32)
+	rand.Read(key)
+	log, err := audit.Open(audit.Options{Dir: t.TempDir(), Key: key})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer log.Close()
+	reg := ops.New(ops.Options{Audit: log})
+	ops.Register(reg, ops.Spec{Name: "noop", Description: "noop", Class: policy.FilesRead, Transports: ops.AllTransports, ReadOnly: true}, func(context.Context, *ops.Call, waitArgs) (waitResult, error) {
+		return waitResult{}, nil
+	})
+	srv := httptest.NewServer(NewHTTPHandler(reg, HTTPOptions{Token: "tok-tok-tok-tok"}))
+	defer srv.Close()
+	if n := builds.Load(); n != 0 {
+		t.Fatalf("%d servers built before any request", n)
+	}
+	resp, err := http.Post(srv.URL, "application/json", strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"tools/list"}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusUnauthorized || builds.Load() != 0 {
+		t.Fatalf("refused request: status %d, %d servers built", resp.StatusCode, builds.Load())
+	}
+	for i := range 2 {
+		client := mcp.NewClient(&mcp.Implementation{Name: "t", Version: "1"}, nil)
+		sess, err := client.Connect(context.Background(), &mcp.StreamableClientTransport{
+			Endpoint: srv.URL, HTTPClient: &http.Client{Transport: bearer{"tok-tok-tok-tok"}}, DisableStandaloneSSE: true,
+		}, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res, err := sess.CallTool(context.Background(), &mcp.CallToolParams{Name: "noop", Arguments: map[string]any{}}); err != nil || res.IsError {
+			t.Fatalf("session %d: %v %+v", i, err, res)
+		}
+		sess.Close()
+	}
+	if n := builds.Load(); n != 1 {
+		t.Fatalf("%d servers built for two sessions, want 1", n)
 	}
 }
 
