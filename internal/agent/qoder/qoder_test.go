@@ -2,6 +2,7 @@ package qoder_test
 
 import (
 	"bytes"
+	"crypto/rand"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -68,6 +69,7 @@ func envTurnTimeout(t *testing.T, d, delay time.Duration, replies ...string) *ag
 	file := filepath.Join(t.TempDir(), "fake.jsonl")
 	// A throwaway HOME (qodercli writes ~/.qoder) and TMPDIR per engine.
 	home, tmp := t.TempDir(), t.TempDir()
+	seedMachineID(t, home)
 	stderr := agenttest.Stderr(t, "qodercli")
 	// qodercli's own log says where a slow start or turn spent its time.
 	agenttest.LogFiles(t, "qodercli", filepath.Join(home, ".qoder", "logs", "runs", "*", "qodercli.log"), func(l []byte) bool {
@@ -91,6 +93,31 @@ func envTurnTimeout(t *testing.T, d, delay time.Duration, replies ...string) *ag
 		t.Fatal(err)
 	}
 	return e
+}
+
+// seedMachineID gives home the machine id qodercli writes on its first run
+// in a HOME, as a user's HOME has it. Creating the id takes a lock shared
+// by every qodercli of that HOME (~/.qoder/.auth), and a lock its holder
+// left behind is taken over only once it is two minutes old: measured,
+// a start in a HOME holding such a lock and no id waited 116 s before
+// its turn could end, while with an id present it never takes the lock.
+// Each test's HOME is new, so without the id every test started on that
+// path; a CI run's first model answer once came two minutes late, which
+// this wait would explain (the run left no qodercli log to say; a failed
+// test now logs it).
+func seedMachineID(t *testing.T, home string) {
+	t.Helper()
+	var b [16]byte
+	rand.Read(b[:])
+	b[6], b[8] = b[6]&0x0f|0x40, b[8]&0x3f|0x80
+	id := fmt.Sprintf("%x-%x-%x-%x-%x", b[0:4], b[4:6], b[6:8], b[8:10], b[10:])
+	dir := filepath.Join(home, ".qoder", ".auth")
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "machine_id"), []byte(id), 0o600); err != nil {
+		t.Fatal(err)
+	}
 }
 
 func TestQoderReadiness(t *testing.T) {
