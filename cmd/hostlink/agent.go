@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"regexp"
+	"sync"
 
 	"github.com/hostlink/hostlink/internal/agent"
 	"github.com/hostlink/hostlink/internal/daemon"
@@ -18,13 +19,15 @@ type agentRecoverCmd struct {
 	Alias string `arg:"" help:"Workdir alias."`
 }
 
-var aliasRE = regexp.MustCompile(`^[a-z0-9][a-z0-9_-]{0,63}$`)
+// aliasRE is compiled when agent recover runs, not at every start of the
+// CLI (its counted repetition makes a large program).
+var aliasRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[a-z0-9][a-z0-9_-]{0,63}$`) })
 
 // Run removes the workdir's active-task guard. It refuses while a live
 // agent turn holds the workdir's lease (WORKDIR_BUSY), in this or any
 // other hostlink process; the task itself is reconciled by the engine.
 func (r *agentRecoverCmd) Run() error {
-	if !aliasRE.MatchString(r.Alias) {
+	if !aliasRE().MatchString(r.Alias) {
 		return fmt.Errorf("%q is not a workdir alias", r.Alias)
 	}
 	dirs, err := paths.Resolve()

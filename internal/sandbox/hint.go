@@ -6,22 +6,28 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync"
 )
 
 // maxHints is how many explanations one hint holds.
 const maxHints = 3
 
-var (
+type hintRes struct{ denied, missing, network, path *regexp.Regexp }
+
+// hintPatterns are compiled at the first hint, not at every hostlink
+// process start.
+var hintPatterns = sync.OnceValue(func() (p hintRes) {
 	// Errors the sandbox's denials show up as, in the words of the C
 	// library, Go, Python, Node and the shells.
-	deniedRe = regexp.MustCompile(`(?i)permission denied|operation not permitted|read-only file system|\bEACCES\b|\bEPERM\b|\bEROFS\b|access is denied`)
+	p.denied = regexp.MustCompile(`(?i)permission denied|operation not permitted|read-only file system|\bEACCES\b|\bEPERM\b|\bEROFS\b|access is denied`)
 	// What a hidden path, or one below the /tmp the sandbox replaces,
 	// shows up as.
-	missingRe = regexp.MustCompile(`(?i)no such file or directory|\bENOENT\b|cannot find`)
-	networkRe = regexp.MustCompile(`(?i)network is unreachable|\bENETUNREACH\b|could not resolve|temporary failure in name resolution|name or service not known|\bEAI_AGAIN\b|getaddrinfo|connect: permission denied|dial tcp.*permission denied|no such host`)
+	p.missing = regexp.MustCompile(`(?i)no such file or directory|\bENOENT\b|cannot find`)
+	p.network = regexp.MustCompile(`(?i)network is unreachable|\bENETUNREACH\b|could not resolve|temporary failure in name resolution|name or service not known|\bEAI_AGAIN\b|getaddrinfo|connect: permission denied|dial tcp.*permission denied|no such host`)
 	// Absolute paths in an error line (Unix, or Windows drive paths).
-	pathRe = regexp.MustCompile("(?:^|[\\s'\"`(=:])((?:/|[A-Za-z]:\\\\)[^\\s'\"`():;,]*)")
-)
+	p.path = regexp.MustCompile("(?:^|[\\s'\"`(=:])((?:/|[A-Za-z]:\\\\)[^\\s'\"`():;,]*)")
+	return p
+})
 
 // Hint explains the errors of a command that failed under p, where they
 // look like the sandbox's denials: which rule, which path or address, and
@@ -40,16 +46,17 @@ func Hint(p Policy, workdir, stderr string) string {
 		}
 	}
 	writable := append([]string{workdir}, p.Writable...)
+	re := hintPatterns()
 	for line := range strings.Lines(stderr) {
-		if !p.Network && networkRe.MatchString(line) {
+		if !p.Network && re.network.MatchString(line) {
 			addHint(`the sandbox has no network ([commands] network = "off"): set network = "on" there, or ask for this command with "sandbox": "network" (approved as commands_unsandboxed)`)
 			continue
 		}
-		denied, missing := deniedRe.MatchString(line), missingRe.MatchString(line)
+		denied, missing := re.denied.MatchString(line), re.missing.MatchString(line)
 		if !denied && !missing {
 			continue
 		}
-		for _, m := range pathRe.FindAllStringSubmatch(line, -1) {
+		for _, m := range re.path.FindAllStringSubmatch(line, -1) {
 			path := filepath.Clean(m[1])
 			if !filepath.IsAbs(path) {
 				continue

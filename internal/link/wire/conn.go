@@ -8,6 +8,7 @@ import (
 	"github.com/hostlink/hostlink/internal/textsafe"
 	"io"
 	"regexp"
+	"sync"
 	"time"
 
 	"github.com/coder/websocket"
@@ -41,8 +42,10 @@ func (e *OversizeError) Error() string {
 }
 
 // idNear finds a frame's id in its first bytes without parsing the whole
-// (refused) frame.
-var idNear = regexp.MustCompile(`"id"\s*:\s*"([^"\\]{1,128})"`)
+// (refused) frame. It is compiled at its first use: its counted repetition
+// makes a large program, and every hostlink process start, the CLI's
+// included, would pay for it in package initialization.
+var idNear = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`"id"\s*:\s*"([^"\\]{1,128})"`) })
 
 // ReadFrame returns the next message. Cancelling ctx closes the connection
 // (the library's behaviour), so pass a context that lives as long as it.
@@ -62,7 +65,7 @@ func (c *Conn) ReadFrame(ctx context.Context) ([]byte, error) {
 		return nil, err
 	}
 	oe := &OversizeError{}
-	if m := idNear.FindSubmatch(b[:min(len(b), 4096)]); m != nil {
+	if m := idNear().FindSubmatch(b[:min(len(b), 4096)]); m != nil {
 		oe.ID = string(m[1])
 	}
 	return nil, oe
