@@ -163,32 +163,48 @@ func (f forger) RoundTrip(r *http.Request) (*http.Response, error) {
 	return http.DefaultTransport.RoundTrip(r)
 }
 
-// TestHTTPPeer: every HTTP session shares one server, yet each call is
-// audited with the address of the connection that carried it, never with
-// a peer the client claims.
-func TestHTTPPeer(t *testing.T) {
-	dir := t.TempDir()
+// noopRegistry is a registry auditing to a log in dir (closed when the
+// test ends) with one operation, noop, on every transport.
+func noopRegistry(t *testing.T, dir string) *ops.Registry {
+	t.Helper()
 	key := make([]byte, 32)
 	rand.Read(key)
 	log, err := audit.Open(audit.Options{Dir: dir, Key: key})
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer log.Close()
+	t.Cleanup(func() { log.Close() })
 	reg := ops.New(ops.Options{Audit: log})
 	ops.Register(reg, ops.Spec{Name: "noop", Description: "noop", Class: policy.FilesRead, Transports: ops.AllTransports, ReadOnly: true}, func(context.Context, *ops.Call, waitArgs) (waitResult, error) {
 		return waitResult{}, nil
 	})
+	return reg
+}
+
+// connectHTTP opens an MCP client session with the Streamable HTTP server
+// at url, its requests sent through rt.
+func connectHTTP(t *testing.T, url string, rt http.RoundTripper) *mcp.ClientSession {
+	t.Helper()
+	client := mcp.NewClient(&mcp.Implementation{Name: "t", Version: "1"}, nil)
+	sess, err := client.Connect(context.Background(), &mcp.StreamableClientTransport{
+		Endpoint: url, HTTPClient: &http.Client{Transport: rt}, DisableStandaloneSSE: true,
+	}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return sess
+}
+
+// TestHTTPPeer: every HTTP session shares one server, yet each call is
+// audited with the address of the connection that carried it, never with
+// a peer the client claims.
+func TestHTTPPeer(t *testing.T) {
+	dir := t.TempDir()
+	reg := noopRegistry(t, dir)
 	srv := httptest.NewServer(NewHTTPHandler(reg, HTTPOptions{Token: "tok-tok-tok-tok"}))
 	defer srv.Close()
 	for i, rt := range []http.RoundTripper{bearer{"tok-tok-tok-tok"}, forger{"tok-tok-tok-tok"}} {
-		client := mcp.NewClient(&mcp.Implementation{Name: "t", Version: "1"}, nil)
-		sess, err := client.Connect(context.Background(), &mcp.StreamableClientTransport{
-			Endpoint: srv.URL, HTTPClient: &http.Client{Transport: rt}, DisableStandaloneSSE: true,
-		}, nil)
-		if err != nil {
-			t.Fatal(err)
-		}
+		sess := connectHTTP(t, srv.URL, rt)
 		if res, err := sess.CallTool(context.Background(), &mcp.CallToolParams{Name: "noop", Arguments: map[string]any{}}); err != nil || res.IsError {
 			t.Fatalf("session %d: %v %+v", i, err, res)
 		}
@@ -219,17 +235,7 @@ func TestHTTPServerBuiltLazily(t *testing.T) {
 		builds.Add(1)
 		return newServer(reg, tr, p, s, enc)
 	}
-	key := make([]byte, 32)
-	rand.Read(key)
-	log, err := audit.Open(audit.Options{Dir: t.TempDir(), Key: key})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer log.Close()
-	reg := ops.New(ops.Options{Audit: log})
-	ops.Register(reg, ops.Spec{Name: "noop", Description: "noop", Class: policy.FilesRead, Transports: ops.AllTransports, ReadOnly: true}, func(context.Context, *ops.Call, waitArgs) (waitResult, error) {
-		return waitResult{}, nil
-	})
+	reg := noopRegistry(t, t.TempDir())
 	srv := httptest.NewServer(NewHTTPHandler(reg, HTTPOptions{Token: "tok-tok-tok-tok"}))
 	defer srv.Close()
 	if n := builds.Load(); n != 0 {
@@ -244,13 +250,7 @@ func TestHTTPServerBuiltLazily(t *testing.T) {
 		t.Fatalf("refused request: status %d, %d servers built", resp.StatusCode, builds.Load())
 	}
 	for i := range 2 {
-		client := mcp.NewClient(&mcp.Implementation{Name: "t", Version: "1"}, nil)
-		sess, err := client.Connect(context.Background(), &mcp.StreamableClientTransport{
-			Endpoint: srv.URL, HTTPClient: &http.Client{Transport: bearer{"tok-tok-tok-tok"}}, DisableStandaloneSSE: true,
-		}, nil)
-		if err != nil {
-			t.Fatal(err)
-		}
+		sess := connectHTTP(t, srv.URL, bearer{"tok-tok-tok-tok"})
 		if res, err := sess.CallTool(context.Background(), &mcp.CallToolParams{Name: "noop", Arguments: map[string]any{}}); err != nil || res.IsError {
 			t.Fatalf("session %d: %v %+v", i, err, res)
 		}
@@ -271,28 +271,12 @@ func TestHTTPSessionEnds(t *testing.T) {
 	}{{"deleted", 0}, {"idle", 200 * time.Millisecond}} {
 		t.Run(tc.name, func(t *testing.T) {
 			dir := t.TempDir()
-			key := make([]byte, 32)
-			rand.Read(key)
-			log, err := audit.Open(audit.Options{Dir: dir, Key: key})
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer log.Close()
-			reg := ops.New(ops.Options{Audit: log})
-			ops.Register(reg, ops.Spec{Name: "noop", Description: "noop", Class: policy.FilesRead, Transports: ops.AllTransports, ReadOnly: true}, func(context.Context, *ops.Call, waitArgs) (waitResult, error) {
-				return waitResult{}, nil
-			})
+			reg := noopRegistry(t, dir)
 			started, ended := make(chan string, 2), make(chan string, 2)
 			srv := httptest.NewServer(NewHTTPHandler(reg, HTTPOptions{Token: "tok-tok-tok-tok", SessionTimeout: tc.idle,
 				SessionStarted: func(k string) { started <- k }, SessionEnded: func(k string) { ended <- k }}))
 			defer srv.Close()
-			client := mcp.NewClient(&mcp.Implementation{Name: "t", Version: "1"}, nil)
-			sess, err := client.Connect(context.Background(), &mcp.StreamableClientTransport{
-				Endpoint: srv.URL, HTTPClient: &http.Client{Transport: bearer{"tok-tok-tok-tok"}}, DisableStandaloneSSE: true,
-			}, nil)
-			if err != nil {
-				t.Fatal(err)
-			}
+			sess := connectHTTP(t, srv.URL, bearer{"tok-tok-tok-tok"})
 			defer sess.Close()
 			for range 2 {
 				if res, err := sess.CallTool(context.Background(), &mcp.CallToolParams{Name: "noop", Arguments: map[string]any{}}); err != nil || res.IsError {

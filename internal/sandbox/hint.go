@@ -12,6 +12,7 @@ import (
 // maxHints is how many explanations one hint holds.
 const maxHints = 3
 
+// hintRes are the patterns Hint reads a command's errors with.
 type hintRes struct{ denied, missing, network, path *regexp.Regexp }
 
 // hintPatterns are compiled at the first hint, not at every hostlink
